@@ -1,0 +1,1 @@
+"""The catalog: objects, ids, names, retention, drop history, statements, versions."""

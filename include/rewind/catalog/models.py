@@ -1,0 +1,151 @@
+"""SQLAlchemy models of the catalog (ARCHITECTURE: "Where state lives").
+
+One ``objects`` table holds databases, schemas and tables, so that drop history,
+ids and name uniqueness work the same for all three (SPEC R3). Timestamps are
+stored as naive UTC and handed out as aware UTC.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    DateTime,
+    Dialect,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    TypeDecorator,
+    text,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+class UtcDateTime(TypeDecorator[datetime]):
+    """Aware UTC datetimes over a naive column (SQLite has no time zones)."""
+
+    impl = DateTime
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.astimezone(UTC).replace(tzinfo=None)
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC)
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class AccountParameter(Base):
+    __tablename__ = "account_parameters"
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[int] = mapped_column(Integer)
+
+
+class User(Base):
+    __tablename__ = "users"
+    name: Mapped[str] = mapped_column(String(255), primary_key=True)
+    default_role: Mapped[str] = mapped_column(String(255))
+    created_on: Mapped[datetime] = mapped_column(UtcDateTime())
+
+
+class Role(Base):
+    __tablename__ = "roles"
+    name: Mapped[str] = mapped_column(String(255), primary_key=True)
+    created_on: Mapped[datetime] = mapped_column(UtcDateTime())
+
+
+class RoleGrant(Base):
+    __tablename__ = "role_grants"
+    role_name: Mapped[str] = mapped_column(ForeignKey("roles.name"), primary_key=True)
+    user_name: Mapped[str] = mapped_column(ForeignKey("users.name"), primary_key=True)
+
+
+class CatalogObject(Base):
+    """A database, schema or table incarnation (SPEC R1–R3, R10, R11).
+
+    ``parent_id`` is 0 for databases. ``retention_days`` is the explicit value (None:
+    inherit). Once dropped, ``dropped_retention_days`` freezes the effective
+    retention (R10, R11) and ``dropped_with`` names the container whose drop took it.
+    """
+
+    __tablename__ = "objects"
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    parent_id: Mapped[int] = mapped_column(BigInteger, index=True)
+    name: Mapped[str] = mapped_column(String(255))
+    is_transient: Mapped[bool] = mapped_column(Boolean, default=False)
+    retention_days: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    comment: Mapped[str | None] = mapped_column(Text, nullable=True)
+    owner_role: Mapped[str] = mapped_column(String(255))
+    created_on: Mapped[datetime] = mapped_column(UtcDateTime())
+    created_by: Mapped[str] = mapped_column(String(36))
+    dropped_on: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)
+    dropped_retention_days: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    dropped_with: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    columns: Mapped[list[dict[str, str]] | None] = mapped_column(JSON, nullable=True)
+
+    __table_args__ = (
+        # SPEC R3: a name maps to at most one live incarnation.
+        Index(
+            "uq_objects_live_name",
+            "parent_id",
+            "kind",
+            "name",
+            unique=True,
+            sqlite_where=text("dropped_on IS NULL"),
+            postgresql_where=text("dropped_on IS NULL"),
+        ),
+    )
+
+
+class Statement(Base):
+    """The statement log (SPEC R14, R36): every statement, its user, status and error."""
+
+    __tablename__ = "statements"
+    query_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    text: Mapped[str] = mapped_column(Text)
+    user_name: Mapped[str] = mapped_column(String(255))
+    role_name: Mapped[str] = mapped_column(String(255))
+    start_time: Mapped[datetime] = mapped_column(UtcDateTime(), index=True)
+    end_time: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)
+    status: Mapped[str] = mapped_column(String(16))
+    error_code: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    error_message: Mapped[str | None] = mapped_column(Text, nullable=True)
+    parent_query_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
+
+
+class StatementObject(Base):
+    """What a statement read, wrote or changed by DDL, and at which table version."""
+
+    __tablename__ = "statement_objects"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    query_id: Mapped[str] = mapped_column(String(36), index=True)
+    object_id: Mapped[int] = mapped_column(BigInteger, index=True)
+    access: Mapped[str] = mapped_column(String(16))  # READ, WRITE, DDL
+    operation: Mapped[str | None] = mapped_column(String(16), nullable=True)
+    version: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    columns: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
+
+
+class TableVersion(Base):
+    """The version timeline: table version -> commit time and query id (SPEC R14)."""
+
+    __tablename__ = "table_versions"
+    table_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    version: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    commit_time: Mapped[datetime] = mapped_column(UtcDateTime())
+    query_id: Mapped[str] = mapped_column(String(36), index=True)
+    operation: Mapped[str] = mapped_column(String(32))

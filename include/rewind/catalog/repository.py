@@ -1,0 +1,269 @@
+"""Catalog reads and writes used by the SQL front and (later) the lifecycle.
+
+A :class:`Catalog` wraps one SQLAlchemy session, i.e. one transaction: a statement
+opens one, does all its catalog work through it, and commits or rolls back as a
+whole (SPEC R28).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from rewind import retention
+from rewind.catalog.models import (
+    AccountParameter,
+    CatalogObject,
+    Role,
+    RoleGrant,
+    Statement,
+    StatementObject,
+    TableVersion,
+    User,
+)
+from rewind.constants import (
+    ACCOUNT_DEFAULT_MIN_RETENTION_DAYS,
+    ACCOUNT_DEFAULT_RETENTION_DAYS,
+    ACCOUNTADMIN,
+    DATABASE,
+    DEFAULT_USER,
+    MIN_RETENTION_PARAM,
+    RETENTION_PARAM,
+    SCHEMA,
+    TABLE,
+)
+
+ACCOUNT_DEFAULTS = {
+    RETENTION_PARAM: ACCOUNT_DEFAULT_RETENTION_DAYS,
+    MIN_RETENTION_PARAM: ACCOUNT_DEFAULT_MIN_RETENTION_DAYS,
+}
+CHILD_KIND = {DATABASE: SCHEMA, SCHEMA: TABLE}
+
+
+class Catalog:
+    """Typed access to the catalog tables inside one transaction."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    # -- bootstrap ------------------------------------------------------------------
+    def bootstrap(self, now: datetime) -> None:
+        """Create the built-in ADMIN user and ACCOUNTADMIN role on first use."""
+        if self.session.get(User, DEFAULT_USER) is not None:
+            return
+        self.session.add(Role(name=ACCOUNTADMIN, created_on=now))
+        self.session.add(User(name=DEFAULT_USER, default_role=ACCOUNTADMIN, created_on=now))
+        self.session.flush()
+        self.session.add(RoleGrant(role_name=ACCOUNTADMIN, user_name=DEFAULT_USER))
+
+    def user(self, name: str) -> User | None:
+        return self.session.get(User, name)
+
+    # -- account parameters (SPEC R5, R7) ------------------------------------------
+    def account_parameter(self, name: str) -> int:
+        row = self.session.get(AccountParameter, name)
+        return ACCOUNT_DEFAULTS[name] if row is None else row.value
+
+    def set_account_parameter(self, name: str, value: int | None) -> None:
+        row = self.session.get(AccountParameter, name)
+        if value is None:
+            if row is not None:
+                self.session.delete(row)
+        elif row is None:
+            self.session.add(AccountParameter(name=name, value=value))
+        else:
+            row.value = value
+
+    # -- objects ---------------------------------------------------------------------
+    def get(self, object_id: int) -> CatalogObject | None:
+        return self.session.get(CatalogObject, object_id)
+
+    def live(self, kind: str, parent_id: int, name: str) -> CatalogObject | None:
+        return self.session.scalar(
+            select(CatalogObject).where(
+                CatalogObject.kind == kind,
+                CatalogObject.parent_id == parent_id,
+                CatalogObject.name == name,
+                CatalogObject.dropped_on.is_(None),
+            )
+        )
+
+    def dropped(self, kind: str, parent_id: int, name: str) -> list[CatalogObject]:
+        """Dropped incarnations of a name, most recently dropped first (SPEC R21)."""
+        return list(
+            self.session.scalars(
+                select(CatalogObject)
+                .where(
+                    CatalogObject.kind == kind,
+                    CatalogObject.parent_id == parent_id,
+                    CatalogObject.name == name,
+                    CatalogObject.dropped_on.is_not(None),
+                )
+                .order_by(CatalogObject.dropped_on.desc(), CatalogObject.id.desc())
+            )
+        )
+
+    def children(self, parent_id: int, kind: str, *, include_dropped: bool) -> list[CatalogObject]:
+        query = select(CatalogObject).where(
+            CatalogObject.parent_id == parent_id, CatalogObject.kind == kind
+        )
+        if not include_dropped:
+            query = query.where(CatalogObject.dropped_on.is_(None))
+        return list(self.session.scalars(query.order_by(CatalogObject.name, CatalogObject.id)))
+
+    def objects(self, kind: str, parent_ids: Iterable[int] | None) -> list[CatalogObject]:
+        query = select(CatalogObject).where(CatalogObject.kind == kind)
+        if parent_ids is not None:
+            query = query.where(CatalogObject.parent_id.in_(list(parent_ids)))
+        return list(self.session.scalars(query.order_by(CatalogObject.name, CatalogObject.id)))
+
+    def create(self, **fields: object) -> CatalogObject:
+        obj = CatalogObject(**fields)
+        self.session.add(obj)
+        self.session.flush()
+        return obj
+
+    def ancestors(self, obj: CatalogObject) -> list[CatalogObject]:
+        """The object and its containers, innermost first."""
+        chain = [obj]
+        while chain[-1].kind != DATABASE:
+            parent = self.get(chain[-1].parent_id)
+            if parent is None:  # pragma: no cover - guarded by the model
+                break
+            chain.append(parent)
+        return chain
+
+    def is_transient(self, obj: CatalogObject) -> bool:
+        """Transient if it or any container is transient (SPEC R2)."""
+        return any(o.is_transient for o in self.ancestors(obj))
+
+    def effective_retention(self, obj: CatalogObject) -> int:
+        """Frozen at drop for dropped objects (R10, R11), inherited otherwise (R5–R7)."""
+        if obj.dropped_on is not None and obj.dropped_retention_days is not None:
+            return obj.dropped_retention_days
+        chain: list[int | None] = [o.retention_days for o in self.ancestors(obj)]
+        chain.append(self.account_parameter(RETENTION_PARAM))
+        return retention.effective_retention(
+            chain,
+            account_min=self.account_parameter(MIN_RETENTION_PARAM),
+            transient=self.is_transient(obj),
+        )
+
+    def drop(self, obj: CatalogObject, now: datetime) -> list[CatalogObject]:
+        """Drop ``obj`` and every live descendant (SPEC R11, R21).
+
+        Descendants are retained for the container's effective retention at drop
+        time and remember which drop took them, so UNDROP brings back exactly those.
+        """
+        days = self.effective_retention(obj)
+        dropped = [obj]
+        frontier = [obj]
+        while frontier:
+            parent = frontier.pop()
+            kind = CHILD_KIND.get(parent.kind)
+            if kind is None:
+                continue
+            for child in self.children(parent.id, kind, include_dropped=False):
+                child.dropped_with = obj.id
+                dropped.append(child)
+                frontier.append(child)
+        for item in dropped:
+            item.dropped_on = now
+            item.dropped_retention_days = days
+        obj.dropped_with = None
+        self.session.flush()
+        return dropped
+
+    def undrop(self, obj: CatalogObject) -> list[CatalogObject]:
+        """Bring back ``obj`` and the descendants its drop took (SPEC R21)."""
+        restored = [obj]
+        frontier = [obj]
+        while frontier:
+            parent = frontier.pop()
+            kind = CHILD_KIND.get(parent.kind)
+            if kind is None:
+                continue
+            for child in self.children(parent.id, kind, include_dropped=True):
+                if child.dropped_with == obj.id:
+                    restored.append(child)
+                    frontier.append(child)
+        for item in restored:
+            item.dropped_on = None
+            item.dropped_retention_days = None
+            item.dropped_with = None
+        self.session.flush()
+        return restored
+
+    # -- versions (SPEC R14) --------------------------------------------------------------
+    def add_version(
+        self, table_id: int, version: int, commit_time: datetime, query_id: str, operation: str
+    ) -> None:
+        self.session.add(
+            TableVersion(
+                table_id=table_id,
+                version=version,
+                commit_time=commit_time,
+                query_id=query_id,
+                operation=operation,
+            )
+        )
+        self.session.flush()
+
+    def versions(self, table_id: int) -> Sequence[TableVersion]:
+        return list(
+            self.session.scalars(
+                select(TableVersion)
+                .where(TableVersion.table_id == table_id)
+                .order_by(TableVersion.version)
+            )
+        )
+
+    def latest_version(self, table_id: int) -> TableVersion | None:
+        return self.session.scalar(
+            select(TableVersion)
+            .where(TableVersion.table_id == table_id)
+            .order_by(TableVersion.version.desc())
+            .limit(1)
+        )
+
+    def last_commit_time(self, table_id: int) -> datetime | None:
+        return self.session.scalar(
+            select(func.max(TableVersion.commit_time)).where(TableVersion.table_id == table_id)
+        )
+
+    # -- statements (SPEC R14, R36) ---------------------------------------------------------
+    def statement(self, query_id: str) -> Statement | None:
+        return self.session.get(Statement, query_id)
+
+    def record_access(
+        self,
+        query_id: str,
+        object_id: int,
+        access: str,
+        *,
+        operation: str | None = None,
+        version: int | None = None,
+        columns: list[str] | None = None,
+    ) -> None:
+        self.session.add(
+            StatementObject(
+                query_id=query_id,
+                object_id=object_id,
+                access=access,
+                operation=operation,
+                version=version,
+                columns=columns,
+            )
+        )
+
+    def accesses(self, query_id: str, object_id: int) -> list[StatementObject]:
+        return list(
+            self.session.scalars(
+                select(StatementObject).where(
+                    StatementObject.query_id == query_id, StatementObject.object_id == object_id
+                )
+            )
+        )

@@ -1,0 +1,91 @@
+"""The ``rewind`` command (the user contract of the core issue).
+
+    rewind [--home DIR] [--user NAME] [--now TIMESTAMP] <command>
+    rewind sql [--format table|json|csv] [--dialect snowflake|bigquery] (-f FILE | STATEMENTS)
+
+Errors are one line on stderr, ``error: <CODE>: <message>``, and exit code 1 (SPEC R39).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from rewind.errors import RewindError
+from rewind.result import Result, render_table, to_csv, to_json
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="rewind", description="Time Travel and Fail-safe for Delta Lake."
+    )
+    parser.add_argument("--home", help="Rewind home (env REWIND_HOME; default ./.rewind)")
+    parser.add_argument("--user", help="user name (env REWIND_USER; default ADMIN)")
+    parser.add_argument("--now", help="the clock, ISO 8601 with offset (env REWIND_NOW)")
+    commands = parser.add_subparsers(dest="command", required=True)
+    sql = commands.add_parser("sql", help="run ';'-separated SQL statements")
+    sql.add_argument("--format", choices=["table", "json", "csv"], default="table")
+    sql.add_argument("--dialect", choices=["snowflake", "bigquery"], default="snowflake")
+    sql.add_argument("-f", "--file", type=Path, help="read the statements from FILE")
+    sql.add_argument("statements", nargs="*", help="SQL text")
+    return parser
+
+
+def _emit(results: Sequence[Result], fmt: str) -> None:
+    if fmt == "json":
+        print(to_json(results))
+    elif fmt == "csv":
+        if results:
+            print(to_csv(results), end="")
+    elif results:
+        render_table(results)
+
+
+def _sql(args: argparse.Namespace) -> int:
+    from rewind.connection import as_rewind_error, connect
+
+    if args.file is not None:
+        try:
+            text = args.file.read_text()
+        except OSError as exc:
+            raise RewindError(
+                f"Cannot read {args.file}: {exc.strerror}.", code="INVALID_VALUE"
+            ) from None
+    else:
+        text = " ".join(args.statements)
+    if not text.strip():
+        raise RewindError("No statements given.", code="INVALID_VALUE")
+    results: list[Result] = []
+    connection = connect(home=args.home, user=args.user, now=args.now)
+    try:
+        for result in connection.execute(text, args.dialect):
+            results.append(result)
+    except BaseException as exc:
+        _emit(results, args.format)
+        raise as_rewind_error(exc) from None
+    finally:
+        connection.close()
+    _emit(results, args.format)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return {"sql": _sql}[args.command](args)
+    except RewindError as exc:
+        sys.stdout.flush()
+        print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
+        return 1
+    except BaseException as exc:  # no traceback reaches a user (SPEC R39)
+        from rewind.connection import as_rewind_error
+
+        error = as_rewind_error(exc)
+        print(f"error: {error.code}: {error.message}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

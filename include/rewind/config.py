@@ -1,0 +1,59 @@
+"""Configuration in one dataclass, read from the environment with embedded defaults."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from rewind.constants import DEFAULT_USER
+
+
+@dataclass(frozen=True)
+class Config:
+    """Where Rewind keeps its state and how it reaches Spark.
+
+    Attributes:
+        home: the Rewind home (catalog file, ``warehouse/``, ``failsafe/``, ``system/``).
+        catalog_url: SQLAlchemy URL; default a SQLite file in ``home``.
+        failsafe_root: the fail-safe store, kept apart from the warehouse (SPEC R12, R38).
+        spark_master: the master URL for the SparkSession factory.
+        user: the user statements run as.
+        now: the clock text (ISO 8601) or None for the system clock (SPEC R15).
+    """
+
+    home: Path
+    catalog_url: str
+    failsafe_root: Path
+    spark_master: str
+    user: str
+    now: str | None
+
+    @property
+    def warehouse_root(self) -> Path:
+        return self.home / "warehouse"
+
+    @property
+    def system_root(self) -> Path:
+        return self.home / "system"
+
+    @classmethod
+    def load(
+        cls,
+        home: str | os.PathLike[str] | None = None,
+        user: str | None = None,
+        now: str | None = None,
+    ) -> Config:
+        """Arguments win over ``REWIND_*`` variables, which win over defaults."""
+        env = os.environ
+        home_path = Path(home or env.get("REWIND_HOME") or ".rewind").absolute()
+        catalog_url = env.get("REWIND_CATALOG_URL") or f"sqlite:///{home_path / 'catalog.db'}"
+        failsafe = env.get("REWIND_FAILSAFE_URI") or str(home_path / "failsafe")
+        return cls(
+            home=home_path,
+            catalog_url=catalog_url,
+            failsafe_root=Path(failsafe.removeprefix("file://")),
+            spark_master=env.get("REWIND_SPARK_MASTER", "local[2]"),
+            user=user or env.get("REWIND_USER") or DEFAULT_USER,
+            now=now or env.get("REWIND_NOW") or None,
+        )

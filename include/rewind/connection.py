@@ -1,0 +1,195 @@
+"""A Rewind session: ``rewind.connect(home, user=..., now=...).sql(text)``.
+
+Each statement runs in its own catalog transaction with an undo journal for storage,
+so a failed statement leaves nothing behind (SPEC R28), and is logged with its query
+id, user, status and error (SPEC R14, R36).
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
+from sqlalchemy.orm import Session
+
+from rewind.catalog.db import make_engine, migrate
+from rewind.catalog.models import Statement
+from rewind.catalog.repository import Catalog
+from rewind.clock import Clock
+from rewind.config import Config
+from rewind.errors import (
+    CatalogError,
+    ExecutionError,
+    ObjectAlreadyExists,
+    RewindError,
+    SqlSyntaxError,
+    StorageError,
+    UnknownUser,
+)
+from rewind.result import Result
+from rewind.sql.context import Context, SessionState
+from rewind.sql.execute import execute
+from rewind.sql.parse import parse, split
+from rewind.storage.delta import TableStore
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+
+class Connection:
+    """Statements run in order in one session; ``USE`` carries over."""
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.clock = Clock.from_text(config.now)
+        _prepare_home(config)
+        try:
+            self.engine = make_engine(config.catalog_url)
+            migrate(self.engine)
+            with Session(self.engine) as session, session.begin():
+                catalog = Catalog(session)
+                catalog.bootstrap(self.clock.now())
+                user = catalog.user(config.user)
+                if user is None:
+                    raise UnknownUser(f"User '{config.user}' does not exist.")
+                role = user.default_role
+        except SQLAlchemyError as exc:
+            raise CatalogError(
+                f"Cannot open the catalog at {config.catalog_url}: {_first_line(exc)}"
+            ) from None
+        self.store = TableStore(config.warehouse_root)
+        self.state = SessionState(user=config.user, role=role)
+
+    def spark(self) -> SparkSession:
+        from rewind.spark import get_spark
+
+        return get_spark(self.config.spark_master, self.config.home / "logs" / "spark.log")
+
+    def sql(self, text: str, dialect: str = "snowflake") -> list[Result]:
+        """Run ';'-separated statements; raises at the first failure."""
+        return list(self.execute(text, dialect))
+
+    def execute(self, text: str, dialect: str = "snowflake") -> Iterator[Result]:
+        """Yield one result per statement as it completes."""
+        self.state.dialect = dialect
+        for statement in split(text, dialect):
+            yield self.run(statement, dialect)
+
+    def run(self, statement: str, dialect: str = "snowflake") -> Result:
+        query_id = str(uuid.uuid4())
+        now = self.clock.now()
+        state_before = (self.state.database, self.state.schema)
+        with Session(self.engine) as session:
+            ctx = Context(
+                query_id=query_id,
+                text=statement,
+                now=now,
+                catalog=Catalog(session),
+                store=self.store,
+                state=self.state,
+                spark_provider=self.spark,
+            )
+            try:
+                result = execute(ctx, parse(statement, dialect).tree)
+                self._log(session, ctx, "SUCCESS", None)
+                session.commit()
+                return result
+            except BaseException as exc:
+                session.rollback()
+                for undo in reversed(ctx.undo):
+                    undo()
+                self.state.database, self.state.schema = state_before
+                error = as_rewind_error(exc)
+                with Session(self.engine) as log_session:
+                    self._log(log_session, ctx, "FAILED", error)
+                    log_session.commit()
+                if error is exc or not isinstance(exc, Exception):
+                    raise
+                raise error from exc
+
+    def _log(self, session: Session, ctx: Context, status: str, error: RewindError | None) -> None:
+        session.add(
+            Statement(
+                query_id=ctx.query_id,
+                text=ctx.text,
+                user_name=self.state.user,
+                role_name=self.state.role,
+                start_time=ctx.now,
+                end_time=self.clock.now(),
+                status=status,
+                error_code=error.code if error else None,
+                error_message=error.message if error else None,
+            )
+        )
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0][:300] if text else type(exc).__name__
+
+
+def as_rewind_error(exc: BaseException) -> RewindError:
+    """Map any failure to a RewindError with a stable code and one line (SPEC R39)."""
+    if isinstance(exc, RewindError):
+        return exc
+    if isinstance(exc, IntegrityError):
+        return ObjectAlreadyExists(f"Object already exists ({_first_line(exc.orig or exc)}).")
+    if isinstance(exc, OperationalError):
+        return CatalogError(f"Catalog unavailable: {_first_line(exc.orig or exc)}")
+    if isinstance(exc, SQLAlchemyError):
+        return CatalogError(_first_line(exc))
+    if isinstance(exc, OSError):
+        return StorageError(f"{exc.strerror or _first_line(exc)}: {exc.filename or ''}".strip(": "))
+    spark_error = _spark_error(exc)
+    if spark_error is not None:
+        return spark_error
+    if isinstance(exc, KeyboardInterrupt):
+        return ExecutionError("Statement interrupted.", code="INTERRUPTED")
+    return RewindError(f"{type(exc).__name__}: {_first_line(exc)}")
+
+
+def _spark_error(exc: BaseException) -> RewindError | None:
+    try:
+        from pyspark.errors import AnalysisException, ParseException, PySparkException
+    except ImportError:  # pragma: no cover - pyspark is a dependency
+        return None
+    if isinstance(exc, ParseException):
+        return SqlSyntaxError(f"SQL compilation error: {_first_line(exc)}")
+    if isinstance(exc, AnalysisException):
+        return RewindError(
+            f"SQL compilation error: {_first_line(exc)}", code="SQL_COMPILATION_ERROR"
+        )
+    if isinstance(exc, PySparkException):
+        return ExecutionError(_first_line(exc))
+    if type(exc).__name__ in ("Py4JJavaError", "Py4JError"):
+        return ExecutionError(_first_line(exc))
+    return None
+
+
+def _prepare_home(config: Config) -> None:
+    try:
+        config.home.mkdir(parents=True, exist_ok=True)
+        config.warehouse_root.mkdir(exist_ok=True)
+    except OSError as exc:
+        raise StorageError(
+            f"Cannot create the Rewind home {config.home}: {exc.strerror}."
+        ) from None
+    if not os.access(config.home, os.W_OK):
+        raise StorageError(f"The Rewind home {config.home} is not writable.")
+
+
+def connect(
+    home: str | os.PathLike[str] | None = None,
+    user: str | None = None,
+    now: str | datetime | None = None,
+) -> Connection:
+    """Open a session on the Rewind home (created on first use)."""
+    now_text = now.isoformat() if isinstance(now, datetime) else now
+    return Connection(Config.load(home=home, user=user, now=now_text))

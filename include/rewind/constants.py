@@ -1,0 +1,29 @@
+"""Names and numbers fixed by SPEC.md."""
+
+from __future__ import annotations
+
+ACCOUNT_DEFAULT_RETENTION_DAYS = 1  # SPEC R5
+ACCOUNT_DEFAULT_MIN_RETENTION_DAYS = 0  # SPEC R7
+MAX_RETENTION_DAYS = 90  # SPEC R5, R7
+MAX_TRANSIENT_RETENTION_DAYS = 1  # SPEC R5
+FAILSAFE_DAYS = 7  # SPEC R12
+
+DEFAULT_USER = "ADMIN"
+ACCOUNTADMIN = "ACCOUNTADMIN"
+PUBLIC_SCHEMA = "PUBLIC"  # SPEC R1
+
+RETENTION_PARAM = "DATA_RETENTION_TIME_IN_DAYS"
+MIN_RETENTION_PARAM = "MIN_DATA_RETENTION_TIME_IN_DAYS"
+
+DATABASE = "DATABASE"
+SCHEMA = "SCHEMA"
+TABLE = "TABLE"
+
+# Delta table properties that keep other writers from deleting history Rewind owns.
+DELTA_TABLE_CONFIG = {
+    "delta.logRetentionDuration": "interval 36500 days",
+    "delta.deletedFileRetentionDuration": "interval 36500 days",
+    "delta.enableExpiredLogCleanup": "false",
+}
+COMMIT_QUERY_ID_KEY = "rewind.queryId"
+COMMIT_TIME_KEY = "rewind.commitTime"

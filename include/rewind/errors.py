@@ -1,0 +1,85 @@
+"""One error hierarchy with stable codes (SPEC R39).
+
+Every user-facing failure is a :class:`RewindError`; the CLI prints it as one line
+``error: <CODE>: <message>`` and exits 1. Codes are part of the contract: never
+rename one, add new ones instead.
+"""
+
+from __future__ import annotations
+
+
+class RewindError(Exception):
+    """A user-facing error with a stable code and a one-line message (SPEC R39)."""
+
+    code = "INTERNAL_ERROR"
+
+    def __init__(self, message: str, code: str | None = None) -> None:
+        super().__init__(message)
+        if code is not None:
+            self.code = code
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}"
+
+
+class SqlSyntaxError(RewindError):
+    code = "SYNTAX_ERROR"
+
+
+class UnsupportedError(RewindError):
+    code = "UNSUPPORTED"
+
+
+class ObjectNotFound(RewindError):
+    code = "OBJECT_NOT_FOUND"
+
+
+class ObjectAlreadyExists(RewindError):
+    code = "OBJECT_ALREADY_EXISTS"
+
+
+class NoCurrentContainer(RewindError):
+    code = "NO_CURRENT_CONTAINER"
+
+
+class InvalidRetention(RewindError):
+    code = "INVALID_RETENTION"
+
+
+class InvalidValue(RewindError):
+    code = "INVALID_VALUE"
+
+
+class TimeTravelUnavailable(RewindError):
+    code = "TIME_TRAVEL_UNAVAILABLE"
+
+
+class UnknownStatement(RewindError):
+    code = "UNKNOWN_STATEMENT"
+
+
+class CannotUndrop(RewindError):
+    code = "CANNOT_UNDROP"
+
+
+class ClockBehind(RewindError):
+    code = "CLOCK_BEHIND"
+
+
+class UnknownUser(RewindError):
+    code = "UNKNOWN_USER"
+
+
+class ExecutionError(RewindError):
+    """A statement was well-formed but failed while running (e.g. a bad cast)."""
+
+    code = "EXECUTION_ERROR"
+
+
+class StorageError(RewindError):
+    code = "STORAGE_ERROR"
+
+
+class CatalogError(RewindError):
+    code = "CATALOG_ERROR"

@@ -1,0 +1,49 @@
+"""Snowflake identifier rules (SPEC R4): unquoted names fold to upper case."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from rewind.errors import InvalidValue
+
+MAX_IDENTIFIER_LENGTH = 255
+_PLAIN = re.compile(r"[A-Z_][A-Z0-9_$]*")
+
+
+def normalize(identifier: exp.Identifier | str, quoted: bool = False) -> str:
+    """The stored form of a name: quoted names keep their case, others are upper-cased.
+
+    Raises:
+        InvalidValue: empty names, names with NUL, or longer than 255 characters.
+    """
+    if isinstance(identifier, exp.Identifier):
+        name, quoted = identifier.this, bool(identifier.args.get("quoted"))
+    else:
+        name = identifier
+    if not name or "\x00" in name or len(name) > MAX_IDENTIFIER_LENGTH:
+        raise InvalidValue(f"Invalid identifier {name!r}.")
+    return name if quoted else name.upper()
+
+
+def display(name: str) -> str:
+    """A name as Snowflake prints it inside messages: quoted when it needs quotes."""
+    if _PLAIN.fullmatch(name):
+        return name
+    return '"' + name.replace('"', '""') + '"'
+
+
+@dataclass(frozen=True)
+class QualifiedName:
+    """``database.schema.name`` for tables, ``database.schema`` or ``database`` otherwise."""
+
+    parts: tuple[str, ...]
+
+    def __str__(self) -> str:
+        return ".".join(display(p) for p in self.parts)
+
+    @property
+    def name(self) -> str:
+        return self.parts[-1]

@@ -1,0 +1,85 @@
+"""Retention rules as pure functions (SPEC R5–R11). No I/O here.
+
+The catalog gathers the facts (explicit values up the parent chain, the account
+minimum, whether the object is transient, drop times) and asks these functions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+from rewind.constants import (
+    MAX_RETENTION_DAYS,
+    MAX_TRANSIENT_RETENTION_DAYS,
+    RETENTION_PARAM,
+)
+from rewind.errors import InvalidRetention
+
+
+def validate_retention(value: object, *, transient: bool, param: str = RETENTION_PARAM) -> int:
+    """Check a retention value before it is stored (SPEC R5, R7).
+
+    Args:
+        value: what the user wrote (already a Python value).
+        transient: whether the object is (or would be) transient.
+        param: ``DATA_RETENTION_TIME_IN_DAYS`` or ``MIN_DATA_RETENTION_TIME_IN_DAYS``.
+
+    Returns:
+        The value as an int.
+
+    Raises:
+        InvalidRetention: not an integer, or outside 0..90 (0..1 for transient objects).
+    """
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidRetention(f"{param} must be an integer, got {value!r}.")
+    upper = MAX_RETENTION_DAYS
+    if param == RETENTION_PARAM and transient:
+        upper = MAX_TRANSIENT_RETENTION_DAYS
+    if not 0 <= value <= upper:
+        kind = "transient objects" if upper == MAX_TRANSIENT_RETENTION_DAYS else "this object"
+        raise InvalidRetention(f"{param} = {value} is out of range: allowed 0..{upper} for {kind}.")
+    return value
+
+
+def inherited_retention(chain: Sequence[int | None]) -> int:
+    """The first explicit value walking up ``chain`` (object, parents..., account) (R6).
+
+    The last element is the account's value and is never None.
+    """
+    for value in chain:
+        if value is not None:
+            return value
+    raise ValueError("the account retention must be set")
+
+
+def effective_retention(chain: Sequence[int | None], *, account_min: int, transient: bool) -> int:
+    """Effective retention of a live object in days (SPEC R5–R7).
+
+    Permanent: ``MAX(inherited DATA_RETENTION_TIME_IN_DAYS, MIN_DATA_RETENTION_TIME_IN_DAYS)``.
+    Transient: the inherited value capped at 1 day; the account minimum does not apply.
+    """
+    days = inherited_retention(chain)
+    if transient:
+        return min(days, MAX_TRANSIENT_RETENTION_DAYS)
+    return max(days, account_min)
+
+
+def time_travel_end(start: datetime, retention_days: int) -> datetime:
+    """When data that left the current state at ``start`` leaves time travel (SPEC R30)."""
+    return start + timedelta(days=retention_days)
+
+
+def in_time_travel(start: datetime, retention_days: int, now: datetime) -> bool:
+    """True while ``now`` is before the end of the window; retention 0 is never in it (R8)."""
+    return now < time_travel_end(start, retention_days)
+
+
+def earliest_point(now: datetime, retention_days: int) -> datetime:
+    """The oldest instant a time-travel point may name (SPEC R17)."""
+    return now - timedelta(days=retention_days)
+
+
+def undroppable(dropped_on: datetime, retention_at_drop: int, now: datetime) -> bool:
+    """A dropped object can be undropped while it is in time travel (SPEC R8, R10, R21)."""
+    return retention_at_drop > 0 and in_time_travel(dropped_on, retention_at_drop, now)

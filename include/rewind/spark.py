@@ -1,0 +1,63 @@
+"""The one SparkSession factory (ARCHITECTURE: Engines)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Iterator
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+LOG4J = Path(__file__).with_name("log4j2.properties")
+
+
+@contextlib.contextmanager
+def _stderr_to(log: Path | None) -> Iterator[None]:
+    """Send what the JVM prints at start-up to ``log``: the CLI's stderr is for errors."""
+    if log is None:
+        yield
+        return
+    log.parent.mkdir(parents=True, exist_ok=True)
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with open(log, "ab") as sink:
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
+@lru_cache(maxsize=1)
+def get_spark(master: str = "local[2]", log: Path | None = None) -> SparkSession:
+    """A SparkSession for ``master``, configured the way every Rewind job needs it.
+
+    UTC session time zone (the clock is UTC), microsecond Parquet timestamps (what
+    Delta expects), case-sensitive names (quoted identifiers keep their case, SPEC
+    R4), no UI, few shuffle partitions (small statements dominate).
+    """
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    builder = (
+        SparkSession.builder.master(master)
+        .appName("rewind")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
+        .config("spark.sql.shuffle.partitions", "2")
+        .config("spark.sql.caseSensitive", "true")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={LOG4J}")
+        .config("spark.sql.sources.parallelPartitionDiscovery.threshold", "1000000")
+    )
+    with _stderr_to(log):
+        spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark

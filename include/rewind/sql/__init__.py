@@ -1,0 +1,1 @@
+"""The SQL front: sqlglot parses, Rewind plans and executes (ARCHITECTURE: sql/)."""

@@ -1,0 +1,353 @@
+"""CREATE, DROP, UNDROP, ALTER and USE of databases, schemas and tables (SPEC R1–R11, R20–R21, R25)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlglot import exp
+
+from rewind import retention
+from rewind.catalog.models import CatalogObject
+from rewind.constants import (
+    DATABASE,
+    MIN_RETENTION_PARAM,
+    PUBLIC_SCHEMA,
+    RETENTION_PARAM,
+    SCHEMA,
+    TABLE,
+)
+from rewind.errors import (
+    CannotUndrop,
+    InvalidValue,
+    ObjectAlreadyExists,
+    ObjectNotFound,
+    SqlSyntaxError,
+    UnsupportedError,
+)
+from rewind.identifiers import normalize
+from rewind.result import Result
+from rewind.sql import names
+from rewind.sql.context import Context
+from rewind.sql.parse import AlterContainer
+from rewind.sql.values import ObjectProperties, literal, object_properties
+from rewind.storage.columns import Column, add_column, drop_column, table_columns
+from rewind.storage.tables import create_table_storage
+
+PARENT_KIND = {SCHEMA: DATABASE, TABLE: SCHEMA}
+
+
+# -- CREATE (SPEC R20) ---------------------------------------------------------------------
+def create(ctx: Context, tree: exp.Create) -> Result:
+    kind = str(tree.args.get("kind", "")).upper()
+    if kind not in (DATABASE, SCHEMA, TABLE):
+        raise UnsupportedError(f"CREATE {kind} is not supported.")
+    if tree.args.get("replace") and tree.args.get("exists"):
+        raise SqlSyntaxError(
+            "SQL compilation error: OR REPLACE and IF NOT EXISTS cannot be combined."
+        )
+    target = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
+    props = object_properties(tree.args.get("properties"))
+    parent_id, name = _parent_and_name(ctx, kind, names.parts(target))
+    existing = ctx.catalog.live(kind, parent_id, name)
+    operation = "CREATE"
+    if existing is not None:
+        if tree.args.get("exists"):
+            return ctx.status(f"{name} already exists, statement succeeded.")
+        if not tree.args.get("replace"):
+            raise ObjectAlreadyExists(f"{kind.capitalize()} '{name}' already exists.")
+        ctx.catalog.drop(existing, ctx.now)
+        ctx.catalog.record_access(ctx.query_id, existing.id, "DDL", operation="DROP")
+        operation = "REPLACE"
+    obj = new_object(ctx, kind, parent_id, name, props)
+    if kind == TABLE:
+        if tree.expression is not None:
+            from rewind.sql.dml import create_table_as
+
+            create_table_as(ctx, obj, tree.expression)
+        else:
+            columns = _column_defs(tree.this)
+            obj.columns = [c.as_json() for c in columns]
+            create_table_storage(ctx, obj, columns)
+    elif kind == DATABASE:
+        new_object(ctx, SCHEMA, obj.id, PUBLIC_SCHEMA, ObjectProperties())
+        ctx.state.database, ctx.state.schema = obj.name, PUBLIC_SCHEMA
+    else:
+        db = ctx.catalog.get(parent_id)
+        ctx.state.database, ctx.state.schema = (db.name if db else None), obj.name
+    ctx.catalog.record_access(ctx.query_id, obj.id, "DDL", operation=operation)
+    return ctx.status(f"{kind.capitalize()} {name} successfully created.")
+
+
+def _parent_and_name(ctx: Context, kind: str, parts: list[str]) -> tuple[int, str]:
+    if kind == DATABASE:
+        if len(parts) != 1:
+            raise InvalidValue(f"Invalid database name '{'.'.join(parts)}'.")
+        return 0, parts[0]
+    if kind == SCHEMA:
+        db, name = names.schema_parent(ctx, parts)
+        return db.id, name
+    parent, name = names.table_parent(ctx, parts)
+    return parent.id, name
+
+
+def new_object(
+    ctx: Context, kind: str, parent_id: int, name: str, props: ObjectProperties
+) -> CatalogObject:
+    """Insert a catalog row for a new incarnation, validating its retention (SPEC R5)."""
+    parent = ctx.catalog.get(parent_id) if parent_id else None
+    transient = props.transient or (parent is not None and ctx.catalog.is_transient(parent))
+    value = None
+    if props.has_retention:
+        value = retention.validate_retention(props.retention, transient=transient)
+    return ctx.catalog.create(
+        kind=kind,
+        parent_id=parent_id,
+        name=name,
+        is_transient=props.transient,
+        retention_days=value,
+        comment=props.comment if props.has_comment else None,
+        owner_role=ctx.state.role,
+        created_on=ctx.now,
+        created_by=ctx.query_id,
+    )
+
+
+def _column_defs(schema: exp.Schema) -> list[Column]:
+    columns: list[Column] = []
+    for col in schema.expressions:
+        if not isinstance(col, exp.ColumnDef) or col.args.get("kind") is None:
+            raise UnsupportedError(f"Unsupported column definition: {col.sql('snowflake')}.")
+        if col.args.get("constraints"):
+            raise UnsupportedError(f"Column constraints are not supported: {col.sql('snowflake')}.")
+        columns = add_column(columns, normalize(col.this), col.args["kind"], set())
+    if not columns:
+        raise SqlSyntaxError("SQL compilation error: a table needs at least one column.")
+    return columns
+
+
+# -- DROP / UNDROP (SPEC R21) ----------------------------------------------------------------
+def drop(ctx: Context, tree: exp.Drop) -> Result:
+    kind = str(tree.args.get("kind", "")).upper()
+    if kind not in (DATABASE, SCHEMA, TABLE):
+        raise UnsupportedError(f"DROP {kind} is not supported.")
+    targets = tree.args.get("tables") or []
+    if len(targets) != 1:
+        raise UnsupportedError("DROP takes exactly one object.")
+    try:
+        obj = _live(ctx, kind, names.parts(targets[0]))
+    except ObjectNotFound:
+        if tree.args.get("exists"):
+            return ctx.status("Drop statement executed successfully (object does not exist).")
+        raise
+    ctx.catalog.drop(obj, ctx.now)
+    ctx.catalog.record_access(ctx.query_id, obj.id, "DDL", operation="DROP")
+    return ctx.status(f"{obj.name} successfully dropped.")
+
+
+def _live(ctx: Context, kind: str, parts: list[str]) -> CatalogObject:
+    if kind == DATABASE:
+        if len(parts) != 1:
+            raise InvalidValue(f"Invalid database name '{'.'.join(parts)}'.")
+        return names.database(ctx, parts[0])
+    if kind == SCHEMA:
+        return names.schema(ctx, parts)
+    return names.table(ctx, parts)
+
+
+def undrop(ctx: Context, tree: exp.Undrop) -> Result:
+    kind = str(tree.args.get("kind", "")).upper()
+    if kind not in (DATABASE, SCHEMA, TABLE):
+        raise UnsupportedError(f"UNDROP {kind} is not supported.")
+    parent_id, name = _parent_and_name(ctx, kind, names.parts(tree.this))
+    if ctx.catalog.live(kind, parent_id, name) is not None:
+        raise ObjectAlreadyExists(f"Object '{name}' already exists.")
+    candidates = ctx.catalog.dropped(kind, parent_id, name)
+    if not candidates:
+        raise ObjectNotFound(f"{kind.capitalize()} '{name}' does not exist or not authorized.")
+    obj = candidates[0]  # the most recently dropped incarnation (SPEC R21)
+    assert obj.dropped_on is not None
+    days = obj.dropped_retention_days or 0
+    if not retention.undroppable(obj.dropped_on, days, ctx.now):
+        ends = retention.time_travel_end(obj.dropped_on, days)
+        raise CannotUndrop(
+            f"{kind.capitalize()} '{name}' cannot be undropped: it left time travel at "
+            f"{ends.isoformat()} (retention {days} days at drop)."
+        )
+    ctx.catalog.undrop(obj)
+    ctx.catalog.record_access(ctx.query_id, obj.id, "DDL", operation="UNDROP")
+    return ctx.status(f"{kind.capitalize()} {name} successfully restored.")
+
+
+# -- ALTER (SPEC R25) ------------------------------------------------------------------------
+def alter_table(ctx: Context, tree: exp.Alter) -> Result:
+    if str(tree.args.get("kind", "")).upper() != TABLE:
+        raise UnsupportedError(f"ALTER {tree.args.get('kind')} is not supported.")
+    try:
+        obj = names.table(ctx, names.parts(tree.this))
+    except ObjectNotFound:
+        if tree.args.get("exists"):
+            return ctx.status("Statement executed successfully.")
+        raise
+    for action in tree.args.get("actions") or []:
+        _alter_table_action(ctx, obj, action)
+    ctx.catalog.record_access(ctx.query_id, obj.id, "DDL", operation="ALTER")
+    return ctx.status("Statement executed successfully.")
+
+
+def _alter_table_action(ctx: Context, obj: CatalogObject, action: exp.Expression) -> None:
+    if isinstance(action, exp.AlterRename):
+        _rename(ctx, obj, names.parts(action.this))
+    elif isinstance(action, exp.SwapTable):
+        _swap(ctx, obj, names.table(ctx, names.parts(action.this)))
+    elif isinstance(action, exp.AlterSet):
+        for props in action.expressions:
+            _set_properties(ctx, obj, object_properties(props))
+    elif isinstance(action, exp.Set) and action.args.get("unset"):
+        _unset(ctx, obj, [normalize(e.name) for e in action.expressions])
+    elif isinstance(action, exp.ColumnDef):
+        add_column_to_table(ctx, obj, action)
+    elif isinstance(action, exp.Drop) and str(action.args.get("kind")).upper() == "COLUMN":
+        for column in action.args.get("tables") or []:
+            obj.columns = [
+                c.as_json() for c in drop_column(table_columns(obj), normalize(column.this))
+            ]
+    else:
+        raise UnsupportedError(f"Unsupported ALTER TABLE action: {action.sql('snowflake')}.")
+
+
+def add_column_to_table(ctx: Context, obj: CatalogObject, action: exp.ColumnDef) -> None:
+    """ADD COLUMN: a new nullable column; old versions read it as NULL (SPEC R18)."""
+    from rewind.storage.tables import add_physical_column
+
+    if action.args.get("constraints"):
+        raise UnsupportedError(f"Column constraints are not supported: {action.sql('snowflake')}.")
+    add_physical_column(ctx, obj, normalize(action.this), action.args["kind"])
+
+
+def _rename(ctx: Context, obj: CatalogObject, target: list[str]) -> None:
+    if obj.kind == TABLE:
+        parent, name = (
+            names.table_parent(ctx, target)
+            if len(target) > 1
+            else (ctx.catalog.get(obj.parent_id), target[0])
+        )
+        assert parent is not None
+        parent_id = parent.id
+    else:
+        parent_id, name = _parent_and_name(ctx, obj.kind, target)
+    if ctx.catalog.live(obj.kind, parent_id, name) is not None:
+        raise ObjectAlreadyExists(f"Object '{name}' already exists.")
+    was = obj.name
+    obj.parent_id, obj.name = parent_id, name
+    ctx.catalog.session.flush()
+    if obj.kind == DATABASE and ctx.state.database == was:
+        ctx.state.database = name
+    if obj.kind == SCHEMA and ctx.state.schema == was:
+        ctx.state.schema = name
+
+
+def _swap(ctx: Context, a: CatalogObject, b: CatalogObject) -> None:
+    """Exchange the names (and parents) of two live objects (SPEC R25)."""
+    if a.id == b.id:
+        raise InvalidValue("An object cannot be swapped with itself.")
+    a_place, b_place = (a.parent_id, a.name), (b.parent_id, b.name)
+    a.name = f"__rewind_swap_{a.id}"
+    ctx.catalog.session.flush()
+    b.parent_id, b.name = a_place
+    ctx.catalog.session.flush()
+    a.parent_id, a.name = b_place
+    ctx.catalog.session.flush()
+    ctx.catalog.record_access(ctx.query_id, b.id, "DDL", operation="ALTER")
+
+
+def _set_properties(ctx: Context, obj: CatalogObject, props: ObjectProperties) -> None:
+    if props.extra:
+        raise UnsupportedError(f"Unsupported parameter: {', '.join(props.extra)}.")
+    if props.has_retention:
+        obj.retention_days = retention.validate_retention(
+            props.retention, transient=ctx.catalog.is_transient(obj)
+        )
+    if props.has_comment:
+        obj.comment = props.comment
+
+
+def _unset(ctx: Context, obj: CatalogObject, params: list[str]) -> None:
+    for param in params:
+        if param == RETENTION_PARAM:
+            obj.retention_days = None
+        elif param == "COMMENT":
+            obj.comment = None
+        else:
+            raise UnsupportedError(f"Unsupported parameter: {param}.")
+
+
+def alter_container(ctx: Context, tree: AlterContainer) -> Result:
+    """ALTER ACCOUNT | DATABASE | SCHEMA ... SET | UNSET | RENAME TO | SWAP WITH."""
+    if tree.kind == "ACCOUNT":
+        _alter_account(ctx, tree)
+        return ctx.status("Statement executed successfully.")
+    assert tree.name is not None
+    try:
+        obj = _live(ctx, tree.kind, names.parts(tree.name))
+    except ObjectNotFound:
+        if tree.if_exists:
+            return ctx.status("Statement executed successfully.")
+        raise
+    if tree.action == "RENAME":
+        assert tree.target is not None
+        _rename(ctx, obj, names.parts(tree.target))
+    elif tree.action == "SWAP":
+        assert tree.target is not None
+        _swap(ctx, obj, _live(ctx, tree.kind, names.parts(tree.target)))
+    elif tree.action == "UNSET":
+        _unset(ctx, obj, list(tree.properties))
+    else:
+        _set_properties(ctx, obj, _container_properties(tree.properties))
+    ctx.catalog.record_access(ctx.query_id, obj.id, "DDL", operation="ALTER")
+    return ctx.status("Statement executed successfully.")
+
+
+def _container_properties(values: dict[str, exp.Expression]) -> ObjectProperties:
+    props = ObjectProperties()
+    extra: dict[str, Any] = {}
+    for key, node in values.items():
+        if key == RETENTION_PARAM:
+            props.retention = literal(node)
+        elif key == "COMMENT":
+            props.comment = literal(node)
+        else:
+            extra[key] = node
+    props.extra = extra or None
+    return props
+
+
+def _alter_account(ctx: Context, tree: AlterContainer) -> None:
+    """Account parameters (SPEC R5, R7); ACCOUNTADMIN only comes with the access issue."""
+    for key, node in tree.properties.items():
+        if key not in (RETENTION_PARAM, MIN_RETENTION_PARAM):
+            raise UnsupportedError(f"Unsupported account parameter: {key}.")
+        if tree.action == "UNSET":
+            ctx.catalog.set_account_parameter(key, None)
+            continue
+        value = retention.validate_retention(literal(node), transient=False, param=key)
+        ctx.catalog.set_account_parameter(key, value)
+
+
+# -- USE ------------------------------------------------------------------------------------
+def use(ctx: Context, tree: exp.Use) -> Result:
+    kind = str(tree.args["kind"].name).upper() if tree.args.get("kind") else DATABASE
+    parts = names.parts(tree.this)
+    if kind == DATABASE:
+        db = names.database(ctx, parts[0] if len(parts) == 1 else None)
+        if len(parts) != 1:
+            raise InvalidValue(f"Invalid database name '{'.'.join(parts)}'.")
+        ctx.state.database = db.name
+        public = ctx.catalog.live(SCHEMA, db.id, PUBLIC_SCHEMA)
+        ctx.state.schema = public.name if public else None
+    elif kind == SCHEMA:
+        schema = names.schema(ctx, parts)
+        db = ctx.catalog.get(schema.parent_id)
+        ctx.state.database, ctx.state.schema = (db.name if db else None), schema.name
+    else:
+        raise UnsupportedError(f"USE {kind} is not supported.")
+    return ctx.status("Statement executed successfully.")

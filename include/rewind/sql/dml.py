@@ -1,0 +1,240 @@
+"""INSERT, UPDATE, DELETE, TRUNCATE, MERGE and CTAS (SPEC R13, R20, R26).
+
+Copy-on-write at the level of data files: a statement that changes one row of a file
+removes the whole file and adds a rewritten one, so the old file stays in time
+travel (SPEC R13). Spark computes the new files; delta-rs commits them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pyarrow.parquet as pq
+from sqlglot import exp
+
+from rewind.catalog.models import CatalogObject
+from rewind.errors import InvalidValue, ObjectNotFound, UnsupportedError
+from rewind.identifiers import normalize
+from rewind.result import Result
+from rewind.sql import names
+from rewind.sql.context import Context
+from rewind.sql.frames import FILE_COLUMN, files_by_uri, quote, version_frame, write_frame
+from rewind.sql.query import Binding, bind, query_frame, release, to_spark, view_name
+from rewind.storage.columns import Column, add_column, table_columns
+from rewind.storage.delta import Snapshot
+from rewind.storage.tables import arrow_schema, commit_files, create_table_storage, snapshot
+from rewind.types import from_spark
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column as SparkColumn
+    from pyspark.sql import DataFrame
+
+
+def _rows(files: Sequence[Path]) -> int:
+    return sum(pq.ParquetFile(f).metadata.num_rows for f in files)
+
+
+def _source(tree: exp.Expression) -> exp.Expression:
+    if isinstance(tree, exp.Values):
+        alias = exp.TableAlias(this=exp.to_identifier("__rw_values", quoted=True))
+        return exp.select("*").from_(exp.Subquery(this=tree, alias=alias))
+    return tree
+
+
+# -- INSERT ---------------------------------------------------------------------------------
+def insert(ctx: Context, tree: exp.Insert) -> Result:
+    target = tree.this
+    named: list[str] | None = None
+    if isinstance(target, exp.Schema):
+        named = [normalize(i) for i in target.expressions]
+        target = target.this
+    obj = names.table(ctx, names.parts(target))
+    columns = table_columns(obj)
+    targets = columns if named is None else [_column(columns, n) for n in named]
+    binding = Binding()
+    try:
+        frame = query_frame(ctx, _source(tree.expression), binding)
+        if len(frame.columns) != len(targets):
+            raise InvalidValue(
+                f"Insert value list does not match column list: expecting {len(targets)} "
+                f"but got {len(frame.columns)}."
+            )
+        frame = frame.toDF(*[c.name for c in targets])
+        for column in columns:
+            if column not in targets:
+                frame = frame.withColumn(column.name, _null(column))
+        base = snapshot(ctx, obj)
+        files = write_frame(ctx, base.root, frame, columns, base.schema)
+        removes = list(base.files) if tree.args.get("overwrite") else []
+        commit_files(ctx, obj, base, files, removes, "INSERT")
+    finally:
+        release(ctx, binding)
+    return ctx.result(["number of rows inserted"], [[_rows(files)]])
+
+
+def _column(columns: list[Column], name: str) -> Column:
+    for column in columns:
+        if column.name == name:
+            return column
+    raise ObjectNotFound(f"Column '{name}' does not exist.")
+
+
+def _null(column: Column) -> SparkColumn:
+    from pyspark.sql import functions as F
+
+    return F.lit(None).cast(column.spark)
+
+
+# -- UPDATE / DELETE / TRUNCATE -------------------------------------------------------------------
+class _Target:
+    """The target of an UPDATE/DELETE/MERGE: a view of its current version whose rows
+    carry the data file they live in (``__rw_file``) and their index in it."""
+
+    def __init__(self, ctx: Context, table: exp.Table, binding: Binding) -> None:
+        self.ctx = ctx
+        self.obj = names.table(ctx, names.parts(table))
+        self.columns = table_columns(self.obj)
+        self.base: Snapshot = snapshot(ctx, self.obj)
+        self.view = view_name(ctx)
+        version_frame(ctx, self.base, self.columns, with_file=True).createOrReplaceTempView(
+            self.view
+        )
+        binding.views.append(self.view)
+        alias = table.args.get("alias") or exp.TableAlias(this=table.this.copy())
+        self.alias: exp.Identifier = alias.this
+        self.node = exp.Table(this=exp.to_identifier(self.view, quoted=True), alias=alias)
+        ctx.catalog.record_access(
+            ctx.query_id,
+            self.obj.id,
+            "READ",
+            version=self.base.version,
+            columns=[c.name for c in self.columns],
+        )
+
+    def col(self, name: str) -> exp.Column:
+        return exp.column(exp.to_identifier(name, quoted=True), table=self.alias.copy())
+
+    def column(self, name: str) -> Column:
+        return _column(self.columns, name)
+
+    def affected(self, condition: exp.Expression) -> tuple[list[str], int]:
+        """URIs of the files holding rows where ``condition`` is true, and how many rows."""
+        query = (
+            exp.select(self.col(FILE_COLUMN), exp.Count(this=exp.Star()).as_("__rw_n", quoted=True))
+            .from_(self.node.copy())
+            .where(condition.copy())
+            .group_by(self.col(FILE_COLUMN))
+        )
+        rows = self.ctx.spark().sql(to_spark(query)).collect()
+        return [str(r[0]) for r in rows], sum(int(r[1]) for r in rows)
+
+    def rewrite(
+        self, uris: list[str], frame: DataFrame, extra: Sequence[Path], operation: str
+    ) -> None:
+        """Replace the files ``uris`` by the rows of ``frame`` (which still carries
+        ``__rw_file``), add ``extra`` new files, and commit (SPEC R13)."""
+        from pyspark.sql import functions as F
+
+        kept = frame.where(F.col(quote(FILE_COLUMN)).isin(uris)).drop(FILE_COLUMN)
+        new = list(extra)
+        if uris:
+            new += write_frame(self.ctx, self.base.root, kept, self.columns, self.base.schema)
+        removes = files_by_uri(self.base, uris)
+        commit_files(self.ctx, self.obj, self.base, new, removes, operation)
+
+
+def _is_true(condition: exp.Expression) -> exp.Expression:
+    return exp.Is(this=exp.Paren(this=condition.copy()), expression=exp.true())
+
+
+def delete(ctx: Context, tree: exp.Delete) -> Result:
+    if tree.args.get("using"):
+        raise UnsupportedError("DELETE ... USING is not supported yet.")
+    binding = Binding()
+    try:
+        target = _Target(ctx, tree.this, binding)
+        where = tree.args.get("where")
+        condition = bind(ctx, where.this.copy(), binding) if where else exp.true()
+        uris, count = target.affected(condition)
+        if uris:
+            query = (
+                exp.select(*[target.col(c.name) for c in target.columns], target.col(FILE_COLUMN))
+                .from_(target.node.copy())
+                .where(exp.not_(_is_true(condition)))
+            )
+            target.rewrite(uris, ctx.spark().sql(to_spark(query)), [], "DELETE")
+    finally:
+        release(ctx, binding)
+    return ctx.result(["number of rows deleted"], [[count]])
+
+
+def update(ctx: Context, tree: exp.Update) -> Result:
+    if tree.args.get("from_") or tree.args.get("from"):
+        raise UnsupportedError("UPDATE ... FROM is not supported yet.")
+    binding = Binding()
+    try:
+        target = _Target(ctx, tree.this, binding)
+        where = tree.args.get("where")
+        condition = bind(ctx, where.this.copy(), binding) if where else exp.true()
+        updates = {
+            target.column(normalize(eq.this.this)).name: bind(ctx, eq.expression.copy(), binding)
+            for eq in tree.expressions
+        }
+        uris, count = target.affected(condition)
+        if uris:
+            projection = [
+                exp.Case(
+                    ifs=[
+                        exp.If(
+                            this=_is_true(condition),
+                            true=exp.cast(updates[c.name], c.spark, dialect="spark"),
+                        )
+                    ],
+                    default=target.col(c.name),
+                ).as_(c.name, quoted=True)
+                if c.name in updates
+                else target.col(c.name)
+                for c in target.columns
+            ]
+            query = exp.select(*projection, target.col(FILE_COLUMN)).from_(target.node.copy())
+            target.rewrite(uris, ctx.spark().sql(to_spark(query)), [], "UPDATE")
+    finally:
+        release(ctx, binding)
+    return ctx.result(
+        ["number of rows updated", "number of multi-joined rows updated"], [[count, 0]]
+    )
+
+
+def truncate(ctx: Context, tree: exp.TruncateTable) -> Result:
+    """TRUNCATE: every file leaves the current state and enters time travel (SPEC R26)."""
+    for table in tree.expressions:
+        try:
+            obj = names.table(ctx, names.parts(table))
+        except ObjectNotFound:
+            if tree.args.get("exists"):
+                continue
+            raise
+        base = snapshot(ctx, obj)
+        commit_files(ctx, obj, base, [], list(base.files), "TRUNCATE")
+    return ctx.status("Statement executed successfully.")
+
+
+# -- CTAS (SPEC R20) -------------------------------------------------------------------------
+def create_table_as(ctx: Context, obj: CatalogObject, query: exp.Expression) -> None:
+    """CREATE TABLE ... AS SELECT: version 0 holds the query's rows, written by Spark."""
+    binding = Binding()
+    try:
+        frame = query_frame(ctx, query, binding)
+        columns: list[Column] = []
+        for field in frame.schema.fields:
+            columns = add_column(columns, field.name, from_spark(field.dataType.simpleString()), [])
+        obj.columns = [c.as_json() for c in columns]
+        root = ctx.store.path(obj.id)
+        ctx.undo.append(lambda: ctx.store.discard(obj.id))
+        root.mkdir(parents=True, exist_ok=False)
+        files = write_frame(ctx, root, frame, columns, arrow_schema(columns))
+        create_table_storage(ctx, obj, columns, files)
+    finally:
+        release(ctx, binding)

@@ -1,0 +1,145 @@
+"""Spark DataFrames over table versions, and writing DataFrames as new data files.
+
+Executors read and write the table directories directly, so the same code runs on
+``local[*]`` and on a standalone cluster sharing the warehouse (ARCHITECTURE).
+"""
+
+from __future__ import annotations
+
+import shutil
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import unquote, urlparse
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from rewind.errors import UnsupportedError
+from rewind.sql.context import Context
+from rewind.storage.columns import Column
+from rewind.storage.delta import DataFile, Snapshot
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column as SparkColumn
+    from pyspark.sql import DataFrame
+
+FILE_COLUMN = "__rw_file"
+
+
+def quote(name: str) -> str:
+    """A Spark SQL identifier in backticks."""
+    return "`" + name.replace("`", "``") + "`"
+
+
+def spark_type(arrow_type: pa.DataType) -> str:
+    if pa.types.is_decimal(arrow_type):
+        return f"decimal({arrow_type.precision},{arrow_type.scale})"
+    if pa.types.is_timestamp(arrow_type):
+        return "timestamp"
+    names = {
+        pa.int64(): "bigint",
+        pa.int32(): "int",
+        pa.float64(): "double",
+        pa.string(): "string",
+        pa.large_string(): "string",
+        pa.bool_(): "boolean",
+        pa.date32(): "date",
+        pa.binary(): "binary",
+    }
+    if arrow_type in names:
+        return names[arrow_type]
+    raise UnsupportedError(f"Delta column type {arrow_type} cannot be read.")
+
+
+def spark_schema(schema: pa.Schema) -> str:
+    return ", ".join(f"{quote(f.name)} {spark_type(f.type)}" for f in schema)
+
+
+def version_frame(
+    ctx: Context, snap: Snapshot, columns: Sequence[Column], *, with_file: bool = False
+) -> DataFrame:
+    """The rows of a table version, projected onto the *current* columns (SPEC R18).
+
+    Columns added since the version read as NULL; dropped columns are not returned.
+    """
+    from pyspark.sql import functions as F
+
+    spark = ctx.spark()
+    ddl = spark_schema(snap.schema)
+    if snap.files:
+        frame = spark.read.schema(ddl).parquet(*snap.uris)
+    else:
+        frame = spark.createDataFrame([], ddl)
+    present = set(snap.schema.names)
+    projection: list[SparkColumn] = [
+        (F.col(quote(c.physical)) if c.physical in present else F.lit(None))
+        .cast(c.spark)
+        .alias(c.name)
+        for c in columns
+    ]
+    if with_file:
+        projection.append(F.col("_metadata.file_path").alias(FILE_COLUMN))
+    return frame.select(*projection)
+
+
+def files_by_uri(snap: Snapshot, uris: Sequence[str]) -> list[DataFile]:
+    """The data files behind Spark's ``_metadata.file_path`` values."""
+    known = {str((snap.root / f.path).resolve()): f for f in snap.files}
+    found = []
+    for uri in uris:
+        path = str(Path(unquote(urlparse(uri).path)).resolve())
+        found.append(known[path])
+    return found
+
+
+def write_frame(
+    ctx: Context,
+    table_root: Path,
+    frame: DataFrame,
+    columns: Sequence[Column],
+    schema: pa.Schema,
+) -> list[Path]:
+    """Write ``frame`` (logical column names) as new data files of a table.
+
+    Every physical column of ``schema`` is written, NULL where no current column
+    maps to it. Files are staged, then moved into the table root with unique names;
+    the caller commits them. Empty files are dropped.
+
+    Returns:
+        The new files, inside ``table_root``.
+    """
+    from pyspark.sql import functions as F
+
+    by_physical = {c.physical: c for c in columns}
+    projection = [
+        (F.col(quote(by_physical[f.name].name)) if f.name in by_physical else F.lit(None))
+        .cast(spark_type(f.type))
+        .alias(f.name)
+        for f in schema
+    ]
+    staging = table_root / "_rewind_staging" / f"{ctx.query_id}-{uuid.uuid4().hex[:8]}"
+    ctx.undo.append(lambda: shutil.rmtree(staging, ignore_errors=True))
+    frame.select(*projection).write.parquet(str(staging))
+    written: list[Path] = []
+    try:
+        for part in sorted(staging.glob("part-*.parquet")):
+            if pq.ParquetFile(part).metadata.num_rows == 0:
+                continue
+            target = table_root / f"part-{uuid.uuid4()}.parquet"
+            part.rename(target)
+            written.append(target)
+    finally:
+        ctx.undo.append(lambda: [p.unlink(missing_ok=True) for p in written])
+        shutil.rmtree(staging, ignore_errors=True)
+        if staging.parent.exists() and not any(staging.parent.iterdir()):
+            staging.parent.rmdir()
+    return written
+
+
+def collect(frame: DataFrame) -> tuple[list[str], list[list[object]]]:
+    """Column names and rows of a result, with aware UTC timestamps."""
+    table = frame.toArrow()
+    columns = [c.to_pylist() for c in table.columns]
+    return list(frame.columns), [list(row) for row in zip(*columns, strict=True)]

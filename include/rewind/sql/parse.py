@@ -1,0 +1,169 @@
+"""Split a script into statements and parse each with sqlglot (Snowflake dialect).
+
+sqlglot does not know ``ALTER ACCOUNT|DATABASE|SCHEMA ...``; those come back as a
+``Command`` and are parsed here into :class:`AlterContainer`.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+from sqlglot.tokens import Token, TokenType
+
+from rewind.errors import SqlSyntaxError
+
+logging.getLogger("sqlglot").setLevel(logging.ERROR)
+
+
+@dataclass(frozen=True)
+class AlterContainer:
+    """``ALTER ACCOUNT|DATABASE|SCHEMA [IF EXISTS] name <action>``.
+
+    ``action`` is SET, UNSET, RENAME or SWAP; ``properties`` holds SET values
+    (upper-cased names to literal expressions), UNSET names, or the new name.
+    """
+
+    kind: str
+    name: exp.Table | None
+    action: str
+    properties: dict[str, exp.Expression] = field(default_factory=dict)
+    target: exp.Table | None = None
+    if_exists: bool = False
+
+
+@dataclass(frozen=True)
+class ParsedStatement:
+    text: str
+    tree: exp.Expression | AlterContainer
+
+
+def split(text: str, dialect: str = "snowflake") -> list[str]:
+    """The statements of a script, split on top-level ';' (quotes are respected)."""
+    try:
+        tokens = sqlglot.tokenize(text, read=dialect)
+    except SqlglotError as exc:
+        raise SqlSyntaxError(f"SQL compilation error: {str(exc).splitlines()[0]}") from None
+    pieces: list[str] = []
+    start = 0
+    for token in tokens:
+        if token.token_type == TokenType.SEMICOLON:
+            pieces.append(text[start : token.start])
+            start = token.end + 1
+    pieces.append(text[start:])
+    return [p.strip() for p in pieces if p.strip()]
+
+
+def parse(statement: str, dialect: str = "snowflake") -> ParsedStatement:
+    """Parse one statement.
+
+    Raises:
+        SqlSyntaxError: with sqlglot's position when the text is not valid SQL.
+    """
+    try:
+        tree = sqlglot.parse_one(statement, read=dialect)
+    except SqlglotError as exc:
+        detail = " ".join(str(exc).split()).replace("\x1b[4m", "").replace("\x1b[0m", "")
+        raise SqlSyntaxError(f"SQL compilation error: {detail[:300]}") from None
+    if isinstance(tree, exp.Command):
+        return ParsedStatement(statement, _parse_command(statement, tree, dialect))
+    return ParsedStatement(statement, tree)
+
+
+def _parse_command(statement: str, tree: exp.Command, dialect: str) -> AlterContainer:
+    if str(tree.this).upper() == "ALTER":
+        tokens = sqlglot.tokenize(statement, read=dialect)[1:]
+        return _AlterParser(tokens, statement).parse()
+    head = " ".join(statement.split()[:3])
+    raise SqlSyntaxError(f"SQL compilation error: unsupported statement '{head} ...'.")
+
+
+class _AlterParser:
+    """A tiny recursive-descent parser over sqlglot tokens for ALTER of containers."""
+
+    def __init__(self, tokens: list[Token], text: str) -> None:
+        self.tokens = tokens
+        self.pos = 0
+        self.text = text
+
+    def error(self, what: str) -> SqlSyntaxError:
+        near = self.tokens[self.pos].text if self.pos < len(self.tokens) else "end of statement"
+        return SqlSyntaxError(f"SQL compilation error: {what} near '{near}'.")
+
+    def peek(self) -> str:
+        return self.tokens[self.pos].text.upper() if self.pos < len(self.tokens) else ""
+
+    def take(self, *words: str) -> str:
+        word = self.peek()
+        if words and word not in words:
+            raise self.error(f"expected {' or '.join(words)}")
+        if not word:
+            raise self.error("unexpected end")
+        self.pos += 1
+        return word
+
+    def name(self) -> exp.Table:
+        parts: list[exp.Identifier] = []
+        while True:
+            token = self.tokens[self.pos] if self.pos < len(self.tokens) else None
+            if token is None or token.token_type in (TokenType.SET, TokenType.EQ):
+                raise self.error("expected a name")
+            quoted = token.token_type == TokenType.IDENTIFIER
+            parts.append(exp.to_identifier(token.text, quoted=quoted))
+            self.pos += 1
+            if self.peek() != ".":
+                break
+            self.pos += 1
+        if len(parts) > 3:
+            raise self.error("too many name parts")
+        names = [None] * (3 - len(parts)) + parts
+        return exp.Table(this=names[2], db=names[1], catalog=names[0])
+
+    def literal(self) -> exp.Expression:
+        start = self.pos
+        while self.pos < len(self.tokens) and not (
+            self.pos > start
+            and self.pos + 1 < len(self.tokens)
+            and self.tokens[self.pos + 1].token_type == TokenType.EQ
+        ):
+            self.pos += 1
+        if start == self.pos:
+            raise self.error("expected a value")
+        source = self.text[self.tokens[start].start : self.tokens[self.pos - 1].end + 1]
+        try:
+            return sqlglot.parse_one(source, read="snowflake", into=exp.Expression)
+        except SqlglotError:
+            raise self.error("invalid value") from None
+
+    def parse(self) -> AlterContainer:
+        kind = self.take("ACCOUNT", "DATABASE", "SCHEMA")
+        if_exists = False
+        if kind != "ACCOUNT" and self.peek() == "IF":
+            self.take("IF")
+            self.take("EXISTS")
+            if_exists = True
+        name = None if kind == "ACCOUNT" else self.name()
+        action = self.take("SET", "UNSET", "RENAME", "SWAP")
+        props: dict[str, exp.Expression] = {}
+        target = None
+        if action == "SET":
+            while self.peek():
+                key = self.take()
+                self.take("=")
+                props[key] = self.literal()
+        elif action == "UNSET":
+            while self.peek():
+                props[self.take()] = exp.null()
+                if self.peek() == ",":
+                    self.take(",")
+        else:
+            self.take("TO" if action == "RENAME" else "WITH")
+            target = self.name()
+        if self.peek():
+            raise self.error("unexpected text")
+        if action in ("SET", "UNSET") and not props:
+            raise self.error("expected a property")
+        return AlterContainer(kind, name, action, props, target, if_exists)

@@ -1,0 +1,175 @@
+"""SHOW DATABASES | SCHEMAS | TABLES [HISTORY] [LIKE 'pattern'] [IN ...] (SPEC R22)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from sqlglot import exp
+
+from rewind import retention
+from rewind.catalog.models import CatalogObject
+from rewind.constants import DATABASE, SCHEMA, TABLE
+from rewind.errors import UnsupportedError
+from rewind.result import Result
+from rewind.sql import names
+from rewind.sql.context import Context
+from rewind.sql.values import literal
+from rewind.storage.tables import current_version
+
+TABLE_COLUMNS = [
+    "created_on",
+    "name",
+    "database_name",
+    "schema_name",
+    "kind",
+    "comment",
+    "cluster_by",
+    "rows",
+    "bytes",
+    "owner",
+    "retention_time",
+    "dropped_on",
+]
+SCHEMA_COLUMNS = [
+    "created_on",
+    "name",
+    "is_default",
+    "is_current",
+    "database_name",
+    "owner",
+    "comment",
+    "options",
+    "retention_time",
+    "dropped_on",
+]
+DATABASE_COLUMNS = [
+    "created_on",
+    "name",
+    "is_default",
+    "is_current",
+    "origin",
+    "owner",
+    "comment",
+    "options",
+    "retention_time",
+    "kind",
+    "dropped_on",
+]
+_KINDS = {"TABLES": TABLE, "SCHEMAS": SCHEMA, "DATABASES": DATABASE}
+
+
+def like_pattern(pattern: str) -> re.Pattern[str]:
+    """SQL LIKE (``%``, ``_``, backslash escapes), case-insensitive as in Snowflake SHOW."""
+    out, escaped = [], False
+    for char in pattern:
+        if escaped:
+            out.append(re.escape(char))
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == "%":
+            out.append(".*")
+        elif char == "_":
+            out.append(".")
+        else:
+            out.append(re.escape(char))
+    return re.compile("".join(out), re.IGNORECASE | re.DOTALL)
+
+
+def show(ctx: Context, tree: exp.Show) -> Result:
+    what = str(tree.this).upper()
+    if what not in _KINDS:
+        raise UnsupportedError(f"SHOW {what} is not supported.")
+    kind = _KINDS[what]
+    parents = _scope(ctx, kind, tree)
+    found = ctx.catalog.objects(kind, parents)
+    history = bool(tree.args.get("history"))
+    found = [o for o in found if o.dropped_on is None or (history and _in_time_travel(ctx, o))]
+    like = tree.args.get("like")
+    if like is not None:
+        pattern = like_pattern(str(literal(like)))
+        found = [o for o in found if pattern.fullmatch(o.name)]
+    found.sort(key=lambda o: (o.name, o.dropped_on is not None, o.dropped_on or o.created_on))
+    row = {TABLE: _table_row, SCHEMA: _schema_row, DATABASE: _database_row}[kind]
+    columns = {TABLE: TABLE_COLUMNS, SCHEMA: SCHEMA_COLUMNS, DATABASE: DATABASE_COLUMNS}[kind]
+    return ctx.result(columns, [row(ctx, o) for o in found])
+
+
+def _in_time_travel(ctx: Context, obj: CatalogObject) -> bool:
+    assert obj.dropped_on is not None
+    return retention.in_time_travel(obj.dropped_on, obj.dropped_retention_days or 0, ctx.now)
+
+
+def _scope(ctx: Context, kind: str, tree: exp.Show) -> list[int] | None:
+    """Parent ids the listing covers (None: every parent, for databases)."""
+    if kind == DATABASE:
+        return [0]
+    scope_kind = str(tree.args.get("scope_kind") or "").upper()
+    scope = tree.args.get("scope")
+    if scope_kind == "ACCOUNT" or (scope is None and ctx.state.database is None and not scope_kind):
+        dbs = [d.id for d in ctx.catalog.children(0, DATABASE, include_dropped=False)]
+        return dbs if kind == SCHEMA else _schemas_of(ctx, dbs)
+    if scope is None:
+        if kind == TABLE and ctx.state.schema is not None:
+            return [names.schema(ctx, None).id]
+        db = names.database(ctx, None)
+        return [db.id] if kind == SCHEMA else _schemas_of(ctx, [db.id])
+    parts = names.parts(scope)
+    if scope_kind == "SCHEMA" or (not scope_kind and len(parts) == 2):
+        return [names.schema(ctx, parts).id]
+    db = names.database(ctx, parts[0] if len(parts) == 1 else None)
+    return [db.id] if kind == SCHEMA else _schemas_of(ctx, [db.id])
+
+
+def _schemas_of(ctx: Context, database_ids: list[int]) -> list[int]:
+    return [s.id for s in ctx.catalog.objects(SCHEMA, database_ids) if s.dropped_on is None]
+
+
+def _common(ctx: Context, obj: CatalogObject) -> dict[str, Any]:
+    return {
+        "created_on": obj.created_on,
+        "name": obj.name,
+        "owner": obj.owner_role,
+        "comment": obj.comment or "",
+        "retention_time": ctx.catalog.effective_retention(obj),
+        "dropped_on": obj.dropped_on,
+    }
+
+
+def _table_row(ctx: Context, obj: CatalogObject) -> list[Any]:
+    schema, database = ctx.catalog.ancestors(obj)[1:3]
+    snap = ctx.store.snapshot(obj.id, current_version(ctx, obj))
+    values = _common(ctx, obj) | {
+        "database_name": database.name,
+        "schema_name": schema.name,
+        "kind": "TRANSIENT" if ctx.catalog.is_transient(obj) else "TABLE",
+        "cluster_by": "",
+        "rows": snap.rows,
+        "bytes": snap.bytes,
+    }
+    return [values[c] for c in TABLE_COLUMNS]
+
+
+def _schema_row(ctx: Context, obj: CatalogObject) -> list[Any]:
+    database = ctx.catalog.ancestors(obj)[1]
+    current = ctx.state.schema == obj.name and ctx.state.database == database.name
+    values = _common(ctx, obj) | {
+        "is_default": "N",
+        "is_current": "Y" if current and obj.dropped_on is None else "N",
+        "database_name": database.name,
+        "options": "TRANSIENT" if ctx.catalog.is_transient(obj) else "",
+    }
+    return [values[c] for c in SCHEMA_COLUMNS]
+
+
+def _database_row(ctx: Context, obj: CatalogObject) -> list[Any]:
+    current = ctx.state.database == obj.name and obj.dropped_on is None
+    values = _common(ctx, obj) | {
+        "is_default": "N",
+        "is_current": "Y" if current else "N",
+        "origin": "",
+        "options": "TRANSIENT" if obj.is_transient else "",
+        "kind": "STANDARD",
+    }
+    return [values[c] for c in DATABASE_COLUMNS]

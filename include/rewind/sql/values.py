@@ -1,0 +1,81 @@
+"""Literal values and CREATE/ALTER properties from sqlglot trees."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from typing import Any
+
+from sqlglot import exp
+
+from rewind.constants import RETENTION_PARAM
+from rewind.errors import InvalidValue, UnsupportedError
+
+_UNSET = object()
+
+
+def literal(node: exp.Expression) -> Any:
+    """The Python value of a literal (numbers, strings, NULL, booleans, negation).
+
+    Raises:
+        InvalidValue: for anything that is not a constant.
+    """
+    if isinstance(node, exp.Paren):
+        return literal(node.this)
+    if isinstance(node, exp.Neg):
+        value = literal(node.this)
+        if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
+            raise InvalidValue(f"'{node.sql('snowflake')}' is not a number.")
+        return -value
+    if isinstance(node, exp.Null):
+        return None
+    if isinstance(node, exp.Boolean):
+        return bool(node.this)
+    if isinstance(node, exp.Literal):
+        if node.is_string:
+            return node.this
+        return _number(node.this)
+    raise InvalidValue(f"'{node.sql('snowflake')}' is not a constant.")
+
+
+def _number(text: str) -> int | Decimal:
+    try:
+        value = Decimal(text)
+    except InvalidOperation:
+        raise InvalidValue(f"'{text}' is not a number.") from None
+    return int(value) if value == value.to_integral_value() and "e" not in text.lower() else value
+
+
+@dataclass
+class ObjectProperties:
+    """What CREATE or ALTER ... SET said about an object."""
+
+    transient: bool = False
+    retention: Any = _UNSET
+    comment: Any = _UNSET
+    extra: dict[str, Any] | None = None
+
+    @property
+    def has_retention(self) -> bool:
+        return self.retention is not _UNSET
+
+    @property
+    def has_comment(self) -> bool:
+        return self.comment is not _UNSET
+
+
+def object_properties(props: exp.Properties | None) -> ObjectProperties:
+    """Read TRANSIENT, DATA_RETENTION_TIME_IN_DAYS and COMMENT; refuse anything else."""
+    result = ObjectProperties()
+    for prop in props.expressions if props else []:
+        if isinstance(prop, exp.TransientProperty):
+            result.transient = True
+        elif isinstance(prop, exp.SchemaCommentProperty):
+            result.comment = literal(prop.this)
+        elif isinstance(prop, exp.Property) and prop.name.upper() == RETENTION_PARAM:
+            result.retention = literal(prop.args["value"])
+        elif isinstance(prop, exp.Property):
+            result.extra = {**(result.extra or {}), prop.name.upper(): literal(prop.args["value"])}
+        else:
+            raise UnsupportedError(f"Unsupported property: {prop.sql('snowflake')}.")
+    return result

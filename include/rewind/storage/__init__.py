@@ -1,0 +1,1 @@
+"""Table data on disk: Delta tables through ``deltalake`` (ARCHITECTURE: Engines)."""

@@ -1,0 +1,66 @@
+"""Logical columns (what users see) over physical Delta columns (what files hold).
+
+DROP COLUMN only hides a column, so old versions stay readable; a later ADD COLUMN of
+the same name gets a fresh physical name, so old values never reappear (SPEC R18).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass
+
+from sqlglot import exp
+
+from rewind.catalog.models import CatalogObject
+from rewind.errors import InvalidValue, ObjectAlreadyExists, ObjectNotFound
+from rewind.types import ColumnType, column_type
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    physical: str
+    type: str
+    spark: str
+
+    @property
+    def column_type(self) -> ColumnType:
+        return ColumnType(self.type, self.spark)
+
+    def as_json(self) -> dict[str, str]:
+        return asdict(self)
+
+
+def table_columns(obj: CatalogObject) -> list[Column]:
+    return [Column(**c) for c in obj.columns or []]
+
+
+def new_column(name: str, ctype: ColumnType, physical_taken: Iterable[str]) -> Column:
+    taken = set(physical_taken)
+    physical, n = name, 1
+    while physical in taken:
+        n += 1
+        physical = f"{name}__{n}"
+    return Column(name, physical, ctype.sql, ctype.spark)
+
+
+def add_column(
+    columns: list[Column],
+    name: str,
+    data_type: exp.DataType | ColumnType,
+    physical_taken: Iterable[str],
+) -> list[Column]:
+    """``columns`` plus a new one; its name must be new among the live columns."""
+    if any(c.name == name for c in columns):
+        raise ObjectAlreadyExists(f"Column '{name}' already exists.")
+    ctype = data_type if isinstance(data_type, ColumnType) else column_type(data_type)
+    taken = set(physical_taken) | {c.physical for c in columns}
+    return [*columns, new_column(name, ctype, taken)]
+
+
+def drop_column(columns: list[Column], name: str) -> list[Column]:
+    if not any(c.name == name for c in columns):
+        raise ObjectNotFound(f"Column '{name}' does not exist.")
+    if len(columns) == 1:
+        raise InvalidValue(f"Cannot drop column '{name}': a table needs at least one column.")
+    return [c for c in columns if c.name != name]

@@ -1,0 +1,95 @@
+"""Shared fixtures. Every test must carry one of the declared markers (STYLE.md)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+MARKERS = {"unit", "spark", "cli", "integration", "e2e"}
+REPO = Path(__file__).resolve().parent.parent
+REWIND = shutil.which("rewind", path=str(Path(sys.executable).parent)) or "rewind"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Refuse unmarked tests; keep Spark tests of one module on one xdist worker."""
+    unmarked = [i.nodeid for i in items if not MARKERS & {m.name for m in i.iter_markers()}]
+    if unmarked:
+        raise pytest.UsageError(
+            f"tests without a marker ({', '.join(sorted(MARKERS))}): {unmarked}"
+        )
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One local SparkSession per test process (the factory caches it)."""
+    from rewind.spark import get_spark
+
+    return get_spark("local[2]")
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    return tmp_path / "home"
+
+
+@pytest.fixture
+def connect(home: Path, spark) -> Callable[..., object]:
+    """``connect(now=..., user=...)`` opens a session on the test's home."""
+    import rewind
+
+    opened = []
+
+    def _connect(now: str | None = None, user: str | None = None):
+        conn = rewind.connect(home=home, user=user, now=now)
+        opened.append(conn)
+        return conn
+
+    yield _connect
+    for conn in opened:
+        conn.close()
+
+
+@dataclass
+class CliResult:
+    returncode: int
+    stdout: str
+    stderr: str
+
+    @property
+    def json(self) -> list[dict]:
+        return json.loads(self.stdout)
+
+
+@pytest.fixture
+def cli(home: Path) -> Iterator[Callable[..., CliResult]]:
+    """Run the installed ``rewind`` command against the test's home."""
+
+    def _run(
+        *args: str, now: str | None = None, user: str | None = None, stdin: str | None = None
+    ) -> CliResult:
+        command = [REWIND, "--home", str(home)]
+        if now is not None:
+            command += ["--now", now]
+        if user is not None:
+            command += ["--user", user]
+        env = {k: v for k, v in os.environ.items() if not k.startswith("REWIND_")}
+        proc = subprocess.run(
+            [*command, *args],
+            capture_output=True,
+            text=True,
+            input=stdin,
+            env=env,
+            timeout=300,
+            check=False,
+        )
+        return CliResult(proc.returncode, proc.stdout, proc.stderr)
+
+    yield _run
