@@ -72,6 +72,8 @@ def _text(value: Any) -> str:
         return ""
     if isinstance(value, datetime):
         return value.strftime("%Y-%m-%d %H:%M:%S.%f").rstrip("0").rstrip(".") + " UTC"
+    if isinstance(value, Decimal):
+        return str(value)
     return str(json_value(value))
 
 

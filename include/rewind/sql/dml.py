@@ -15,12 +15,19 @@ import pyarrow.parquet as pq
 from sqlglot import exp
 
 from rewind.catalog.models import CatalogObject
-from rewind.errors import InvalidValue, ObjectNotFound, UnsupportedError
+from rewind.errors import ExecutionError, InvalidValue, ObjectNotFound, UnsupportedError
 from rewind.identifiers import normalize
 from rewind.result import Result
 from rewind.sql import names
 from rewind.sql.context import Context
-from rewind.sql.frames import FILE_COLUMN, files_by_uri, quote, version_frame, write_frame
+from rewind.sql.frames import (
+    FILE_COLUMN,
+    ROW_COLUMN,
+    files_by_uri,
+    quote,
+    version_frame,
+    write_frame,
+)
 from rewind.sql.query import Binding, bind, query_frame, release, to_spark, view_name
 from rewind.storage.columns import Column, add_column, table_columns
 from rewind.storage.delta import Snapshot
@@ -116,6 +123,9 @@ class _Target:
     def col(self, name: str) -> exp.Column:
         return exp.column(exp.to_identifier(name, quoted=True), table=self.alias.copy())
 
+    def all_columns(self) -> list[exp.Expression]:
+        return [self.col(c.name) for c in self.columns] + [self.col(FILE_COLUMN)]
+
     def column(self, name: str) -> Column:
         return _column(self.columns, name)
 
@@ -137,7 +147,8 @@ class _Target:
         ``__rw_file``), add ``extra`` new files, and commit (SPEC R13)."""
         from pyspark.sql import functions as F
 
-        kept = frame.where(F.col(quote(FILE_COLUMN)).isin(uris)).drop(FILE_COLUMN)
+        kept = frame.where(F.col(quote(FILE_COLUMN)).isin(uris))
+        kept = kept.select(*[F.col(quote(c.name)) for c in self.columns])
         new = list(extra)
         if uris:
             new += write_frame(self.ctx, self.base.root, kept, self.columns, self.base.schema)
@@ -160,7 +171,7 @@ def delete(ctx: Context, tree: exp.Delete) -> Result:
         uris, count = target.affected(condition)
         if uris:
             query = (
-                exp.select(*[target.col(c.name) for c in target.columns], target.col(FILE_COLUMN))
+                exp.select(*target.all_columns())
                 .from_(target.node.copy())
                 .where(exp.not_(_is_true(condition)))
             )
@@ -238,3 +249,211 @@ def create_table_as(ctx: Context, obj: CatalogObject, query: exp.Expression) -> 
         create_table_storage(ctx, obj, columns, files)
     finally:
         release(ctx, binding)
+
+
+# -- MERGE (SPEC R26) ----------------------------------------------------------------------
+SOURCE_FLAG = "__rw_src"
+ACTION = "__rw_action"
+
+
+def _case(
+    branches: list[tuple[exp.Expression, exp.Expression]], default: exp.Expression
+) -> exp.Expression:
+    if not branches:
+        return default
+    return exp.Case(
+        ifs=[exp.If(this=_is_true(cond), true=value) for cond, value in branches], default=default
+    )
+
+
+class _Merge:
+    """MERGE INTO target USING source ON cond WHEN [NOT] MATCHED [AND c] THEN ...
+
+    Target rows matched by the first applicable WHEN MATCHED clause are updated or
+    deleted by rewriting the files they live in (SPEC R13); source rows matched by no
+    target row go through the WHEN NOT MATCHED clauses into new files. One commit.
+    """
+
+    def __init__(self, ctx: Context, tree: exp.Merge, binding: Binding) -> None:
+        self.ctx = ctx
+        self.target = _Target(ctx, tree.this, binding)
+        using = tree.args["using"]
+        alias = using.args.get("alias") or exp.TableAlias(this=using.this.copy())
+        inner = exp.select(exp.Star(), exp.true().as_(SOURCE_FLAG, quoted=True)).from_(using.copy())
+        self.source = exp.Subquery(this=bind(ctx, inner, binding), alias=alias.copy())
+        self.source_alias: exp.Identifier = alias.this
+        self.on = bind(ctx, tree.args["on"].copy(), binding)
+        whens = tree.args["whens"].expressions
+        self.matched = [w for w in whens if w.args.get("matched")]
+        self.unmatched = [w for w in whens if not w.args.get("matched")]
+        if any(w.args.get("source") for w in whens):
+            raise UnsupportedError("WHEN NOT MATCHED BY SOURCE is not supported.")
+
+    def _cond(self, when: exp.When) -> exp.Expression:
+        return (when.args.get("condition") or exp.true()).copy()
+
+    def _matched_branches(self, value_of) -> list[tuple[exp.Expression, exp.Expression]]:  # type: ignore[no-untyped-def]
+        flag = exp.column(
+            exp.to_identifier(SOURCE_FLAG, quoted=True), table=self.source_alias.copy()
+        )
+        present = exp.Not(this=exp.Is(this=flag, expression=exp.null()))
+        return [
+            (exp.and_(present, self._cond(w)), value_of(i, w))
+            for i, w in enumerate(self.matched, 1)
+        ]
+
+    def joined(self) -> exp.Select:
+        """Target LEFT JOIN source: each target row with its new values and action."""
+        target = self.target
+        action = _case(
+            self._matched_branches(lambda i, _w: exp.Literal.number(i)), exp.Literal.number(0)
+        )
+        projection: list[exp.Expression] = []
+        for column in target.columns:
+
+            def value(_i: int, when: exp.When, column: Column = column) -> exp.Expression:
+                then = when.args["then"]
+                for eq in then.expressions if isinstance(then, exp.Update) else []:
+                    if normalize(eq.this.this) == column.name:
+                        return exp.cast(eq.expression.copy(), column.spark, dialect="spark")
+                return target.col(column.name)
+
+            projection.append(
+                _case(self._matched_branches(value), target.col(column.name)).as_(
+                    column.name, quoted=True
+                )
+            )
+        for extra in (FILE_COLUMN, ROW_COLUMN):
+            projection.append(target.col(extra))
+        projection.append(action.as_(ACTION, quoted=True))
+        return (
+            exp.select(*projection)
+            .from_(target.node.copy())
+            .join(self.source.copy(), on=self.on.copy(), join_type="LEFT")
+        )
+
+    def deletes(self) -> list[int]:
+        return [
+            i for i, w in enumerate(self.matched, 1) if not isinstance(w.args["then"], exp.Update)
+        ]
+
+    def run(self) -> list[int]:
+        spark = self.ctx.spark()
+        joined = exp.Subquery(
+            this=self.joined(), alias=exp.TableAlias(this=exp.to_identifier("__rw_j", quoted=True))
+        )
+        act, file, row = (exp.column(n, quoted=True) for n in (ACTION, FILE_COLUMN, ROW_COLUMN))
+        stats = spark.sql(
+            to_spark(
+                exp.select(
+                    exp.Count(this=exp.Star()),
+                    exp.Count(this=exp.Distinct(expressions=[file.copy(), row.copy()])),
+                    exp.Sum(
+                        this=exp.If(
+                            this=act.copy().isin(*self.deletes() or [-1]),
+                            true=exp.Literal.number(1),
+                            false=exp.Literal.number(0),
+                        )
+                    ),
+                )
+                .from_(joined.copy())
+                .where(act.copy() > 0)
+            )
+        ).collect()[0]
+        if int(stats[0]) != int(stats[1]):
+            raise ExecutionError(
+                "Duplicate row detected during DML action: a target row matches several source rows."
+            )
+        deleted = int(stats[2] or 0)
+        updated = int(stats[0]) - deleted
+        uris = [
+            str(r[0])
+            for r in spark.sql(
+                to_spark(
+                    exp.select(file.copy()).distinct().from_(joined.copy()).where(act.copy() > 0)
+                )
+            ).collect()
+        ]
+        ranked = exp.select(
+            exp.Star(),
+            exp.Window(
+                this=exp.RowNumber(),
+                partition_by=[file.copy(), row.copy()],
+                order=exp.Order(expressions=[exp.Ordered(this=act.copy(), desc=True)]),
+            ).as_("__rw_rn", quoted=True),
+        ).from_(joined.copy())
+        keep = (
+            exp.select(*[exp.column(c.name, quoted=True) for c in self.target.columns], file.copy())
+            .from_(
+                exp.Subquery(
+                    this=ranked, alias=exp.TableAlias(this=exp.to_identifier("__rw_r", quoted=True))
+                )
+            )
+            .where(
+                exp.and_(
+                    exp.column("__rw_rn", quoted=True).eq(1),
+                    exp.not_(act.copy().isin(*self.deletes() or [-1])),
+                )
+            )
+        )
+        inserted = self.inserted()
+        self.target.rewrite(uris, spark.sql(to_spark(keep)), inserted, "MERGE")
+        return [_rows(inserted), updated, deleted]
+
+    def inserted(self) -> list[Path]:
+        """Source rows that match no target row, through the WHEN NOT MATCHED clauses."""
+        if not self.unmatched:
+            return []
+        columns = self.target.columns
+        values: list[dict[str, exp.Expression]] = []
+        for when in self.unmatched:
+            then = when.args["then"]
+            names_ = (
+                [normalize(c.this) for c in then.this.expressions]
+                if then.this
+                else [c.name for c in columns]
+            )
+            given = then.expression.expressions
+            if len(names_) != len(given):
+                raise InvalidValue(
+                    "MERGE INSERT: the column list and the VALUES list differ in length."
+                )
+            values.append(
+                {self.target.column(n).name: v for n, v in zip(names_, given, strict=True)}
+            )
+        projection = [
+            _case(
+                [
+                    (
+                        self._cond(w),
+                        exp.cast(v[c.name].copy(), c.spark, dialect="spark")
+                        if c.name in v
+                        else exp.cast(exp.null(), c.spark, dialect="spark"),
+                    )
+                    for w, v in zip(self.unmatched, values, strict=True)
+                ],
+                exp.null(),
+            ).as_(c.name, quoted=True)
+            for c in columns
+        ]
+        any_clause = exp.or_(*[_is_true(self._cond(w)) for w in self.unmatched])
+        query = (
+            exp.select(*projection)
+            .from_(self.source.copy())
+            .join(self.target.node.copy(), on=self.on.copy(), join_type="LEFT ANTI")
+            .where(any_clause)
+        )
+        frame = self.ctx.spark().sql(to_spark(query))
+        base = self.target.base
+        return write_frame(self.ctx, base.root, frame, columns, base.schema)
+
+
+def merge(ctx: Context, tree: exp.Merge) -> Result:
+    binding = Binding()
+    try:
+        counts = _Merge(ctx, tree, binding).run()
+    finally:
+        release(ctx, binding)
+    return ctx.result(
+        ["number of rows inserted", "number of rows updated", "number of rows deleted"], [counts]
+    )

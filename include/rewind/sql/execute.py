@@ -25,6 +25,7 @@ _HANDLERS: list[tuple[type, Callable[[Context, Any], Result]]] = [
     (exp.Update, dml.update),
     (exp.Delete, dml.delete),
     (exp.TruncateTable, dml.truncate),
+    (exp.Merge, dml.merge),
     (exp.Query, query.select),
 ]
 

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
 FILE_COLUMN = "__rw_file"
+ROW_COLUMN = "__rw_row"
 
 
 def quote(name: str) -> str:
@@ -81,6 +82,7 @@ def version_frame(
     ]
     if with_file:
         projection.append(F.col("_metadata.file_path").alias(FILE_COLUMN))
+        projection.append(F.col("_metadata.row_index").alias(ROW_COLUMN))
     return frame.select(*projection)
 
 
