@@ -17,13 +17,21 @@ from rewind.constants import (
 from rewind.errors import InvalidRetention
 
 
-def validate_retention(value: object, *, transient: bool, param: str = RETENTION_PARAM) -> int:
+def validate_retention(
+    value: object,
+    *,
+    transient: bool,
+    param: str = RETENTION_PARAM,
+    target: str = "this object",
+) -> int:
     """Check a retention value before it is stored (SPEC R5, R7).
 
     Args:
         value: what the user wrote (already a Python value).
         transient: whether the object is (or would be) transient.
         param: ``DATA_RETENTION_TIME_IN_DAYS`` or ``MIN_DATA_RETENTION_TIME_IN_DAYS``.
+        target: the object the value is for, as the message names it (SPEC R39:
+            "a one-line message naming the object and the reason").
 
     Returns:
         The value as an int.
@@ -32,14 +40,29 @@ def validate_retention(value: object, *, transient: bool, param: str = RETENTION
         InvalidRetention: not an integer, or outside 0..90 (0..1 for transient objects).
     """
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidRetention(f"{param} must be an integer, got {value!r}.")
+        raise InvalidRetention(
+            f"{param} of {target} must be an integer number of days, got {_shown(value)}."
+        )
     upper = MAX_RETENTION_DAYS
     if param == RETENTION_PARAM and transient:
         upper = MAX_TRANSIENT_RETENTION_DAYS
     if not 0 <= value <= upper:
-        kind = "transient objects" if upper == MAX_TRANSIENT_RETENTION_DAYS else "this object"
-        raise InvalidRetention(f"{param} = {value} is out of range: allowed 0..{upper} for {kind}.")
+        kind = " (transient)" if upper == MAX_TRANSIENT_RETENTION_DAYS else ""
+        raise InvalidRetention(
+            f"{param} = {value} is out of range for {target}{kind}: allowed 0..{upper}."
+        )
     return value
+
+
+def _shown(value: object) -> str:
+    """A value as the user wrote it in SQL, not as Python's repr."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return str(value).upper()
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    return str(value)
 
 
 def inherited_retention(chain: Sequence[int | None]) -> int:

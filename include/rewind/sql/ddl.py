@@ -24,7 +24,7 @@ from rewind.errors import (
     SqlSyntaxError,
     UnsupportedError,
 )
-from rewind.identifiers import normalize
+from rewind.identifiers import QualifiedName, normalize
 from rewind.result import Result
 from rewind.sql import names
 from rewind.sql.context import Context
@@ -98,7 +98,10 @@ def new_object(
     transient = props.transient or (parent is not None and ctx.catalog.is_transient(parent))
     value = None
     if props.has_retention:
-        value = retention.validate_retention(props.retention, transient=transient)
+        path = (*names.qualified(ctx, parent).parts, name) if parent else (name,)
+        value = retention.validate_retention(
+            props.retention, transient=transient, target=_target(kind, path)
+        )
     return ctx.catalog.create(
         kind=kind,
         parent_id=parent_id,
@@ -110,6 +113,11 @@ def new_object(
         created_on=ctx.now,
         created_by=ctx.query_id,
     )
+
+
+def _target(kind: str, path: tuple[str, ...]) -> str:
+    """How an INVALID_RETENTION message names its object (SPEC R39)."""
+    return f"{kind.lower()} {QualifiedName(path)}"
 
 
 def _column_defs(schema: exp.Schema) -> list[Column]:
@@ -265,7 +273,9 @@ def _set_properties(ctx: Context, obj: CatalogObject, props: ObjectProperties) -
         raise UnsupportedError(f"Unsupported parameter: {', '.join(props.extra)}.")
     if props.has_retention:
         obj.retention_days = retention.validate_retention(
-            props.retention, transient=ctx.catalog.is_transient(obj)
+            props.retention,
+            transient=ctx.catalog.is_transient(obj),
+            target=_target(obj.kind, names.qualified(ctx, obj).parts),
         )
     if props.has_comment:
         obj.comment = props.comment
@@ -329,7 +339,9 @@ def _alter_account(ctx: Context, tree: AlterContainer) -> None:
         if tree.action == "UNSET":
             ctx.catalog.set_account_parameter(key, None)
             continue
-        value = retention.validate_retention(literal(node), transient=False, param=key)
+        value = retention.validate_retention(
+            literal(node), transient=False, param=key, target="the account"
+        )
         ctx.catalog.set_account_parameter(key, value)
 
 

@@ -7,7 +7,7 @@ travel (SPEC R13). Spark computes the new files; delta-rs commits them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -123,7 +123,7 @@ class _Target:
     def col(self, name: str) -> exp.Column:
         return exp.column(exp.to_identifier(name, quoted=True), table=self.alias.copy())
 
-    def all_columns(self) -> list[exp.Expression]:
+    def all_columns(self) -> list[exp.Column]:
         return [self.col(c.name) for c in self.columns] + [self.col(FILE_COLUMN)]
 
     def column(self, name: str) -> Column:
@@ -156,7 +156,7 @@ class _Target:
         commit_files(self.ctx, self.obj, self.base, new, removes, operation)
 
 
-def _is_true(condition: exp.Expression) -> exp.Expression:
+def _is_true(condition: exp.Expr) -> exp.Expr:
     return exp.Is(this=exp.Paren(this=condition.copy()), expression=exp.true())
 
 
@@ -256,9 +256,13 @@ SOURCE_FLAG = "__rw_src"
 ACTION = "__rw_action"
 
 
-def _case(
-    branches: list[tuple[exp.Expression, exp.Expression]], default: exp.Expression
-) -> exp.Expression:
+def _alias(select: exp.Select, name: str) -> exp.Subquery:
+    return exp.Subquery(
+        this=select, alias=exp.TableAlias(this=exp.to_identifier(name, quoted=True))
+    )
+
+
+def _case(branches: list[tuple[exp.Expr, exp.Expr]], default: exp.Expr) -> exp.Expr:
     if not branches:
         return default
     return exp.Case(
@@ -292,7 +296,9 @@ class _Merge:
     def _cond(self, when: exp.When) -> exp.Expression:
         return (when.args.get("condition") or exp.true()).copy()
 
-    def _matched_branches(self, value_of) -> list[tuple[exp.Expression, exp.Expression]]:  # type: ignore[no-untyped-def]
+    def _matched_branches(
+        self, value_of: Callable[[int, exp.When], exp.Expr]
+    ) -> list[tuple[exp.Expr, exp.Expr]]:
         flag = exp.column(
             exp.to_identifier(SOURCE_FLAG, quoted=True), table=self.source_alias.copy()
         )
@@ -308,7 +314,7 @@ class _Merge:
         action = _case(
             self._matched_branches(lambda i, _w: exp.Literal.number(i)), exp.Literal.number(0)
         )
-        projection: list[exp.Expression] = []
+        projection: list[exp.Expr] = []
         for column in target.columns:
 
             def value(_i: int, when: exp.When, column: Column = column) -> exp.Expression:
@@ -337,68 +343,51 @@ class _Merge:
             i for i, w in enumerate(self.matched, 1) if not isinstance(w.args["then"], exp.Update)
         ]
 
+    def _query(self, select: exp.Select) -> DataFrame:
+        return self.ctx.spark().sql(to_spark(select))
+
     def run(self) -> list[int]:
-        spark = self.ctx.spark()
-        joined = exp.Subquery(
-            this=self.joined(), alias=exp.TableAlias(this=exp.to_identifier("__rw_j", quoted=True))
-        )
+        """Apply the clauses; returns [inserted, updated, deleted] row counts."""
+        joined = _alias(self.joined(), "__rw_j")
         act, file, row = (exp.column(n, quoted=True) for n in (ACTION, FILE_COLUMN, ROW_COLUMN))
-        stats = spark.sql(
-            to_spark(
-                exp.select(
-                    exp.Count(this=exp.Star()),
-                    exp.Count(this=exp.Distinct(expressions=[file.copy(), row.copy()])),
-                    exp.Sum(
-                        this=exp.If(
-                            this=act.copy().isin(*self.deletes() or [-1]),
-                            true=exp.Literal.number(1),
-                            false=exp.Literal.number(0),
-                        )
-                    ),
-                )
-                .from_(joined.copy())
-                .where(act.copy() > 0)
+        deleting = act.copy().isin(*self.deletes() or [-1])
+        acting = joined.copy()
+        total, distinct, deleted = self._query(
+            exp.select(
+                exp.Count(this=exp.Star()),
+                exp.Count(this=exp.Distinct(expressions=[file.copy(), row.copy()])),
+                exp.func("COALESCE", exp.Sum(this=exp.func("IF", deleting.copy(), 1, 0)), 0),
             )
+            .from_(acting)
+            .where(act.copy() > 0)
         ).collect()[0]
-        if int(stats[0]) != int(stats[1]):
+        if int(total) != int(distinct):
             raise ExecutionError(
-                "Duplicate row detected during DML action: a target row matches several source rows."
+                "Duplicate row detected during DML action: a target row matches several "
+                "source rows."
             )
-        deleted = int(stats[2] or 0)
-        updated = int(stats[0]) - deleted
         uris = [
             str(r[0])
-            for r in spark.sql(
-                to_spark(
-                    exp.select(file.copy()).distinct().from_(joined.copy()).where(act.copy() > 0)
-                )
+            for r in self._query(
+                exp.select(file.copy()).distinct().from_(joined.copy()).where(act.copy() > 0)
             ).collect()
         ]
-        ranked = exp.select(
-            exp.Star(),
-            exp.Window(
-                this=exp.RowNumber(),
-                partition_by=[file.copy(), row.copy()],
-                order=exp.Order(expressions=[exp.Ordered(this=act.copy(), desc=True)]),
-            ).as_("__rw_rn", quoted=True),
-        ).from_(joined.copy())
+        # A target row joined to several non-acting source rows appears several times:
+        # keep one copy per (file, row), the acting one if there is one.
+        rank = exp.Window(
+            this=exp.RowNumber(),
+            partition_by=[file.copy(), row.copy()],
+            order=exp.Order(expressions=[exp.Ordered(this=act.copy(), desc=True)]),
+        )
+        ranked = exp.select(exp.Star(), rank.as_("__rw_rn", quoted=True)).from_(joined.copy())
         keep = (
             exp.select(*[exp.column(c.name, quoted=True) for c in self.target.columns], file.copy())
-            .from_(
-                exp.Subquery(
-                    this=ranked, alias=exp.TableAlias(this=exp.to_identifier("__rw_r", quoted=True))
-                )
-            )
-            .where(
-                exp.and_(
-                    exp.column("__rw_rn", quoted=True).eq(1),
-                    exp.not_(act.copy().isin(*self.deletes() or [-1])),
-                )
-            )
+            .from_(_alias(ranked, "__rw_r"))
+            .where(exp.and_(exp.column("__rw_rn", quoted=True).eq(1), exp.not_(deleting)))
         )
         inserted = self.inserted()
-        self.target.rewrite(uris, spark.sql(to_spark(keep)), inserted, "MERGE")
-        return [_rows(inserted), updated, deleted]
+        self.target.rewrite(uris, self._query(keep), inserted, "MERGE")
+        return [_rows(inserted), int(total) - int(deleted), int(deleted)]
 
     def inserted(self) -> list[Path]:
         """Source rows that match no target row, through the WHEN NOT MATCHED clauses."""

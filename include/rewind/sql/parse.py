@@ -66,11 +66,49 @@ def parse(statement: str, dialect: str = "snowflake") -> ParsedStatement:
     try:
         tree = sqlglot.parse_one(statement, read=dialect)
     except SqlglotError as exc:
-        detail = " ".join(str(exc).split()).replace("\x1b[4m", "").replace("\x1b[0m", "")
-        raise SqlSyntaxError(f"SQL compilation error: {detail[:300]}") from None
+        tree = _parse_negative_properties(statement, dialect)
+        if tree is None:
+            detail = " ".join(str(exc).split()).replace("\x1b[4m", "").replace("\x1b[0m", "")
+            raise SqlSyntaxError(f"SQL compilation error: {detail[:300]}") from None
     if isinstance(tree, exp.Command):
         return ParsedStatement(statement, _parse_command(statement, tree, dialect))
+    if isinstance(tree, exp.Condition | exp.Alias):
+        # sqlglot reads text such as ``FROB x`` as a bare expression (``FROB AS x``);
+        # it is no statement, so it is a syntax error, as in Snowflake (SPEC R39).
+        head = statement.split()[0] if statement.split() else statement
+        raise SqlSyntaxError(f"SQL compilation error: syntax error: unexpected '{head[:50]}'.")
     return ParsedStatement(statement, tree)
+
+
+def _parse_negative_properties(statement: str, dialect: str) -> exp.Expression | None:
+    """Retry a statement whose ``KEY = -n`` property sqlglot cannot parse, or None.
+
+    sqlglot rejects a negative number as a property value of CREATE SCHEMA | DATABASE
+    and of CTAS, so ``DATA_RETENTION_TIME_IN_DAYS = -1`` came back as a SYNTAX_ERROR
+    instead of INVALID_RETENTION (SPEC R5, R39). Wrapping ``-n`` in parentheses
+    parses, and :func:`rewind.sql.values.literal` reads ``(-n)`` as the number.
+    """
+    try:
+        tokens = sqlglot.tokenize(statement, read=dialect)
+    except SqlglotError:
+        return None
+    text, shift = statement, 0
+    for eq, dash, number in zip(tokens, tokens[1:], tokens[2:], strict=False):
+        if (eq.token_type, dash.token_type, number.token_type) != (
+            TokenType.EQ,
+            TokenType.DASH,
+            TokenType.NUMBER,
+        ):
+            continue
+        start, end = dash.start + shift, number.end + 1 + shift
+        text = f"{text[:start]}({text[start:end]}){text[end:]}"
+        shift += 2
+    if text == statement:
+        return None
+    try:
+        return sqlglot.parse_one(text, read=dialect)
+    except SqlglotError:
+        return None
 
 
 def _parse_command(statement: str, tree: exp.Command, dialect: str) -> AlterContainer:

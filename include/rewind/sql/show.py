@@ -111,7 +111,9 @@ def _scope(ctx: Context, kind: str, tree: exp.Show) -> list[int] | None:
         dbs = [d.id for d in ctx.catalog.children(0, DATABASE, include_dropped=False)]
         return dbs if kind == SCHEMA else _schemas_of(ctx, dbs)
     if scope is None:
-        if kind == TABLE and ctx.state.schema is not None:
+        # ``IN DATABASE`` without a name means the current database, all its schemas;
+        # only a bare SHOW TABLES (or ``IN SCHEMA``) means the current schema (SPEC R22).
+        if kind == TABLE and scope_kind != "DATABASE" and ctx.state.schema is not None:
             return [names.schema(ctx, None).id]
         db = names.database(ctx, None)
         return [db.id] if kind == SCHEMA else _schemas_of(ctx, [db.id])

@@ -1,0 +1,283 @@
+"""DML as a Snowflake user sees it: rows, row counts, data files (SPEC R13, R20, R26).
+
+The small helpers at the top (clock, open_at, query, catalog, table_root, live_files)
+are shared with the other modules of ``tests/spark``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from contextlib import closing
+from datetime import UTC, date, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from deltalake import DeltaTable
+
+pytestmark = pytest.mark.spark
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+COLUMNS = "ID INT, NAME VARCHAR, AMOUNT NUMBER(10,2), SCORE FLOAT, OK BOOLEAN, DAY DATE"
+
+
+# -- helpers shared by tests/spark ------------------------------------------------------------
+def clock(**delta: float) -> str:
+    """The instant ``T0 + delta`` as a ``now`` value."""
+    return (T0 + timedelta(**delta)).isoformat()
+
+
+def open_at(connect: Callable[..., Any], **delta: float) -> Any:
+    """A new session whose clock is ``T0 + delta``, on database D (created beforehand)."""
+    conn = connect(now=clock(**delta))
+    conn.sql("USE DATABASE D")
+    return conn
+
+
+def query(conn: Any, sql: str) -> list[tuple[Any, ...]]:
+    """The rows of the last statement of ``sql``."""
+    return [tuple(row) for row in conn.sql(sql)[-1].rows]
+
+
+def catalog(home: Path, sql: str, *params: object) -> list[tuple[Any, ...]]:
+    """Read the catalog SQLite file directly, as an operator would."""
+    with closing(sqlite3.connect(home / "catalog.db")) as db:
+        return db.execute(sql, params).fetchall()
+
+
+def table_root(home: Path, name: str) -> Path:
+    """The Delta directory of the live table ``name``."""
+    ((table_id,),) = catalog(
+        home,
+        "SELECT id FROM objects WHERE kind = 'TABLE' AND name = ? AND dropped_on IS NULL",
+        name,
+    )
+    return home / "warehouse" / str(table_id)
+
+
+def live_files(root: Path, version: int | None = None) -> dict[str, int]:
+    """Data files of a Delta version (relative path -> rows), read with delta-rs."""
+    actions = pa.table(DeltaTable(str(root), version=version).get_add_actions(flatten=True))
+    return dict(
+        zip(actions["path"].to_pylist(), actions["num_records"].to_pylist(), strict=True)
+    )
+
+
+# -- fixtures --------------------------------------------------------------------------------
+@pytest.fixture
+def conn(connect: Callable[..., Any]) -> Any:
+    """A session at T0 on database D with an empty table T of every common type."""
+    session = connect(now=clock())
+    session.sql(f"CREATE DATABASE D; CREATE TABLE T ({COLUMNS})")
+    return session
+
+
+def seed(conn: Any) -> str:
+    """Three rows in T; returns the INSERT's query id."""
+    return conn.sql(
+        "INSERT INTO T (ID, NAME, AMOUNT) VALUES (1, 'a', 10), (2, 'b', 20), (3, 'c', 30)"
+    )[0].query_id
+
+
+# -- INSERT (SPEC R26) -----------------------------------------------------------------------
+def test_insert_values_with_column_list_fills_the_rest_with_null(conn: Any) -> None:
+    # SPEC R26: the column list may reorder columns; unnamed columns are NULL.
+    result = conn.sql("INSERT INTO T (NAME, ID) VALUES ('a', 1), (NULL, 2)")[0]
+
+    assert (result.columns, result.rows) == (["number of rows inserted"], [[2]])
+    assert query(conn, "SELECT * FROM T ORDER BY ID") == [
+        (1, "a", None, None, None, None),
+        (2, None, None, None, None, None),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "expected"),
+    [
+        ("AMOUNT", "'12.5'", Decimal("12.50")),
+        ("AMOUNT", "1.239", Decimal("1.24")),  # rounded to the column's scale
+        ("ID", "'42'", 42),
+        ("ID", "2.6", 3),  # NUMBER(38,0) rounds half away from zero, as Snowflake does
+        ("ID", "-2.5", -3),
+        ("SCORE", "7", 7.0),
+        ("NAME", "12", "12"),
+        ("OK", "'true'", True),
+        ("DAY", "'2025-03-01'", date(2025, 3, 1)),
+    ],
+)
+def test_insert_coerces_values_to_the_column_type(
+    conn: Any, column: str, value: str, expected: object
+) -> None:
+    # SPEC R26: a value is converted to the column's type on INSERT.
+    conn.sql(f"INSERT INTO T ({column}) VALUES ({value})")
+
+    ((stored,),) = query(conn, f"SELECT {column} FROM T")
+    assert (type(stored), str(stored)) == (type(expected), str(expected))
+
+
+def test_insert_select_copies_rows_from_a_past_point_of_another_table(
+    conn: Any, connect: Callable[..., Any]
+) -> None:
+    # SPEC R26, R23: INSERT ... SELECT may read any table at any point.
+    seed(conn)
+    later = open_at(connect, hours=1)
+    update = later.sql("UPDATE T SET NAME = 'changed'")[0]
+    later.sql("CREATE TABLE COPY (ID INT, LABEL VARCHAR)")
+
+    past = later.sql(
+        f"INSERT INTO COPY SELECT ID, NAME FROM T BEFORE(STATEMENT => '{update.query_id}') "
+        "WHERE ID < 3"
+    )[0]
+    now = later.sql("INSERT INTO COPY (LABEL, ID) SELECT NAME, ID + 10 FROM T WHERE ID = 3")[0]
+
+    assert (past.rows, now.rows) == ([[2]], [[1]])
+    assert query(later, "SELECT * FROM COPY ORDER BY ID") == [
+        (1, "a"),
+        (2, "b"),
+        (13, "changed"),
+    ]
+
+
+# -- UPDATE / DELETE / TRUNCATE (SPEC R26) ---------------------------------------------------------
+def test_update_changes_only_rows_matching_where_including_a_subquery(conn: Any) -> None:
+    # SPEC R26: UPDATE returns Snowflake's two counts and changes matching rows only.
+    seed(conn)
+    conn.sql("CREATE TABLE FLAGGED (ID INT); INSERT INTO FLAGGED VALUES (2), (3)")
+
+    counts = [
+        conn.sql(statement)[0].rows
+        for statement in (
+            "UPDATE T SET AMOUNT = AMOUNT * 2 WHERE ID = 1",
+            "UPDATE T SET NAME = 'flagged', AMOUNT = NULL "
+            "WHERE ID IN (SELECT ID FROM FLAGGED WHERE ID > 2)",
+            "UPDATE T SET NAME = 'nobody' WHERE ID > 99",
+            "UPDATE T SET OK = TRUE",
+        )
+    ]
+
+    assert counts == [[[1, 0]], [[1, 0]], [[0, 0]], [[3, 0]]]
+    assert query(conn, "SELECT ID, NAME, AMOUNT, OK FROM T ORDER BY ID") == [
+        (1, "a", Decimal("20.00"), True),
+        (2, "b", Decimal("20.00"), True),
+        (3, "flagged", None, True),
+    ]
+
+
+def test_delete_with_and_without_where_returns_the_deleted_count(conn: Any) -> None:
+    # SPEC R26.
+    seed(conn)
+
+    some = conn.sql("DELETE FROM T WHERE AMOUNT > 15")[0]
+    remaining = query(conn, "SELECT ID FROM T")
+    rest = conn.sql("DELETE FROM T")[0]
+
+    assert (some.columns, some.rows, rest.rows) == (["number of rows deleted"], [[2]], [[1]])
+    assert remaining == [(1,)]
+    assert query(conn, "SELECT COUNT(*) FROM T") == [(0,)]
+
+
+def test_truncate_empties_the_table_but_keeps_its_history(conn: Any, home: Path) -> None:
+    # SPEC R26, R13: TRUNCATE makes a version without rows; the files stay in time travel.
+    insert = seed(conn)
+    root = table_root(home, "T")
+    files = live_files(root)
+
+    result = conn.sql("TRUNCATE TABLE T")[0]
+
+    assert result.rows == [["Statement executed successfully."]]
+    assert query(conn, "SELECT COUNT(*) FROM T") == [(0,)]
+    assert live_files(root) == {}
+    assert all((root / path).is_file() for path in files)
+    assert query(conn, f"SELECT COUNT(*) FROM T AT(STATEMENT => '{insert}')") == [(3,)]
+    assert conn.sql("TRUNCATE TABLE IF EXISTS NOPE")[0].rows  # a missing table is no error
+
+
+# -- MERGE (SPEC R26) --------------------------------------------------------------------------
+def test_merge_updates_deletes_and_inserts_in_one_version(conn: Any, home: Path) -> None:
+    # SPEC R26, R14: one MERGE is one Delta version, with Snowflake's three counts.
+    seed(conn)
+    conn.sql(
+        "CREATE TABLE CHANGES (ID INT, NAME VARCHAR, OP VARCHAR);"
+        "INSERT INTO CHANGES VALUES (1, 'A', 'upd'), (2, NULL, 'del'), (4, 'd', 'ins')"
+    )
+    root = table_root(home, "T")
+    version = DeltaTable(str(root)).version()
+
+    result = conn.sql(
+        "MERGE INTO T USING CHANGES C ON T.ID = C.ID "
+        "WHEN MATCHED AND C.OP = 'del' THEN DELETE "
+        "WHEN MATCHED THEN UPDATE SET NAME = C.NAME, AMOUNT = T.AMOUNT + 1 "
+        "WHEN NOT MATCHED THEN INSERT (ID, NAME) VALUES (C.ID, C.NAME)"
+    )[0]
+
+    assert result.columns == [
+        "number of rows inserted",
+        "number of rows updated",
+        "number of rows deleted",
+    ]
+    assert result.rows == [[1, 1, 1]]
+    assert query(conn, "SELECT ID, NAME, AMOUNT FROM T ORDER BY ID") == [
+        (1, "A", Decimal("11.00")),
+        (3, "c", Decimal("30.00")),
+        (4, "d", None),
+    ]
+    assert DeltaTable(str(root)).version() == version + 1
+
+
+# -- CTAS (SPEC R20) ----------------------------------------------------------------------------
+def test_ctas_keeps_column_names_types_and_rows(conn: Any, home: Path) -> None:
+    # SPEC R20: names follow Snowflake's case rules (R4); CURRENT_TIMESTAMP is the
+    # Rewind clock (R15).
+    conn.sql(
+        "INSERT INTO T VALUES (1, 'a', 1.5, 0.5, TRUE, '2025-03-01'),"
+        "(2, 'b', NULL, NULL, FALSE, NULL)"
+    )
+
+    created = conn.sql(
+        'CREATE TABLE SUMMARY AS SELECT ID, UPPER(NAME) AS "Upper", AMOUNT * 2 AS DOUBLED, '
+        "SCORE, OK, DAY, CURRENT_TIMESTAMP() AS LOADED_AT FROM T WHERE ID = 1"
+    )[0]
+    result = conn.sql("SELECT * FROM SUMMARY")[0]
+
+    assert created.rows == [["Table SUMMARY successfully created."]]
+    assert result.columns == ["ID", "Upper", "DOUBLED", "SCORE", "OK", "DAY", "LOADED_AT"]
+    assert result.rows == [[1, "A", Decimal("3.00"), 0.5, True, date(2025, 3, 1), T0]]
+    schema = pa.schema(DeltaTable(str(table_root(home, "SUMMARY"))).schema().to_arrow())
+    types = {field.name: field.type for field in schema}
+    assert types["ID"] == pa.int64()
+    assert pa.types.is_string(types["Upper"]) or pa.types.is_large_string(types["Upper"])
+    assert pa.types.is_decimal(types["DOUBLED"]) and types["DOUBLED"].scale == 2
+    assert (types["SCORE"], types["OK"], types["DAY"]) == (pa.float64(), pa.bool_(), pa.date32())
+    assert types["LOADED_AT"] == pa.timestamp("us", tz="UTC")
+
+
+# -- copy-on-write (SPEC R13) ----------------------------------------------------------------------
+def test_updating_one_row_replaces_its_whole_file_and_keeps_the_old_one(
+    conn: Any, connect: Callable[..., Any], home: Path
+) -> None:
+    # SPEC R13: the unit of retention is a data file.
+    conn.sql("INSERT INTO T (ID, NAME) VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, 'd')")
+    root = table_root(home, "T")
+    version = DeltaTable(str(root)).version()
+    before = live_files(root)
+    path, rows = max(before.items(), key=lambda item: item[1])
+    assert rows >= 2, "the test needs a file holding several rows"
+    ids = pq.read_table(root / path).column("ID").to_pylist()
+
+    later = open_at(connect, hours=1)
+    update = later.sql(f"UPDATE T SET NAME = 'changed' WHERE ID = {ids[0]}")[0]
+    after = live_files(root)
+
+    assert DeltaTable(str(root)).version() == version + 1
+    assert set(before) - set(after) == {path}
+    (added,) = set(after) - set(before)
+    assert after[added] == rows
+    assert live_files(root, version) == before
+    assert pq.read_table(root / path).column("ID").to_pylist() == ids  # untouched on disk
+    assert query(later, f"SELECT NAME FROM T BEFORE(STATEMENT => '{update.query_id}') "
+                 f"WHERE ID = {ids[0]}") == [("abcd"[ids[0] - 1],)]
+    assert query(later, f"SELECT NAME FROM T WHERE ID = {ids[0]}") == [("changed",)]
