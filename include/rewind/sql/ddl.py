@@ -172,15 +172,25 @@ def undrop(ctx: Context, tree: exp.Undrop) -> Result:
     candidates = ctx.catalog.dropped(kind, parent_id, name)
     if not candidates:
         raise ObjectNotFound(f"{kind.capitalize()} '{name}' does not exist or not authorized.")
-    obj = candidates[0]  # the most recently dropped incarnation (SPEC R21)
-    assert obj.dropped_on is not None
-    days = obj.dropped_retention_days or 0
-    if not retention.undroppable(obj.dropped_on, days, ctx.now):
-        ends = retention.time_travel_end(obj.dropped_on, days)
+    # SPEC R21 restores the most recently dropped incarnation *still in time travel*:
+    # one that already left it (shorter or 0 retention, R8) is no longer undroppable
+    # and not in SHOW ... HISTORY (R22), so it must not hide an older one that is.
+    in_window = [
+        o
+        for o in candidates
+        if o.dropped_on is not None
+        and retention.undroppable(o.dropped_on, o.dropped_retention_days or 0, ctx.now)
+    ]
+    if not in_window:
+        latest = candidates[0]
+        assert latest.dropped_on is not None
+        days = latest.dropped_retention_days or 0
+        ends = retention.time_travel_end(latest.dropped_on, days)
         raise CannotUndrop(
             f"{kind.capitalize()} '{name}' cannot be undropped: it left time travel at "
             f"{ends.isoformat()} (retention {days} days at drop)."
         )
+    obj = in_window[0]
     ctx.catalog.undrop(obj)
     ctx.catalog.record_access(ctx.query_id, obj.id, "DDL", operation="UNDROP")
     return ctx.status(f"{kind.capitalize()} {name} successfully restored.")

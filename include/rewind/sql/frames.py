@@ -24,6 +24,7 @@ from rewind.storage.delta import DataFile, Snapshot
 if TYPE_CHECKING:
     from pyspark.sql import Column as SparkColumn
     from pyspark.sql import DataFrame
+    from pyspark.sql.types import DataType
 
 FILE_COLUMN = "__rw_file"
 ROW_COLUMN = "__rw_row"
@@ -96,6 +97,20 @@ def files_by_uri(snap: Snapshot, uris: Sequence[str]) -> list[DataFile]:
     return found
 
 
+def _stored_as(value: SparkColumn, given: DataType, target: pa.DataType) -> SparkColumn:
+    """``value`` cast to a column's type.
+
+    A fraction stored into an integer column is rounded half away from zero, as
+    Snowflake does for NUMBER(p,0), where a plain Spark cast would truncate (SPEC R26).
+    """
+    from pyspark.sql import functions as F
+    from pyspark.sql.types import DecimalType, DoubleType, FloatType
+
+    if pa.types.is_integer(target) and isinstance(given, DecimalType | DoubleType | FloatType):
+        value = F.round(value)
+    return value.cast(spark_type(target))
+
+
 def write_frame(
     ctx: Context,
     table_root: Path,
@@ -115,10 +130,15 @@ def write_frame(
     from pyspark.sql import functions as F
 
     by_physical = {c.physical: c for c in columns}
+    given = {f.name: f.dataType for f in frame.schema.fields}
     projection = [
-        (F.col(quote(by_physical[f.name].name)) if f.name in by_physical else F.lit(None))
-        .cast(spark_type(f.type))
-        .alias(f.name)
+        (
+            _stored_as(
+                F.col(quote(by_physical[f.name].name)), given[by_physical[f.name].name], f.type
+            )
+            if f.name in by_physical
+            else F.lit(None).cast(spark_type(f.type))
+        ).alias(f.name)
         for f in schema
     ]
     staging = table_root / "_rewind_staging" / f"{ctx.query_id}-{uuid.uuid4().hex[:8]}"

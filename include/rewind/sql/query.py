@@ -46,11 +46,43 @@ def view_name(ctx: Context) -> str:
     return f"__rw_{ctx.query_id.replace('-', '')[:12]}_{next(_view_ids)}"
 
 
+# sqlglot writes Snowflake's DATEADD(<unit below a day>, n, ts) as Spark's DATE_ADD(ts, n),
+# which adds *days*; TIMESTAMPADD keeps the unit, so that the usual Snowflake idiom
+# AT(TIMESTAMP => DATEADD(hour, -1, CURRENT_TIMESTAMP())) names the right instant (SPEC R16).
+_SUB_DAY_UNITS = {"HOUR", "MINUTE", "SECOND", "MILLISECOND", "MICROSECOND"}
+
+
+def _keep_unit(node: exp.Expression) -> exp.Expression:
+    unit = node.text("unit").upper() if isinstance(node, exp.DateAdd | exp.TimestampAdd) else ""
+    if unit not in _SUB_DAY_UNITS:
+        return node
+    return exp.Anonymous(
+        this="TIMESTAMPADD", expressions=[exp.var(unit), node.expression, node.this]
+    )
+
+
 def to_spark(tree: exp.Expression) -> str:
     """Spark SQL for a (bound) Snowflake tree; unquoted names fold to upper case (R4)."""
-    return normalize_identifiers(tree.copy(), dialect="snowflake").sql(
-        dialect="spark", identify=True
+    return (
+        normalize_identifiers(tree.copy(), dialect="snowflake")
+        .transform(_keep_unit, copy=False)
+        .sql(dialect="spark", identify=True)
     )
+
+
+def with_clock(ctx: Context, tree: exp.Expression) -> exp.Expression:
+    """``tree`` with CURRENT_TIMESTAMP / CURRENT_DATE (and their Snowflake synonyms) as
+    constants of the Rewind clock: Spark's would read the wall clock (SPEC R15)."""
+    instant = exp.Literal.string(format_timestamp(ctx.now))
+
+    def constant(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.CurrentTimestamp):
+            return exp.cast(instant.copy(), "TIMESTAMP")
+        if isinstance(node, exp.CurrentDate):
+            return exp.cast(exp.cast(instant.copy(), "TIMESTAMP"), "DATE")
+        return node
+
+    return tree.transform(constant)
 
 
 def point_of(ctx: Context, when: exp.HistoricalData) -> timetravel.Point:
@@ -105,10 +137,7 @@ def _timestamp(ctx: Context, node: exp.Expression) -> datetime:
         inner = inner.this
     if isinstance(inner, exp.Literal) and inner.is_string:
         return parse_timestamp(inner.this)
-    clock = exp.Literal.string(format_timestamp(ctx.now))
-    bound = node.copy().transform(
-        lambda n: exp.cast(clock, "TIMESTAMP") if isinstance(n, exp.CurrentTimestamp) else n
-    )
+    bound = with_clock(ctx, node)
     if list(bound.find_all(exp.Column, exp.Select)):
         raise InvalidValue(f"TIMESTAMP => needs a constant, got '{node.sql('snowflake')}'.")
     sql = to_spark(exp.select(exp.cast(bound, "TIMESTAMP").as_("ts")))
@@ -152,7 +181,9 @@ def table_frame(ctx: Context, obj: CatalogObject, version: int) -> DataFrame:
 
 
 def bind(ctx: Context, tree: exp.Expression, binding: Binding) -> exp.Expression:
-    """Replace every table reference in ``tree`` by a view of the version it names."""
+    """Replace every table reference in ``tree`` by a view of the version it names,
+    and the clock functions by the Rewind clock (SPEC R15)."""
+    tree = with_clock(ctx, tree)
     ctes = {normalize(c.args["alias"].this) for c in tree.find_all(exp.CTE) if c.args.get("alias")}
     for table in list(tree.find_all(exp.Table)):
         if not isinstance(table.this, exp.Identifier):
