@@ -149,3 +149,31 @@ class TableVersion(Base):
     commit_time: Mapped[datetime] = mapped_column(UtcDateTime())
     query_id: Mapped[str] = mapped_column(String(36), index=True)
     operation: Mapped[str] = mapped_column(String(32))
+
+
+class ObjectName(Base):
+    """Where an object was, by name and parent, from ``valid_from`` on (CREATE, RENAME,
+    SWAP). Container clones take the tables that existed at the point "with the names
+    they had then" (SPEC R24)."""
+
+    __tablename__ = "object_names"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    object_id: Mapped[int] = mapped_column(BigInteger, index=True)
+    valid_from: Mapped[datetime] = mapped_column(UtcDateTime())
+    parent_id: Mapped[int] = mapped_column(BigInteger, index=True)
+    name: Mapped[str] = mapped_column(String(255))
+
+
+class CloneFile(Base):
+    """A data file a clone shares with its source (SPEC R24, R30, R33).
+
+    The lifecycle keeps such a file in storage while any clone still uses it and
+    counts it as RETAINED_FOR_CLONE for its original owner.
+    """
+
+    __tablename__ = "clone_files"
+    clone_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    path: Mapped[str] = mapped_column(String(1024), primary_key=True)
+    source_id: Mapped[int] = mapped_column(BigInteger, index=True)
+    source_path: Mapped[str] = mapped_column(String(1024))
+    size: Mapped[int] = mapped_column(BigInteger)
