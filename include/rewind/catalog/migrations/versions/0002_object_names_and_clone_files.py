@@ -12,7 +12,6 @@ from alembic import op
 
 from rewind.catalog.models import UtcDateTime
 
-
 revision = "0002"
 down_revision = "0001"
 branch_labels = None
