@@ -19,6 +19,8 @@ import pyarrow.parquet as pq
 import pytest
 from deltalake import DeltaTable
 
+from rewind.errors import RewindError
+
 pytestmark = pytest.mark.spark
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
@@ -62,9 +64,7 @@ def table_root(home: Path, name: str) -> Path:
 def live_files(root: Path, version: int | None = None) -> dict[str, int]:
     """Data files of a Delta version (relative path -> rows), read with delta-rs."""
     actions = pa.table(DeltaTable(str(root), version=version).get_add_actions(flatten=True))
-    return dict(
-        zip(actions["path"].to_pylist(), actions["num_records"].to_pylist(), strict=True)
-    )
+    return dict(zip(actions["path"].to_pylist(), actions["num_records"].to_pylist(), strict=True))
 
 
 # -- fixtures --------------------------------------------------------------------------------
@@ -142,6 +142,20 @@ def test_insert_select_copies_rows_from_a_past_point_of_another_table(
     ]
 
 
+def test_insert_overwrite_replaces_every_row_and_keeps_the_old_files(conn: Any, home: Path) -> None:
+    # SPEC R26 (Snowflake's INSERT OVERWRITE), R13: the old files go to time travel.
+    insert = seed(conn)
+    root = table_root(home, "T")
+    old = live_files(root)
+
+    result = conn.sql("INSERT OVERWRITE INTO T (ID, NAME) VALUES (9, 'z')")[0]
+
+    assert result.rows == [[1]]
+    assert query(conn, "SELECT ID, NAME FROM T") == [(9, "z")]
+    assert set(old).isdisjoint(live_files(root))
+    assert query(conn, f"SELECT COUNT(*) FROM T AT(STATEMENT => '{insert}')") == [(3,)]
+
+
 # -- UPDATE / DELETE / TRUNCATE (SPEC R26) ---------------------------------------------------------
 def test_update_changes_only_rows_matching_where_including_a_subquery(conn: Any) -> None:
     # SPEC R26: UPDATE returns Snowflake's two counts and changes matching rows only.
@@ -189,11 +203,46 @@ def test_truncate_empties_the_table_but_keeps_its_history(conn: Any, home: Path)
     result = conn.sql("TRUNCATE TABLE T")[0]
 
     assert result.rows == [["Statement executed successfully."]]
+    assert DeltaTable(str(root)).version() == 2  # CREATE, INSERT, TRUNCATE
     assert query(conn, "SELECT COUNT(*) FROM T") == [(0,)]
     assert live_files(root) == {}
     assert all((root / path).is_file() for path in files)
     assert query(conn, f"SELECT COUNT(*) FROM T AT(STATEMENT => '{insert}')") == [(3,)]
     assert conn.sql("TRUNCATE TABLE IF EXISTS NOPE")[0].rows  # a missing table is no error
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "UPDATE T SET ID = 2.6",
+        "MERGE INTO T USING (SELECT 1 AS K) S ON T.ID = S.K WHEN MATCHED THEN UPDATE SET ID = 2.6",
+    ],
+    ids=["update", "merge"],
+)
+def test_update_and_merge_round_fractions_into_integer_columns(conn: Any, statement: str) -> None:
+    # SPEC R26: the same conversion as INSERT (see test_insert_coerces_values_...).
+    conn.sql("INSERT INTO T (ID) VALUES (1)")
+    conn.sql(statement)
+
+    assert query(conn, "SELECT ID FROM T") == [(3,)]
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "INSERT INTO T (ID, DAY) VALUES (1, CURRENT_DATE())",
+        "INSERT INTO T (ID, DAY) SELECT 1, DATEADD(day, 0, CURRENT_TIMESTAMP())",
+        "INSERT INTO T (ID) VALUES (1); UPDATE T SET DAY = CURRENT_DATE() WHERE ID = 1",
+        "MERGE INTO T USING (SELECT 1 AS K) S ON T.ID = S.K "
+        "WHEN NOT MATCHED THEN INSERT (ID, DAY) VALUES (S.K, CURRENT_DATE())",
+    ],
+    ids=["insert-values", "insert-select", "update", "merge"],
+)
+def test_clock_functions_in_dml_read_the_rewind_clock(conn: Any, statement: str) -> None:
+    # SPEC R15: CURRENT_DATE / CURRENT_TIMESTAMP are the session's clock, not the wall's.
+    conn.sql(statement)
+
+    assert query(conn, "SELECT ID, DAY FROM T") == [(1, T0.date())]
 
 
 # -- MERGE (SPEC R26) --------------------------------------------------------------------------
@@ -246,21 +295,45 @@ def test_ctas_keeps_column_names_types_and_rows(conn: Any, home: Path) -> None:
     assert created.rows == [["Table SUMMARY successfully created."]]
     assert result.columns == ["ID", "Upper", "DOUBLED", "SCORE", "OK", "DAY", "LOADED_AT"]
     assert result.rows == [[1, "A", Decimal("3.00"), 0.5, True, date(2025, 3, 1), T0]]
-    schema = pa.schema(DeltaTable(str(table_root(home, "SUMMARY"))).schema().to_arrow())
+    summary = DeltaTable(str(table_root(home, "SUMMARY")))
+    schema = pa.schema(summary.schema().to_arrow())
     types = {field.name: field.type for field in schema}
     assert types["ID"] == pa.int64()
     assert pa.types.is_string(types["Upper"]) or pa.types.is_large_string(types["Upper"])
     assert pa.types.is_decimal(types["DOUBLED"]) and types["DOUBLED"].scale == 2
     assert (types["SCORE"], types["OK"], types["DAY"]) == (pa.float64(), pa.bool_(), pa.date32())
     assert types["LOADED_AT"] == pa.timestamp("us", tz="UTC")
+    # One version holds the rows; there is nothing before the creating statement (R17).
+    assert summary.version() == 0
+    assert query(conn, f"SELECT ID FROM SUMMARY AT(STATEMENT => '{created.query_id}')") == [(1,)]
+    with pytest.raises(RewindError) as raised:
+        conn.sql(f"SELECT * FROM SUMMARY BEFORE(STATEMENT => '{created.query_id}')")
+    assert raised.value.code == "TIME_TRAVEL_UNAVAILABLE"
 
 
 # -- copy-on-write (SPEC R13) ----------------------------------------------------------------------
-def test_updating_one_row_replaces_its_whole_file_and_keeps_the_old_one(
-    conn: Any, connect: Callable[..., Any], home: Path
+NAMES = {1: "a", 2: "b", 3: "c", 4: "d"}
+
+
+@pytest.mark.parametrize(
+    ("change", "row_delta"),
+    [
+        ("UPDATE T SET NAME = 'changed' WHERE ID = {id}", 0),
+        ("DELETE FROM T WHERE ID = {id}", -1),
+        (
+            "MERGE INTO T USING (SELECT {id} AS K) S ON T.ID = S.K "
+            "WHEN MATCHED THEN UPDATE SET NAME = 'changed'",
+            0,
+        ),
+    ],
+    ids=["update", "delete", "merge"],
+)
+def test_changing_one_row_replaces_its_whole_file_and_keeps_the_old_one(
+    conn: Any, connect: Callable[..., Any], home: Path, change: str, row_delta: int
 ) -> None:
     # SPEC R13: the unit of retention is a data file.
-    conn.sql("INSERT INTO T (ID, NAME) VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, 'd')")
+    values = ", ".join(f"({i}, '{n}')" for i, n in NAMES.items())
+    conn.sql(f"INSERT INTO T (ID, NAME) VALUES {values}")
     root = table_root(home, "T")
     version = DeltaTable(str(root)).version()
     before = live_files(root)
@@ -269,15 +342,16 @@ def test_updating_one_row_replaces_its_whole_file_and_keeps_the_old_one(
     ids = pq.read_table(root / path).column("ID").to_pylist()
 
     later = open_at(connect, hours=1)
-    update = later.sql(f"UPDATE T SET NAME = 'changed' WHERE ID = {ids[0]}")[0]
+    statement = later.sql(change.format(id=ids[0]))[0].query_id
     after = live_files(root)
 
     assert DeltaTable(str(root)).version() == version + 1
     assert set(before) - set(after) == {path}
     (added,) = set(after) - set(before)
-    assert after[added] == rows
+    assert after[added] == rows + row_delta
     assert live_files(root, version) == before
     assert pq.read_table(root / path).column("ID").to_pylist() == ids  # untouched on disk
-    assert query(later, f"SELECT NAME FROM T BEFORE(STATEMENT => '{update.query_id}') "
-                 f"WHERE ID = {ids[0]}") == [("abcd"[ids[0] - 1],)]
-    assert query(later, f"SELECT NAME FROM T WHERE ID = {ids[0]}") == [("changed",)]
+    assert query(later, "SELECT COUNT(*) FROM T") == [(len(NAMES) + row_delta,)]
+    assert query(
+        later, f"SELECT NAME FROM T BEFORE(STATEMENT => '{statement}') WHERE ID = {ids[0]}"
+    ) == [(NAMES[ids[0]],)]

@@ -28,7 +28,15 @@ from rewind.sql.frames import (
     version_frame,
     write_frame,
 )
-from rewind.sql.query import Binding, bind, query_frame, release, to_spark, view_name
+from rewind.sql.query import (
+    Binding,
+    bind,
+    query_frame,
+    release,
+    to_spark,
+    view_name,
+    with_clock,
+)
 from rewind.storage.columns import Column, add_column, table_columns
 from rewind.storage.delta import Snapshot
 from rewind.storage.tables import arrow_schema, commit_files, create_table_storage, snapshot
@@ -200,7 +208,7 @@ def update(ctx: Context, tree: exp.Update) -> Result:
                     ifs=[
                         exp.If(
                             this=_is_true(condition),
-                            true=exp.cast(updates[c.name], c.spark, dialect="spark"),
+                            true=updates[c.name],
                         )
                     ],
                     default=target.col(c.name),
@@ -321,7 +329,7 @@ class _Merge:
                 then = when.args["then"]
                 for eq in then.expressions if isinstance(then, exp.Update) else []:
                     if normalize(eq.this.this) == column.name:
-                        return exp.cast(eq.expression.copy(), column.spark, dialect="spark")
+                        return eq.expression.copy()
                 return target.col(column.name)
 
             projection.append(
@@ -415,7 +423,7 @@ class _Merge:
                 [
                     (
                         self._cond(w),
-                        exp.cast(v[c.name].copy(), c.spark, dialect="spark")
+                        v[c.name].copy()
                         if c.name in v
                         else exp.cast(exp.null(), c.spark, dialect="spark"),
                     )
@@ -440,7 +448,8 @@ class _Merge:
 def merge(ctx: Context, tree: exp.Merge) -> Result:
     binding = Binding()
     try:
-        counts = _Merge(ctx, tree, binding).run()
+        # The WHEN clauses are not bound table by table: give them the clock here (R15).
+        counts = _Merge(ctx, with_clock(ctx, tree.copy()), binding).run()
     finally:
         release(ctx, binding)
     return ctx.result(

@@ -6,6 +6,7 @@ Executors read and write the table directories directly, so the same code runs o
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import uuid
 from collections.abc import Sequence
@@ -82,8 +83,13 @@ def version_frame(
         for c in columns
     ]
     if with_file:
-        projection.append(F.col("_metadata.file_path").alias(FILE_COLUMN))
-        projection.append(F.col("_metadata.row_index").alias(ROW_COLUMN))
+        # An empty version has no files, hence no _metadata: the columns stay typed.
+        file, row = (
+            (F.col("_metadata.file_path"), F.col("_metadata.row_index"))
+            if snap.files
+            else (F.lit(None).cast("string"), F.lit(None).cast("bigint"))
+        )
+        projection += [file.alias(FILE_COLUMN), row.alias(ROW_COLUMN)]
     return frame.select(*projection)
 
 
@@ -142,7 +148,7 @@ def write_frame(
         for f in schema
     ]
     staging = table_root / "_rewind_staging" / f"{ctx.query_id}-{uuid.uuid4().hex[:8]}"
-    ctx.undo.append(lambda: shutil.rmtree(staging, ignore_errors=True))
+    ctx.undo.append(lambda: _discard(staging))
     frame.select(*projection).write.parquet(str(staging))
     written: list[Path] = []
     try:
@@ -154,10 +160,16 @@ def write_frame(
             written.append(target)
     finally:
         ctx.undo.append(lambda: [p.unlink(missing_ok=True) for p in written])
-        shutil.rmtree(staging, ignore_errors=True)
-        if staging.parent.exists() and not any(staging.parent.iterdir()):
-            staging.parent.rmdir()
+        _discard(staging)
     return written
+
+
+def _discard(staging: Path) -> None:
+    """Remove a staging directory, and the staging root once empty: a write that
+    failed half-way (e.g. a bad cast in a Spark task) leaves nothing (SPEC R28)."""
+    shutil.rmtree(staging, ignore_errors=True)
+    with contextlib.suppress(OSError):  # not empty: another statement is staging
+        staging.parent.rmdir()
 
 
 def collect(frame: DataFrame) -> tuple[list[str], list[list[object]]]:

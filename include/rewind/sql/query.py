@@ -46,19 +46,40 @@ def view_name(ctx: Context) -> str:
     return f"__rw_{ctx.query_id.replace('-', '')[:12]}_{next(_view_ids)}"
 
 
-# sqlglot writes Snowflake's DATEADD(<unit below a day>, n, ts) as Spark's DATE_ADD(ts, n),
-# which adds *days*; TIMESTAMPADD keeps the unit, so that the usual Snowflake idiom
-# AT(TIMESTAMP => DATEADD(hour, -1, CURRENT_TIMESTAMP())) names the right instant (SPEC R16).
+# sqlglot writes Snowflake's DATEADD(unit, n, x) as Spark's DATE_ADD(x, n), which adds
+# *days* whatever the unit and truncates a timestamp to a date; TIMESTAMPADD keeps both,
+# so that the usual Snowflake idiom AT(TIMESTAMP => DATEADD(hour, -1, CURRENT_TIMESTAMP()))
+# names the right instant (SPEC R16). DATE_ADD stays for days on dates (a DATE result).
 _SUB_DAY_UNITS = {"HOUR", "MINUTE", "SECOND", "MILLISECOND", "MICROSECOND"}
+_TIMESTAMP_TYPES = (
+    exp.DataType.Type.TIMESTAMP,
+    exp.DataType.Type.TIMESTAMPTZ,
+    exp.DataType.Type.TIMESTAMPLTZ,
+    exp.DataType.Type.TIMESTAMPNTZ,
+    exp.DataType.Type.DATETIME,
+)
+
+
+def _is_timestamp(node: exp.Expression) -> bool:
+    """Whether ``node`` is visibly a timestamp (the clock, a cast, a sub-day DATEADD)."""
+    if isinstance(node, exp.CurrentTimestamp):
+        return True
+    if isinstance(node, exp.Cast | exp.TryCast):
+        return node.to.is_type(*_TIMESTAMP_TYPES)
+    if isinstance(node, exp.DateAdd | exp.TimestampAdd):
+        return node.text("unit").upper() in _SUB_DAY_UNITS or _is_timestamp(node.this)
+    return False
 
 
 def _keep_unit(node: exp.Expression) -> exp.Expression:
-    unit = node.text("unit").upper() if isinstance(node, exp.DateAdd | exp.TimestampAdd) else ""
-    if unit not in _SUB_DAY_UNITS:
+    if not isinstance(node, exp.DateAdd | exp.TimestampAdd):
         return node
-    return exp.Anonymous(
-        this="TIMESTAMPADD", expressions=[exp.var(unit), node.expression, node.this]
-    )
+    unit = node.text("unit").upper()
+    if unit in _SUB_DAY_UNITS or (unit in ("DAY", "WEEK") and _is_timestamp(node.this)):
+        # transform() does not descend into a replacement: rewrite the arguments here.
+        args = [arg.transform(_keep_unit) for arg in (node.expression, node.this)]
+        return exp.Anonymous(this="TIMESTAMPADD", expressions=[exp.var(unit), *args])
+    return node
 
 
 def to_spark(tree: exp.Expression) -> str:

@@ -1,0 +1,278 @@
+"""Reading the past: versions, points, their limits and schema changes.
+
+SPEC R14 (versions stamped with the statement), R16/R17/R23 (AT | BEFORE points and
+where they stop), R9 (retention changes move the floor), R18 (historical reads use
+the current columns).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from deltalake import DeltaTable
+from test_dml import T0, catalog, clock, open_at, query, table_root
+
+import rewind
+from rewind.errors import RewindError
+from rewind.result import Result
+
+pytestmark = pytest.mark.spark
+
+# The history every point test reads: (hours after T0, step name, statement).
+STEPS = [
+    (0, "create_database", "CREATE DATABASE D"),
+    (0, "create", "CREATE TABLE T (ID INT, V VARCHAR)"),
+    (1, "insert", "INSERT INTO T VALUES (1, 'a'), (2, 'b')"),
+    (2, "update", "UPDATE T SET V = 'B' WHERE ID = 2"),
+    (2, "insert_same_now", "INSERT INTO T VALUES (3, 'c')"),
+    (3, "delete", "DELETE FROM T WHERE ID = 1"),
+    (3, "select", "SELECT * FROM T"),
+    (3, "select_past", "SELECT * FROM T AT(OFFSET => -7200)"),  # reads version 1
+    (4, "insert_last", "INSERT INTO T VALUES (4, 'd')"),
+]
+# Table versions: the write steps in order, and the rows each version holds.
+WRITES = ["create", "insert", "update", "insert_same_now", "delete", "insert_last"]
+STATES = [
+    [],
+    [(1, "a"), (2, "b")],
+    [(1, "a"), (2, "B")],
+    [(1, "a"), (2, "B"), (3, "c")],
+    [(2, "B"), (3, "c")],
+    [(2, "B"), (3, "c"), (4, "d")],
+]
+UNAVAILABLE = "TIME_TRAVEL_UNAVAILABLE"
+
+
+def ts(**delta: float) -> str:
+    """A TIMESTAMP => argument for ``T0 + delta``."""
+    return f"'{clock(**delta)}'::TIMESTAMP_TZ"
+
+
+@dataclass
+class History:
+    """A home holding STEPS; ``ids`` and ``results`` are those of the steps."""
+
+    home: Path
+    ids: dict[str, str] = field(default_factory=dict)
+    results: list[Result] = field(default_factory=list)
+    opened: list[Any] = field(default_factory=list)
+
+    def session(self, **delta: float) -> Any:
+        """A session at ``T0 + delta``, on D once it exists."""
+        conn = rewind.connect(home=self.home, now=clock(**delta))
+        self.opened.append(conn)
+        if self.ids:
+            conn.sql("USE DATABASE D")
+        return conn
+
+    def read(self, point: str, **now: float) -> list[tuple[Any, ...]]:
+        sql = f"SELECT ID, V FROM T {point.format(**self.ids)} ORDER BY ID"
+        return query(self.session(**now), sql)
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory: pytest.TempPathFactory, spark: Any) -> Iterator[History]:
+    made = History(tmp_path_factory.mktemp("history") / "home")
+    conn, opened_at = None, None
+    for hours, name, statement in STEPS:
+        if hours != opened_at:  # a later clock needs a new session
+            conn, opened_at = made.session(hours=hours), hours
+        (result,) = conn.sql(statement)
+        made.ids[name] = result.query_id
+        made.results.append(result)
+    yield made
+    for opened in made.opened:
+        opened.close()
+
+
+# -- SPEC R14 -----------------------------------------------------------------------------------
+def test_every_statement_gets_its_own_query_id(history: History) -> None:
+    # SPEC R14: DDL, DML and SELECT alike.
+    ids = [r.query_id for r in history.results]
+    assert all(uuid.UUID(i).version == 4 for i in ids)
+    assert len(set(ids)) == len(ids)
+
+
+def test_every_write_is_one_delta_version_stamped_with_its_statement(history: History) -> None:
+    # SPEC R14: one version per write, carrying the query id and the commit time; two
+    # statements at the same clock reading still get two ordered versions.
+    root = table_root(history.home, "T")
+    hours = {name: h for h, name, _ in STEPS}
+    expected = [(v, history.ids[w], clock(hours=hours[w])) for v, w in enumerate(WRITES)]
+
+    commits = sorted(DeltaTable(str(root)).history(), key=lambda c: c["version"])
+    timeline = catalog(
+        history.home,
+        "SELECT version, query_id, commit_time FROM table_versions v "
+        "JOIN objects o ON o.id = v.table_id WHERE o.name = 'T' ORDER BY version",
+    )
+
+    assert [(c["version"], c["rewind.queryId"], c["rewind.commitTime"]) for c in commits] == (
+        expected
+    )
+    assert [
+        (v, q, datetime.fromisoformat(t).replace(tzinfo=T0.tzinfo).isoformat())
+        for v, q, t in timeline
+    ] == expected
+
+
+# -- SPEC R16, R23 ----------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("point", "now", "version"),
+    [
+        # TIMESTAMP: the latest version committed at or before / strictly before.
+        (f"AT(TIMESTAMP => {ts(hours=1)})", 5, 1),
+        (f"AT(TIMESTAMP => {ts(hours=1, minutes=59)})", 5, 1),
+        (f"BEFORE(TIMESTAMP => {ts(hours=1)})", 5, 0),
+        (f"AT(TIMESTAMP => {ts(hours=2)})", 5, 3),  # latest of two commits at one instant
+        (f"BEFORE(TIMESTAMP => {ts(hours=2)})", 5, 1),
+        ("AT(TIMESTAMP => '2026-01-01T04:30:00+02:00'::TIMESTAMP_TZ)", 5, 3),
+        ("AT(TIMESTAMP => TO_TIMESTAMP_TZ('2026-01-01 03:00:00'))", 5, 4),
+        ("AT(TIMESTAMP => DATEADD(hour, -2, CURRENT_TIMESTAMP()))", 5, 4),
+        ("AT(TIMESTAMP => DATEADD(day, -1, CURRENT_TIMESTAMP()))", 25, 1),
+        ("AT(TIMESTAMP => CURRENT_TIMESTAMP())", 4, 5),  # now = the last commit
+        (f"AT(TIMESTAMP => {ts(hours=5)})", 5, 5),
+        # OFFSET: seconds back from now.
+        ("AT(OFFSET => -60*60*3)", 5, 3),
+        ("AT(OFFSET => -1)", 5, 5),
+        # STATEMENT: the state including / just before a write ...
+        ("AT(STATEMENT => '{update}')", 5, 2),
+        ("BEFORE(STATEMENT => '{update}')", 5, 1),
+        ("AT(STATEMENT => '{insert_same_now}')", 5, 3),
+        ("BEFORE(STATEMENT => '{insert_same_now}')", 5, 2),
+        # ... and for a read-only statement, the state it read.
+        ("AT(STATEMENT => '{select}')", 5, 4),
+        ("BEFORE(STATEMENT => '{select}')", 5, 4),
+        ("AT(STATEMENT => '{select_past}')", 5, 1),  # what it read, not when it ran
+        # The retention floor (1 day by default) is inclusive.
+        (f"AT(TIMESTAMP => {ts(hours=1)})", 25, 1),
+        ("AT(OFFSET => -86400)", 25, 1),
+    ],
+)
+def test_a_point_reads_the_version_it_names(
+    history: History, point: str, now: float, version: int
+) -> None:
+    # SPEC R16.
+    assert history.read(point, hours=now) == STATES[version]
+
+
+@pytest.mark.parametrize(
+    ("point", "now", "code"),
+    [
+        (f"AT(TIMESTAMP => {ts()})", 5, UNAVAILABLE),  # at the creation
+        (f"BEFORE(TIMESTAMP => {ts()})", 5, UNAVAILABLE),
+        (f"AT(TIMESTAMP => {ts(minutes=-1)})", 5, UNAVAILABLE),  # before the creation
+        ("BEFORE(STATEMENT => '{create}')", 5, UNAVAILABLE),
+        (f"AT(TIMESTAMP => {ts(hours=5, seconds=1)})", 5, UNAVAILABLE),  # in the future
+        ("AT(OFFSET => 1)", 5, UNAVAILABLE),
+        (f"AT(TIMESTAMP => {ts(hours=1)})", 25 + 1 / 3600, UNAVAILABLE),  # 1 s past the floor
+        ("AT(OFFSET => -86401)", 25, UNAVAILABLE),
+        ("AT(STATEMENT => '00000000-0000-4000-8000-000000000000')", 5, "UNKNOWN_STATEMENT"),
+    ],
+)
+def test_a_point_outside_time_travel_fails_clearly(
+    history: History, point: str, now: float, code: str
+) -> None:
+    # SPEC R17: a clear error naming the table.
+    with pytest.raises(RewindError) as raised:
+        history.read(point, hours=now)
+
+    assert raised.value.code == code
+    if code == UNAVAILABLE:
+        assert "Time travel data is not available for table D.PUBLIC.T" in raised.value.message
+
+
+def test_one_query_joins_several_points_of_the_same_table(history: History) -> None:
+    # SPEC R23: each table reference has its own point.
+    sql = (
+        "SELECT o.ID, o.V, n.V, c.V FROM T BEFORE(STATEMENT => '{update}') o "
+        "JOIN T AT(STATEMENT => '{update}') n ON n.ID = o.ID "
+        "LEFT JOIN T c ON c.ID = o.ID ORDER BY o.ID"
+    ).format(**history.ids)
+
+    assert query(history.session(hours=5), sql) == [(1, "a", "a", None), (2, "b", "B", "B")]
+
+
+# -- SPEC R9 -----------------------------------------------------------------------------------
+# (statements at T0 + 2 days, table, point, readable?) in order; the data was written at
+# T0 + 1 h and the point asks for T0 + 2 h, i.e. 46 hours back.
+RETENTION_STEPS = [
+    ("", "R_DEFAULT", f"AT(TIMESTAMP => {ts(hours=2)})", False),  # R5: account default 1 day
+    ("", "R", f"AT(TIMESTAMP => {ts(hours=2)})", True),  # raised to 3 days in time (R9)
+    (
+        "ALTER SCHEMA PUBLIC SET DATA_RETENTION_TIME_IN_DAYS = 5;"
+        "ALTER TABLE R UNSET DATA_RETENTION_TIME_IN_DAYS",
+        "R",
+        f"AT(TIMESTAMP => {ts(hours=2)})",
+        True,
+    ),  # R6: inherited from the schema
+    (
+        "ALTER ACCOUNT SET MIN_DATA_RETENTION_TIME_IN_DAYS = 4;"
+        "ALTER TABLE R SET DATA_RETENTION_TIME_IN_DAYS = 0",
+        "R",
+        f"AT(TIMESTAMP => {ts(hours=2)})",
+        True,
+    ),  # R7: the account minimum wins
+    (
+        "ALTER ACCOUNT SET MIN_DATA_RETENTION_TIME_IN_DAYS = 1",
+        "R",
+        f"AT(TIMESTAMP => {ts(hours=2)})",
+        False,
+    ),  # R9: lowered below the point's age
+    ("ALTER ACCOUNT UNSET MIN_DATA_RETENTION_TIME_IN_DAYS", "R", "AT(OFFSET => -1)", False),  # R8
+]
+
+
+def test_retention_changes_move_the_time_travel_floor(connect: Callable[..., Any]) -> None:
+    # SPEC R9 (with R5-R8): the floor is now - effective retention, whatever set it.
+    connect(now=clock()).sql(
+        "CREATE DATABASE D; CREATE TABLE R (ID INT); CREATE TABLE R_DEFAULT (ID INT)"
+    )
+    open_at(connect, hours=1).sql("INSERT INTO R VALUES (1); INSERT INTO R_DEFAULT VALUES (1)")
+    open_at(connect, hours=12).sql("ALTER TABLE R SET DATA_RETENTION_TIME_IN_DAYS = 3")
+    later = open_at(connect, days=2)
+
+    outcomes = []
+    for statements, table, point, _ in RETENTION_STEPS:
+        if statements:
+            later.sql(statements)
+        try:
+            outcomes.append(query(later, f"SELECT ID FROM {table} {point}") == [(1,)])
+        except RewindError as error:
+            assert error.code == UNAVAILABLE
+            outcomes.append(False)
+
+    assert outcomes == [readable for *_, readable in RETENTION_STEPS]
+    assert query(later, "SELECT ID FROM R") == [(1,)]  # retention 0 still reads the present
+
+
+# -- SPEC R18 ---------------------------------------------------------------------------------
+def test_historical_reads_use_the_current_columns(connect: Callable[..., Any]) -> None:
+    # SPEC R18: added columns read as NULL, dropped ones are gone, and a re-added name
+    # never brings back the old values.
+    conn = connect(now=clock())
+    conn.sql("CREATE DATABASE D; CREATE TABLE C (ID INT, A VARCHAR)")
+    first = conn.sql("INSERT INTO C VALUES (1, 'old')")[0].query_id
+    later = open_at(connect, hours=1)
+
+    def read(point: str = "") -> tuple[list[str], list[list[Any]]]:
+        (result,) = later.sql(f"SELECT * FROM C {point} ORDER BY ID")
+        return result.columns, result.rows
+
+    later.sql("ALTER TABLE C ADD COLUMN B INT")
+    second = later.sql("INSERT INTO C VALUES (2, 'new', 20)")[0].query_id
+    assert read(f"AT(STATEMENT => '{first}')") == (["ID", "A", "B"], [[1, "old", None]])
+
+    later.sql("ALTER TABLE C DROP COLUMN A")
+    assert read(f"AT(STATEMENT => '{first}')") == (["ID", "B"], [[1, None]])
+    assert read(f"AT(STATEMENT => '{second}')") == (["ID", "B"], [[1, None], [2, 20]])
+
+    later.sql("ALTER TABLE C ADD COLUMN A VARCHAR")
+    assert read(f"AT(STATEMENT => '{first}')") == (["ID", "B", "A"], [[1, None, None]])
+    assert read() == (["ID", "B", "A"], [[1, None, None], [2, 20, None]])
