@@ -8,10 +8,8 @@ travel (SPEC R13). Spark computes the new files; delta-rs commits them.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-import pyarrow.parquet as pq
 from sqlglot import exp
 
 from rewind.catalog.models import CatalogObject
@@ -38,7 +36,7 @@ from rewind.sql.query import (
     with_clock,
 )
 from rewind.storage.columns import Column, add_column, table_columns
-from rewind.storage.delta import Snapshot
+from rewind.storage.delta import DataFile, Snapshot
 from rewind.storage.tables import arrow_schema, commit_files, create_table_storage, snapshot
 from rewind.types import from_spark
 
@@ -47,8 +45,8 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
 
-def _rows(files: Sequence[Path]) -> int:
-    return sum(pq.ParquetFile(f).metadata.num_rows for f in files)
+def _rows(files: Sequence[DataFile]) -> int:
+    return sum(f.num_records for f in files)
 
 
 def _source(tree: exp.Expression) -> exp.Expression:
@@ -149,7 +147,7 @@ class _Target:
         return [str(r[0]) for r in rows], sum(int(r[1]) for r in rows)
 
     def rewrite(
-        self, uris: list[str], frame: DataFrame, extra: Sequence[Path], operation: str
+        self, uris: list[str], frame: DataFrame, extra: Sequence[DataFile], operation: str
     ) -> None:
         """Replace the files ``uris`` by the rows of ``frame`` (which still carries
         ``__rw_file``), add ``extra`` new files, and commit (SPEC R13)."""
@@ -397,7 +395,7 @@ class _Merge:
         self.target.rewrite(uris, self._query(keep), inserted, "MERGE")
         return [_rows(inserted), int(total) - int(deleted), int(deleted)]
 
-    def inserted(self) -> list[Path]:
+    def inserted(self) -> list[DataFile]:
         """Source rows that match no target row, through the WHEN NOT MATCHED clauses."""
         if not self.unmatched:
             return []
@@ -449,7 +447,9 @@ def merge(ctx: Context, tree: exp.Merge) -> Result:
     binding = Binding()
     try:
         # The WHEN clauses are not bound table by table: give them the clock here (R15).
-        counts = _Merge(ctx, with_clock(ctx, tree.copy()), binding).run()
+        clocked = with_clock(ctx, tree.copy())
+        assert isinstance(clocked, exp.Merge)
+        counts = _Merge(ctx, clocked, binding).run()
     finally:
         release(ctx, binding)
     return ctx.result(

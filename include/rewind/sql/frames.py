@@ -123,7 +123,7 @@ def write_frame(
     frame: DataFrame,
     columns: Sequence[Column],
     schema: pa.Schema,
-) -> list[Path]:
+) -> list[DataFile]:
     """Write ``frame`` (logical column names) as new data files of a table.
 
     Every physical column of ``schema`` is written, NULL where no current column
@@ -131,7 +131,7 @@ def write_frame(
     the caller commits them. Empty files are dropped.
 
     Returns:
-        The new files, inside ``table_root``.
+        The new files, inside ``table_root``, with their sizes and row counts.
     """
     from pyspark.sql import functions as F
 
@@ -150,18 +150,25 @@ def write_frame(
     staging = table_root / "_rewind_staging" / f"{ctx.query_id}-{uuid.uuid4().hex[:8]}"
     ctx.undo.append(lambda: _discard(staging))
     frame.select(*projection).write.parquet(str(staging))
-    written: list[Path] = []
+    written: list[DataFile] = []
+    ctx.undo.append(lambda: _unlink(table_root, written))
     try:
         for part in sorted(staging.glob("part-*.parquet")):
-            if pq.ParquetFile(part).metadata.num_rows == 0:
+            rows = pq.ParquetFile(part).metadata.num_rows
+            if rows == 0:
                 continue
-            target = table_root / f"part-{uuid.uuid4()}.parquet"
-            part.rename(target)
-            written.append(target)
+            name = f"part-{uuid.uuid4()}.parquet"
+            size = part.stat().st_size
+            part.rename(table_root / name)
+            written.append(DataFile(name, size, rows))
     finally:
-        ctx.undo.append(lambda: [p.unlink(missing_ok=True) for p in written])
         _discard(staging)
     return written
+
+
+def _unlink(root: Path, files: Sequence[DataFile]) -> None:
+    for file in files:
+        (root / file.path).unlink(missing_ok=True)
 
 
 def _discard(staging: Path) -> None:

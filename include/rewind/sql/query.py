@@ -8,6 +8,8 @@ transpiled from Snowflake SQL to Spark SQL by sqlglot.
 from __future__ import annotations
 
 import itertools
+import operator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
@@ -123,17 +125,23 @@ def point_of(ctx: Context, when: exp.HistoricalData) -> timetravel.Point:
     raise InvalidValue(f"Unknown time travel point kind {kind}.")
 
 
-def _number(node: exp.Expression) -> Decimal | int:
+_ARITHMETIC: dict[type[exp.Expression], Callable[[Decimal, Decimal], Decimal]] = {
+    exp.Add: operator.add,
+    exp.Sub: operator.sub,
+    exp.Mul: operator.mul,
+    exp.Div: operator.truediv,
+}
+
+
+def _number(node: exp.Expression) -> Decimal:
     """Constant arithmetic (``-60*5``) for OFFSET."""
-    ops = {
-        exp.Add: lambda a, b: a + b,
-        exp.Sub: lambda a, b: a - b,
-        exp.Mul: lambda a, b: a * b,
-        exp.Div: lambda a, b: Decimal(a) / Decimal(b),
-    }
-    for op, fn in ops.items():
+    for op, fn in _ARITHMETIC.items():
         if isinstance(node, op):
-            return fn(_number(node.this), _number(node.expression))  # type: ignore[no-untyped-call]
+            try:
+                return fn(_number(node.this), _number(node.expression))
+            except ArithmeticError:
+                text = node.sql("snowflake")
+                raise InvalidValue(f"OFFSET => '{text}' is not a number.") from None
     if isinstance(node, exp.Neg):
         return -_number(node.this)
     if isinstance(node, exp.Paren):
@@ -141,9 +149,10 @@ def _number(node: exp.Expression) -> Decimal | int:
     value = literal(node)
     if isinstance(value, bool) or not isinstance(value, int | Decimal):
         raise InvalidValue(f"OFFSET => needs a number of seconds, got '{node.sql('snowflake')}'.")
-    if abs(value) > 10**12:
+    number = Decimal(value)
+    if abs(number) > 10**12:
         raise InvalidValue(f"OFFSET => {value} is out of range.")
-    return value
+    return number
 
 
 def _timestamp(ctx: Context, node: exp.Expression) -> datetime:

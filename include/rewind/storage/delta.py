@@ -10,7 +10,9 @@ before the next write.
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -18,7 +20,6 @@ from datetime import datetime
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 from deltalake import CommitProperties, DeltaTable, PostCommitHookProperties
 from deltalake.schema import Field
 from deltalake.schema import Schema as DeltaSchema
@@ -77,6 +78,12 @@ def _props(query_id: str, commit_time: datetime) -> CommitProperties:
     )
 
 
+def _add(file: DataFile, now: datetime) -> AddAction:
+    return AddAction(
+        file.path, file.size, {}, _ms(now), True, json.dumps({"numRecords": file.num_records})
+    )
+
+
 class TableStore:
     """Reads and commits the Delta tables under one warehouse root."""
 
@@ -96,7 +103,7 @@ class TableStore:
         schema: pa.Schema,
         query_id: str,
         now: datetime,
-        adds: Sequence[Path] = (),
+        adds: Sequence[DataFile] = (),
     ) -> int:
         """Create version 0 of a new table, holding ``adds`` (already in its dir); returns 0."""
         path = self.path(table_id)
@@ -106,26 +113,33 @@ class TableStore:
         create_table_with_add_actions(
             str(path),
             DeltaSchema.from_arrow(schema),
-            self._adds(table_id, adds, now),
+            [_add(f, now) for f in adds],
             configuration=DELTA_TABLE_CONFIG,
             commit_properties=_props(query_id, now),
             post_commithook_properties=_HOOKS,
         )
         return 0
 
-    def _adds(self, table_id: int, files: Sequence[Path], now: datetime) -> list[AddAction]:
-        root = self.path(table_id)
-        return [
-            AddAction(
-                file.relative_to(root).as_posix(),
-                file.stat().st_size,
-                {},
-                _ms(now),
-                True,
-                json.dumps({"numRecords": pq.ParquetFile(file).metadata.num_rows}),
-            )
-            for file in files
-        ]
+    def share_files(self, source_id: int, target_id: int, files: Sequence[DataFile]) -> list[Path]:
+        """Give ``target_id`` the same data files as ``source_id`` without copying bytes.
+
+        Files are immutable, so a hard link is a zero-copy clone (SPEC R24); where the
+        file system refuses links (another device, no support), the bytes are copied.
+        Paths stay relative and identical, so delta-rs and delta-spark read the clone.
+        """
+        source, target = self.path(source_id), self.path(target_id)
+        made: list[Path] = []
+        for file in files:
+            destination = target / file.path
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.link(source / file.path, destination)
+            except OSError as exc:
+                if exc.errno not in (errno.EXDEV, errno.EPERM, errno.ENOTSUP, errno.EMLINK):
+                    raise
+                shutil.copy2(source / file.path, destination)
+            made.append(destination)
+        return made
 
     def _table(self, table_id: int, version: int | None = None) -> DeltaTable:
         try:
@@ -155,8 +169,8 @@ class TableStore:
         table_id: int,
         base_version: int,
         *,
-        adds: Sequence[Path],
-        removes: list[DataFile],
+        adds: Sequence[DataFile],
+        removes: Sequence[DataFile],
         schema: pa.Schema,
         query_id: str,
         now: datetime,
@@ -170,7 +184,7 @@ class TableStore:
         actions: list[AddAction | RemoveAction] = [
             RemoveAction(f.path, True, _ms(now), f.size, {}) for f in removes
         ]
-        actions.extend(self._adds(table_id, adds, now))
+        actions.extend(_add(f, now) for f in adds)
         dt = self._table(table_id, base_version)
         dt.create_write_transaction(
             actions,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 
 import pyarrow as pa
 from sqlglot import exp
@@ -25,11 +24,19 @@ def record_version(ctx: Context, obj: CatalogObject, version: int, operation: st
 
 
 def create_table_storage(
-    ctx: Context, obj: CatalogObject, columns: Sequence[Column], adds: Sequence[Path] = ()
+    ctx: Context,
+    obj: CatalogObject,
+    columns: Sequence[Column],
+    files: Sequence[DataFile] = (),
+    schema: pa.Schema | None = None,
 ) -> None:
-    """Version 0 of a new table incarnation under ``warehouse/<id>/`` (SPEC R4)."""
+    """Version 0 of a new table incarnation under ``warehouse/<id>/`` (SPEC R4).
+
+    ``schema`` is the physical schema, by default the one of ``columns``.
+    """
     ctx.undo.append(lambda: ctx.store.discard(obj.id))
-    ctx.store.create(obj.id, arrow_schema(columns), ctx.query_id, ctx.now, adds)
+    physical = arrow_schema(columns) if schema is None else schema
+    ctx.store.create(obj.id, physical, ctx.query_id, ctx.now, files)
     record_version(ctx, obj, 0, "CREATE")
 
 
@@ -57,7 +64,7 @@ def commit_files(
     ctx: Context,
     obj: CatalogObject,
     base: Snapshot,
-    adds: Sequence[Path],
+    adds: Sequence[DataFile],
     removes: Sequence[DataFile],
     operation: str,
 ) -> int | None:

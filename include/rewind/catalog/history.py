@@ -1,0 +1,68 @@
+"""Where objects were at a past instant: names and parents over time (SPEC R24).
+
+Every CREATE, RENAME and SWAP appends an :class:`ObjectName` row, so container
+clones can take "every table that existed at the point, with the names they had then".
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import select
+
+from rewind.catalog.models import CatalogObject, CloneFile, ObjectName
+from rewind.catalog.repository import Catalog
+
+
+def record_place(catalog: Catalog, obj: CatalogObject, now: datetime) -> None:
+    """Note that ``obj`` is at (parent_id, name) from ``now`` on."""
+    catalog.session.add(
+        ObjectName(object_id=obj.id, valid_from=now, parent_id=obj.parent_id, name=obj.name)
+    )
+
+
+def members_at(catalog: Catalog, parent_id: int, kind: str, instant: datetime) -> dict[int, str]:
+    """Objects of ``kind`` that lived in ``parent_id`` at ``instant``: id -> name then.
+
+    An object exists at ``instant`` when it was created strictly before it (a point at
+    the creation itself is refused, SPEC R17) and dropped after it, if at all.
+    """
+    rows = catalog.session.execute(
+        select(ObjectName.object_id, ObjectName.parent_id, ObjectName.name)
+        .join(CatalogObject, CatalogObject.id == ObjectName.object_id)
+        .where(
+            CatalogObject.kind == kind,
+            ObjectName.valid_from <= instant,
+            CatalogObject.created_on < instant,
+            (CatalogObject.dropped_on.is_(None)) | (CatalogObject.dropped_on > instant),
+        )
+        .order_by(ObjectName.valid_from, ObjectName.id)
+    ).all()
+    place: dict[int, tuple[int, str]] = {}
+    for object_id, parent, name in rows:  # later rows win: the place at ``instant``
+        place[object_id] = (parent, name)
+    return {oid: name for oid, (parent, name) in place.items() if parent == parent_id}
+
+
+def record_shared_files(
+    catalog: Catalog, clone_id: int, source_id: int, files: list[tuple[str, int]]
+) -> None:
+    """Remember which files a clone shares, with their original owner (SPEC R30, R33).
+
+    A clone of a clone shares the original owner's bytes, so the owner is looked up.
+    """
+    inherited = {
+        row.path: row
+        for row in catalog.session.scalars(select(CloneFile).where(CloneFile.clone_id == source_id))
+    }
+    for path, size in files:
+        origin = inherited.get(path)
+        catalog.session.add(
+            CloneFile(
+                clone_id=clone_id,
+                path=path,
+                source_id=origin.source_id if origin else source_id,
+                source_path=origin.source_path if origin else path,
+                size=size,
+            )
+        )
