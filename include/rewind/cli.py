@@ -2,6 +2,7 @@
 
     rewind [--home DIR] [--user NAME] [--now TIMESTAMP] <command>
     rewind sql [--format table|json|csv] [--dialect snowflake|bigquery] (-f FILE | STATEMENTS)
+    rewind restore TABLE (--at | --before) (TIMESTAMP | OFFSET | QUERY_ID)
 
 Errors are one line on stderr, ``error: <CODE>: <message>``, and exit code 1 (SPEC R39).
 """
@@ -30,6 +31,14 @@ def _parser() -> argparse.ArgumentParser:
     sql.add_argument("--dialect", choices=["snowflake", "bigquery"], default="snowflake")
     sql.add_argument("-f", "--file", type=Path, help="read the statements from FILE")
     sql.add_argument("statements", nargs="*", help="SQL text")
+    restore = commands.add_parser(
+        "restore", help="restore a table in place as of a point (a new version of the same table)"
+    )
+    restore.add_argument("table", help="[db.][schema.]table")
+    when = restore.add_mutually_exclusive_group(required=True)
+    when.add_argument("--at", help="ISO timestamp, offset in seconds (-3600) or query id")
+    when.add_argument("--before", help="ISO timestamp, offset in seconds or query id")
+    restore.add_argument("--format", choices=["table", "json", "csv"], default="table")
     return parser
 
 
@@ -71,10 +80,22 @@ def _sql(args: argparse.Namespace) -> int:
     return 0
 
 
+def _restore(args: argparse.Namespace) -> int:
+    from rewind.connection import connect
+
+    connection = connect(home=args.home, user=args.user, now=args.now)
+    try:
+        result = connection.restore(args.table, at=args.at, before=args.before)
+    finally:
+        connection.close()
+    _emit([result], args.format)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        return {"sql": _sql}[args.command](args)
+        return {"sql": _sql, "restore": _restore}[args.command](args)
     except RewindError as exc:
         sys.stdout.flush()
         print(f"error: {exc.code}: {exc.message}", file=sys.stderr)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -28,6 +28,7 @@ from rewind.errors import (
     RewindError,
     SqlSyntaxError,
     StorageError,
+    TimeTravelUnavailable,
     UnknownUser,
 )
 from rewind.result import Result
@@ -80,21 +81,36 @@ class Connection:
             yield self.run(statement, dialect)
 
     def run(self, statement: str, dialect: str = "snowflake") -> Result:
-        query_id = str(uuid.uuid4())
-        now = self.clock.now()
+        """Run one statement (SPEC R28: all or nothing)."""
+        return self._statement(statement, lambda ctx: execute(ctx, parse(statement, dialect).tree))
+
+    def restore(self, table: str, *, at: str | None = None, before: str | None = None) -> Result:
+        """Restore ``table`` in place as of a point (``rewind restore``; see sql/restore.py).
+
+        ``at`` / ``before``: an ISO timestamp, an offset in seconds (``-3600``) or a
+        statement's query id.
+        """
+        from rewind.sql.restore import restore_table, restore_text
+
+        text = restore_text(table, at=at, before=before)
+        return self._statement(text, lambda ctx: restore_table(ctx, table, at=at, before=before))
+
+    def _statement(self, text: str, action: Callable[[Context], Result]) -> Result:
+        """Run ``action`` as one statement: one catalog transaction, undo on failure,
+        logged with its query id either way (SPEC R14, R28, R36)."""
         state_before = (self.state.database, self.state.schema)
         with Session(self.engine) as session:
             ctx = Context(
-                query_id=query_id,
-                text=statement,
-                now=now,
+                query_id=str(uuid.uuid4()),
+                text=text,
+                now=self.clock.now(),
                 catalog=Catalog(session),
                 store=self.store,
                 state=self.state,
                 spark_provider=self.spark,
             )
             try:
-                result = execute(ctx, parse(statement, dialect).tree)
+                result = action(ctx)
                 self._log(session, ctx, "SUCCESS", None)
                 session.commit()
                 return result
@@ -103,7 +119,7 @@ class Connection:
                 for undo in reversed(ctx.undo):
                     undo()
                 self.state.database, self.state.schema = state_before
-                error = as_rewind_error(exc)
+                error = as_rewind_error(exc, self.state.dialect)
                 with Session(self.engine) as log_session:
                     self._log(log_session, ctx, "FAILED", error)
                     log_session.commit()
@@ -135,8 +151,12 @@ def _first_line(exc: BaseException) -> str:
     return text[0][:300] if text else type(exc).__name__
 
 
-def as_rewind_error(exc: BaseException) -> RewindError:
+def as_rewind_error(exc: BaseException, dialect: str = "snowflake") -> RewindError:
     """Map any failure to a RewindError with a stable code and one line (SPEC R39)."""
+    if isinstance(exc, TimeTravelUnavailable) and dialect == "bigquery":
+        from rewind.sql.bigquery import reword
+
+        return reword(exc)
     if isinstance(exc, RewindError):
         return exc
     if isinstance(exc, IntegrityError):

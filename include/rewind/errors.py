@@ -7,6 +7,8 @@ rename one, add new ones instead.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 
 class RewindError(Exception):
     """A user-facing error with a stable code and a one-line message (SPEC R39)."""
@@ -52,7 +54,21 @@ class InvalidValue(RewindError):
 
 
 class TimeTravelUnavailable(RewindError):
+    """SPEC R17. ``instant`` is the point asked for, ``earliest`` the oldest readable one
+    (the dialects word the message differently from these facts)."""
+
     code = "TIME_TRAVEL_UNAVAILABLE"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        table: str | None = None,
+        instant: datetime | None = None,
+        earliest: datetime | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.table, self.instant, self.earliest = table, instant, earliest
 
 
 class UnknownStatement(RewindError):

@@ -20,7 +20,7 @@ BEFORE = "BEFORE"
 
 @dataclass(frozen=True)
 class Point:
-    """A point in time as written: ``AT|BEFORE (TIMESTAMP => ts | OFFSET => s | STATEMENT => id)``."""
+    """A point as written: ``AT|BEFORE (TIMESTAMP => ts | OFFSET => s | STATEMENT => id)``."""
 
     when: str
     timestamp: datetime | None = None
@@ -53,10 +53,15 @@ class StatementFacts:
     read_version: int | None = None
 
 
-def _unavailable(table: str, reason: str) -> TimeTravelUnavailable:
+def _unavailable(
+    table: str, reason: str, earliest: datetime, instant: datetime | None = None
+) -> TimeTravelUnavailable:
     return TimeTravelUnavailable(
         f"Time travel data is not available for table {table}. The requested time is either "
-        f"beyond the allowed time travel period or before the object creation time ({reason})."
+        f"beyond the allowed time travel period or before the object creation time ({reason}).",
+        table=table,
+        instant=instant,
+        earliest=earliest,
     )
 
 
@@ -93,8 +98,8 @@ def resolve(
         if version is not None:
             commit = next((v.commit_time for v in versions if v.version == version), None)
             if version < 0 or commit is None:
-                raise _unavailable(table, "the statement created the table")
-            _check_window(table, commit, now, retention_days)
+                raise _unavailable(table, "the statement created the table", created_on)
+            _check_window(table, commit, now, retention_days, created_on)
             return version
         instant = statement.start_time
     elif point.offset_seconds is not None:
@@ -112,14 +117,21 @@ def _statement_version(when: str, facts: StatementFacts) -> int | None:
     return facts.read_version
 
 
-def _check_window(table: str, instant: datetime, now: datetime, retention_days: int) -> None:
-    if instant > now:
-        raise _unavailable(table, f"{format_timestamp(instant)} is in the future")
+def _check_window(
+    table: str, instant: datetime, now: datetime, retention_days: int, created_on: datetime
+) -> None:
     floor = earliest_point(now, retention_days)
+    earliest = max(floor, created_on)
+    if instant > now:
+        raise _unavailable(
+            table, f"{format_timestamp(instant)} is in the future", earliest, instant
+        )
     if instant < floor:
         raise _unavailable(
             table,
             f"{format_timestamp(instant)} is before the retention floor {format_timestamp(floor)}",
+            earliest,
+            instant,
         )
 
 
@@ -132,12 +144,14 @@ def _version_at(
     now: datetime,
     retention_days: int,
 ) -> int:
-    _check_window(table, instant, now, retention_days)
+    _check_window(table, instant, now, retention_days, created_on)
     if instant <= created_on:
         raise _unavailable(
             table,
             f"{format_timestamp(instant)} is not after the creation time "
             f"{format_timestamp(created_on)}",
+            created_on,
+            instant,
         )
     eligible = [
         v.version
@@ -145,5 +159,7 @@ def _version_at(
         if (v.commit_time <= instant if when == AT else v.commit_time < instant)
     ]
     if not eligible:
-        raise _unavailable(table, f"no version before {format_timestamp(instant)}")
+        raise _unavailable(
+            table, f"no version before {format_timestamp(instant)}", created_on, instant
+        )
     return max(eligible)

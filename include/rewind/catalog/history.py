@@ -1,7 +1,8 @@
-"""Where objects were at a past instant: names and parents over time (SPEC R24).
+"""Where objects were at a past instant, and which files clones share (SPEC R24, R30).
 
-Every CREATE, RENAME and SWAP appends an :class:`ObjectName` row, so container
-clones can take "every table that existed at the point, with the names they had then".
+Every CREATE, RENAME and SWAP appends an :class:`ObjectName` row (``Catalog.create`` /
+``Catalog.move``), so container clones can take "every table that existed at the
+point, with the names they had then".
 """
 
 from __future__ import annotations
@@ -12,13 +13,6 @@ from sqlalchemy import select
 
 from rewind.catalog.models import CatalogObject, CloneFile, ObjectName
 from rewind.catalog.repository import Catalog
-
-
-def record_place(catalog: Catalog, obj: CatalogObject, now: datetime) -> None:
-    """Note that ``obj`` is at (parent_id, name) from ``now`` on."""
-    catalog.session.add(
-        ObjectName(object_id=obj.id, valid_from=now, parent_id=obj.parent_id, name=obj.name)
-    )
 
 
 def members_at(catalog: Catalog, parent_id: int, kind: str, instant: datetime) -> dict[int, str]:

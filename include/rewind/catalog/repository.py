@@ -17,6 +17,7 @@ from rewind import retention
 from rewind.catalog.models import (
     AccountParameter,
     CatalogObject,
+    ObjectName,
     Role,
     RoleGrant,
     Statement,
@@ -124,7 +125,19 @@ class Catalog:
         obj = CatalogObject(**fields)
         self.session.add(obj)
         self.session.flush()
+        self._record_place(obj, obj.created_on)
         return obj
+
+    def move(self, obj: CatalogObject, parent_id: int, name: str, now: datetime) -> None:
+        """RENAME / SWAP: a new place from ``now`` on; the history keeps the old one."""
+        obj.parent_id, obj.name = parent_id, name
+        self.session.flush()
+        self._record_place(obj, now)
+
+    def _record_place(self, obj: CatalogObject, now: datetime) -> None:
+        self.session.add(
+            ObjectName(object_id=obj.id, valid_from=now, parent_id=obj.parent_id, name=obj.name)
+        )
 
     def ancestors(self, obj: CatalogObject) -> list[CatalogObject]:
         """The object and its containers, innermost first."""

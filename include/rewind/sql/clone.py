@@ -21,6 +21,7 @@ from rewind.constants import SCHEMA, TABLE
 from rewind.errors import TimeTravelUnavailable
 from rewind.sql import names
 from rewind.sql.context import Context
+from rewind.sql.parse import IGNORE_SHORT
 from rewind.sql.query import point_of, resolve_version
 from rewind.sql.values import ObjectProperties
 from rewind.storage.columns import table_columns
@@ -137,9 +138,6 @@ def schemas_at(
 def _check_point(ctx: Context, source: CatalogObject, when: exp.HistoricalData | None) -> None:
     if when is not None:
         _check_container(ctx, source, _instant(ctx, point_of(ctx, when)))
-
-
-IGNORE_SHORT = "ignore_insufficient_retention"
 
 
 def clone_source(ctx: Context, kind: str, tree: exp.Create) -> CatalogObject:

@@ -1,4 +1,4 @@
-"""CREATE, DROP, UNDROP, ALTER and USE of databases, schemas and tables (SPEC R1–R11, R20–R21, R25)."""
+"""CREATE, DROP, UNDROP, ALTER and USE of databases, schemas, tables (SPEC R1–R11, R20–R25)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from rewind.errors import (
 )
 from rewind.identifiers import QualifiedName, normalize
 from rewind.result import Result
-from rewind.sql import names
+from rewind.sql import clone, names
 from rewind.sql.context import Context
 from rewind.sql.parse import AlterContainer
 from rewind.sql.values import ObjectProperties, literal, object_properties
@@ -48,6 +48,7 @@ def create(ctx: Context, tree: exp.Create) -> Result:
     target = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
     props = object_properties(tree.args.get("properties"))
     parent_id, name = _parent_and_name(ctx, kind, names.parts(target))
+    source = clone.clone_source(ctx, kind, tree) if tree.args.get("clone") else None
     existing = ctx.catalog.live(kind, parent_id, name)
     operation = "CREATE"
     if existing is not None:
@@ -58,6 +59,8 @@ def create(ctx: Context, tree: exp.Create) -> Result:
         ctx.catalog.drop(existing, ctx.now)
         ctx.catalog.record_access(ctx.query_id, existing.id, "DDL", operation="DROP")
         operation = "REPLACE"
+    if source is not None:
+        return _created_clone(ctx, tree, source, parent_id, name, props, operation)
     obj = new_object(ctx, kind, parent_id, name, props)
     if kind == TABLE:
         if tree.expression is not None:
@@ -70,12 +73,41 @@ def create(ctx: Context, tree: exp.Create) -> Result:
             create_table_storage(ctx, obj, columns)
     elif kind == DATABASE:
         new_object(ctx, SCHEMA, obj.id, PUBLIC_SCHEMA, ObjectProperties())
-        ctx.state.database, ctx.state.schema = obj.name, PUBLIC_SCHEMA
-    else:
-        db = ctx.catalog.get(parent_id)
-        ctx.state.database, ctx.state.schema = (db.name if db else None), obj.name
+    _make_current(ctx, obj)
     ctx.catalog.record_access(ctx.query_id, obj.id, "DDL", operation=operation)
     return ctx.status(f"{kind.capitalize()} {name} successfully created.")
+
+
+def _created_clone(
+    ctx: Context,
+    tree: exp.Create,
+    source: CatalogObject,
+    parent_id: int,
+    name: str,
+    props: ObjectProperties,
+    operation: str,
+) -> Result:
+    """CREATE ... CLONE (SPEC R24): the new object, and for containers what was skipped."""
+    obj, report = clone.create_clone(ctx, tree, source, parent_id, name, props)
+    ctx.catalog.record_access(ctx.query_id, obj.id, "DDL", operation=operation)
+    _make_current(ctx, obj)
+    message = f"{obj.kind.capitalize()} {name} successfully created."
+    if obj.kind == TABLE:
+        return ctx.status(message)
+    return ctx.result(
+        ["status", "tables_cloned", "tables_skipped"],
+        [[message, report.tables, ",".join(report.skipped)]],
+    )
+
+
+def _make_current(ctx: Context, obj: CatalogObject) -> None:
+    """Like Snowflake, a new database or schema becomes the session's current one."""
+    if obj.kind == DATABASE:
+        public = ctx.catalog.live(SCHEMA, obj.id, PUBLIC_SCHEMA)
+        ctx.state.database, ctx.state.schema = obj.name, public.name if public else None
+    elif obj.kind == SCHEMA:
+        db = ctx.catalog.get(obj.parent_id)
+        ctx.state.database, ctx.state.schema = (db.name if db else None), obj.name
 
 
 def _parent_and_name(ctx: Context, kind: str, parts: list[str]) -> tuple[int, str]:
@@ -256,8 +288,7 @@ def _rename(ctx: Context, obj: CatalogObject, target: list[str]) -> None:
     if ctx.catalog.live(obj.kind, parent_id, name) is not None:
         raise ObjectAlreadyExists(f"Object '{name}' already exists.")
     was = obj.name
-    obj.parent_id, obj.name = parent_id, name
-    ctx.catalog.session.flush()
+    ctx.catalog.move(obj, parent_id, name, ctx.now)
     if obj.kind == DATABASE and ctx.state.database == was:
         ctx.state.database = name
     if obj.kind == SCHEMA and ctx.state.schema == was:
@@ -269,12 +300,10 @@ def _swap(ctx: Context, a: CatalogObject, b: CatalogObject) -> None:
     if a.id == b.id:
         raise InvalidValue("An object cannot be swapped with itself.")
     a_place, b_place = (a.parent_id, a.name), (b.parent_id, b.name)
-    a.name = f"__rewind_swap_{a.id}"
+    a.name = f"__rewind_swap_{a.id}"  # the live-name index forbids a moment with two Bs
     ctx.catalog.session.flush()
-    b.parent_id, b.name = a_place
-    ctx.catalog.session.flush()
-    a.parent_id, a.name = b_place
-    ctx.catalog.session.flush()
+    ctx.catalog.move(b, *a_place, ctx.now)
+    ctx.catalog.move(a, *b_place, ctx.now)
     ctx.catalog.record_access(ctx.query_id, b.id, "DDL", operation="ALTER")
 
 

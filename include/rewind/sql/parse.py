@@ -7,6 +7,7 @@ sqlglot does not know ``ALTER ACCOUNT|DATABASE|SCHEMA ...``; those come back as 
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass, field
 
 import sqlglot
@@ -17,6 +18,11 @@ from sqlglot.tokens import Token, TokenType
 from rewind.errors import SqlSyntaxError
 
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
+
+IGNORE_SHORT = "ignore_insufficient_retention"
+_IGNORE_SHORT = re.compile(
+    r"\s+IGNORE\s+TABLES\s+WITH\s+INSUFFICIENT\s+DATA\s+RETENTION\s*$", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True)
@@ -63,6 +69,20 @@ def parse(statement: str, dialect: str = "snowflake") -> ParsedStatement:
     Raises:
         SqlSyntaxError: with sqlglot's position when the text is not valid SQL.
     """
+    if dialect == "bigquery":
+        from rewind.sql.bigquery import parse_bigquery
+
+        return ParsedStatement(statement, parse_bigquery(statement))
+    ignore_short = _IGNORE_SHORT.search(statement)
+    if ignore_short:
+        parsed = parse(statement[: ignore_short.start()], dialect)
+        if not isinstance(parsed.tree, exp.Create) or parsed.tree.args.get("clone") is None:
+            raise SqlSyntaxError(
+                "SQL compilation error: IGNORE TABLES WITH INSUFFICIENT DATA RETENTION "
+                "goes with CREATE SCHEMA|DATABASE ... CLONE."
+            )
+        parsed.tree.meta[IGNORE_SHORT] = True
+        return ParsedStatement(statement, parsed.tree)
     try:
         tree = sqlglot.parse_one(statement, read=dialect)
     except SqlglotError as exc:

@@ -1,0 +1,153 @@
+"""The BigQuery dialect (SPEC R27), translated into the trees the Snowflake path runs.
+
+* ``FROM t FOR SYSTEM_TIME AS OF ts``  -> ``FROM t AT(TIMESTAMP => ts)``
+* ``CREATE TABLE x CLONE t FOR SYSTEM_TIME AS OF ts`` and the snapshot decorator
+  ``CLONE t@<epoch millis>`` (negative: milliseconds before now) -> a clone at that point
+* ``ALTER SCHEMA ds SET OPTIONS (max_time_travel_hours = N)`` -> the schema's retention,
+  N / 24 days, N in 48..168 and a multiple of 24.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+
+from rewind.clock import format_timestamp
+from rewind.constants import RETENTION_PARAM
+from rewind.errors import InvalidRetention, SqlSyntaxError, TimeTravelUnavailable
+from rewind.sql.parse import AlterContainer
+from rewind.sql.values import literal
+
+_CLONE_POINT = re.compile(
+    r"^(?P<head>.*?\bCLONE\s+(?:`[^`]+`|[\w.\-]+)+?)"
+    r"(?:@(?P<millis>-?\d+)|\s+FOR\s+SYSTEM_TIME\s+AS\s+OF\s+(?P<expr>.+?))\s*$",
+    re.IGNORECASE | re.DOTALL,
+)
+_ALTER_OPTIONS = re.compile(
+    r"^ALTER\s+SCHEMA\s+(?P<if>IF\s+EXISTS\s+)?(?P<name>.+?)\s+SET\s+OPTIONS\s*\((?P<opts>.*)\)\s*$",
+    re.IGNORECASE | re.DOTALL,
+)
+MIN_HOURS, MAX_HOURS = 48, 168
+
+
+def _parse_one(text: str) -> exp.Expression:
+    """sqlglot's BigQuery parser; a ParseError becomes SYNTAX_ERROR (SPEC R39)."""
+    try:
+        tree = sqlglot.parse_one(text, read="bigquery")
+    except SqlglotError as exc:
+        detail = " ".join(str(exc).split())
+        raise SqlSyntaxError(f"Syntax error: {detail[:300]}") from None
+    assert isinstance(tree, exp.Expression)
+    return tree
+
+
+def _at(expression: exp.Expression, offset: bool = False) -> exp.HistoricalData:
+    return exp.HistoricalData(
+        this="AT", kind="OFFSET" if offset else "TIMESTAMP", expression=expression
+    )
+
+
+def _decorator_point(millis: str) -> exp.HistoricalData:
+    value = int(millis)
+    if value < 0:  # BigQuery: a negative decorator is relative to now
+        return _at(exp.Literal.number(value / 1000), offset=True)
+    instant = datetime.fromtimestamp(value / 1000, tz=UTC)
+    return _at(exp.Literal.string(format_timestamp(instant)))
+
+
+_PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _plain_names(node: exp.Expression) -> exp.Expression:
+    """Backticks in BigQuery only delimit paths; plain names fold like unquoted ones."""
+    if isinstance(node, exp.Identifier) and node.quoted and _PLAIN.fullmatch(node.this):
+        node.set("quoted", False)
+    return node
+
+
+def _system_time(node: exp.Expression) -> exp.Expression:
+    version = node.args.get("version") if isinstance(node, exp.Table) else None
+    if isinstance(version, exp.Version) and str(version.this).upper() == "TIMESTAMP":
+        node.set("version", None)
+        node.set("when", _at(version.expression))
+    return node
+
+
+def parse_bigquery(statement: str) -> exp.Expression | AlterContainer:
+    """Parse one BigQuery statement into the Snowflake-shaped tree Rewind executes."""
+    alter = _ALTER_OPTIONS.match(statement)
+    if alter:
+        return _alter_options(alter)
+    clone = _CLONE_POINT.match(statement)
+    if clone:
+        tree = _parse_one(clone["head"])
+        if not isinstance(tree, exp.Create) or tree.args.get("clone") is None:
+            raise SqlSyntaxError("Syntax error: CLONE needs CREATE TABLE ... CLONE source.")
+        if clone["millis"] is not None:
+            point = _decorator_point(clone["millis"])
+        else:
+            select = _parse_one(f"SELECT {clone['expr']}")
+            point = _at(select.expressions[0])
+        tree.args["clone"].this.set("when", point)
+        return _bigquery_tree(tree)
+    return _bigquery_tree(_parse_one(statement))
+
+
+def _bigquery_tree(tree: exp.Expression) -> exp.Expression:
+    return tree.transform(_system_time).transform(_plain_names)
+
+
+def _alter_options(match: re.Match[str]) -> AlterContainer:
+    name = _bigquery_tree(_parse_one(f"SELECT * FROM {match['name']}")).find(exp.Table)
+    assert name is not None
+    properties: dict[str, exp.Expression] = {}
+    for option in _parse_one(f"SELECT {match['opts']}").expressions:
+        if not isinstance(option, exp.EQ) or not isinstance(option.this, exp.Column):
+            raise SqlSyntaxError(f"Syntax error: unexpected option {option.sql('bigquery')}.")
+        key = option.this.name.lower()
+        if key != "max_time_travel_hours":
+            raise SqlSyntaxError(f"Unsupported dataset option {key}.")
+        hours = literal(option.expression)
+        if (
+            isinstance(hours, bool)
+            or not isinstance(hours, int)
+            or not MIN_HOURS <= hours <= MAX_HOURS
+            or hours % 24
+        ):
+            raise InvalidRetention(
+                f"Invalid value for max_time_travel_hours: {hours}. It must be a multiple of "
+                f"24 between {MIN_HOURS} and {MAX_HOURS}."
+            )
+        properties[RETENTION_PARAM] = exp.Literal.number(hours // 24)
+    return AlterContainer(
+        "SCHEMA",
+        exp.Table(this=name.this, db=name.args.get("db")),
+        "SET",
+        properties,
+        if_exists=bool(match["if"]),
+    )
+
+
+def _millis(instant: datetime) -> int:
+    return int(instant.timestamp() * 1000)
+
+
+def reword(error: TimeTravelUnavailable) -> TimeTravelUnavailable:
+    """BigQuery's wording for a point outside the window or before creation (SPEC R27)."""
+    table = error.table or "the table"
+    if error.instant is None or error.earliest is None:
+        return TimeTravelUnavailable(f"Invalid snapshot time for table {table}.")
+    asked = _millis(error.instant)
+    message = (
+        f"Invalid snapshot time {asked} for table {table}@{asked}. "
+        f"Cannot read before {_millis(error.earliest)}"
+    )
+    if error.instant > error.earliest:
+        message = f"Invalid snapshot time {asked} for table {table}@{asked}: it is in the future"
+    return TimeTravelUnavailable(
+        message, table=error.table, instant=error.instant, earliest=error.earliest
+    )

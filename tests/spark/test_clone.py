@@ -1,0 +1,217 @@
+"""Clones at a point, restore in place, and the BigQuery forms (SPEC R24, R27, R30)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from rewind.errors import RewindError
+
+pytestmark = pytest.mark.spark
+
+DAY1 = "2026-05-01T00:00:00+00:00"
+DAY1_NOON = "2026-05-01T12:00:00+00:00"
+DAY2 = "2026-05-02T00:00:00+00:00"
+DAY3 = "2026-05-03T00:00:00+00:00"
+
+
+def rows(conn: Any, sql: str) -> list[list[Any]]:
+    return conn.sql(sql)[-1].rows
+
+
+def code_of(conn: Any, sql: str) -> str:
+    with pytest.raises(RewindError) as error:
+        conn.sql(sql)
+    return error.value.code
+
+
+def warehouse(home: Path) -> set[str]:
+    return {str(p.relative_to(home)) for p in (home / "warehouse").rglob("*")}
+
+
+@pytest.fixture
+def history(connect: Any) -> dict[str, Any]:
+    """DB.S holds A (3 versions), B (retention 0) and C (created on day 2); A is renamed."""
+    day1 = connect(now=DAY1)
+    day1.sql(
+        "CREATE DATABASE DB DATA_RETENTION_TIME_IN_DAYS = 5; CREATE SCHEMA S; "
+        "CREATE TABLE A (ID INT, V VARCHAR); INSERT INTO A VALUES (1, 'one'), (2, 'two'); "
+        "CREATE TABLE B (ID INT) DATA_RETENTION_TIME_IN_DAYS = 0; INSERT INTO B VALUES (7)"
+    )
+    noon = connect(now=DAY1_NOON)
+    update = noon.sql("USE SCHEMA DB.S; UPDATE A SET V = 'TWO' WHERE ID = 2")[-1].query_id
+    day2 = connect(now=DAY2)
+    day2.sql(
+        "USE SCHEMA DB.S; INSERT INTO A VALUES (3, 'three'); CREATE TABLE C (X INT); "
+        "ALTER TABLE A RENAME TO A2"
+    )
+    return {"update": update, "connect": connect}
+
+
+def at(history: dict[str, Any], now: str = DAY3) -> Any:
+    conn = history["connect"](now=now)
+    conn.sql("USE SCHEMA DB.S")
+    return conn
+
+
+def test_table_clone_of_now_is_independent(history: dict[str, Any]) -> None:
+    """SPEC R24: a writable clone; later writes to either side never show in the other."""
+    conn = at(history)
+    conn.sql("CREATE TABLE COPY CLONE A2")
+    assert rows(conn, "SELECT ID, V FROM COPY ORDER BY ID") == [
+        [1, "one"],
+        [2, "TWO"],
+        [3, "three"],
+    ]
+    conn.sql("INSERT INTO COPY VALUES (4, 'four'); DELETE FROM A2 WHERE ID = 1")
+    assert rows(conn, "SELECT ID FROM COPY ORDER BY ID") == [[1], [2], [3], [4]]
+    assert rows(conn, "SELECT ID FROM A2 ORDER BY ID") == [[2], [3]]
+    shown = conn.sql("SHOW TABLES LIKE 'COPY'")[0]
+    assert shown.column("owner") == ["ACCOUNTADMIN"]
+    assert shown.column("retention_time") == [5]  # SPEC R24: inherited from its new parent
+
+
+@pytest.mark.parametrize(
+    ("point", "expected"),
+    [
+        (f"AT(TIMESTAMP => '{DAY1_NOON}')", [[1, "one"], [2, "TWO"]]),
+        ("AT(OFFSET => -60*60*40)", [[1, "one"], [2, "two"]]),  # DAY1 08:00: before the update
+        ("BEFORE(STATEMENT => '{update}')", [[1, "one"], [2, "two"]]),
+        ("AT(STATEMENT => '{update}')", [[1, "one"], [2, "TWO"]]),
+    ],
+)
+def test_table_clone_at_a_point(history: dict[str, Any], point: str, expected: list) -> None:
+    """SPEC R24 with the points of SPEC R16."""
+    conn = at(history)
+    conn.sql(f"CREATE TABLE PAST CLONE A2 {point.format(update=history['update'])}")
+    assert rows(conn, "SELECT ID, V FROM PAST ORDER BY ID") == expected
+
+
+def test_clone_shares_data_files_without_copying(history: dict[str, Any], home: Path) -> None:
+    """SPEC R24: on a POSIX file system the clone's data files are hard links."""
+    conn = at(history)
+    before = {p: p.stat().st_ino for p in (home / "warehouse").rglob("*.parquet")}
+    conn.sql("CREATE TABLE COPY CLONE A2")
+    added = [p for p in (home / "warehouse").rglob("*.parquet") if p not in before]
+    assert added
+    source_inodes = set(before.values())
+    assert all(p.stat().st_ino in source_inodes and p.stat().st_nlink >= 2 for p in added)
+    new_bytes = sum(
+        p.stat().st_size
+        for p in (home / "warehouse").rglob("*")
+        if p.is_file() and p.suffix != ".parquet" and p not in before
+    )
+    assert new_bytes < 10_000  # only the clone's Delta log is new
+
+
+def test_schema_clone_takes_tables_at_the_point_with_their_names_then(
+    history: dict[str, Any],
+) -> None:
+    """SPEC R24: every table that existed at the point, with the names it had then."""
+    conn_later = at(history)
+    result = conn_later.sql(
+        f"CREATE SCHEMA S_THEN CLONE S AT(TIMESTAMP => '{DAY1_NOON}') "
+        "IGNORE TABLES WITH INSUFFICIENT DATA RETENTION"
+    )[0]
+    assert result.column("tables_skipped") == ["DB.S.B"]  # retention 0 (SPEC R8)
+    names = rows(conn_later, "SHOW TABLES IN SCHEMA DB.S_THEN")
+    assert [r[1] for r in names] == ["A"]  # A2 was still called A; C did not exist yet
+    assert rows(conn_later, "SELECT V FROM DB.S_THEN.A ORDER BY ID") == [["one"], ["TWO"]]
+
+
+def test_container_clone_fails_as_a_whole(history: dict[str, Any], home: Path) -> None:
+    """SPEC R24, R28: a table whose retention does not reach the point fails the clone."""
+    conn = at(history)
+    files = warehouse(home)
+    schemas = rows(conn, "SHOW SCHEMAS IN DATABASE DB")
+    point = f"AT(TIMESTAMP => '{DAY1_NOON}')"
+    assert code_of(conn, f"CREATE SCHEMA S2 CLONE S {point}") == "TIME_TRAVEL_UNAVAILABLE"
+    assert code_of(conn, f"CREATE DATABASE DB2 CLONE DB {point}") == "TIME_TRAVEL_UNAVAILABLE"
+    assert warehouse(home) == files
+    assert rows(conn, "SHOW SCHEMAS IN DATABASE DB") == schemas
+    assert rows(conn, "SHOW DATABASES LIKE 'DB2'") == []
+    before_creation = "AT(TIMESTAMP => '2026-04-30T00:00:00Z')"
+    assert code_of(conn, f"CREATE SCHEMA S3 CLONE S {before_creation}") == "TIME_TRAVEL_UNAVAILABLE"
+
+
+def test_database_clone_with_ignore(history: dict[str, Any]) -> None:
+    conn = at(history)
+    conn.sql("CREATE DATABASE DB_NOW CLONE DB")
+    tables = rows(conn, "SHOW TABLES IN DATABASE DB_NOW")
+    assert sorted((r[3], r[1]) for r in tables) == [("S", "A2"), ("S", "B"), ("S", "C")]
+    result = conn.sql(
+        "CREATE DATABASE DB_THEN CLONE DB AT(OFFSET => -60*60*36) "
+        "IGNORE TABLES WITH INSUFFICIENT DATA RETENTION"
+    )[0]
+    assert result.column("tables_cloned") == [1]
+    assert rows(conn, "SELECT count(*) FROM DB_THEN.S.A") == [[2]]
+
+
+def test_restore_in_place_keeps_the_replaced_state_in_history(history: dict[str, Any]) -> None:
+    """Restore = a new version equal to the point; the replaced state stays in time travel."""
+    conn = at(history)
+    restored = conn.restore("DB.S.A2", at=f"{DAY1_NOON}")
+    assert restored.rows[0][0].startswith("Table DB.S.A2 restored")
+    assert rows(conn, "SELECT ID, V FROM A2 ORDER BY ID") == [[1, "one"], [2, "TWO"]]
+    replaced = f"SELECT ID FROM A2 BEFORE(STATEMENT => '{restored.query_id}') ORDER BY ID"
+    assert rows(conn, replaced) == [[1], [2], [3]]
+    later = at(history, now="2026-05-03T01:00:00+00:00")
+    assert rows(later, "SELECT count(*) FROM A2 AT(OFFSET => -1800)") == [[2]]
+
+
+def test_restore_errors_leave_the_table_alone(history: dict[str, Any]) -> None:
+    conn = at(history)
+    with pytest.raises(RewindError) as error:
+        conn.restore("DB.S.A2", at="2026-01-01T00:00:00Z")
+    assert error.value.code == "TIME_TRAVEL_UNAVAILABLE"
+    with pytest.raises(RewindError) as error:
+        conn.restore("DB.S.NOPE", before="-60")
+    assert error.value.code == "OBJECT_NOT_FOUND"
+    assert rows(conn, "SELECT count(*) FROM A2") == [[3]]
+
+
+def test_bigquery_forms_match_their_snowflake_equivalents(history: dict[str, Any]) -> None:
+    """SPEC R27: FOR SYSTEM_TIME AS OF, CLONE ... FOR SYSTEM_TIME, the @millis decorator."""
+    conn = at(history)
+    snowflake = rows(conn, f"SELECT ID, V FROM A2 AT(TIMESTAMP => '{DAY1_NOON}') ORDER BY ID")
+    bigquery = conn.sql(
+        f"SELECT ID, V FROM S.A2 FOR SYSTEM_TIME AS OF TIMESTAMP '{DAY1_NOON}' ORDER BY ID",
+        dialect="bigquery",
+    )[-1].rows
+    assert bigquery == snowflake
+    millis = 1777636800000  # 2026-05-01T12:00:00Z
+    conn.sql(f"CREATE TABLE S.BQ1 CLONE S.A2@{millis}", dialect="bigquery")
+    conn.sql(
+        f"CREATE TABLE S.BQ2 CLONE S.A2 FOR SYSTEM_TIME AS OF TIMESTAMP '{DAY1_NOON}'",
+        dialect="bigquery",
+    )
+    assert rows(conn, "SELECT ID, V FROM BQ1 ORDER BY ID") == snowflake
+    assert rows(conn, "SELECT ID, V FROM BQ2 ORDER BY ID") == snowflake
+
+
+def test_bigquery_dataset_time_travel_hours(history: dict[str, Any]) -> None:
+    """SPEC R27: max_time_travel_hours 48..168 in multiples of 24 sets the retention."""
+    conn = at(history)
+    conn.sql("ALTER SCHEMA DB.S SET OPTIONS (max_time_travel_hours = 72)", dialect="bigquery")
+    assert rows(conn, "SHOW SCHEMAS LIKE 'S' IN DATABASE DB")[0][8] == 3
+    for bad in (24, 50, 192):
+        with pytest.raises(RewindError) as error:
+            conn.sql(
+                f"ALTER SCHEMA DB.S SET OPTIONS (max_time_travel_hours = {bad})", dialect="bigquery"
+            )
+        assert error.value.code == "INVALID_RETENTION"
+    with pytest.raises(RewindError) as error:
+        conn.sql(
+            "SELECT * FROM S.A2 FOR SYSTEM_TIME AS OF TIMESTAMP '2026-01-01'", dialect="bigquery"
+        )
+    assert error.value.code == "TIME_TRAVEL_UNAVAILABLE"
+    assert "Cannot read before" in error.value.message
+
+
+def test_zero_copy_inodes_survive_dropping_the_source(history: dict[str, Any]) -> None:
+    """The clone is independent: dropping the source leaves the clone readable."""
+    conn = at(history)
+    conn.sql("CREATE TABLE KEEP CLONE A2; DROP TABLE A2")
+    assert rows(conn, "SELECT count(*) FROM KEEP") == [[3]]
