@@ -12,31 +12,20 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_helpers import at, rows
 
 pytestmark = pytest.mark.cli
 
-DAY0 = datetime(2026, 1, 1, tzinfo=UTC)
 ERROR_LINE = re.compile(r"error: ([A-Z_]+): (\S.*)")
 INSPECT = "SHOW DATABASES HISTORY; SHOW SCHEMAS HISTORY IN ACCOUNT; SHOW TABLES HISTORY IN ACCOUNT"
 BASE = (
     "CREATE DATABASE d; CREATE TABLE t (a INT) COMMENT = 'keep'; "
     "CREATE TRANSIENT SCHEMA ts; CREATE TABLE tt (a INT); CREATE TRANSIENT DATABASE td"
 )
-
-
-def at(days: float = 0, hours: int = 0) -> str:
-    """The ``--now`` value ``days`` and ``hours`` after DAY0, as Rewind prints timestamps."""
-    return (DAY0 + timedelta(days=days, hours=hours)).isoformat()
-
-
-def rows(result: dict[str, Any]) -> list[dict[str, Any]]:
-    """One statement's rows as dicts keyed by column name."""
-    return [dict(zip(result["columns"], row, strict=True)) for row in result["rows"]]
 
 
 @dataclass

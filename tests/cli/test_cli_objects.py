@@ -7,16 +7,14 @@ Every test runs the installed command in a subprocess against a fresh home, movi
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_helpers import at, by_name, rows
 
 pytestmark = pytest.mark.cli
 
-DAY0 = datetime(2026, 1, 1, tzinfo=UTC)
 TABLE_COLUMNS = [  # SPEC R22, in this order
     "created_on",
     "name",
@@ -31,49 +29,6 @@ TABLE_COLUMNS = [  # SPEC R22, in this order
     "retention_time",
     "dropped_on",
 ]
-
-
-def at(days: float = 0, hours: int = 0) -> str:
-    """The ``--now`` value ``days`` and ``hours`` after DAY0, as Rewind prints timestamps."""
-    return (DAY0 + timedelta(days=days, hours=hours)).isoformat()
-
-
-def rows(result: dict[str, Any]) -> list[dict[str, Any]]:
-    """One statement's rows as dicts keyed by column name."""
-    return [dict(zip(result["columns"], row, strict=True)) for row in result["rows"]]
-
-
-def by_name(result: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """SHOW rows keyed by name, for listings where every name is distinct."""
-    listed = rows(result)
-    assert len({r["name"] for r in listed}) == len(listed), listed
-    return {r["name"]: r for r in listed}
-
-
-@pytest.fixture
-def sql(cli: Callable[..., Any]) -> Callable[..., list[dict[str, Any]]]:
-    """``sql(text, days=, hours=)`` runs statements that must succeed; returns the JSON."""
-
-    def run(text: str, days: float = 0, hours: int = 0) -> list[dict[str, Any]]:
-        result = cli("sql", "--format", "json", text, now=at(days, hours))
-        assert result.returncode == 0, result.stderr
-        return result.json
-
-    return run
-
-
-@pytest.fixture
-def fails(cli: Callable[..., Any]) -> Callable[..., tuple[str, list[dict[str, Any]]]]:
-    """``fails(text, days=, hours=)``: the last statement must fail. Returns its error code
-    and the results of the statements before it, which the CLI still prints (SPEC R39)."""
-
-    def run(text: str, days: float = 0, hours: int = 0) -> tuple[str, list[dict[str, Any]]]:
-        result = cli("sql", "--format", "json", text, now=at(days, hours))
-        assert result.returncode == 1, result.stdout
-        (line,) = result.stderr.strip().splitlines()
-        return line.split(": ")[1], result.json
-
-    return run
 
 
 # -- CREATE and USE (SPEC R1, R20, R25) ------------------------------------------------------

@@ -7,7 +7,7 @@ whole (SPEC R28).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 
 from sqlalchemy import func, select
@@ -165,6 +165,23 @@ class Catalog:
             transient=self.is_transient(obj),
         )
 
+    def _descendants(
+        self, obj: CatalogObject, take: Callable[[CatalogObject], bool], *, include_dropped: bool
+    ) -> list[CatalogObject]:
+        """Children, grandchildren, ... of ``obj`` for which ``take`` holds."""
+        found: list[CatalogObject] = []
+        frontier = [obj]
+        while frontier:
+            parent = frontier.pop()
+            kind = CHILD_KIND.get(parent.kind)
+            if kind is None:
+                continue
+            for child in self.children(parent.id, kind, include_dropped=include_dropped):
+                if take(child):
+                    found.append(child)
+                    frontier.append(child)
+        return found
+
     def drop(self, obj: CatalogObject, now: datetime) -> list[CatalogObject]:
         """Drop ``obj`` and every live descendant (SPEC R11, R21).
 
@@ -172,43 +189,27 @@ class Catalog:
         time and remember which drop took them, so UNDROP brings back exactly those.
         """
         days = self.effective_retention(obj)
-        dropped = [obj]
-        frontier = [obj]
-        while frontier:
-            parent = frontier.pop()
-            kind = CHILD_KIND.get(parent.kind)
-            if kind is None:
-                continue
-            for child in self.children(parent.id, kind, include_dropped=False):
-                child.dropped_with = obj.id
-                dropped.append(child)
-                frontier.append(child)
-        for item in dropped:
+        children = self._descendants(obj, lambda _child: True, include_dropped=False)
+        for child in children:
+            child.dropped_with = obj.id
+        obj.dropped_with = None
+        for item in [obj, *children]:
             item.dropped_on = now
             item.dropped_retention_days = days
-        obj.dropped_with = None
         self.session.flush()
-        return dropped
+        return [obj, *children]
 
     def undrop(self, obj: CatalogObject) -> list[CatalogObject]:
         """Bring back ``obj`` and the descendants its drop took (SPEC R21)."""
-        restored = [obj]
-        frontier = [obj]
-        while frontier:
-            parent = frontier.pop()
-            kind = CHILD_KIND.get(parent.kind)
-            if kind is None:
-                continue
-            for child in self.children(parent.id, kind, include_dropped=True):
-                if child.dropped_with == obj.id:
-                    restored.append(child)
-                    frontier.append(child)
-        for item in restored:
+        taken = self._descendants(
+            obj, lambda child: child.dropped_with == obj.id, include_dropped=True
+        )
+        for item in [obj, *taken]:
             item.dropped_on = None
             item.dropped_retention_days = None
             item.dropped_with = None
         self.session.flush()
-        return restored
+        return [obj, *taken]
 
     # -- versions (SPEC R14) --------------------------------------------------------------
     def add_version(
