@@ -389,16 +389,11 @@ def use(ctx: Context, tree: exp.Use) -> Result:
     kind = str(tree.args["kind"].name).upper() if tree.args.get("kind") else DATABASE
     parts = names.parts(tree.this)
     if kind == DATABASE:
-        db = names.database(ctx, parts[0] if len(parts) == 1 else None)
         if len(parts) != 1:
             raise InvalidValue(f"Invalid database name '{'.'.join(parts)}'.")
-        ctx.state.database = db.name
-        public = ctx.catalog.live(SCHEMA, db.id, PUBLIC_SCHEMA)
-        ctx.state.schema = public.name if public else None
+        _make_current(ctx, names.database(ctx, parts[0]))
     elif kind == SCHEMA:
-        schema = names.schema(ctx, parts)
-        db = ctx.catalog.get(schema.parent_id)
-        ctx.state.database, ctx.state.schema = (db.name if db else None), schema.name
+        _make_current(ctx, names.schema(ctx, parts))
     else:
         raise UnsupportedError(f"USE {kind} is not supported.")
     return ctx.status("Statement executed successfully.")

@@ -47,6 +47,12 @@ class ParsedStatement:
     tree: exp.Expression | AlterContainer
 
 
+def _parse_one(text: str, dialect: str) -> exp.Expression:
+    tree = sqlglot.parse_one(text, read=dialect)
+    assert isinstance(tree, exp.Expression)
+    return tree
+
+
 def split(text: str, dialect: str = "snowflake") -> list[str]:
     """The statements of a script, split on top-level ';' (quotes are respected)."""
     try:
@@ -84,12 +90,13 @@ def parse(statement: str, dialect: str = "snowflake") -> ParsedStatement:
         parsed.tree.meta[IGNORE_SHORT] = True
         return ParsedStatement(statement, parsed.tree)
     try:
-        tree = sqlglot.parse_one(statement, read=dialect)
+        tree: exp.Expression | None = _parse_one(statement, dialect)
     except SqlglotError as exc:
         tree = _parse_negative_properties(statement, dialect)
         if tree is None:
             detail = " ".join(str(exc).split()).replace("\x1b[4m", "").replace("\x1b[0m", "")
             raise SqlSyntaxError(f"SQL compilation error: {detail[:300]}") from None
+    assert tree is not None
     if isinstance(tree, exp.Command):
         return ParsedStatement(statement, _parse_command(statement, tree, dialect))
     if isinstance(tree, exp.Condition | exp.Alias):
@@ -126,7 +133,7 @@ def _parse_negative_properties(statement: str, dialect: str) -> exp.Expression |
     if text == statement:
         return None
     try:
-        return sqlglot.parse_one(text, read=dialect)
+        return _parse_one(text, dialect)
     except SqlglotError:
         return None
 
@@ -194,7 +201,7 @@ class _AlterParser:
         try:
             # sqlglot has no parser registered for ``into=exp.Expression``: passing it made
             # every ALTER ACCOUNT|DATABASE|SCHEMA ... SET fail (SPEC R5, R7, R25).
-            return sqlglot.parse_one(source, read="snowflake")
+            return _parse_one(source, "snowflake")
         except SqlglotError:
             raise self.error("invalid value") from None
 
