@@ -59,7 +59,8 @@ def main(argv: list[str] | None = None) -> int:
     home = Path(tempfile.mkdtemp(prefix="rewind-bench-"))
     try:
         subprocess.run(
-            [REWIND, "--home", str(home), "--now", NOW, "sql", SETUP], check=True,
+            [REWIND, "--home", str(home), "--now", NOW, "sql", SETUP],
+            check=True,
             capture_output=True,
         )
         results = {

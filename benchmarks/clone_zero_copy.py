@@ -7,7 +7,7 @@ byte (``shutil.copy2``), both in this process. Results go to
 benchmarks/results/clone_zero_copy.json with the ratio and the bytes each approach
 added on disk.
 
-    .venv/bin/python benchmarks/clone_zero_copy.py [--files 10000]
+    .venv/bin/python benchmarks/clone_zero_copy.py [--files 10000] [--rows 2000]
 """
 
 from __future__ import annotations
@@ -43,8 +43,8 @@ def disk_bytes(root: Path) -> int:
     return sum(seen.values())
 
 
-def build_table(conn: rewind.connection.Connection, files: int) -> Path:
-    """``BENCH.PUBLIC.T`` with ``files`` data files of 100 rows each."""
+def build_table(conn: rewind.connection.Connection, files: int, rows: int) -> Path:
+    """``BENCH.PUBLIC.T`` with ``files`` data files of ``rows`` rows each."""
     conn.sql("CREATE DATABASE BENCH; CREATE TABLE T (ID INT, V VARCHAR)")
 
     def add_files(ctx):  # type: ignore[no-untyped-def]
@@ -52,11 +52,15 @@ def build_table(conn: rewind.connection.Connection, files: int) -> Path:
         base = snapshot(ctx, table)
         written = []
         for n in range(files):
-            data = pa.table({"ID": pa.array(range(n * 100, n * 100 + 100), pa.int64()),
-                             "V": pa.array([f"v{n}"] * 100)})
+            data = pa.table(
+                {
+                    "ID": pa.array(range(n * rows, (n + 1) * rows), pa.int64()),
+                    "V": pa.array([f"value {i} of file {n}" for i in range(rows)]),
+                }
+            )
             name = f"part-{uuid.uuid4()}.parquet"
             pq.write_table(data, base.root / name)
-            written.append(DataFile(name, (base.root / name).stat().st_size, 100))
+            written.append(DataFile(name, (base.root / name).stat().st_size, rows))
         commit_files(ctx, table, base, written, [], "INSERT")
         return ctx.status(f"{files} files")
 
@@ -67,11 +71,12 @@ def build_table(conn: rewind.connection.Connection, files: int) -> Path:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--files", type=int, default=10_000)
+    parser.add_argument("--rows", type=int, default=2_000, help="rows per file")
     args = parser.parse_args(argv)
     home = Path(tempfile.mkdtemp(prefix="rewind-clone-bench-"))
     try:
         conn = rewind.connect(home=home, now=NOW)
-        warehouse = build_table(conn, args.files)
+        warehouse = build_table(conn, args.files, args.rows)
         source = next(p for p in warehouse.iterdir() if p.is_dir())
         before = disk_bytes(home)
 
@@ -93,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     report = {
         "benchmark": "clone_zero_copy",
         "files": args.files,
+        "rows_per_file": args.rows,
+        "source_bytes": copy_added,
         "rows_in_clone": rows,
         "rewind_clone_hard_links": {"seconds": round(clone_s, 3), "bytes_added": clone_added},
         "baseline_byte_copy": {"seconds": round(copy_s, 3), "bytes_added": copy_added},

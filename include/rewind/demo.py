@@ -2,7 +2,8 @@
 
 It creates a temporary home, writes three days of changes with the clock moving,
 then shows time travel (AT/BEFORE by timestamp, offset and statement), DROP /
-UNDROP and SHOW TABLES HISTORY — the same statements an analyst would type.
+UNDROP, SHOW TABLES HISTORY, a clone of the past and a restore in place — the same
+statements an analyst would type.
 """
 
 from __future__ import annotations
@@ -52,9 +53,13 @@ def main(home: Path | None = None) -> int:
                 "SELECT * FROM orders AT(OFFSET => -60*60*36) ORDER BY id; "
                 f"SELECT * FROM orders BEFORE(STATEMENT => '{last_write}') ORDER BY id; "
                 "DROP TABLE orders; SHOW TABLES HISTORY; UNDROP TABLE orders; "
-                "SELECT count(*) AS order_count FROM orders"
+                "SELECT count(*) AS order_count FROM orders; "
+                "CREATE TABLE orders_nov1 CLONE orders AT(TIMESTAMP => '2026-11-01T12:00:00Z'); "
+                "SELECT * FROM orders_nov1 ORDER BY id"
             )
         )
+        render_table([later.restore("shop.public.orders", before=last_write)])
+        render_table(later.sql("SELECT * FROM orders ORDER BY id"))
         render_table(later.sql("SELECT * FROM orders AT(TIMESTAMP => '2026-10-01T00:00:00Z')"))
     except RewindError as exc:
         console.print(f"[yellow]as expected, an out-of-window point fails:[/yellow] {exc}")
