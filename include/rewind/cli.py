@@ -10,6 +10,7 @@ Errors are one line on stderr, ``error: <CODE>: <message>``, and exit code 1 (SP
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -39,6 +40,11 @@ def _parser() -> argparse.ArgumentParser:
     when.add_argument("--at", help="ISO timestamp, offset in seconds (-3600) or query id")
     when.add_argument("--before", help="ISO timestamp, offset in seconds or query id")
     restore.add_argument("--format", choices=["table", "json", "csv"], default="table")
+    lifecycle = commands.add_parser("lifecycle", help="the nightly lifecycle")
+    lifecycle_commands = lifecycle.add_subparsers(dest="lifecycle_command", required=True)
+    run = lifecycle_commands.add_parser("run", help="retention plan, expire, purge, metrics")
+    run.add_argument("--format", choices=["table", "json"], default="table")
+    run.add_argument("--run-id", help="the run's id (default: a new UUID)")
     return parser
 
 
@@ -92,10 +98,27 @@ def _restore(args: argparse.Namespace) -> int:
     return 0
 
 
+def _lifecycle(args: argparse.Namespace) -> int:
+    from rewind.clock import Clock
+    from rewind.config import Config
+    from rewind.lifecycle.runner import run_lifecycle
+
+    config = Config.load(home=args.home, user=args.user, now=args.now)
+    steps = run_lifecycle(config, Clock.from_text(config.now).now(), args.run_id)
+    if args.format == "json":
+        print(json.dumps(steps))
+        return 0
+    columns = sorted({key for step in steps for key in step} - {"step", "run_id"})
+    rows = [[step["step"], *[step.get(c) for c in columns]] for step in steps]
+    render_table([Result(steps[0]["run_id"], "rewind lifecycle run", ["step", *columns], rows)])
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        return {"sql": _sql, "restore": _restore}[args.command](args)
+        handlers = {"sql": _sql, "restore": _restore, "lifecycle": _lifecycle}
+        return handlers[args.command](args)
     except RewindError as exc:
         sys.stdout.flush()
         print(f"error: {exc.code}: {exc.message}", file=sys.stderr)

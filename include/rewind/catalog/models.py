@@ -177,3 +177,55 @@ class CloneFile(Base):
     source_id: Mapped[int] = mapped_column(BigInteger, index=True)
     source_path: Mapped[str] = mapped_column(String(1024))
     size: Mapped[int] = mapped_column(BigInteger)
+
+
+class FileState(Base):
+    """The lifecycle state of one data file of one table incarnation (SPEC R12, R30, R31).
+
+    ``state`` moves LIVE -> REMOVED -> MOVING -> FAILSAFE -> PURGING (row deleted) for
+    permanent tables, REMOVED -> DELETING (row deleted) for transient ones. MOVING,
+    DELETING and PURGING are journal states: the intent is committed before the file
+    is touched, so a run killed at any instant is finished by the next one. Rows in
+    FAILSAFE are the fail-safe manifest. RETAINED rows are files whose owner is done
+    with them but a clone still uses (RETAINED_FOR_CLONE, SPEC R33).
+    """
+
+    __tablename__ = "file_states"
+    table_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    path: Mapped[str] = mapped_column(String(1024), primary_key=True)
+    size: Mapped[int] = mapped_column(BigInteger)
+    added_version: Mapped[int] = mapped_column(BigInteger)
+    removed_version: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    removed_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)
+    state: Mapped[str] = mapped_column(String(16), index=True)
+    left_time_travel_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)
+    purge_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True, index=True)
+
+
+class LogCursor(Base):
+    """The last Delta version of a table the lifecycle has read (SPEC R32)."""
+
+    __tablename__ = "log_cursors"
+    table_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    version: Mapped[int] = mapped_column(BigInteger)
+
+
+class Pin(Base):
+    """A version a running time-travel read holds (SPEC R19)."""
+
+    __tablename__ = "pins"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    table_id: Mapped[int] = mapped_column(BigInteger, index=True)
+    version: Mapped[int] = mapped_column(BigInteger)
+    query_id: Mapped[str] = mapped_column(String(36))
+    expires_at: Mapped[datetime] = mapped_column(UtcDateTime())
+
+
+class LifecycleRun(Base):
+    """One lifecycle run: its clock and, once done, its per-step summary."""
+
+    __tablename__ = "lifecycle_runs"
+    run_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    now: Mapped[datetime] = mapped_column(UtcDateTime(), index=True)
+    started_at: Mapped[datetime] = mapped_column(UtcDateTime())
+    summary: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)

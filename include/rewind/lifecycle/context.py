@@ -1,0 +1,80 @@
+"""What every lifecycle step needs: the catalog, storage roots, the run's clock and id."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from sqlalchemy import Engine
+from sqlalchemy.orm import Session
+
+from rewind.catalog.db import make_engine, migrate
+from rewind.catalog.repository import Catalog
+from rewind.config import Config
+from rewind.lifecycle import fileops
+from rewind.storage.delta import TableStore
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+
+@dataclass
+class Run:
+    """One lifecycle run at one instant (SPEC R15: the Airflow run's logical end)."""
+
+    config: Config
+    engine: Engine
+    run_id: str
+    now: datetime
+    spark_provider: Callable[[], SparkSession]
+
+    @classmethod
+    def open(
+        cls,
+        config: Config,
+        run_id: str,
+        now: datetime,
+        spark_provider: Callable[[], SparkSession] | None = None,
+    ) -> Run:
+        engine = make_engine(config.catalog_url)
+        migrate(engine)
+        if spark_provider is None:
+            from rewind.spark import get_spark
+
+            def spark_provider() -> SparkSession:
+                return get_spark(config.spark_master, config.home / "logs" / "spark.log")
+
+        return cls(config, engine, run_id, now, spark_provider)
+
+    @property
+    def store(self) -> TableStore:
+        return TableStore(self.config.warehouse_root)
+
+    def failsafe_path(self, table_id: int, path: str) -> Path:
+        """Fail-safe copies live under their own root, never in a query path (R12, R38)."""
+        return self.config.failsafe_root / str(int(table_id)) / path
+
+    def warehouse_path(self, table_id: int, path: str) -> Path:
+        return self.store.path(table_id) / path
+
+    @contextmanager
+    def catalog(self) -> Iterator[Catalog]:
+        """One committed catalog transaction."""
+        with Session(self.engine) as session, session.begin():
+            yield Catalog(session)
+
+    def run_tasks(self, tasks: Sequence[tuple[str, str, str]]) -> dict[str, str]:
+        """Run file operations on the executors in parallel; source -> outcome.
+
+        No tasks, no Spark: an idle night does not start a JVM.
+        """
+        if not tasks:
+            return {}
+        spark = self.spark_provider()
+        slices = max(1, min(len(tasks), spark.sparkContext.defaultParallelism * 4))
+        outcomes = spark.sparkContext.parallelize(list(tasks), slices).map(fileops.run).collect()
+        return dict(outcomes)

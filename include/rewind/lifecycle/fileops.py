@@ -1,0 +1,75 @@
+"""File operations the executors run (SPEC R31): idempotent, so a rerun after a kill
+at any instant converges. They touch only paths they are given: no driver state."""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import signal
+from collections import Counter
+
+FAULT_ENV = "REWIND_FAULT"  # "point:n": SIGKILL the job at the n-th pass of ``point``
+_passes: Counter[str] = Counter()
+
+
+def fault_point(name: str) -> None:
+    """Crash tests enable this to kill the whole job (its process group) mid-step."""
+    spec = os.environ.get(FAULT_ENV, "")
+    if not spec.startswith(name + ":"):
+        return
+    _passes[name] += 1
+    if _passes[name] >= int(spec.split(":", 1)[1]):
+        os.killpg(os.getpgid(0), signal.SIGKILL)
+
+
+def move(source: str, target: str) -> str:
+    """Move a file so that it is, at every instant, in at least one of the two places.
+
+    A rename within one file system is atomic. Across file systems the bytes are copied
+    to ``target + '.part'``, synced and renamed, then the source is removed. A rerun
+    finds the file in the source, the target or both (then the copy is complete and
+    the source goes), never in neither unless it was already gone before the first run.
+
+    Returns:
+        "moved", "done" (already in place) or "missing" (in neither place).
+    """
+    in_source, in_target = os.path.exists(source), os.path.exists(target)
+    if in_target and not in_source:
+        return "done"
+    if not in_source:
+        return "missing"
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    if in_target:  # a cross-device copy had finished when the last run died
+        os.unlink(source)
+        return "moved"
+    fault_point("move")
+    try:
+        os.rename(source, target)
+    except OSError as exc:
+        if exc.errno != errno.EXDEV:
+            raise
+        partial = target + ".part"
+        shutil.copyfile(source, partial)
+        with open(partial, "rb") as handle:
+            os.fsync(handle.fileno())
+        os.replace(partial, target)
+        fault_point("move")
+        os.unlink(source)
+    return "moved"
+
+
+def delete(path: str) -> str:
+    """Remove a file; already gone is fine."""
+    fault_point("delete")
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        return "done"
+    return "deleted"
+
+
+def run(task: tuple[str, str, str]) -> tuple[str, str]:
+    """``(op, source, target)`` -> ``(source, outcome)``; op is "move" or "delete"."""
+    op, source, target = task
+    return source, move(source, target) if op == "move" else delete(source)

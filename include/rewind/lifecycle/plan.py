@@ -1,0 +1,127 @@
+"""Step 1: the effective retention of every object, written as the run's plan (SPEC R5–R11).
+
+The plan is a Delta system table under ``system/retention_plan``, one partition per
+run; the later steps read their run's partition, so a retry of a later step decides
+exactly what the first attempt decided.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+from deltalake import DeltaTable, write_deltalake
+from sqlalchemy import select
+
+from rewind.catalog.models import CatalogObject
+from rewind.catalog.repository import Catalog
+from rewind.errors import RewindError
+from rewind.lifecycle.rules import TableFacts
+
+if TYPE_CHECKING:
+    from rewind.lifecycle.context import Run
+
+PLAN_SCHEMA = pa.schema(
+    [
+        ("RUN_ID", pa.string()),
+        ("OBJECT_ID", pa.int64()),
+        ("KIND", pa.string()),
+        ("NAME", pa.string()),
+        ("PARENT_ID", pa.int64()),
+        ("IS_TRANSIENT", pa.bool_()),
+        ("DROPPED_ON", pa.timestamp("us", tz="UTC")),
+        ("EFFECTIVE_RETENTION_DAYS", pa.int64()),
+        ("AS_OF", pa.timestamp("us", tz="UTC")),
+    ]
+)
+
+
+@dataclass(frozen=True)
+class PlanRow:
+    object_id: int
+    kind: str
+    facts: TableFacts
+
+
+def plan_path(system_root: Path) -> Path:
+    return system_root / "retention_plan"
+
+
+def compute_plan(catalog: Catalog) -> list[tuple[CatalogObject, TableFacts]]:
+    """Every database, schema and table incarnation with its retention facts."""
+    found = []
+    for obj in catalog.session.scalars(select(CatalogObject).order_by(CatalogObject.id)):
+        facts = TableFacts(
+            transient=catalog.is_transient(obj),
+            retention_days=catalog.effective_retention(obj),
+            dropped_on=obj.dropped_on,
+        )
+        found.append((obj, facts))
+    return found
+
+
+def write_plan(catalog: Catalog, system_root: Path, run_id: str, now: datetime) -> int:
+    """Write the run's plan partition (replacing it on a retry); returns its row count."""
+    rows = compute_plan(catalog)
+    table = pa.table(
+        {
+            "RUN_ID": [run_id] * len(rows),
+            "OBJECT_ID": [o.id for o, _ in rows],
+            "KIND": [o.kind for o, _ in rows],
+            "NAME": [o.name for o, _ in rows],
+            "PARENT_ID": [o.parent_id for o, _ in rows],
+            "IS_TRANSIENT": [f.transient for _, f in rows],
+            "DROPPED_ON": [f.dropped_on for _, f in rows],
+            "EFFECTIVE_RETENTION_DAYS": [f.retention_days for _, f in rows],
+            "AS_OF": [now] * len(rows),
+        },
+        schema=PLAN_SCHEMA,
+    )
+    path = plan_path(system_root)
+    path.mkdir(parents=True, exist_ok=True)
+    write_partition(path, table, "RUN_ID", run_id)
+    return len(rows)
+
+
+def write_partition(path: Path, table: pa.Table, column: str, value: str) -> None:
+    """Replace one partition of a system table (append when the table is new)."""
+    if (path / "_delta_log").exists():
+        write_deltalake(
+            str(path),
+            table,
+            mode="overwrite",
+            partition_by=[column],
+            predicate=f"{column} = '{value}'",
+        )
+    else:
+        write_deltalake(str(path), table, mode="append", partition_by=[column])
+
+
+def read_plan(system_root: Path, run_id: str) -> dict[int, PlanRow]:
+    """The plan a run wrote: object id -> its retention facts."""
+    path = plan_path(system_root)
+    table = None
+    if (path / "_delta_log").exists():
+        table = DeltaTable(str(path)).to_pyarrow_table(filters=[("RUN_ID", "=", run_id)])
+    if table is None or table.num_rows == 0:
+        raise RewindError(
+            f"No retention plan for run {run_id}: run effective_retention first.",
+            code="LIFECYCLE_ORDER",
+        )
+    plan = {}
+    for row in table.to_pylist():
+        facts = TableFacts(row["IS_TRANSIENT"], row["EFFECTIVE_RETENTION_DAYS"], row["DROPPED_ON"])
+        plan[row["OBJECT_ID"]] = PlanRow(row["OBJECT_ID"], row["KIND"], facts)
+    return plan
+
+
+def effective_retention(run: Run) -> dict[str, Any]:
+    """Step 1 of SPEC R29; returns the step's JSON summary."""
+    start = time.perf_counter()
+    with run.catalog() as catalog:
+        objects = write_plan(catalog, run.config.system_root, run.run_id, run.now)
+    return {"objects_seen": objects, "elapsed_s": round(time.perf_counter() - start, 3)}

@@ -1,0 +1,101 @@
+"""Step 4: purge fail-safe entries older than 7 days, files first, then rows (SPEC R12, R31).
+
+A file a clone still uses keeps its bytes through the clone's own hard link; its
+owner's row stays as RETAINED (counted as RETAINED_FOR_CLONE, SPEC R30, R33) until no
+clone uses it any more.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from typing import Any
+
+from sqlalchemy import and_, exists, select
+
+from rewind.catalog.models import CatalogObject, CloneFile, FileState
+from rewind.catalog.repository import Catalog
+from rewind.lifecycle import fileops, rules
+from rewind.lifecycle.context import Run
+
+
+def _used_by_clone(catalog: Catalog, row: FileState) -> bool:
+    return bool(
+        catalog.session.scalar(
+            select(
+                exists().where(
+                    CloneFile.source_id == row.table_id,
+                    CloneFile.source_path == row.path,
+                    exists().where(
+                        and_(
+                            FileState.table_id == CloneFile.clone_id,
+                            FileState.path == CloneFile.path,
+                        )
+                    ),
+                )
+            )
+        )
+    )
+
+
+def purge_failsafe(run: Run) -> dict[str, Any]:
+    """Delete fail-safe files whose 7 days are over (and finish a killed run's purge)."""
+    start = time.perf_counter()
+    with run.catalog() as catalog:
+        due = catalog.session.scalars(
+            select(FileState).where(
+                FileState.state == rules.FAILSAFE, FileState.purge_at <= run.now
+            )
+        ).all()
+        for row in due:
+            row.state = rules.PURGING
+    fileops.fault_point("purge_journal")
+    with run.catalog() as catalog:
+        rows = catalog.session.scalars(
+            select(FileState).where(FileState.state == rules.PURGING)
+        ).all()
+        tasks = [("delete", str(run.failsafe_path(r.table_id, r.path)), "") for r in rows]
+    run.run_tasks(tasks)
+    purged = purged_bytes = retained = 0
+    with run.catalog() as catalog:
+        for row in catalog.session.scalars(
+            select(FileState).where(FileState.state.in_([rules.PURGING, rules.RETAINED]))
+        ):
+            if _used_by_clone(catalog, row):
+                retained += row.state == rules.PURGING
+                row.state = rules.RETAINED
+                continue
+            purged += row.state == rules.PURGING
+            purged_bytes += row.size if row.state == rules.PURGING else 0
+            catalog.session.delete(row)
+        catalog.session.flush()
+        dirs = _forget_purged_tables(catalog, run)
+    return {
+        "files_purged": purged,
+        "bytes_purged": purged_bytes,
+        "files_retained_for_clone": retained,
+        "tables_purged": dirs,
+        "elapsed_s": round(time.perf_counter() - start, 3),
+    }
+
+
+def _forget_purged_tables(catalog: Catalog, run: Run) -> int:
+    """A dropped table with no file left anywhere: remove its log and fail-safe dirs."""
+    gone = catalog.session.scalars(
+        select(CatalogObject).where(
+            CatalogObject.kind == "TABLE",
+            CatalogObject.dropped_on.is_not(None),
+            ~exists().where(FileState.table_id == CatalogObject.id),
+        )
+    ).all()
+    count = 0
+    for table in gone:
+        end = rules.time_travel_end(
+            rules.TableFacts(False, table.dropped_retention_days or 0, table.dropped_on), None
+        )
+        if end is None or run.now < end or not run.store.path(table.id).exists():
+            continue
+        shutil.rmtree(run.store.path(table.id), ignore_errors=True)
+        shutil.rmtree(run.config.failsafe_root / str(table.id), ignore_errors=True)
+        count += 1
+    return count
