@@ -45,9 +45,11 @@ def get_spark(master: str = "local[2]", log: Path | None = None) -> SparkSession
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 
+    builder = SparkSession.builder
+    if "PYSPARK_GATEWAY_PORT" not in os.environ:  # under spark-submit, its --master rules
+        builder = builder.master(master)
     builder = (
-        SparkSession.builder.master(master)
-        .appName("rewind")
+        builder.appName("rewind")
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
         .config("spark.sql.shuffle.partitions", "2")

@@ -53,7 +53,7 @@ class StatementFacts:
     read_version: int | None = None
 
 
-def _unavailable(
+def unavailable(
     table: str, reason: str, earliest: datetime, instant: datetime | None = None
 ) -> TimeTravelUnavailable:
     return TimeTravelUnavailable(
@@ -98,7 +98,7 @@ def resolve(
         if version is not None:
             commit = next((v.commit_time for v in versions if v.version == version), None)
             if version < 0 or commit is None:
-                raise _unavailable(table, "the statement created the table", created_on)
+                raise unavailable(table, "the statement created the table", created_on)
             _check_window(table, commit, now, retention_days, created_on)
             return version
         instant = statement.start_time
@@ -123,11 +123,9 @@ def _check_window(
     floor = earliest_point(now, retention_days)
     earliest = max(floor, created_on)
     if instant > now:
-        raise _unavailable(
-            table, f"{format_timestamp(instant)} is in the future", earliest, instant
-        )
+        raise unavailable(table, f"{format_timestamp(instant)} is in the future", earliest, instant)
     if instant < floor:
-        raise _unavailable(
+        raise unavailable(
             table,
             f"{format_timestamp(instant)} is before the retention floor {format_timestamp(floor)}",
             earliest,
@@ -146,7 +144,7 @@ def _version_at(
 ) -> int:
     _check_window(table, instant, now, retention_days, created_on)
     if instant <= created_on:
-        raise _unavailable(
+        raise unavailable(
             table,
             f"{format_timestamp(instant)} is not after the creation time "
             f"{format_timestamp(created_on)}",
@@ -159,7 +157,7 @@ def _version_at(
         if (v.commit_time <= instant if when == AT else v.commit_time < instant)
     ]
     if not eligible:
-        raise _unavailable(
+        raise unavailable(
             table, f"no version before {format_timestamp(instant)}", created_on, instant
         )
     return max(eligible)

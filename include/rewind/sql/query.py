@@ -23,6 +23,8 @@ from rewind.catalog.models import CatalogObject
 from rewind.clock import format_timestamp, parse_timestamp
 from rewind.errors import InvalidValue
 from rewind.identifiers import normalize
+from rewind.lifecycle import pins
+from rewind.lifecycle.views import is_system_view, system_view
 from rewind.result import Result
 from rewind.sql import names
 from rewind.sql.context import Context
@@ -39,9 +41,10 @@ _view_ids = itertools.count()
 
 @dataclass
 class Binding:
-    """The temporary views a statement registered, dropped when it ends."""
+    """The temporary views and pins a statement holds, released when it ends."""
 
     views: list[str] = field(default_factory=list)
+    pins: list[int] = field(default_factory=list)
 
 
 def view_name(ctx: Context) -> str:
@@ -221,11 +224,22 @@ def bind(ctx: Context, tree: exp.Expression, binding: Binding) -> exp.Expression
         parts = names.parts(table)
         if len(parts) == 1 and parts[0] in ctes and table.args.get("when") is None:
             continue
-        obj = names.table(ctx, parts)
-        version = resolve_version(ctx, obj, table.args.get("when"))
         view = view_name(ctx)
-        table_frame(ctx, obj, version).createOrReplaceTempView(view)
         binding.views.append(view)
+        alias = table.args.get("alias") or exp.TableAlias(this=table.this.copy())
+        if is_system_view(parts):
+            system_view(ctx, parts).createOrReplaceTempView(view)
+            table.replace(exp.Table(this=exp.to_identifier(view, quoted=True), alias=alias))
+            continue
+        obj = names.table(ctx, parts)
+        when = table.args.get("when")
+        version = resolve_version(ctx, obj, when)
+        if when is not None:  # SPEC R19: hold the version until the statement ends
+            binding.pins.append(
+                pins.hold(ctx.catalog.engine, obj.id, version, ctx.query_id, ctx.now)
+            )
+            _check_files_held(ctx, obj, version)
+        table_frame(ctx, obj, version).createOrReplaceTempView(view)
         ctx.catalog.record_access(
             ctx.query_id,
             obj.id,
@@ -233,12 +247,23 @@ def bind(ctx: Context, tree: exp.Expression, binding: Binding) -> exp.Expression
             version=version,
             columns=[c.name for c in table_columns(obj)],
         )
-        alias = table.args.get("alias") or exp.TableAlias(this=table.this.copy())
         table.replace(exp.Table(this=exp.to_identifier(view, quoted=True), alias=alias))
     return tree
 
 
+def _check_files_held(ctx: Context, obj: CatalogObject, version: int) -> None:
+    """A version whose files left time travel is unavailable, never a missing file (R17)."""
+    snap = snapshot(ctx, obj, version)
+    if any(not (snap.root / f.path).exists() for f in snap.files):
+        raise timetravel.unavailable(
+            str(names.qualified(ctx, obj)),
+            f"data of version {version} left time travel",
+            ctx.now,
+        )
+
+
 def release(ctx: Context, binding: Binding) -> None:
+    pins.release(ctx.catalog.engine, binding.pins)
     if not binding.views:
         return
     catalog = ctx.spark().catalog

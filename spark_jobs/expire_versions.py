@@ -1,0 +1,13 @@
+"""Spark job: lifecycle step `expire_versions` (SPEC R29).
+
+Submitted by Airflow (SparkSubmitOperator) or by hand:
+
+spark-submit spark_jobs/expire_versions.py --home HOME --now ISO_TIMESTAMP --run-id RUN_ID
+"""
+
+import sys
+
+from rewind.lifecycle.job import main
+
+if __name__ == "__main__":
+    sys.exit(main("expire_versions"))
