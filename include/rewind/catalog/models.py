@@ -210,22 +210,10 @@ class LogCursor(Base):
     version: Mapped[int] = mapped_column(BigInteger)
 
 
-class Pin(Base):
-    """A version a running time-travel read holds (SPEC R19)."""
-
-    __tablename__ = "pins"
-    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
-    table_id: Mapped[int] = mapped_column(BigInteger, index=True)
-    version: Mapped[int] = mapped_column(BigInteger)
-    query_id: Mapped[str] = mapped_column(String(36))
-    expires_at: Mapped[datetime] = mapped_column(UtcDateTime())
-
-
 class LifecycleRun(Base):
     """One lifecycle run: its clock and, once done, its per-step summary."""
 
     __tablename__ = "lifecycle_runs"
     run_id: Mapped[str] = mapped_column(String(36), primary_key=True)
     now: Mapped[datetime] = mapped_column(UtcDateTime(), index=True)
-    started_at: Mapped[datetime] = mapped_column(UtcDateTime())
     summary: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)

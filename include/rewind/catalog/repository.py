@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 
-from sqlalchemy import Engine, func, select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from rewind import retention
@@ -49,11 +49,6 @@ class Catalog:
 
     def __init__(self, session: Session) -> None:
         self.session = session
-
-    @property
-    def engine(self) -> Engine:
-        bind = self.session.get_bind()
-        return bind if isinstance(bind, Engine) else bind.engine
 
     # -- bootstrap ------------------------------------------------------------------
     def bootstrap(self, now: datetime) -> None:

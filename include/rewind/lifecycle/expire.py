@@ -13,19 +13,19 @@ from typing import Any
 
 from sqlalchemy import or_, select
 
-from rewind.catalog.models import CatalogObject, FileState, Pin
+from rewind.catalog.models import CatalogObject, FileState
 from rewind.catalog.repository import Catalog
 from rewind.lifecycle import fileops, rules
 from rewind.lifecycle.context import Run
+from rewind.lifecycle.pins import live_pins
 from rewind.lifecycle.plan import read_plan
 from rewind.lifecycle.scan import sync
 
 
-def pinned_files(catalog: Catalog, run: Run) -> set[tuple[int, str]]:
+def pinned_files(run: Run) -> set[tuple[int, str]]:
     """Files of versions that live reads pin (SPEC R19)."""
-    pins = catalog.session.scalars(select(Pin).where(Pin.expires_at > run.now)).all()
     held: set[tuple[int, str]] = set()
-    for pin in pins:
+    for pin in live_pins(run.config.home / "pins", run.now):
         snap = run.store.snapshot(pin.table_id, pin.version)
         held.update((pin.table_id, f.path) for f in snap.files)
     return held
@@ -51,7 +51,7 @@ def journal_expired(run: Run) -> dict[str, int]:
     plan = read_plan(run.config.system_root, run.run_id)
     with run.catalog() as catalog:
         commits = sync(catalog, run.store)
-        held = pinned_files(catalog, run)
+        held = pinned_files(run)
         journaled = 0
         for row in _candidates(catalog):
             facts = plan[row.table_id].facts

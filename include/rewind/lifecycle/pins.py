@@ -1,37 +1,60 @@
 """Pins (SPEC R19): a time-travel read holds the version it reads until it ends.
 
-A pin is committed in its own transaction, so a lifecycle run in another process sees
-it while the read runs; it expires on its own if the reader dies.
+A pin is a small file under ``<home>/pins/``: the read's catalog transaction may hold
+SQLite's single write lock, so a pin in the catalog could not be written (or seen by
+a lifecycle run in another process) while the read runs. A pin expires on its own if
+the reader dies.
 """
 
 from __future__ import annotations
 
+import json
+import os
+from dataclasses import dataclass
 from datetime import datetime, timedelta
+from pathlib import Path
 
-from sqlalchemy import Engine, delete
-from sqlalchemy.orm import Session
-
-from rewind.catalog.models import Pin
+from rewind.clock import format_timestamp, parse_timestamp
 
 PIN_MINUTES = 60
 
 
-def hold(engine: Engine, table_id: int, version: int, query_id: str, now: datetime) -> int:
-    """Pin ``version`` of a table until ``now + PIN_MINUTES``; returns the pin id."""
-    with Session(engine) as session, session.begin():
-        pin = Pin(
-            table_id=table_id,
-            version=version,
-            query_id=query_id,
-            expires_at=now + timedelta(minutes=PIN_MINUTES),
+@dataclass(frozen=True)
+class Pin:
+    table_id: int
+    version: int
+    expires_at: datetime
+
+
+def hold(root: Path, table_id: int, version: int, query_id: str, now: datetime) -> Path:
+    """Pin ``version`` of a table until ``now + PIN_MINUTES``; returns the pin's file."""
+    root.mkdir(parents=True, exist_ok=True)
+    path = root / f"{query_id}-{table_id}-{version}.json"
+    expires = now + timedelta(minutes=PIN_MINUTES)
+    partial = path.with_suffix(".tmp")
+    partial.write_text(
+        json.dumps(
+            {"table_id": table_id, "version": version, "expires_at": format_timestamp(expires)}
         )
-        session.add(pin)
-        session.flush()
-        return pin.id
+    )
+    os.replace(partial, path)
+    return path
 
 
-def release(engine: Engine, pin_ids: list[int]) -> None:
-    if not pin_ids:
-        return
-    with Session(engine) as session, session.begin():
-        session.execute(delete(Pin).where(Pin.id.in_(pin_ids)))
+def release(paths: list[Path]) -> None:
+    for path in paths:
+        path.unlink(missing_ok=True)
+
+
+def live_pins(root: Path, now: datetime) -> list[Pin]:
+    """Pins that have not expired at ``now``."""
+    found = []
+    for path in root.glob("*.json") if root.exists() else []:
+        try:
+            data = json.loads(path.read_text())
+        except (OSError, ValueError):
+            continue  # released or half-written meanwhile
+        pin = Pin(int(data["table_id"]), int(data["version"]), parse_timestamp(data["expires_at"]))
+        if pin.expires_at > now:
+            found.append(pin)
+    return found

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from rewind.catalog.models import LifecycleRun
 from rewind.config import Config
 from rewind.lifecycle.context import Run
 from rewind.lifecycle.expire import expire_versions
@@ -38,6 +39,11 @@ def run_lifecycle(config: Config, now: datetime, run_id: str | None = None) -> l
     """Steps 1–5 in order; each returns its summary (SPEC R29)."""
     run = Run.open(config, run_id or str(uuid.uuid4()), now)
     try:
-        return [{"step": name, "run_id": run.run_id, **step(run)} for name, step in STEPS.items()]
+        steps = [{"step": name, "run_id": run.run_id, **step(run)} for name, step in STEPS.items()]
+        with run.catalog() as catalog:  # the last runs' summaries, for people (R35)
+            catalog.session.merge(
+                LifecycleRun(run_id=run.run_id, now=now, summary={"steps": steps})
+            )
+        return steps
     finally:
         run.engine.dispose()

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sqlglot import exp
@@ -44,7 +45,7 @@ class Binding:
     """The temporary views and pins a statement holds, released when it ends."""
 
     views: list[str] = field(default_factory=list)
-    pins: list[int] = field(default_factory=list)
+    pins: list[Path] = field(default_factory=list)
 
 
 def view_name(ctx: Context) -> str:
@@ -235,9 +236,7 @@ def bind(ctx: Context, tree: exp.Expression, binding: Binding) -> exp.Expression
         when = table.args.get("when")
         version = resolve_version(ctx, obj, when)
         if when is not None:  # SPEC R19: hold the version until the statement ends
-            binding.pins.append(
-                pins.hold(ctx.catalog.engine, obj.id, version, ctx.query_id, ctx.now)
-            )
+            binding.pins.append(pins.hold(pin_root(ctx), obj.id, version, ctx.query_id, ctx.now))
             _check_files_held(ctx, obj, version)
         table_frame(ctx, obj, version).createOrReplaceTempView(view)
         ctx.catalog.record_access(
@@ -249,6 +248,10 @@ def bind(ctx: Context, tree: exp.Expression, binding: Binding) -> exp.Expression
         )
         table.replace(exp.Table(this=exp.to_identifier(view, quoted=True), alias=alias))
     return tree
+
+
+def pin_root(ctx: Context) -> Path:
+    return ctx.store.warehouse.parent / "pins"
 
 
 def _check_files_held(ctx: Context, obj: CatalogObject, version: int) -> None:
@@ -263,7 +266,7 @@ def _check_files_held(ctx: Context, obj: CatalogObject, version: int) -> None:
 
 
 def release(ctx: Context, binding: Binding) -> None:
-    pins.release(ctx.catalog.engine, binding.pins)
+    pins.release(binding.pins)
     if not binding.views:
         return
     catalog = ctx.spark().catalog

@@ -40,7 +40,6 @@ def upgrade() -> None:
         "lifecycle_runs",
         sa.Column("run_id", sa.String(length=36), nullable=False),
         sa.Column("now", UtcDateTime(), nullable=False),
-        sa.Column("started_at", UtcDateTime(), nullable=False),
         sa.Column("summary", sa.JSON(), nullable=True),
         sa.PrimaryKeyConstraint("run_id"),
     )
@@ -53,24 +52,9 @@ def upgrade() -> None:
         sa.Column("version", sa.BigInteger(), nullable=False),
         sa.PrimaryKeyConstraint("table_id"),
     )
-    op.create_table(
-        "pins",
-        sa.Column("id", sa.Integer(), autoincrement=True, nullable=False),
-        sa.Column("table_id", sa.BigInteger(), nullable=False),
-        sa.Column("version", sa.BigInteger(), nullable=False),
-        sa.Column("query_id", sa.String(length=36), nullable=False),
-        sa.Column("expires_at", UtcDateTime(), nullable=False),
-        sa.PrimaryKeyConstraint("id"),
-    )
-    with op.batch_alter_table("pins", schema=None) as batch_op:
-        batch_op.create_index(batch_op.f("ix_pins_table_id"), ["table_id"], unique=False)
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("pins", schema=None) as batch_op:
-        batch_op.drop_index(batch_op.f("ix_pins_table_id"))
-
-    op.drop_table("pins")
     op.drop_table("log_cursors")
     with op.batch_alter_table("lifecycle_runs", schema=None) as batch_op:
         batch_op.drop_index(batch_op.f("ix_lifecycle_runs_now"))
