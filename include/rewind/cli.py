@@ -108,10 +108,29 @@ def _lifecycle(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(json.dumps(steps))
         return 0
-    columns = sorted({key for step in steps for key in step} - {"step", "run_id"})
-    rows = [[step["step"], *[step.get(c) for c in columns]] for step in steps]
-    render_table([Result(steps[0]["run_id"], "rewind lifecycle run", ["step", *columns], rows)])
+    rows = [[step["step"], *[step.get(c, "") for c in LIFECYCLE_COLUMNS]] for step in steps]
+    metrics = steps[-1]
+    totals = [[c, metrics[c]] for c in metrics if c.endswith("_bytes")]
+    render_table(
+        [
+            Result(steps[0]["run_id"], "rewind lifecycle run", ["step", *LIFECYCLE_COLUMNS], rows),
+            Result(steps[0]["run_id"], "storage (all tables)", ["figure", "bytes"], totals),
+        ]
+    )
     return 0
+
+
+LIFECYCLE_COLUMNS = [
+    "objects_seen",
+    "commits_read",
+    "files_moved",
+    "bytes_moved",
+    "files_deleted",
+    "bytes_deleted",
+    "files_purged",
+    "bytes_purged",
+    "elapsed_s",
+]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
