@@ -3,6 +3,8 @@
     rewind [--home DIR] [--user NAME] [--now TIMESTAMP] <command>
     rewind sql [--format table|json|csv] [--dialect snowflake|bigquery] (-f FILE | STATEMENTS)
     rewind restore TABLE (--at | --before) (TIMESTAMP | OFFSET | QUERY_ID)
+    rewind lifecycle run [--format table|json]
+    rewind failsafe list | recover TABLE_ID --into DB.SCHEMA.NAME [--version N]
 
 Errors are one line on stderr, ``error: <CODE>: <message>``, and exit code 1 (SPEC R39).
 """
@@ -45,6 +47,15 @@ def _parser() -> argparse.ArgumentParser:
     run = lifecycle_commands.add_parser("run", help="retention plan, expire, purge, metrics")
     run.add_argument("--format", choices=["table", "json"], default="table")
     run.add_argument("--run-id", help="the run's id (default: a new UUID)")
+    failsafe = commands.add_parser("failsafe", help="fail-safe recovery (ACCOUNTADMIN)")
+    failsafe_commands = failsafe.add_subparsers(dest="failsafe_command", required=True)
+    listing = failsafe_commands.add_parser("list", help="tables with data in fail-safe")
+    listing.add_argument("--format", choices=["table", "json", "csv"], default="table")
+    recover = failsafe_commands.add_parser("recover", help="recover a table into a new one")
+    recover.add_argument("table_id", type=int)
+    recover.add_argument("--into", required=True, help="DB.SCHEMA.NAME of the new table")
+    recover.add_argument("--version", type=int, help="default: as dropped / the latest")
+    recover.add_argument("--format", choices=["table", "json", "csv"], default="table")
     return parser
 
 
@@ -98,6 +109,21 @@ def _restore(args: argparse.Namespace) -> int:
     return 0
 
 
+def _failsafe(args: argparse.Namespace) -> int:
+    from rewind.connection import connect
+
+    connection = connect(home=args.home, user=args.user, now=args.now)
+    try:
+        if args.failsafe_command == "list":
+            result = connection.failsafe_list()
+        else:
+            result = connection.failsafe_recover(args.table_id, args.into, args.version)
+    finally:
+        connection.close()
+    _emit([result], args.format)
+    return 0
+
+
 def _lifecycle(args: argparse.Namespace) -> int:
     from rewind.clock import Clock
     from rewind.config import Config
@@ -136,7 +162,12 @@ LIFECYCLE_COLUMNS = [
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        handlers = {"sql": _sql, "restore": _restore, "lifecycle": _lifecycle}
+        handlers = {
+            "sql": _sql,
+            "restore": _restore,
+            "lifecycle": _lifecycle,
+            "failsafe": _failsafe,
+        }
         return handlers[args.command](args)
     except RewindError as exc:
         sys.stdout.flush()

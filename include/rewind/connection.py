@@ -95,6 +95,21 @@ class Connection:
         text = restore_text(table, at=at, before=before)
         return self._statement(text, lambda ctx: restore_table(ctx, table, at=at, before=before))
 
+    def failsafe_list(self) -> Result:
+        """Tables with data in fail-safe (ACCOUNTADMIN only, SPEC R12)."""
+        from rewind.lifecycle.recovery import list_failsafe
+
+        return self._statement("FAILSAFE LIST", list_failsafe)
+
+    def failsafe_recover(self, table_id: int, into: str, version: int | None = None) -> Result:
+        """Recover a table from fail-safe into a new table (ACCOUNTADMIN only, SPEC R12)."""
+        from rewind.lifecycle.recovery import recover
+
+        text = f"FAILSAFE RECOVER {table_id} INTO {into}" + (
+            f" VERSION {version}" if version is not None else ""
+        )
+        return self._statement(text, lambda ctx: recover(ctx, table_id, into, version))
+
     def _statement(self, text: str, action: Callable[[Context], Result]) -> Result:
         """Run ``action`` as one statement: one catalog transaction, undo on failure,
         logged with its query id either way (SPEC R14, R28, R36)."""

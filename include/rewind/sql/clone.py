@@ -52,7 +52,7 @@ def clone_table_into(
         if column.physical not in schema.names:
             schema = schema.append(pa.field(column.physical, column.column_type.arrow(), True))
     ctx.undo.append(lambda: ctx.store.discard(target.id))
-    ctx.store.share_files(source.id, target.id, snap.files)
+    ctx.store.share_files(target.id, snap.files, ctx.store.path(source.id))
     create_table_storage(ctx, target, columns, snap.files, schema)
     record_shared_files(ctx.catalog, target.id, source.id, [(f.path, f.size) for f in snap.files])
     ctx.catalog.record_access(

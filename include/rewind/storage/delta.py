@@ -78,6 +78,15 @@ def _props(query_id: str, commit_time: datetime) -> CommitProperties:
     )
 
 
+def link_or_copy(source: Path, destination: Path) -> None:
+    try:
+        os.link(source, destination)
+    except OSError as exc:
+        if exc.errno not in (errno.EXDEV, errno.EPERM, errno.ENOTSUP, errno.EMLINK):
+            raise
+        shutil.copy2(source, destination)
+
+
 def _add(file: DataFile, now: datetime) -> AddAction:
     return AddAction(
         file.path, file.size, {}, _ms(now), True, json.dumps({"numRecords": file.num_records})
@@ -120,24 +129,21 @@ class TableStore:
         )
         return 0
 
-    def share_files(self, source_id: int, target_id: int, files: Sequence[DataFile]) -> list[Path]:
-        """Give ``target_id`` the same data files as ``source_id`` without copying bytes.
+    def share_files(
+        self, target_id: int, files: Sequence[DataFile], source_root: Path
+    ) -> list[Path]:
+        """Give ``target_id`` the data files ``files`` found under ``source_root``.
 
         Files are immutable, so a hard link is a zero-copy clone (SPEC R24); where the
         file system refuses links (another device, no support), the bytes are copied.
         Paths stay relative and identical, so delta-rs and delta-spark read the clone.
         """
-        source, target = self.path(source_id), self.path(target_id)
+        target = self.path(target_id)
         made: list[Path] = []
         for file in files:
             destination = target / file.path
             destination.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                os.link(source / file.path, destination)
-            except OSError as exc:
-                if exc.errno not in (errno.EXDEV, errno.EPERM, errno.ENOTSUP, errno.EMLINK):
-                    raise
-                shutil.copy2(source / file.path, destination)
+            link_or_copy(source_root / file.path, destination)
             made.append(destination)
         return made
 

@@ -1,0 +1,149 @@
+"""Fail-safe recovery (SPEC R12, R38): the only code that reads the fail-safe store.
+
+ACCOUNTADMIN only, at table level: a dropped table as it was when dropped, or a table
+as of a version whose files are all still held (in the table or in fail-safe). The
+recovered data becomes a new table (its files copied out of fail-safe); nothing is
+written back into the old one.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+from sqlalchemy import func, select
+from sqlglot import exp
+
+from rewind.catalog.models import CatalogObject, FileState
+from rewind.constants import ACCOUNTADMIN, TABLE
+from rewind.errors import ObjectNotFound, RewindError
+from rewind.lifecycle import rules
+from rewind.result import Result
+from rewind.sql import names
+from rewind.sql.context import Context
+from rewind.sql.values import ObjectProperties
+from rewind.storage.columns import table_columns
+from rewind.storage.delta import DataFile
+from rewind.storage.tables import create_table_storage
+
+FAILSAFE_COLUMNS = [
+    "table_id",
+    "table_name",
+    "dropped_on",
+    "files",
+    "bytes",
+    "next_purge_at",
+    "recoverable_versions",
+]
+
+
+def _require_accountadmin(ctx: Context) -> None:
+    if ctx.state.role != ACCOUNTADMIN:
+        raise RewindError(
+            f"Fail-safe recovery requires role ACCOUNTADMIN (current role {ctx.state.role}).",
+            code="ACCESS_DENIED",
+        )
+
+
+def _failsafe_root(ctx: Context) -> Path:
+    return ctx.store.warehouse.parent / "failsafe"
+
+
+def _held(ctx: Context, table: CatalogObject, files: tuple[DataFile, ...]) -> list[Path] | None:
+    """Where each file of a version is held now, or None if any is gone."""
+    places = []
+    for file in files:
+        for root in (ctx.store.path(table.id), _failsafe_root(ctx) / str(table.id)):
+            if (root / file.path).exists():
+                places.append(root / file.path)
+                break
+        else:
+            return None
+    return places
+
+
+def recoverable_versions(ctx: Context, table: CatalogObject) -> list[int]:
+    """Versions whose data files are all still held, newest first."""
+    versions = [v.version for v in ctx.catalog.versions(table.id)]
+    return [
+        v
+        for v in reversed(versions)
+        if _held(ctx, table, ctx.store.snapshot(table.id, v).files) is not None
+    ]
+
+
+def list_failsafe(ctx: Context) -> Result:
+    """``rewind failsafe list``: tables with data in fail-safe and what can be recovered."""
+    _require_accountadmin(ctx)
+    held = ctx.catalog.session.execute(
+        select(
+            FileState.table_id, func.count(), func.sum(FileState.size), func.min(FileState.purge_at)
+        )
+        .where(FileState.state == rules.FAILSAFE)
+        .group_by(FileState.table_id)
+        .order_by(FileState.table_id)
+    ).all()
+    rows: list[list[Any]] = []
+    for table_id, files, size, purge_at in held:
+        table = ctx.catalog.get(table_id)
+        if table is None:
+            continue
+        versions = recoverable_versions(ctx, table)
+        rows.append(
+            [
+                table_id,
+                str(names.qualified(ctx, table)),
+                table.dropped_on,
+                files,
+                int(size),
+                purge_at,
+                ",".join(map(str, versions)),
+            ]
+        )
+    return ctx.result(FAILSAFE_COLUMNS, rows)
+
+
+def recover(ctx: Context, table_id: int, into: str, version: int | None = None) -> Result:
+    """``rewind failsafe recover TABLE_ID --into DB.SCHEMA.NAME [--version N]``."""
+    from rewind.sql.ddl import new_object
+
+    _require_accountadmin(ctx)
+    table = ctx.catalog.get(table_id)
+    if table is None or table.kind != TABLE:
+        raise ObjectNotFound(f"Table id {table_id} does not exist.")
+    if version is None:  # a dropped table as it was when dropped; a live one as of now
+        latest = ctx.catalog.latest_version(table.id)
+        version = latest.version if latest else 0
+    snap = ctx.store.snapshot(table.id, version)
+    places = _held(ctx, table, snap.files)
+    if places is None:
+        raise RewindError(
+            f"Version {version} of table id {table_id} cannot be recovered: some of its files "
+            "were purged.",
+            code="NOT_RECOVERABLE",
+        )
+    parent, name = names.table_parent(ctx, names.parts(exp.to_table(into, dialect="snowflake")))
+    if ctx.catalog.live(TABLE, parent.id, name) is not None:
+        raise RewindError(f"Object '{name}' already exists.", code="OBJECT_ALREADY_EXISTS")
+    target = new_object(ctx, TABLE, parent.id, name, ObjectProperties(transient=False))
+    target.columns = table.columns
+    ctx.undo.append(lambda: ctx.store.discard(target.id))
+    for file, place in zip(snap.files, places, strict=True):
+        destination = ctx.store.path(target.id) / file.path
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        # Copied, not linked: the recovered table owns its bytes, and the old
+        # incarnation's fail-safe copies still purge on their date (SPEC R12).
+        shutil.copy2(place, destination)
+    schema = snap.schema
+    for column in table_columns(table):
+        if column.physical not in schema.names:
+            schema = schema.append(pa.field(column.physical, column.column_type.arrow(), True))
+    create_table_storage(ctx, target, table_columns(table), snap.files, schema)
+    ctx.catalog.record_access(ctx.query_id, table.id, "READ", operation="RECOVER", version=version)
+    ctx.catalog.record_access(ctx.query_id, target.id, "DDL", operation="CREATE")
+    return ctx.status(
+        f"Table id {table_id} version {version} recovered into {names.qualified(ctx, target)} "
+        f"({snap.rows} rows)."
+    )
