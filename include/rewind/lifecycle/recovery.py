@@ -113,6 +113,8 @@ def recover(ctx: Context, table_id: int, into: str, version: int | None = None) 
     table = ctx.catalog.get(table_id)
     if table is None or table.kind != TABLE:
         raise ObjectNotFound(f"Table id {table_id} does not exist.")
+    if not (ctx.store.path(table.id) / "_delta_log").exists():
+        raise RewindError(f"Table id {table_id} was purged for good.", code="NOT_RECOVERABLE")
     if version is None:  # a dropped table as it was when dropped; a live one as of now
         latest = ctx.catalog.latest_version(table.id)
         version = latest.version if latest else 0
