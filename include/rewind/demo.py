@@ -3,19 +3,23 @@
 It creates a temporary home, writes three days of changes with the clock moving,
 then shows time travel (AT/BEFORE by timestamp, offset and statement), DROP /
 UNDROP, SHOW TABLES HISTORY, a clone of the past and a restore in place — the same
-statements an analyst would type.
+statements an analyst would type — then runs the nightly lifecycle for each night of
+the month and prints the storage metrics a platform engineer watches.
 """
 
 from __future__ import annotations
 
 import sys
 import tempfile
+from datetime import UTC, datetime
 from pathlib import Path
 
 from rich.console import Console
 
 import rewind
+from rewind.config import Config
 from rewind.errors import RewindError
+from rewind.lifecycle.runner import run_lifecycle
 from rewind.result import render_table
 
 DAYS = [
@@ -63,7 +67,30 @@ def main(home: Path | None = None) -> int:
         render_table(later.sql("SELECT * FROM orders AT(TIMESTAMP => '2026-10-01T00:00:00Z')"))
     except RewindError as exc:
         console.print(f"[yellow]as expected, an out-of-window point fails:[/yellow] {exc}")
+    nightly(console, home)
     return 0
+
+
+METRICS = (
+    "SELECT TABLE_CATALOG, TABLE_NAME, ACTIVE_BYTES, TIME_TRAVEL_BYTES, FAILSAFE_BYTES, "
+    "RETAINED_FOR_CLONE_BYTES, DELETED FROM REWIND.ACCOUNT_USAGE.TABLE_STORAGE_METRICS ORDER BY ID"
+)
+
+
+def nightly(console: Console, home: Path) -> None:
+    """The nightly lifecycle, one run per simulated night, with the storage metrics the
+    platform team watches: time travel turns into fail-safe, then is purged (SPEC R29)."""
+    config = Config.load(home=home)
+    for day in range(2, 21):
+        now = datetime(2026, 11, day, 2, tzinfo=UTC)
+        steps = run_lifecycle(config, now)
+        moved = sum(s.get("files_moved", 0) + s.get("files_deleted", 0) for s in steps)
+        purged = sum(s.get("files_purged", 0) for s in steps)
+        console.print(
+            f"nightly run {now:%Y-%m-%d}: {moved} files left time travel, {purged} purged"
+        )
+        if day in (5, 12, 20):
+            render_table(rewind.connect(home=home, now=now.isoformat()).sql(METRICS))
 
 
 if __name__ == "__main__":
