@@ -11,8 +11,6 @@ to benchmarks/results/cli_latency.json.
 from __future__ import annotations
 
 import argparse
-import json
-import platform
 import shutil
 import statistics
 import subprocess
@@ -21,9 +19,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from report import write_report
+
 BIN = Path(sys.executable).parent
 REWIND = str(BIN / "rewind")
-RESULTS = Path(__file__).parent / "results" / "cli_latency.json"
 NOW = "2026-11-01T00:00:00+00:00"
 LATER = "2026-11-01T01:00:00+00:00"
 
@@ -72,14 +71,7 @@ def main(argv: list[str] | None = None) -> int:
             results[kind] = measure(command, args.repeat)
     finally:
         shutil.rmtree(home, ignore_errors=True)
-    report = {
-        "benchmark": "cli_latency",
-        "machine": {"python": platform.python_version(), "cpus": __import__("os").cpu_count()},
-        "results": results,
-    }
-    RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(json.dumps(report, indent=2) + "\n")
-    print(json.dumps(report, indent=2))
+    write_report("cli_latency", {"results": results})
     return 0
 
 

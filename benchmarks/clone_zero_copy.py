@@ -13,7 +13,6 @@ added on disk.
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import sys
 import tempfile
@@ -23,13 +22,13 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+from report import write_report
 
 import rewind
 from rewind.sql import names
 from rewind.storage.delta import DataFile
 from rewind.storage.tables import commit_files, snapshot
 
-RESULTS = Path(__file__).parent / "results" / "clone_zero_copy.json"
 NOW = "2026-11-01T00:00:00+00:00"
 
 
@@ -96,7 +95,6 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         shutil.rmtree(home, ignore_errors=True)
     report = {
-        "benchmark": "clone_zero_copy",
         "files": args.files,
         "rows_per_file": args.rows,
         "source_bytes": copy_added,
@@ -106,9 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         "time_ratio_copy_over_clone": round(copy_s / clone_s, 2),
         "bytes_ratio_copy_over_clone": round(copy_added / max(clone_added, 1), 1),
     }
-    RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(json.dumps(report, indent=2) + "\n")
-    print(json.dumps(report, indent=2))
+    write_report("clone_zero_copy", report)
     return 0
 
 
