@@ -99,7 +99,8 @@ class Connection:
         """Tables with data in fail-safe (ACCOUNTADMIN only, SPEC R12)."""
         from rewind.lifecycle.recovery import list_failsafe
 
-        return self._statement("FAILSAFE LIST", list_failsafe)
+        root = self.config.failsafe_root
+        return self._statement("FAILSAFE LIST", lambda ctx: list_failsafe(ctx, root))
 
     def failsafe_recover(self, table_id: int, into: str, version: int | None = None) -> Result:
         """Recover a table from fail-safe into a new table (ACCOUNTADMIN only, SPEC R12)."""
@@ -108,7 +109,8 @@ class Connection:
         text = f"FAILSAFE RECOVER {table_id} INTO {into}" + (
             f" VERSION {version}" if version is not None else ""
         )
-        return self._statement(text, lambda ctx: recover(ctx, table_id, into, version))
+        root = self.config.failsafe_root
+        return self._statement(text, lambda ctx: recover(ctx, root, table_id, into, version))
 
     def _statement(self, text: str, action: Callable[[Context], Result]) -> Result:
         """Run ``action`` as one statement: one catalog transaction, undo on failure,

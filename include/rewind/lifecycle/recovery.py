@@ -47,15 +47,13 @@ def _require_accountadmin(ctx: Context) -> None:
         )
 
 
-def _failsafe_root(ctx: Context) -> Path:
-    return ctx.store.warehouse.parent / "failsafe"
-
-
-def _held(ctx: Context, table: CatalogObject, files: tuple[DataFile, ...]) -> list[Path] | None:
+def _held(
+    ctx: Context, failsafe: Path, table: CatalogObject, files: tuple[DataFile, ...]
+) -> list[Path] | None:
     """Where each file of a version is held now, or None if any is gone."""
     places = []
     for file in files:
-        for root in (ctx.store.path(table.id), _failsafe_root(ctx) / str(table.id)):
+        for root in (ctx.store.path(table.id), failsafe / str(table.id)):
             if (root / file.path).exists():
                 places.append(root / file.path)
                 break
@@ -64,17 +62,17 @@ def _held(ctx: Context, table: CatalogObject, files: tuple[DataFile, ...]) -> li
     return places
 
 
-def recoverable_versions(ctx: Context, table: CatalogObject) -> list[int]:
+def recoverable_versions(ctx: Context, failsafe: Path, table: CatalogObject) -> list[int]:
     """Versions whose data files are all still held, newest first."""
     versions = [v.version for v in ctx.catalog.versions(table.id)]
     return [
         v
         for v in reversed(versions)
-        if _held(ctx, table, ctx.store.snapshot(table.id, v).files) is not None
+        if _held(ctx, failsafe, table, ctx.store.snapshot(table.id, v).files) is not None
     ]
 
 
-def list_failsafe(ctx: Context) -> Result:
+def list_failsafe(ctx: Context, failsafe: Path) -> Result:
     """``rewind failsafe list``: tables with data in fail-safe and what can be recovered."""
     _require_accountadmin(ctx)
     held = ctx.catalog.session.execute(
@@ -90,7 +88,7 @@ def list_failsafe(ctx: Context) -> Result:
         table = ctx.catalog.get(table_id)
         if table is None:
             continue
-        versions = recoverable_versions(ctx, table)
+        versions = recoverable_versions(ctx, failsafe, table)
         rows.append(
             [
                 table_id,
@@ -105,7 +103,9 @@ def list_failsafe(ctx: Context) -> Result:
     return ctx.result(FAILSAFE_COLUMNS, rows)
 
 
-def recover(ctx: Context, table_id: int, into: str, version: int | None = None) -> Result:
+def recover(
+    ctx: Context, failsafe: Path, table_id: int, into: str, version: int | None = None
+) -> Result:
     """``rewind failsafe recover TABLE_ID --into DB.SCHEMA.NAME [--version N]``."""
     from rewind.sql.ddl import new_object
 
@@ -119,7 +119,7 @@ def recover(ctx: Context, table_id: int, into: str, version: int | None = None) 
         latest = ctx.catalog.latest_version(table.id)
         version = latest.version if latest else 0
     snap = ctx.store.snapshot(table.id, version)
-    places = _held(ctx, table, snap.files)
+    places = _held(ctx, failsafe, table, snap.files)
     if places is None:
         raise RewindError(
             f"Version {version} of table id {table_id} cannot be recovered: some of its files "
