@@ -18,7 +18,7 @@ from rewind.catalog.repository import Catalog
 from rewind.lifecycle import fileops, rules
 from rewind.lifecycle.context import Run
 from rewind.lifecycle.pins import live_pins
-from rewind.lifecycle.plan import read_plan
+from rewind.lifecycle.plan import read_plan, read_previous_plan
 from rewind.lifecycle.scan import sync
 
 
@@ -49,6 +49,7 @@ def _candidates(catalog: Catalog) -> list[FileState]:
 def journal_expired(run: Run) -> dict[str, int]:
     """Read new commits, decide what expired and journal it (MOVING / DELETING)."""
     plan = read_plan(run.config.system_root, run.run_id)
+    previous = read_previous_plan(run.config.system_root, run.run_id, run.now)
     with run.catalog() as catalog:
         commits = sync(catalog, run.store)
         held = pinned_files(run)
@@ -56,7 +57,12 @@ def journal_expired(run: Run) -> dict[str, int]:
         for row in _candidates(catalog):
             facts = plan[row.table_id].facts
             pinned = (row.table_id, row.path) in held
-            decision = rules.expiry(facts, row.removed_at, run.now, pinned=pinned)
+            before = previous.get(row.table_id)
+            # SPEC R9, R12: a window lowered since the last run closes now, not in the past.
+            planned = rules.time_travel_end(before.facts, row.removed_at) if before else None
+            decision = rules.expiry(
+                facts, row.removed_at, run.now, pinned=pinned, planned_end=planned
+            )
             if decision is None:
                 continue
             row.state = rules.MOVING if decision.to_failsafe else rules.DELETING

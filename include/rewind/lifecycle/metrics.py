@@ -84,8 +84,8 @@ def metric_rows(catalog: Catalog, run: Run) -> list[dict[str, Any]]:
     for table in catalog.session.scalars(
         select(CatalogObject).where(CatalogObject.kind == TABLE).order_by(CatalogObject.id)
     ):
-        if table.dropped_on is not None and table.id not in totals:
-            continue  # purged
+        if table.dropped_on is not None and not run.store.path(table.id).exists():
+            continue  # purged for good: its storage is gone (SPEC R33)
         schema, database = catalog.ancestors(table)[1:3]
         entered = None
         if table.dropped_on is not None:

@@ -19,6 +19,7 @@ from sqlalchemy import select
 
 from rewind.catalog.models import CatalogObject
 from rewind.catalog.repository import Catalog
+from rewind.constants import MIN_RETENTION_PARAM, RETENTION_PARAM
 from rewind.errors import RewindError
 from rewind.lifecycle.rules import TableFacts
 
@@ -38,6 +39,9 @@ PLAN_SCHEMA = pa.schema(
         ("AS_OF", pa.timestamp("us", tz="UTC")),
     ]
 )
+
+
+ACCOUNT_ID = 0  # databases have parent_id 0
 
 
 @dataclass(frozen=True)
@@ -64,22 +68,40 @@ def compute_plan(catalog: Catalog) -> list[tuple[CatalogObject, TableFacts]]:
     return found
 
 
+def account_row(catalog: Catalog) -> dict[str, Any]:
+    """The account itself (id 0, the parent of every database).
+
+    SPEC R29, R31: a plan is never empty, so a run on an account without objects yet is
+    told apart from a run whose first step never ran (LIFECYCLE_ORDER).
+    """
+    days = catalog.account_parameter(RETENTION_PARAM)
+    return {
+        "OBJECT_ID": ACCOUNT_ID,
+        "KIND": "ACCOUNT",
+        "NAME": "ACCOUNT",
+        "PARENT_ID": None,
+        "IS_TRANSIENT": False,
+        "DROPPED_ON": None,
+        "EFFECTIVE_RETENTION_DAYS": max(days, catalog.account_parameter(MIN_RETENTION_PARAM)),
+    }
+
+
 def write_plan(catalog: Catalog, system_root: Path, run_id: str, now: datetime) -> int:
     """Write the run's plan partition (replacing it on a retry); returns its row count."""
-    rows = compute_plan(catalog)
-    table = pa.table(
+    rows = [account_row(catalog)] + [
         {
-            "RUN_ID": [run_id] * len(rows),
-            "OBJECT_ID": [o.id for o, _ in rows],
-            "KIND": [o.kind for o, _ in rows],
-            "NAME": [o.name for o, _ in rows],
-            "PARENT_ID": [o.parent_id for o, _ in rows],
-            "IS_TRANSIENT": [f.transient for _, f in rows],
-            "DROPPED_ON": [f.dropped_on for _, f in rows],
-            "EFFECTIVE_RETENTION_DAYS": [f.retention_days for _, f in rows],
-            "AS_OF": [now] * len(rows),
-        },
-        schema=PLAN_SCHEMA,
+            "OBJECT_ID": o.id,
+            "KIND": o.kind,
+            "NAME": o.name,
+            "PARENT_ID": o.parent_id,
+            "IS_TRANSIENT": f.transient,
+            "DROPPED_ON": f.dropped_on,
+            "EFFECTIVE_RETENTION_DAYS": f.retention_days,
+        }
+        for o, f in compute_plan(catalog)
+    ]
+    table = pa.Table.from_pylist(
+        [{"RUN_ID": run_id, **row, "AS_OF": now} for row in rows], schema=PLAN_SCHEMA
     )
     path = plan_path(system_root)
     path.mkdir(parents=True, exist_ok=True)
@@ -112,6 +134,35 @@ def read_plan(system_root: Path, run_id: str) -> dict[int, PlanRow]:
             f"No retention plan for run {run_id}: run effective_retention first.",
             code="LIFECYCLE_ORDER",
         )
+    return _plan_rows(table)
+
+
+def read_previous_plan(system_root: Path, run_id: str, now: datetime) -> dict[int, PlanRow]:
+    """The plan of the latest other run at or before ``now``; empty if there is none.
+
+    SPEC R9, R12: it tells when the last run expected each window to end, so a window
+    lowered since is known to have been open until after that run. The run is found
+    from the Delta log's file statistics, without reading the older plans (SPEC R32).
+    """
+    path = plan_path(system_root)
+    if not (path / "_delta_log").exists():
+        return {}
+    table = DeltaTable(str(path))
+    files = pa.table(table.get_add_actions(flatten=True))
+    runs = [
+        (row["max.AS_OF"], row["partition.RUN_ID"])
+        for row in files.select(["partition.RUN_ID", "max.AS_OF"]).to_pylist()
+        if row["partition.RUN_ID"] != run_id
+        and row["max.AS_OF"] is not None
+        and row["max.AS_OF"] <= now
+    ]
+    if not runs:
+        return {}
+    previous = max(runs)[1]
+    return _plan_rows(table.to_pyarrow_table(filters=[("RUN_ID", "=", previous)]))
+
+
+def _plan_rows(table: pa.Table) -> dict[int, PlanRow]:
     plan = {}
     for row in table.to_pylist():
         facts = TableFacts(row["IS_TRANSIENT"], row["EFFECTIVE_RETENTION_DAYS"], row["DROPPED_ON"])

@@ -65,16 +65,30 @@ class Expiry:
 
 
 def expiry(
-    table: TableFacts, removed_at: datetime | None, now: datetime, *, pinned: bool
+    table: TableFacts,
+    removed_at: datetime | None,
+    now: datetime,
+    *,
+    pinned: bool,
+    planned_end: datetime | None = None,
 ) -> Expiry | None:
     """The expiry of a file at ``now``, or None while it stays where it is.
 
     Nothing is moved early (SPEC R31): a file leaves only once ``now`` has reached the
     end of its window, and never while a read pins its version (SPEC R19).
+
+    ``planned_end`` is the end the previous run computed for the file's window (None:
+    no earlier run knew it). A window that has shrunk since — retention lowered (SPEC
+    R9), a drop with a container's shorter retention (R11) — was still open when it
+    shrank: the file leaves time travel at this run (R9: "at the next lifecycle run"),
+    or at the planned end if that came first, never at the new end in the past, which
+    would cut its 7 days of fail-safe short or purge it at once (R12).
     """
     end = time_travel_end(table, removed_at)
     if end is None or now < end or pinned:
         return None
+    if planned_end is not None and planned_end > end:
+        end = min(planned_end, now)
     return Expiry(end, to_failsafe=not table.transient)
 
 

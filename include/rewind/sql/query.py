@@ -199,7 +199,7 @@ def resolve_version(ctx: Context, obj: CatalogObject, when: exp.HistoricalData |
             facts = timetravel.StatementFacts(
                 stmt.start_time, max(written) if written else None, max(read) if read else None
             )
-    return timetravel.resolve(
+    version = timetravel.resolve(
         point,
         table=str(names.qualified(ctx, obj)),
         versions=versions,
@@ -208,6 +208,8 @@ def resolve_version(ctx: Context, obj: CatalogObject, when: exp.HistoricalData |
         retention_days=ctx.catalog.effective_retention(obj),
         statement=facts,
     )
+    _check_files_held(ctx, obj, version)  # SELECT, CLONE and restore alike
+    return version
 
 
 def table_frame(ctx: Context, obj: CatalogObject, version: int) -> DataFrame:
@@ -237,7 +239,6 @@ def bind(ctx: Context, tree: exp.Expression, binding: Binding) -> exp.Expression
         version = resolve_version(ctx, obj, when)
         if when is not None:  # SPEC R19: hold the version until the statement ends
             binding.pins.append(pins.hold(pin_root(ctx), obj.id, version, ctx.query_id, ctx.now))
-            _check_files_held(ctx, obj, version)
         table_frame(ctx, obj, version).createOrReplaceTempView(view)
         ctx.catalog.record_access(
             ctx.query_id,
