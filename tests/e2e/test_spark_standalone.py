@@ -1,0 +1,387 @@
+"""The four lifecycle Spark jobs on a real Spark standalone cluster (SPEC R29, R31).
+
+A master and one worker are started on 127.0.0.1 from the pip package's
+``spark-class``. A small warehouse is built with the Python API, copied twice, and the
+jobs of ``spark_jobs/`` are submitted in order (``spark-submit``, as Airflow's
+SparkSubmitOperator does) once against the cluster and once with ``local[2]``. Both
+must end in the same place: the same step summaries, the same files in ``warehouse/``
+and ``failsafe/``, the same catalog file states and the same storage metrics. The
+cluster's own record (its completed applications and the executor logs in the
+worker's work directory) shows the file operations really ran on the worker.
+
+Nothing here reaches beyond 127.0.0.1, and every wait is bounded.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("spark_standalone")]
+
+REPO = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+JOBS = REPO / "spark_jobs"
+STEPS = ["effective_retention", "expire_versions", "purge_failsafe", "storage_metrics"]
+RUN_ID = "e2e-standalone-run"
+# The night the jobs run: 20 days after the history below began.
+NOW = "2026-05-21T00:00:00+00:00"
+HISTORY = [
+    (
+        "2026-05-01T00:00:00+00:00",
+        "CREATE DATABASE SHOP; "
+        # retention 1 (account default): removed files leave on day 3, purged on day 10;
+        # a clone keeps them (RETAINED_FOR_CLONE, SPEC R30).
+        "CREATE TABLE ORDERS (ID INT, V VARCHAR); INSERT INTO ORDERS VALUES (1, 'a'), (2, 'b'); "
+        "INSERT INTO ORDERS VALUES (3, 'c'); CREATE TABLE ORDERS_COPY CLONE ORDERS; "
+        # retention 14: a removed file is in fail-safe on the night of the run.
+        "CREATE TABLE KEEP (ID INT) DATA_RETENTION_TIME_IN_DAYS = 14; "
+        "INSERT INTO KEEP VALUES (1), (2); INSERT INTO KEEP VALUES (3); "
+        # transient: removed files are deleted, never kept in fail-safe (SPEC R12).
+        "CREATE TRANSIENT TABLE SCRATCH (ID INT); INSERT INTO SCRATCH VALUES (1); "
+        "INSERT INTO SCRATCH VALUES (2); "
+        # dropped on day 2: every file leaves on day 3 and is purged on day 10.
+        "CREATE TABLE OLD (ID INT); INSERT INTO OLD VALUES (1); "
+        # dropped on day 15 with retention 3: in fail-safe on the night of the run.
+        "CREATE TABLE RECENT (ID INT) DATA_RETENTION_TIME_IN_DAYS = 3; "
+        "INSERT INTO RECENT VALUES (5); "
+        # retention 30: its removed file is still in time travel.
+        "CREATE TABLE LONG (ID INT) DATA_RETENTION_TIME_IN_DAYS = 30; INSERT INTO LONG VALUES (1)",
+    ),
+    (
+        "2026-05-02T00:00:00+00:00",
+        "USE SHOP; UPDATE ORDERS SET V = 'B' WHERE ID = 2; DELETE FROM ORDERS WHERE ID = 1; "
+        "DELETE FROM KEEP WHERE ID = 1; DELETE FROM SCRATCH WHERE ID = 1; DROP TABLE OLD; "
+        "DELETE FROM LONG",
+    ),
+    ("2026-05-15T00:00:00+00:00", "USE SHOP; DROP TABLE RECENT"),
+]
+START_TIMEOUT_S = 120  # master up and the worker registered
+SUBMIT_TIMEOUT_S = 300  # one spark-submit
+APPS_TIMEOUT_S = 60  # the master lists a finished application as completed
+STOP_TIMEOUT_S = 30
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def spark_env(**extra: str) -> dict[str, str]:
+    """The environment of every Spark process: the pip package's Spark, loopback only,
+    the venv's Python on driver and executors, no REWIND_* settings of the caller."""
+    import pyspark
+
+    drop = ("REWIND_", "PYSPARK_GATEWAY_", "SPARK_")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
+    env.update(
+        SPARK_HOME=str(Path(pyspark.__file__).parent),
+        SPARK_LOCAL_IP="127.0.0.1",
+        PYSPARK_PYTHON=sys.executable,
+        PYSPARK_DRIVER_PYTHON=sys.executable,
+        PYTHONPATH=os.pathsep.join(
+            p for p in (str(REPO / "include"), os.environ.get("PYTHONPATH", "")) if p
+        ),
+        **extra,
+    )
+    return env
+
+
+def stop_group(proc: subprocess.Popen[Any]) -> None:
+    """End a process started in its own session, and everything it started."""
+    if proc.poll() is not None:
+        return
+    for sig, wait in ((signal.SIGTERM, STOP_TIMEOUT_S), (signal.SIGKILL, 10)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def tail(path: Path, lines: int = 30) -> str:
+    text = path.read_text(errors="replace") if path.exists() else ""
+    return "\n".join(text.splitlines()[-lines:])
+
+
+@dataclass
+class Cluster:
+    """A standalone master and one worker (1 core, 1 GB) on loopback."""
+
+    root: Path
+    port: int = field(default_factory=free_port)
+    webui_port: int = field(default_factory=free_port)
+    worker_webui_port: int = field(default_factory=free_port)
+    procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
+
+    @property
+    def url(self) -> str:
+        return f"spark://127.0.0.1:{self.port}"
+
+    @property
+    def work_dir(self) -> Path:
+        return self.root / "worker-work"
+
+    def start(self) -> None:
+        self.work_dir.mkdir(parents=True, exist_ok=True)
+        spark_class = str(BIN / "spark-class")
+        self._daemon(
+            "master",
+            [
+                spark_class,
+                "org.apache.spark.deploy.master.Master",
+                *("--host", "127.0.0.1", "--port", str(self.port)),
+                *("--webui-port", str(self.webui_port)),
+            ],
+        )
+        self._daemon(
+            "worker",
+            [
+                spark_class,
+                "org.apache.spark.deploy.worker.Worker",
+                self.url,
+                *("--host", "127.0.0.1", "--cores", "1", "--memory", "1g"),
+                *("--webui-port", str(self.worker_webui_port), "--work-dir", str(self.work_dir)),
+            ],
+        )
+
+    def _daemon(self, name: str, command: list[str]) -> None:
+        with open(self.root / f"{name}.log", "wb") as log:
+            self.procs.append(
+                subprocess.Popen(
+                    command,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL,
+                    env=spark_env(SPARK_WORKER_DIR=str(self.work_dir)),
+                    cwd=self.root,
+                    start_new_session=True,  # its own process group, killed as a whole
+                )
+            )
+
+    def state(self) -> dict[str, Any]:
+        """The master's web UI JSON (proxies bypassed: loopback only)."""
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        with opener.open(f"http://127.0.0.1:{self.webui_port}/json/", timeout=5) as response:
+            return dict(json.load(response))
+
+    def wait_until(self, ready: Any, timeout: float, what: str) -> dict[str, Any]:
+        """Poll the master's state until ``ready(state)``; fail after ``timeout`` s."""
+        deadline = time.monotonic() + timeout
+        state: dict[str, Any] = {}
+        while time.monotonic() < deadline:
+            if any(proc.poll() is not None for proc in self.procs):
+                break  # a daemon died: its log says why
+            try:
+                state = self.state()
+            except (OSError, ValueError):
+                state = {}
+            if state and ready(state):
+                return state
+            time.sleep(1)
+        pytest.fail(
+            f"Spark standalone: {what} not reached in {timeout}s; last state {state}\n"
+            f"master log:\n{tail(self.root / 'master.log')}\n"
+            f"worker log:\n{tail(self.root / 'worker.log')}"
+        )
+
+    def wait_for_worker(self) -> None:
+        self.wait_until(lambda s: s.get("aliveworkers", 0) >= 1, START_TIMEOUT_S, "a live worker")
+
+    def stop(self) -> None:
+        for proc in reversed(self.procs):
+            stop_group(proc)
+
+
+@dataclass
+class Runs:
+    """Both copies of the warehouse after the jobs ran, and what each job printed."""
+
+    local_home: Path
+    cluster_home: Path
+    local: list[dict[str, Any]]
+    cluster: list[dict[str, Any]]
+    seconds: dict[str, float]
+
+
+def submit(master: str, home: Path, step: str, run_id: str = RUN_ID) -> dict[str, Any]:
+    """``spark-submit spark_jobs/<step>.py``; returns the job's JSON summary line."""
+    command = [str(BIN / "spark-submit"), "--master", master, str(JOBS / f"{step}.py")]
+    command += ["--home", str(home), "--now", NOW, "--run-id", run_id]
+    proc = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        env=spark_env(),
+        cwd=home.parent,  # anything Spark drops in its working directory stays in tmp
+        start_new_session=True,
+    )
+    try:
+        out, err = proc.communicate(timeout=SUBMIT_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        stop_group(proc)
+        out, err = proc.communicate()
+        pytest.fail(f"{step} on {master} ran over {SUBMIT_TIMEOUT_S}s:\n{err[-3000:]}")
+    assert proc.returncode == 0, f"{step} on {master} failed:\n{err[-3000:]}"
+    lines = [line for line in out.splitlines() if line.startswith("{")]
+    assert lines, f"{step} on {master} printed no JSON summary:\n{out}\n{err[-3000:]}"
+    return dict(json.loads(lines[-1]))
+
+
+def run_jobs(master: str, home: Path, run_id: str = RUN_ID) -> list[dict[str, Any]]:
+    """The four lifecycle steps in order, as the nightly DAG runs them (SPEC R29)."""
+    return [submit(master, home, step, run_id) for step in STEPS]
+
+
+def without_elapsed(summaries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in s.items() if k != "elapsed_s"} for s in summaries]
+
+
+def stored_files(home: Path) -> dict[str, int]:
+    """Every file under warehouse/ and failsafe/: relative path -> size."""
+    return {
+        str(path.relative_to(home)): path.stat().st_size
+        for root in ("warehouse", "failsafe")
+        for path in sorted((home / root).rglob("*"))
+        if path.is_file()
+    }
+
+
+def file_states(home: Path) -> list[tuple[Any, ...]]:
+    """The catalog's lifecycle state of every file (the fail-safe manifest among them)."""
+    with sqlite3.connect(home / "catalog.db") as db:
+        return db.execute(
+            "SELECT table_id, path, size, state, removed_at, left_time_travel_at, purge_at "
+            "FROM file_states ORDER BY table_id, path"
+        ).fetchall()
+
+
+def storage_metrics(home: Path) -> list[dict[str, Any]]:
+    """The rows of ``system/table_storage_metrics`` (SPEC R33), by table id."""
+    from deltalake import DeltaTable
+
+    rows = DeltaTable(str(home / "system" / "table_storage_metrics")).to_pyarrow_table()
+    return sorted(rows.to_pylist(), key=lambda row: (row["AS_OF_DATE"], row["ID"]))
+
+
+def build_warehouse(home: Path) -> None:
+    """The history above, written with the Python API with the clock moving."""
+    import rewind
+
+    for now, script in HISTORY:
+        conn = rewind.connect(home=home, now=now)
+        try:
+            conn.sql(script)
+        finally:
+            conn.close()  # the copies below must see a quiet catalog
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    """Started here, waited for where first needed, always stopped at the end."""
+    standalone = Cluster(tmp_path_factory.mktemp("standalone"))
+    try:
+        standalone.start()
+        yield standalone
+    finally:
+        standalone.stop()
+
+
+@pytest.fixture(scope="module")
+def runs(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Runs:
+    """Build once (the daemons start meanwhile), copy twice, run the jobs on each copy."""
+    base = tmp_path_factory.mktemp("lifecycle")
+    built = base / "built" / "home"
+    build_warehouse(built)
+    local_home = base / "local" / "home"
+    cluster_home = base / "cluster" / "home"
+    for copy in (local_home, cluster_home):
+        shutil.copytree(built, copy, symlinks=True)
+    seconds = {}
+    start = time.monotonic()
+    local = run_jobs("local[2]", local_home)
+    seconds["local"] = time.monotonic() - start
+    cluster.wait_for_worker()
+    start = time.monotonic()
+    on_cluster = run_jobs(cluster.url, cluster_home)
+    seconds["cluster"] = time.monotonic() - start
+    return Runs(local_home, cluster_home, local, on_cluster, seconds)
+
+
+def test_the_jobs_ran_on_the_standalone_worker(cluster: Cluster, runs: Runs) -> None:
+    """The master lists the jobs' applications as finished, and the worker's executors
+    ran their file operations (the local run cannot have touched this cluster)."""
+    state = cluster.wait_until(
+        lambda s: not s["activeapps"] and len(s["completedapps"]) >= 2,
+        APPS_TIMEOUT_S,
+        "two finished applications",
+    )
+    assert state["url"] == cluster.url
+    apps = state["completedapps"]
+    assert {app["name"] for app in apps} == {"rewind"}
+    assert {app["state"] for app in apps} == {"FINISHED"}
+    for app in apps:
+        logs = list((cluster.work_dir / app["id"]).glob("*/stderr"))
+        assert logs, f"no executor of {app['id']} ran on the worker"
+        assert any("Finished task" in log.read_text(errors="replace") for log in logs)
+
+
+def test_cluster_summaries_equal_local(runs: Runs) -> None:
+    """SPEC R29: every step reports the same work on the cluster as in local mode."""
+    assert [s["step"] for s in runs.cluster] == STEPS
+    assert without_elapsed(runs.cluster) == without_elapsed(runs.local)
+    expire, purge = runs.cluster[1], runs.cluster[2]
+    # The scenario makes every kind of work happen, so the comparison is not vacuous.
+    assert expire["files_moved"] > 0 and expire["files_deleted"] > 0
+    assert purge["files_purged"] > 0 and purge["files_retained_for_clone"] > 0
+    assert purge["tables_purged"] == 1
+
+
+def test_cluster_files_equal_local(runs: Runs) -> None:
+    """The same data files stay in the tables, and the same reach fail-safe (SPEC R12)."""
+    on_cluster = stored_files(runs.cluster_home)
+    assert on_cluster == stored_files(runs.local_home)
+    assert any(path.startswith("failsafe/") for path in on_cluster)
+    assert file_states(runs.cluster_home) == file_states(runs.local_home)
+
+
+def test_cluster_storage_metrics_equal_local(runs: Runs) -> None:
+    """SPEC R33: the metrics the last step wrote are identical, row for row."""
+    metrics = storage_metrics(runs.cluster_home)
+    assert metrics == storage_metrics(runs.local_home)
+    assert sum(row["FAILSAFE_BYTES"] for row in metrics) > 0
+
+
+def test_retried_run_on_cluster_changes_nothing(cluster: Cluster, runs: Runs) -> None:
+    """SPEC R31: running the same night again (an Airflow retry) converges at once."""
+    files, states = stored_files(runs.cluster_home), file_states(runs.cluster_home)
+    metrics = storage_metrics(runs.cluster_home)
+    again = run_jobs(cluster.url, runs.cluster_home)
+    expire, purge = again[1], again[2]
+    assert expire["files_journaled"] == expire["files_moved"] == expire["files_deleted"] == 0
+    assert purge["files_purged"] == purge["tables_purged"] == 0
+    assert without_elapsed(again[3:]) == without_elapsed(runs.cluster[3:])
+    assert stored_files(runs.cluster_home) == files
+    assert file_states(runs.cluster_home) == states
+    assert storage_metrics(runs.cluster_home) == metrics
