@@ -36,6 +36,7 @@ lint: setup  ## ruff + mypy
 bench: setup  ## benchmarks, results as JSON under benchmarks/results/
 	$(BIN)/python benchmarks/cli_latency.py
 	$(BIN)/python benchmarks/clone_zero_copy.py
+	$(BIN)/python benchmarks/lifecycle_incremental.py
 
 clean:  ## remove the venv and caches
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
