@@ -99,3 +99,15 @@ class StorageError(RewindError):
 
 class CatalogError(RewindError):
     code = "CATALOG_ERROR"
+
+
+class AccessDenied(RewindError):
+    """The current role lacks a privilege (SPEC R37); the message names it."""
+
+    code = "ACCESS_DENIED"
+
+
+class ValidationFailed(RewindError):
+    """A data-quality expectation on the lifecycle's outputs failed (SPEC R29 step 6)."""
+
+    code = "VALIDATION_FAILED"

@@ -17,10 +17,11 @@ from sqlalchemy import func, select
 from sqlglot import exp
 
 from rewind.catalog.models import CatalogObject, FileState
-from rewind.constants import ACCOUNTADMIN, TABLE
+from rewind.constants import TABLE
 from rewind.errors import ObjectNotFound, RewindError
 from rewind.lifecycle import rules
 from rewind.result import Result
+from rewind.security import require_accountadmin
 from rewind.sql import names
 from rewind.sql.context import Context
 from rewind.sql.values import ObjectProperties
@@ -37,14 +38,6 @@ FAILSAFE_COLUMNS = [
     "next_purge_at",
     "recoverable_versions",
 ]
-
-
-def _require_accountadmin(ctx: Context) -> None:
-    if ctx.state.role != ACCOUNTADMIN:
-        raise RewindError(
-            f"Fail-safe recovery requires role ACCOUNTADMIN (current role {ctx.state.role}).",
-            code="ACCESS_DENIED",
-        )
 
 
 def _held(
@@ -74,7 +67,7 @@ def recoverable_versions(ctx: Context, failsafe: Path, table: CatalogObject) -> 
 
 def list_failsafe(ctx: Context, failsafe: Path) -> Result:
     """``rewind failsafe list``: tables with data in fail-safe and what can be recovered."""
-    _require_accountadmin(ctx)
+    require_accountadmin(ctx, "Fail-safe recovery")
     held = ctx.catalog.session.execute(
         select(
             FileState.table_id, func.count(), func.sum(FileState.size), func.min(FileState.purge_at)
@@ -109,7 +102,7 @@ def recover(
     """``rewind failsafe recover TABLE_ID --into DB.SCHEMA.NAME [--version N]``."""
     from rewind.sql.ddl import new_object
 
-    _require_accountadmin(ctx)
+    require_accountadmin(ctx, "Fail-safe recovery")
     table = ctx.catalog.get(table_id)
     if table is None or table.kind != TABLE:
         raise ObjectNotFound(f"Table id {table_id} does not exist.")
