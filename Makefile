@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 export PYSPARK_PYTHON := $(abspath $(BIN)/python)
 
-.PHONY: help setup run test test-fast lint bench clean
+.PHONY: help setup run test test-fast browser lint bench clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -22,8 +22,15 @@ setup: $(STAMP)  ## create .venv and install requirements.txt + the rewind packa
 run: setup  ## demo: a warehouse with simulated history, time travel, DROP/UNDROP, SHOW HISTORY
 	$(BIN)/python -m rewind.demo
 
-test: setup  ## run the whole test suite (what CI runs)
+test: setup browser  ## run the whole test suite (what CI runs)
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q
+
+# The e2e browser test drives Debian's Chromium through chromedriver (no browser download).
+browser:  ## install Debian's chromium + chromium-driver for the e2e browser test, if missing
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || { \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium chromium-driver; }
 
 test-fast: setup  ## unit tests only
 	$(BIN)/python -m pytest -m unit -q

@@ -15,26 +15,19 @@ Nothing here reaches beyond 127.0.0.1, and every wait is bounded.
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import signal
-import socket
 import sqlite3
 import subprocess
-import sys
 import time
-import urllib.request
-from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from services import APPS_TIMEOUT_S, BIN, REPO, SUBMIT_TIMEOUT_S, Cluster, spark_env, stop_group
 
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("spark_standalone")]
 
-REPO = Path(__file__).resolve().parents[2]
-BIN = Path(sys.executable).parent
 JOBS = REPO / "spark_jobs"
 STEPS = ["effective_retention", "expire_versions", "purge_failsafe", "storage_metrics"]
 RUN_ID = "e2e-standalone-run"
@@ -70,146 +63,6 @@ HISTORY = [
     ),
     ("2026-05-15T00:00:00+00:00", "USE SHOP; DROP TABLE RECENT"),
 ]
-START_TIMEOUT_S = 120  # master up and the worker registered
-SUBMIT_TIMEOUT_S = 300  # one spark-submit
-APPS_TIMEOUT_S = 60  # the master lists a finished application as completed
-STOP_TIMEOUT_S = 30
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def spark_env(**extra: str) -> dict[str, str]:
-    """The environment of every Spark process: the pip package's Spark, loopback only,
-    the venv's Python on driver and executors, no REWIND_* settings of the caller."""
-    import pyspark
-
-    drop = ("REWIND_", "PYSPARK_GATEWAY_", "SPARK_")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
-    env.update(
-        SPARK_HOME=str(Path(pyspark.__file__).parent),
-        SPARK_LOCAL_IP="127.0.0.1",
-        PYSPARK_PYTHON=sys.executable,
-        PYSPARK_DRIVER_PYTHON=sys.executable,
-        PYTHONPATH=os.pathsep.join(
-            p for p in (str(REPO / "include"), os.environ.get("PYTHONPATH", "")) if p
-        ),
-        **extra,
-    )
-    return env
-
-
-def stop_group(proc: subprocess.Popen[Any]) -> None:
-    """End a process started in its own session, and everything it started."""
-    if proc.poll() is not None:
-        return
-    for sig, wait in ((signal.SIGTERM, STOP_TIMEOUT_S), (signal.SIGKILL, 10)):
-        try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            proc.wait(timeout=wait)
-            return
-        except subprocess.TimeoutExpired:
-            continue
-
-
-def tail(path: Path, lines: int = 30) -> str:
-    text = path.read_text(errors="replace") if path.exists() else ""
-    return "\n".join(text.splitlines()[-lines:])
-
-
-@dataclass
-class Cluster:
-    """A standalone master and one worker (1 core, 1 GB) on loopback."""
-
-    root: Path
-    port: int = field(default_factory=free_port)
-    webui_port: int = field(default_factory=free_port)
-    worker_webui_port: int = field(default_factory=free_port)
-    procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
-
-    @property
-    def url(self) -> str:
-        return f"spark://127.0.0.1:{self.port}"
-
-    @property
-    def work_dir(self) -> Path:
-        return self.root / "worker-work"
-
-    def start(self) -> None:
-        self.work_dir.mkdir(parents=True, exist_ok=True)
-        spark_class = str(BIN / "spark-class")
-        self._daemon(
-            "master",
-            [
-                spark_class,
-                "org.apache.spark.deploy.master.Master",
-                *("--host", "127.0.0.1", "--port", str(self.port)),
-                *("--webui-port", str(self.webui_port)),
-            ],
-        )
-        self._daemon(
-            "worker",
-            [
-                spark_class,
-                "org.apache.spark.deploy.worker.Worker",
-                self.url,
-                *("--host", "127.0.0.1", "--cores", "1", "--memory", "1g"),
-                *("--webui-port", str(self.worker_webui_port), "--work-dir", str(self.work_dir)),
-            ],
-        )
-
-    def _daemon(self, name: str, command: list[str]) -> None:
-        with open(self.root / f"{name}.log", "wb") as log:
-            self.procs.append(
-                subprocess.Popen(
-                    command,
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                    stdin=subprocess.DEVNULL,
-                    env=spark_env(SPARK_WORKER_DIR=str(self.work_dir)),
-                    cwd=self.root,
-                    start_new_session=True,  # its own process group, killed as a whole
-                )
-            )
-
-    def state(self) -> dict[str, Any]:
-        """The master's web UI JSON (proxies bypassed: loopback only)."""
-        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-        with opener.open(f"http://127.0.0.1:{self.webui_port}/json/", timeout=5) as response:
-            return dict(json.load(response))
-
-    def wait_until(self, ready: Any, timeout: float, what: str) -> dict[str, Any]:
-        """Poll the master's state until ``ready(state)``; fail after ``timeout`` s."""
-        deadline = time.monotonic() + timeout
-        state: dict[str, Any] = {}
-        while time.monotonic() < deadline:
-            if any(proc.poll() is not None for proc in self.procs):
-                break  # a daemon died: its log says why
-            try:
-                state = self.state()
-            except (OSError, ValueError):
-                state = {}
-            if state and ready(state):
-                return state
-            time.sleep(1)
-        pytest.fail(
-            f"Spark standalone: {what} not reached in {timeout}s; last state {state}\n"
-            f"master log:\n{tail(self.root / 'master.log')}\n"
-            f"worker log:\n{tail(self.root / 'worker.log')}"
-        )
-
-    def wait_for_worker(self) -> None:
-        self.wait_until(lambda s: s.get("aliveworkers", 0) >= 1, START_TIMEOUT_S, "a live worker")
-
-    def stop(self) -> None:
-        for proc in reversed(self.procs):
-            stop_group(proc)
 
 
 @dataclass
@@ -295,17 +148,6 @@ def build_warehouse(home: Path) -> None:
             conn.sql(script)
         finally:
             conn.close()  # the copies below must see a quiet catalog
-
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    """Started here, waited for where first needed, always stopped at the end."""
-    standalone = Cluster(tmp_path_factory.mktemp("standalone"))
-    try:
-        standalone.start()
-        yield standalone
-    finally:
-        standalone.stop()
 
 
 @pytest.fixture(scope="module")

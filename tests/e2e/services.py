@@ -1,0 +1,309 @@
+"""Real services for the e2e tests, on loopback only, every wait bounded.
+
+A Spark standalone master + worker started from the pip package's ``spark-class``
+(shared by the lifecycle-on-cluster test and the Airflow e2e test).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+
+START_TIMEOUT_S = 120  # master up and the worker registered
+SUBMIT_TIMEOUT_S = 300  # one spark-submit
+APPS_TIMEOUT_S = 60  # the master lists a finished application as completed
+STOP_TIMEOUT_S = 30
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def spark_env(**extra: str) -> dict[str, str]:
+    """The environment of every Spark process: the pip package's Spark, loopback only,
+    the venv's Python on driver and executors, no REWIND_* settings of the caller."""
+    import pyspark
+
+    drop = ("REWIND_", "PYSPARK_GATEWAY_", "SPARK_")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
+    env.update(
+        SPARK_HOME=str(Path(pyspark.__file__).parent),
+        SPARK_LOCAL_IP="127.0.0.1",
+        PYSPARK_PYTHON=sys.executable,
+        PYSPARK_DRIVER_PYTHON=sys.executable,
+        PYTHONPATH=os.pathsep.join(
+            p for p in (str(REPO / "include"), os.environ.get("PYTHONPATH", "")) if p
+        ),
+        **extra,
+    )
+    return env
+
+
+def stop_group(proc: subprocess.Popen[Any]) -> None:
+    """End a process started in its own session, and everything it started."""
+    if proc.poll() is not None:
+        return
+    for sig, wait in ((signal.SIGTERM, STOP_TIMEOUT_S), (signal.SIGKILL, 10)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def tail(path: Path, lines: int = 30) -> str:
+    text = path.read_text(errors="replace") if path.exists() else ""
+    return "\n".join(text.splitlines()[-lines:])
+
+
+@dataclass
+class Cluster:
+    """A standalone master and one worker (1 core, 1 GB) on loopback."""
+
+    root: Path
+    port: int = field(default_factory=free_port)
+    webui_port: int = field(default_factory=free_port)
+    worker_webui_port: int = field(default_factory=free_port)
+    procs: list[subprocess.Popen[bytes]] = field(default_factory=list)
+
+    @property
+    def url(self) -> str:
+        return f"spark://127.0.0.1:{self.port}"
+
+    @property
+    def work_dir(self) -> Path:
+        return self.root / "worker-work"
+
+    def start(self) -> None:
+        self.work_dir.mkdir(parents=True, exist_ok=True)
+        spark_class = str(BIN / "spark-class")
+        self._daemon(
+            "master",
+            [
+                spark_class,
+                "org.apache.spark.deploy.master.Master",
+                *("--host", "127.0.0.1", "--port", str(self.port)),
+                *("--webui-port", str(self.webui_port)),
+            ],
+        )
+        self._daemon(
+            "worker",
+            [
+                spark_class,
+                "org.apache.spark.deploy.worker.Worker",
+                self.url,
+                *("--host", "127.0.0.1", "--cores", "1", "--memory", "1g"),
+                *("--webui-port", str(self.worker_webui_port), "--work-dir", str(self.work_dir)),
+            ],
+        )
+
+    def _daemon(self, name: str, command: list[str]) -> None:
+        with open(self.root / f"{name}.log", "wb") as log:
+            self.procs.append(
+                subprocess.Popen(
+                    command,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL,
+                    env=spark_env(SPARK_WORKER_DIR=str(self.work_dir)),
+                    cwd=self.root,
+                    start_new_session=True,  # its own process group, killed as a whole
+                )
+            )
+
+    def state(self) -> dict[str, Any]:
+        """The master's web UI JSON (proxies bypassed: loopback only)."""
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        with opener.open(f"http://127.0.0.1:{self.webui_port}/json/", timeout=5) as response:
+            return dict(json.load(response))
+
+    def wait_until(self, ready: Any, timeout: float, what: str) -> dict[str, Any]:
+        """Poll the master's state until ``ready(state)``; fail after ``timeout`` s."""
+        deadline = time.monotonic() + timeout
+        state: dict[str, Any] = {}
+        while time.monotonic() < deadline:
+            if any(proc.poll() is not None for proc in self.procs):
+                break  # a daemon died: its log says why
+            try:
+                state = self.state()
+            except (OSError, ValueError):
+                state = {}
+            if state and ready(state):
+                return state
+            time.sleep(1)
+        pytest.fail(
+            f"Spark standalone: {what} not reached in {timeout}s; last state {state}\n"
+            f"master log:\n{tail(self.root / 'master.log')}\n"
+            f"worker log:\n{tail(self.root / 'worker.log')}"
+        )
+
+    def wait_for_worker(self) -> None:
+        self.wait_until(lambda s: s.get("aliveworkers", 0) >= 1, START_TIMEOUT_S, "a live worker")
+
+    def stop(self) -> None:
+        for proc in reversed(self.procs):
+            stop_group(proc)
+
+
+AIRFLOW_START_TIMEOUT_S = 240  # api-server healthy and the DAGs parsed
+DAG_RUN_TIMEOUT_S = 900  # one DAG run with its Spark jobs on a loaded 2-core box
+
+
+@dataclass
+class Airflow:
+    """``airflow standalone`` (api-server, scheduler, dag-processor, triggerer) on loopback,
+    with the repository's DAGs and plugin, talking to Airflow only through its REST API."""
+
+    root: Path
+    env_extra: dict[str, str]
+    port: int = field(default_factory=free_port)
+    proc: subprocess.Popen[bytes] | None = None
+    token: str = ""
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def home(self) -> Path:
+        return self.root / "airflow-home"
+
+    def env(self) -> dict[str, str]:
+        env = spark_env(
+            PATH=os.pathsep.join((str(BIN), os.environ.get("PATH", ""))),
+            AIRFLOW_HOME=str(self.home),
+            AIRFLOW__CORE__DAGS_FOLDER=str(REPO / "dags"),
+            AIRFLOW__CORE__PLUGINS_FOLDER=str(REPO / "plugins"),
+            AIRFLOW__CORE__LOAD_EXAMPLES="False",
+            AIRFLOW__API__HOST="127.0.0.1",
+            AIRFLOW__API__PORT=str(self.port),
+            AIRFLOW__API__BASE_URL=self.url,
+            AIRFLOW__CORE__EXECUTION_API_SERVER_URL=f"{self.url}/execution/",
+            AIRFLOW__LOGGING__WORKER_LOG_SERVER_PORT=str(free_port()),
+            AIRFLOW__LOGGING__TRIGGER_LOG_SERVER_PORT=str(free_port()),
+        )
+        env = {k: v for k, v in env.items() if not k.startswith("AIRFLOW_CONN_")}
+        env.update(self.env_extra)
+        return env
+
+    def cli(self, *args: str) -> str:
+        """One ``airflow`` CLI command against this installation (set-up only)."""
+        proc = subprocess.run(
+            [str(BIN / "airflow"), *args],
+            env=self.env(),
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert proc.returncode == 0, f"airflow {' '.join(args)}:\n{proc.stderr[-3000:]}"
+        return proc.stdout
+
+    def start(self) -> None:
+        self.home.mkdir(parents=True, exist_ok=True)
+        self.cli("db", "migrate")
+        with open(self.root / "standalone.log", "wb") as log:
+            self.proc = subprocess.Popen(
+                [str(BIN / "airflow"), "standalone"],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env=self.env(),
+                cwd=self.root,
+                start_new_session=True,  # its own process group, killed as a whole
+            )
+
+    def fail(self, message: str) -> None:
+        pytest.fail(f"{message}\nairflow standalone log:\n{tail(self.root / 'standalone.log', 60)}")
+
+    def request(self, method: str, path: str, body: Any = None) -> Any:
+        """A JSON call to the REST API with the admin's token (proxies bypassed)."""
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(f"{self.url}{path}", data=data, method=method)
+        request.add_header("Content-Type", "application/json")
+        if self.token:
+            request.add_header("Authorization", f"Bearer {self.token}")
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        with opener.open(request, timeout=30) as response:
+            return json.load(response)
+
+    def password(self) -> str:
+        """The admin password ``airflow standalone`` generated (what the README points to)."""
+        path = self.home / "simple_auth_manager_passwords.json.generated"
+        return str(json.loads(path.read_text())["admin"])
+
+    def wait_ready(self, dag_ids: list[str]) -> None:
+        """The api-server answers, a token is issued and every DAG is parsed."""
+        deadline = time.monotonic() + AIRFLOW_START_TIMEOUT_S
+        missing = list(dag_ids)
+        while time.monotonic() < deadline:
+            if self.proc is not None and self.proc.poll() is not None:
+                self.fail("airflow standalone exited")
+            try:
+                if not self.token:
+                    login = {"username": "admin", "password": self.password()}
+                    self.token = self.request("POST", "/auth/token", login)["access_token"]
+                parsed = {d["dag_id"] for d in self.request("GET", "/api/v2/dags")["dags"]}
+                missing = [d for d in dag_ids if d not in parsed]
+                if not missing:
+                    return
+            except (OSError, ValueError, KeyError):
+                pass
+            time.sleep(2)
+        self.fail(f"Airflow not ready in {AIRFLOW_START_TIMEOUT_S}s (DAGs missing: {missing})")
+
+    def trigger(self, dag_id: str, logical_date: str | None, conf: dict[str, Any]) -> str:
+        self.request("PATCH", f"/api/v2/dags/{dag_id}", {"is_paused": False})
+        body = {"logical_date": logical_date, "conf": conf}
+        return str(self.request("POST", f"/api/v2/dags/{dag_id}/dagRuns", body)["dag_run_id"])
+
+    def wait_run(self, dag_id: str, run_id: str) -> dict[str, Any]:
+        """Poll the run until it ends; return it (state success or failed)."""
+        quoted = urllib.request.quote(run_id, safe="")
+        deadline = time.monotonic() + DAG_RUN_TIMEOUT_S
+        run: dict[str, Any] = {}
+        while time.monotonic() < deadline:
+            run = self.request("GET", f"/api/v2/dags/{dag_id}/dagRuns/{quoted}")
+            if run["state"] in ("success", "failed"):
+                return run
+            time.sleep(3)
+        self.fail(f"{dag_id} run {run_id} did not end in {DAG_RUN_TIMEOUT_S}s: {run}")
+        return run
+
+    def task_states(self, dag_id: str, run_id: str) -> dict[str, str]:
+        quoted = urllib.request.quote(run_id, safe="")
+        tis = self.request("GET", f"/api/v2/dags/{dag_id}/dagRuns/{quoted}/taskInstances")
+        return {ti["task_id"]: ti["state"] for ti in tis["task_instances"]}
+
+    def xcom(self, dag_id: str, run_id: str, task_id: str) -> Any:
+        """A task's return value as the UI shows it."""
+        quoted = urllib.request.quote(run_id, safe="")
+        path = (
+            f"/api/v2/dags/{dag_id}/dagRuns/{quoted}/taskInstances/{task_id}"
+            "/xcomEntries/return_value?deserialize=true"
+        )
+        return self.request("GET", path)["value"]
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            stop_group(self.proc)
