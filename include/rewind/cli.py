@@ -125,17 +125,18 @@ def _failsafe(args: argparse.Namespace) -> int:
 
 
 def _lifecycle(args: argparse.Namespace) -> int:
-    from rewind.clock import Clock
-    from rewind.config import Config
-    from rewind.lifecycle.runner import run_lifecycle
+    from rewind.connection import connect
 
-    config = Config.load(home=args.home, user=args.user, now=args.now)
-    steps = run_lifecycle(config, Clock.from_text(config.now).now(), args.run_id)
+    connection = connect(home=args.home, user=args.user, now=args.now)
+    try:
+        steps = connection.lifecycle(args.run_id)  # ACCOUNTADMIN only (SPEC R37)
+    finally:
+        connection.close()
     if args.format == "json":
         print(json.dumps(steps))
         return 0
     rows = [[step["step"], *[step.get(c, "") for c in LIFECYCLE_COLUMNS]] for step in steps]
-    metrics = steps[-1]
+    metrics = next(s for s in steps if s["step"] == "storage_metrics")
     totals = [[c, metrics[c]] for c in metrics if c.endswith("_bytes")]
     render_table(
         [
@@ -155,6 +156,7 @@ LIFECYCLE_COLUMNS = [
     "bytes_deleted",
     "files_purged",
     "bytes_purged",
+    "audit_rows_removed",  # SPEC R36: statements older than 365 days
     "elapsed_s",
 ]
 

@@ -7,16 +7,19 @@ id, user, status and error (SPEC R14, R36).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
+from rewind.audit.query_type import query_type
 from rewind.catalog.db import make_engine, migrate
+from rewind.catalog.grants import Grants
 from rewind.catalog.models import Statement
 from rewind.catalog.repository import Catalog
 from rewind.clock import Clock
@@ -26,16 +29,18 @@ from rewind.errors import (
     ExecutionError,
     ObjectAlreadyExists,
     RewindError,
-    SqlSyntaxError,
     StorageError,
     TimeTravelUnavailable,
     UnknownUser,
 )
 from rewind.result import Result
+from rewind.security import refresh_role, require_accountadmin, session_role
+from rewind.spark_errors import spark_error
 from rewind.sql.context import Context, SessionState
 from rewind.sql.execute import execute
 from rewind.sql.parse import parse, split
 from rewind.storage.delta import TableStore
+from rewind.storage.tables import naming_table
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -57,7 +62,7 @@ class Connection:
                 user = catalog.user(config.user)
                 if user is None:
                     raise UnknownUser(f"User '{config.user}' does not exist.")
-                role = user.default_role
+                role = session_role(Grants(session), user)  # SPEC R37: else PUBLIC
         except SQLAlchemyError as exc:
             raise CatalogError(
                 f"Cannot open the catalog at {config.catalog_url}: {_first_line(exc)}"
@@ -112,6 +117,24 @@ class Connection:
         root = self.config.failsafe_root
         return self._statement(text, lambda ctx: recover(ctx, root, table_id, into, version))
 
+    def lifecycle(self, run_id: str | None = None) -> list[dict[str, Any]]:
+        """``rewind lifecycle run`` as this session's user: ACCOUNTADMIN only (SPEC R37),
+        logged as a statement. Returns each step's summary (SPEC R29)."""
+        from rewind.lifecycle.runner import run_lifecycle
+
+        steps: list[dict[str, Any]] = []
+
+        def action(ctx: Context) -> Result:
+            require_accountadmin(ctx, "The lifecycle (rewind lifecycle run)")
+            # The lifecycle commits through its own engine: end this read transaction
+            # first, or SQLite refuses the statement log's write after it.
+            ctx.catalog.session.commit()
+            steps.extend(run_lifecycle(self.config, ctx.now, run_id))
+            return ctx.status(f"Lifecycle run {steps[0]['run_id']} done.")
+
+        self._statement("LIFECYCLE RUN", action)
+        return steps
+
     def _statement(self, text: str, action: Callable[[Context], Result]) -> Result:
         """Run ``action`` as one statement: one catalog transaction, undo on failure,
         logged with its query id either way (SPEC R14, R28, R36)."""
@@ -127,17 +150,21 @@ class Connection:
                 spark_provider=self.spark,
             )
             try:
+                refresh_role(ctx)  # a role revoked since USE ROLE is gone (SPEC R37)
                 result = action(ctx)
                 self._log(session, ctx, "SUCCESS", None)
                 session.commit()
                 return result
             except BaseException as exc:
+                # Named before the rollback, which forgets a table being created (R39).
+                error = naming_table(ctx, as_rewind_error(exc, self.state.dialect))
                 session.rollback()
                 for undo in reversed(ctx.undo):
                     undo()
                 self.state.database, self.state.schema = state_before
-                error = as_rewind_error(exc, self.state.dialect)
-                with Session(self.engine) as log_session:
+                # A catalog that is locked or read-only refuses the log too: the error
+                # the user gets is still the statement's own (SPEC R39).
+                with contextlib.suppress(SQLAlchemyError), Session(self.engine) as log_session:
                     self._log(log_session, ctx, "FAILED", error)
                     log_session.commit()
                 if error is exc or not isinstance(exc, Exception):
@@ -156,6 +183,7 @@ class Connection:
                 status=status,
                 error_code=error.code if error else None,
                 error_message=error.message if error else None,
+                query_type=query_type(ctx.text, self.state.dialect),  # SPEC R36
             )
         )
 
@@ -184,30 +212,12 @@ def as_rewind_error(exc: BaseException, dialect: str = "snowflake") -> RewindErr
         return CatalogError(_first_line(exc))
     if isinstance(exc, OSError):
         return StorageError(f"{exc.strerror or _first_line(exc)}: {exc.filename or ''}".strip(": "))
-    spark_error = _spark_error(exc)
-    if spark_error is not None:
-        return spark_error
+    failure = spark_error(exc)
+    if failure is not None:
+        return failure
     if isinstance(exc, KeyboardInterrupt):
         return ExecutionError("Statement interrupted.", code="INTERRUPTED")
     return RewindError(f"{type(exc).__name__}: {_first_line(exc)}")
-
-
-def _spark_error(exc: BaseException) -> RewindError | None:
-    try:
-        from pyspark.errors import AnalysisException, ParseException, PySparkException
-    except ImportError:  # pragma: no cover - pyspark is a dependency
-        return None
-    if isinstance(exc, ParseException):
-        return SqlSyntaxError(f"SQL compilation error: {_first_line(exc)}")
-    if isinstance(exc, AnalysisException):
-        return RewindError(
-            f"SQL compilation error: {_first_line(exc)}", code="SQL_COMPILATION_ERROR"
-        )
-    if isinstance(exc, PySparkException):
-        return ExecutionError(_first_line(exc))
-    if type(exc).__name__ in ("Py4JJavaError", "Py4JError"):
-        return ExecutionError(_first_line(exc))
-    return None
 
 
 def _prepare_home(config: Config) -> None:

@@ -111,3 +111,15 @@ class ValidationFailed(RewindError):
     """A data-quality expectation on the lifecycle's outputs failed (SPEC R29 step 6)."""
 
     code = "VALIDATION_FAILED"
+
+
+def error_of(code: str, message: str) -> RewindError:
+    """Rebuild an error reported across a process boundary (a Spark job's summary file)
+    as the class that has ``code``, so callers can tell the kinds apart."""
+    pending: list[type[RewindError]] = [RewindError]
+    while pending:
+        cls = pending.pop()
+        if cls.code == code:
+            return cls(message)
+        pending.extend(cls.__subclasses__())
+    return RewindError(message, code=code)

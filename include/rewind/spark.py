@@ -58,8 +58,27 @@ def get_spark(master: str = "local[2]", log: Path | None = None) -> SparkSession
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={LOG4J}")
         .config("spark.sql.sources.parallelPartitionDiscovery.threshold", "1000000")
+        # SPEC R38: no SQL text reads files by path (parquet.`/any/dir`); Rewind reads
+        # table versions through the DataFrame API only.
+        .config("spark.sql.runSQLOnFiles", "false")
     )
     with _stderr_to(log):
         spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
+    if log is not None:
+        _query_errors_to(log)
     return spark
+
+
+def _query_errors_to(log: Path) -> None:
+    """PySpark logs every failed query with its Java stack trace to stderr; the CLI's
+    stderr carries the one-line error only (SPEC R39), so the trace goes to the log."""
+    import logging
+
+    from pyspark.logger import PySparkLogger
+
+    for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
+        logger = PySparkLogger.getLogger(name)
+        for handler in list(logger.handlers):
+            logger.removeHandler(handler)
+        logger.addHandler(logging.FileHandler(log))

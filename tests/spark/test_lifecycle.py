@@ -757,17 +757,24 @@ def test_r31_a_second_run_at_the_same_instant_changes_nothing(history: World) ->
 
 
 def test_r29_the_steps_run_in_order_every_day(world: World) -> None:
-    """SPEC R29: effective retention, expiry (find + move), purge, storage metrics."""
+    """SPEC R29: effective retention, expiry (find + move), purge, storage metrics,
+    validation (which passed on every run: a failure raises out of run_lifecycle)."""
     assert len({now.date() for now in world.runs}) == DAYS  # every day of three weeks
     steps = [s["step"] for s in world.seen(at(1, 13)).steps]
-    assert steps == ["effective_retention", "expire_versions", "purge_failsafe", "storage_metrics"]
+    assert steps == [
+        "effective_retention",
+        "expire_versions",
+        "purge_failsafe",
+        "storage_metrics",
+        "validate",
+    ]
 
 
 def test_a_lifecycle_run_on_an_empty_home_does_nothing(connect: Any, home: Path) -> None:
     """SPEC R29, R31: the first nightly run of a new account succeeds and counts nothing."""
     connect(now=format_timestamp(at(0))).close()
     steps = run_lifecycle(Config.load(home=home), at(1))
-    assert steps[-1]["tables"] == 0
+    assert steps[-2]["tables"] == 0  # storage_metrics; then validate (SPEC R29)
     assert {w: sum(s.get(w, 0) for s in steps) for w in WORK} == dict.fromkeys(WORK, 0)
 
 

@@ -8,9 +8,10 @@ from alembic import command
 from alembic.config import Config as AlembicConfig
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, make_url
 
 MIGRATIONS = Path(__file__).parent / "migrations"
+SQLITE_TIMEOUT_S = 30.0
 
 
 def _alembic_config() -> AlembicConfig:
@@ -20,9 +21,14 @@ def _alembic_config() -> AlembicConfig:
 
 
 def make_engine(url: str) -> Engine:
-    """An engine for ``url``; SQLite gets foreign keys, WAL and a busy timeout."""
+    """An engine for ``url``; SQLite gets foreign keys, WAL and a busy timeout.
+
+    The timeout (30 s, or the URL's ``?timeout=SECONDS``) bounds how long a statement
+    waits for a catalog another process holds locked before it fails (SPEC R39).
+    """
     if url.startswith("sqlite"):
-        engine = create_engine(url, connect_args={"timeout": 30})
+        timeout = float(str(make_url(url).query.get("timeout", SQLITE_TIMEOUT_S)))
+        engine = create_engine(url, connect_args={"timeout": timeout})
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_conn, _record):  # type: ignore[no-untyped-def]

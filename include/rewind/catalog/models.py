@@ -71,6 +71,9 @@ class RoleGrant(Base):
     __tablename__ = "role_grants"
     role_name: Mapped[str] = mapped_column(ForeignKey("roles.name"), primary_key=True)
     user_name: Mapped[str] = mapped_column(ForeignKey("users.name"), primary_key=True)
+    # SHOW GRANTS TO USER (SPEC R37); NULL for grants made before migration 0004.
+    created_on: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)
+    granted_by: Mapped[str | None] = mapped_column(String(255), nullable=True)
 
 
 class CatalogObject(Base):
@@ -125,6 +128,8 @@ class Statement(Base):
     error_code: Mapped[str | None] = mapped_column(String(64), nullable=True)
     error_message: Mapped[str | None] = mapped_column(Text, nullable=True)
     parent_query_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
+    # QUERY_HISTORY.QUERY_TYPE (SPEC R36), from the statement's text; NULL before 0005.
+    query_type: Mapped[str | None] = mapped_column(String(64), nullable=True)
 
 
 class StatementObject(Base):
@@ -138,6 +143,13 @@ class StatementObject(Base):
     operation: Mapped[str | None] = mapped_column(String(16), nullable=True)
     version: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     columns: Mapped[list[str] | None] = mapped_column(JSON, nullable=True)
+    # ACCESS_HISTORY (SPEC R36), fixed when the statement ran (migration 0005): the
+    # object's name then, whether the statement named it (direct) or reached it through
+    # a container it named (a schema clone's tables: base only), and for the statement's
+    # main DDL row the Snowflake ``properties`` of object_modified_by_ddl.
+    object_name: Mapped[str | None] = mapped_column(Text, nullable=True)
+    direct: Mapped[bool] = mapped_column(Boolean, default=True, server_default=text("true"))
+    properties: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
 
 
 class TableVersion(Base):
@@ -217,3 +229,39 @@ class LifecycleRun(Base):
     run_id: Mapped[str] = mapped_column(String(36), primary_key=True)
     now: Mapped[datetime] = mapped_column(UtcDateTime(), index=True)
     summary: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
+
+
+# -- access control (SPEC R37) ----------------------------------------------------------------
+class ObjectGrant(Base):
+    """A privilege on one object incarnation, granted to a role (SPEC R37).
+
+    Grants belong to the incarnation (its id), so a dropped object keeps them and
+    UNDROP brings them back, while a new incarnation of the same name starts with none.
+    Ownership is not a grant: it is ``objects.owner_role``.
+    """
+
+    __tablename__ = "object_grants"
+    object_id: Mapped[int] = mapped_column(
+        BigInteger, ForeignKey("objects.id"), primary_key=True
+    )
+    privilege: Mapped[str] = mapped_column(String(32), primary_key=True)
+    role_name: Mapped[str] = mapped_column(ForeignKey("roles.name"), primary_key=True, index=True)
+    granted_by: Mapped[str] = mapped_column(String(255))
+    created_on: Mapped[datetime] = mapped_column(UtcDateTime())
+
+
+# -- audit (SPEC R36) ---------------------------------------------------------------------------
+class ColumnLineage(Base):
+    """One source column of one column a statement wrote (ACCESS_HISTORY ``directSources``).
+
+    Written with the statement (INSERT ... SELECT, CTAS, UPDATE, MERGE) because names and
+    columns change later; the source's name then is its READ row's ``object_name``.
+    """
+
+    __tablename__ = "column_lineage"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    query_id: Mapped[str] = mapped_column(String(36), index=True)
+    target_id: Mapped[int] = mapped_column(BigInteger)
+    target_column: Mapped[str] = mapped_column(String(255))
+    source_id: Mapped[int] = mapped_column(BigInteger)
+    source_column: Mapped[str] = mapped_column(String(255))

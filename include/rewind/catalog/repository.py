@@ -32,10 +32,12 @@ from rewind.constants import (
     DATABASE,
     DEFAULT_USER,
     MIN_RETENTION_PARAM,
+    PUBLIC_ROLE,
     RETENTION_PARAM,
     SCHEMA,
     TABLE,
 )
+from rewind.identifiers import QualifiedName
 
 ACCOUNT_DEFAULTS = {
     RETENTION_PARAM: ACCOUNT_DEFAULT_RETENTION_DAYS,
@@ -52,13 +54,18 @@ class Catalog:
 
     # -- bootstrap ------------------------------------------------------------------
     def bootstrap(self, now: datetime) -> None:
-        """Create the built-in ADMIN user and ACCOUNTADMIN role on first use."""
+        """Create the built-in ADMIN user and ACCOUNTADMIN and PUBLIC roles on first use
+        (PUBLIC also in homes made before access control, SPEC R37)."""
+        if self.session.get(Role, PUBLIC_ROLE) is None:
+            self.session.add(Role(name=PUBLIC_ROLE, created_on=now))
         if self.session.get(User, DEFAULT_USER) is not None:
             return
         self.session.add(Role(name=ACCOUNTADMIN, created_on=now))
         self.session.add(User(name=DEFAULT_USER, default_role=ACCOUNTADMIN, created_on=now))
         self.session.flush()
-        self.session.add(RoleGrant(role_name=ACCOUNTADMIN, user_name=DEFAULT_USER))
+        self.session.add(
+            RoleGrant(role_name=ACCOUNTADMIN, user_name=DEFAULT_USER, created_on=now)
+        )
 
     def user(self, name: str) -> User | None:
         return self.session.get(User, name)
@@ -148,6 +155,10 @@ class Catalog:
                 break
             chain.append(parent)
         return chain
+
+    def qualified_name(self, obj: CatalogObject) -> QualifiedName:
+        """``database.schema.table`` (or shorter) as the object is named now (SPEC R4)."""
+        return QualifiedName(tuple(o.name for o in reversed(self.ancestors(obj))))
 
     def is_transient(self, obj: CatalogObject) -> bool:
         """Transient if it or any container is transient (SPEC R2)."""
@@ -261,7 +272,13 @@ class Catalog:
         operation: str | None = None,
         version: int | None = None,
         columns: list[str] | None = None,
+        direct: bool = True,
     ) -> None:
+        """Record that a statement read, wrote or changed by DDL an object (SPEC R14, R36),
+        with the object's name now: ACCESS_HISTORY shows names as they were. ``direct``
+        False: the statement reached the object through a container it named (the tables
+        of a schema clone), see :mod:`rewind.audit.recording`."""
+        obj = self.get(object_id)
         self.session.add(
             StatementObject(
                 query_id=query_id,
@@ -270,6 +287,8 @@ class Catalog:
                 operation=operation,
                 version=version,
                 columns=columns,
+                object_name=str(self.qualified_name(obj)) if obj is not None else None,
+                direct=direct,
             )
         )
 

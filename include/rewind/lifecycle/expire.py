@@ -16,6 +16,7 @@ from sqlalchemy import or_, select
 from rewind.catalog.models import CatalogObject, FileState
 from rewind.catalog.repository import Catalog
 from rewind.lifecycle import fileops, rules
+from rewind.lifecycle.clones import used_by_clone
 from rewind.lifecycle.context import Run
 from rewind.lifecycle.pins import live_pins
 from rewind.lifecycle.plan import read_plan, read_previous_plan
@@ -110,7 +111,12 @@ def apply_journal(run: Run) -> dict[str, int]:
                 summary["files_moved"] += 1
                 summary["bytes_moved"] += row.size
             else:
-                catalog.session.delete(row)
+                # SPEC R30, R33: a clone's link still holds the bytes of a transient
+                # file: the owner keeps them as RETAINED_FOR_CLONE until the clone lets go.
+                if used_by_clone(catalog, row):
+                    row.state = rules.RETAINED
+                else:
+                    catalog.session.delete(row)
                 summary["files_deleted"] += 1
                 summary["bytes_deleted"] += row.size
     return summary

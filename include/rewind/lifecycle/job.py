@@ -1,7 +1,9 @@
 """The shared ``main(argv)`` of the Spark entry points in ``spark_jobs/``.
 
 argparse -> the Spark session from the one factory -> one lifecycle step -> one JSON
-summary line on stdout (the Airflow task's XCom).
+summary line on stdout and, with ``--summary-file``, in that file: the Airflow operator
+(``rewind.operations.spark_job``) reads it back as the task's XCom, since
+SparkSubmitOperator pushes no output of its own. A refused job writes its error there.
 """
 
 from __future__ import annotations
@@ -9,27 +11,66 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
 
 from rewind.clock import parse_timestamp
 from rewind.config import Config
-from rewind.errors import RewindError
+from rewind.errors import RewindError, error_of
 
 
 def main(step: str, argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog=step, description=f"Rewind lifecycle step {step}")
-    parser.add_argument("--home", required=True, help="the Rewind home")
-    parser.add_argument("--now", required=True, help="the run's clock (ISO 8601)")
+    parser = job_parser(step, f"Rewind lifecycle step {step}")
     parser.add_argument("--run-id", required=True, help="the lifecycle run id")
     args = parser.parse_args(argv)
     from rewind.lifecycle.runner import run_step
 
-    try:
-        summary = run_step(
+    return finish(
+        args.summary_file,
+        lambda: run_step(
             Config.load(home=args.home), step, args.run_id, parse_timestamp(args.now)
-        )
+        ),
+    )
+
+
+def job_parser(prog: str, description: str) -> argparse.ArgumentParser:
+    """The arguments every Rewind Spark job takes: ``--home``, ``--now``, ``--summary-file``."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser.add_argument("--home", required=True, help="the Rewind home")
+    parser.add_argument("--now", required=True, help="the run's clock (ISO 8601)")
+    parser.add_argument("--summary-file", help="also write the JSON summary (or error) here")
+    return parser
+
+
+def finish(summary_file: str | None, action: Callable[[], dict[str, Any]]) -> int:
+    """Run a job's action: its summary is one JSON line on stdout (and the summary file);
+    a RewindError is one line on stderr (and ``{"error": {code, message}}`` in the file)."""
+    try:
+        summary = action()
     except RewindError as exc:
         print(f"error: {exc.code}: {exc.message}", file=sys.stderr)
+        _write(summary_file, {"error": {"code": exc.code, "message": exc.message}})
         return 1
     print(json.dumps(summary))
+    _write(summary_file, summary)
     return 0
+
+
+def read_summary(summary_file: Path) -> dict[str, Any] | None:
+    """What a job wrote with ``--summary-file``; None if it wrote nothing (it crashed).
+
+    Raises:
+        RewindError: the error the job reported, with its code (SPEC R39).
+    """
+    if not summary_file.exists():
+        return None
+    summary = dict(json.loads(summary_file.read_text()))
+    if "error" in summary:
+        raise error_of(summary["error"]["code"], summary["error"]["message"])
+    return summary
+
+
+def _write(summary_file: str | None, content: dict[str, Any]) -> None:
+    if summary_file:
+        Path(summary_file).write_text(json.dumps(content))

@@ -2,7 +2,8 @@
 
 A file a clone still uses keeps its bytes through the clone's own hard link; its
 owner's row stays as RETAINED (counted as RETAINED_FOR_CLONE, SPEC R30, R33) until no
-clone uses it any more.
+clone uses it any more. The same step removes the audit trail older than 365 days
+(SPEC R36), in one catalog transaction of its own.
 """
 
 from __future__ import annotations
@@ -11,31 +12,14 @@ import shutil
 import time
 from typing import Any
 
-from sqlalchemy import and_, exists, select
+from sqlalchemy import exists, select
 
-from rewind.catalog.models import CatalogObject, CloneFile, FileState
+from rewind.audit.cleanup import purge_audit
+from rewind.catalog.models import CatalogObject, FileState
 from rewind.catalog.repository import Catalog
 from rewind.lifecycle import fileops, rules
+from rewind.lifecycle.clones import used_by_clone
 from rewind.lifecycle.context import Run
-
-
-def _used_by_clone(catalog: Catalog, row: FileState) -> bool:
-    return bool(
-        catalog.session.scalar(
-            select(
-                exists().where(
-                    CloneFile.source_id == row.table_id,
-                    CloneFile.source_path == row.path,
-                    exists().where(
-                        and_(
-                            FileState.table_id == CloneFile.clone_id,
-                            FileState.path == CloneFile.path,
-                        )
-                    ),
-                )
-            )
-        )
-    )
 
 
 def purge_failsafe(run: Run) -> dict[str, Any]:
@@ -61,7 +45,7 @@ def purge_failsafe(run: Run) -> dict[str, Any]:
         for row in catalog.session.scalars(
             select(FileState).where(FileState.state.in_([rules.PURGING, rules.RETAINED]))
         ):
-            if _used_by_clone(catalog, row):
+            if used_by_clone(catalog, row):
                 retained += row.state == rules.PURGING
                 row.state = rules.RETAINED
                 continue
@@ -70,11 +54,14 @@ def purge_failsafe(run: Run) -> dict[str, Any]:
             catalog.session.delete(row)
         catalog.session.flush()
         dirs = _forget_purged_tables(catalog, run)
+    with run.catalog() as catalog:
+        audit_removed = purge_audit(catalog, run.now)
     return {
         "files_purged": purged,
         "bytes_purged": purged_bytes,
         "files_retained_for_clone": retained,
         "tables_purged": dirs,
+        "audit_rows_removed": audit_removed,
         "elapsed_s": round(time.perf_counter() - start, 3),
     }
 

@@ -1,7 +1,8 @@
 """``REWIND.ACCOUNT_USAGE`` views over the storage metrics time series (SPEC R33, R34).
 
 ``TABLE_STORAGE_METRICS`` (Snowflake names) and ``TABLE_STORAGE`` (BigQuery names) show
-the latest lifecycle run's rows.
+the latest lifecycle run's rows. ``ACCESS_HISTORY`` and ``QUERY_HISTORY`` (SPEC R36) come
+from the audit trail, see :mod:`rewind.audit.views`.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from deltalake import DeltaTable
 
+from rewind.audit.views import AUDIT_VIEWS, audit_view
 from rewind.errors import ObjectNotFound
 from rewind.lifecycle.metrics import metrics_path
 
@@ -42,6 +44,8 @@ def system_view(ctx: Context, parts: list[str]) -> DataFrame:
     from pyspark.sql import functions as F
 
     name = parts[2]
+    if name in AUDIT_VIEWS:
+        return audit_view(ctx, name)
     if name not in ("TABLE_STORAGE_METRICS", "TABLE_STORAGE"):
         raise ObjectNotFound(f"View 'REWIND.ACCOUNT_USAGE.{name}' does not exist.")
     path = metrics_path(ctx.store.warehouse.parent / "system")

@@ -18,7 +18,7 @@ from sqlglot.errors import SqlglotError
 
 from rewind.clock import format_timestamp
 from rewind.constants import RETENTION_PARAM
-from rewind.errors import InvalidRetention, SqlSyntaxError, TimeTravelUnavailable
+from rewind.errors import InvalidRetention, InvalidValue, SqlSyntaxError, TimeTravelUnavailable
 from rewind.sql.parse import AlterContainer
 from rewind.sql.values import literal
 
@@ -38,6 +38,8 @@ def _parse_one(text: str) -> exp.Expression:
     """sqlglot's BigQuery parser; a ParseError becomes SYNTAX_ERROR (SPEC R39)."""
     try:
         tree = sqlglot.parse_one(text, read="bigquery")
+    except RecursionError:  # sqlglot recurses once per nesting level
+        raise SqlSyntaxError("Syntax error: the statement is nested too deeply.") from None
     except SqlglotError as exc:
         detail = " ".join(str(exc).split())
         raise SqlSyntaxError(f"Syntax error: {detail[:300]}") from None
@@ -55,7 +57,10 @@ def _decorator_point(millis: str) -> exp.HistoricalData:
     value = int(millis)
     if value < 0:  # BigQuery: a negative decorator is relative to now
         return _at(exp.Literal.number(value / 1000), offset=True)
-    instant = datetime.fromtimestamp(value / 1000, tz=UTC)
+    try:
+        instant = datetime.fromtimestamp(value / 1000, tz=UTC)
+    except (OverflowError, OSError, ValueError):  # past year 9999 (SPEC R39)
+        raise InvalidValue(f"Snapshot decorator @{millis} is out of range.") from None
     return _at(exp.Literal.string(format_timestamp(instant)))
 
 

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 import pyarrow as pa
 from sqlglot import exp
 
-from rewind import timetravel
+from rewind import security, timetravel
 from rewind.catalog.history import members_at, record_shared_files
 from rewind.catalog.models import CatalogObject
 from rewind.constants import SCHEMA, TABLE
@@ -37,12 +37,18 @@ class CloneReport:
 
 
 def clone_table_into(
-    ctx: Context, source: CatalogObject, version: int, target: CatalogObject
+    ctx: Context,
+    source: CatalogObject,
+    version: int,
+    target: CatalogObject,
+    *,
+    direct: bool = True,
 ) -> None:
     """Give ``target`` (a new catalog row) the data of ``source`` at ``version``.
 
     The clone keeps the source's current columns (historical data reads under the
     current schema, SPEC R18); physical columns added since ``version`` stay NULL.
+    ``direct`` False: the statement named the source's container, not the source (R36).
     """
     snap = snapshot(ctx, source, version)
     columns = table_columns(source)
@@ -56,7 +62,12 @@ def clone_table_into(
     create_table_storage(ctx, target, columns, snap.files, schema)
     record_shared_files(ctx.catalog, target.id, source.id, [(f.path, f.size) for f in snap.files])
     ctx.catalog.record_access(
-        ctx.query_id, source.id, "READ", version=version, columns=[c.name for c in columns]
+        ctx.query_id,
+        source.id,
+        "READ",
+        version=version,
+        columns=[c.name for c in columns],
+        direct=direct,
     )
 
 
@@ -109,6 +120,7 @@ def clone_schema_into(
     for table_id, name in sorted(_tables_at(ctx, source, instant, when is None).items()):
         table = ctx.catalog.get(table_id)
         assert table is not None
+        security.require(ctx, security.SELECT, table)  # SPEC R37: a clone reads each table
         try:
             version = resolve_version(ctx, table, when)
         except TimeTravelUnavailable:
@@ -120,7 +132,7 @@ def clone_schema_into(
     for table, name, version in plans:
         props = ObjectProperties(transient=table.is_transient)
         clone = new_object(ctx, TABLE, target.id, name, props)
-        clone_table_into(ctx, table, version, clone)
+        clone_table_into(ctx, table, version, clone, direct=False)
         report.tables += 1
 
 
@@ -178,6 +190,7 @@ def create_clone(
         report.tables = 1
         return clone, report
     _check_point(ctx, source, when)
+    ctx.catalog.record_access(ctx.query_id, source.id, "READ")  # SPEC R36: the named container
     clone = new_object(ctx, source.kind, parent_id, name, props)
     if source.kind == SCHEMA:
         clone_schema_into(ctx, source, clone, when, ignore_short, report)

@@ -6,7 +6,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from rewind import retention
+from rewind import retention, security
 from rewind.catalog.models import CatalogObject
 from rewind.constants import (
     DATABASE,
@@ -47,7 +47,7 @@ def create(ctx: Context, tree: exp.Create) -> Result:
         )
     target = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
     props = object_properties(tree.args.get("properties"))
-    parent_id, name = _parent_and_name(ctx, kind, names.parts(target))
+    parent_id, name = parent_and_name(ctx, kind, names.parts(target))
     source = clone.clone_source(ctx, kind, tree) if tree.args.get("clone") else None
     existing = ctx.catalog.live(kind, parent_id, name)
     operation = "CREATE"
@@ -110,7 +110,8 @@ def _make_current(ctx: Context, obj: CatalogObject) -> None:
         ctx.state.database, ctx.state.schema = (db.name if db else None), obj.name
 
 
-def _parent_and_name(ctx: Context, kind: str, parts: list[str]) -> tuple[int, str]:
+def parent_and_name(ctx: Context, kind: str, parts: list[str]) -> tuple[int, str]:
+    """(parent id, name) of an object of ``kind`` named ``parts`` (0: the account)."""
     if kind == DATABASE:
         if len(parts) != 1:
             raise InvalidValue(f"Invalid database name '{'.'.join(parts)}'.")
@@ -174,7 +175,7 @@ def drop(ctx: Context, tree: exp.Drop) -> Result:
     if len(targets) != 1:
         raise UnsupportedError("DROP takes exactly one object.")
     try:
-        obj = _live(ctx, kind, names.parts(targets[0]))
+        obj = live_object(ctx, kind, names.parts(targets[0]))
     except ObjectNotFound:
         if tree.args.get("exists"):
             return ctx.status("Drop statement executed successfully (object does not exist).")
@@ -184,7 +185,8 @@ def drop(ctx: Context, tree: exp.Drop) -> Result:
     return ctx.status(f"{obj.name} successfully dropped.")
 
 
-def _live(ctx: Context, kind: str, parts: list[str]) -> CatalogObject:
+def live_object(ctx: Context, kind: str, parts: list[str]) -> CatalogObject:
+    """The live database, schema or table ``parts`` names."""
     if kind == DATABASE:
         if len(parts) != 1:
             raise InvalidValue(f"Invalid database name '{'.'.join(parts)}'.")
@@ -198,7 +200,7 @@ def undrop(ctx: Context, tree: exp.Undrop) -> Result:
     kind = str(tree.args.get("kind", "")).upper()
     if kind not in (DATABASE, SCHEMA, TABLE):
         raise UnsupportedError(f"UNDROP {kind} is not supported.")
-    parent_id, name = _parent_and_name(ctx, kind, names.parts(tree.this))
+    parent_id, name = parent_and_name(ctx, kind, names.parts(tree.this))
     if ctx.catalog.live(kind, parent_id, name) is not None:
         raise ObjectAlreadyExists(f"Object '{name}' already exists.")
     candidates = ctx.catalog.dropped(kind, parent_id, name)
@@ -223,6 +225,7 @@ def undrop(ctx: Context, tree: exp.Undrop) -> Result:
             f"{ends.isoformat()} (retention {days} days at drop)."
         )
     obj = in_window[0]
+    security.require_undrop(ctx, obj)  # SPEC R37: OWNERSHIP of it, CREATE on its parent
     ctx.catalog.undrop(obj)
     ctx.catalog.record_access(ctx.query_id, obj.id, "DDL", operation="UNDROP")
     return ctx.status(f"{kind.capitalize()} {name} successfully restored.")
@@ -284,7 +287,7 @@ def _rename(ctx: Context, obj: CatalogObject, target: list[str]) -> None:
         assert parent is not None
         parent_id = parent.id
     else:
-        parent_id, name = _parent_and_name(ctx, obj.kind, target)
+        parent_id, name = parent_and_name(ctx, obj.kind, target)
     if ctx.catalog.live(obj.kind, parent_id, name) is not None:
         raise ObjectAlreadyExists(f"Object '{name}' already exists.")
     was = obj.name
@@ -337,7 +340,7 @@ def alter_container(ctx: Context, tree: AlterContainer) -> Result:
         return ctx.status("Statement executed successfully.")
     assert tree.name is not None
     try:
-        obj = _live(ctx, tree.kind, names.parts(tree.name))
+        obj = live_object(ctx, tree.kind, names.parts(tree.name))
     except ObjectNotFound:
         if tree.if_exists:
             return ctx.status("Statement executed successfully.")
@@ -347,7 +350,7 @@ def alter_container(ctx: Context, tree: AlterContainer) -> Result:
         _rename(ctx, obj, names.parts(tree.target))
     elif tree.action == "SWAP":
         assert tree.target is not None
-        _swap(ctx, obj, _live(ctx, tree.kind, names.parts(tree.target)))
+        _swap(ctx, obj, live_object(ctx, tree.kind, names.parts(tree.target)))
     elif tree.action == "UNSET":
         _unset(ctx, obj, list(tree.properties))
     else:
@@ -371,7 +374,7 @@ def _container_properties(values: dict[str, exp.Expression]) -> ObjectProperties
 
 
 def _alter_account(ctx: Context, tree: AlterContainer) -> None:
-    """Account parameters (SPEC R5, R7); ACCOUNTADMIN only comes with the access issue."""
+    """Account parameters (SPEC R5, R7); ACCOUNTADMIN only (R37, checked in sql/needs.py)."""
     for key, node in tree.properties.items():
         if key not in (RETENTION_PARAM, MIN_RETENTION_PARAM):
             raise UnsupportedError(f"Unsupported account parameter: {key}.")

@@ -7,9 +7,12 @@ from typing import Any
 
 from sqlglot import exp
 
+from rewind import security
+from rewind.audit.recording import StatementAudit
 from rewind.errors import UnsupportedError
 from rewind.result import Result
-from rewind.sql import ddl, dml, query, show
+from rewind.sql import ddl, dml, grants, query, show
+from rewind.sql.access import AccessStatement
 from rewind.sql.context import Context
 from rewind.sql.parse import AlterContainer
 
@@ -27,13 +30,22 @@ _HANDLERS: list[tuple[type, Callable[[Context, Any], Result]]] = [
     (exp.TruncateTable, dml.truncate),
     (exp.Merge, dml.merge),
     (exp.Query, query.select),
+    (AccessStatement, grants.run),
 ]
 
 
-def execute(ctx: Context, tree: exp.Expression | AlterContainer) -> Result:
-    """Run one statement in ``ctx``; raises :class:`~rewind.errors.RewindError` on failure."""
+def execute(ctx: Context, tree: exp.Expression | AlterContainer | AccessStatement) -> Result:
+    """Run one statement in ``ctx``; raises :class:`~rewind.errors.RewindError` on failure.
+
+    The access check comes first (SPEC R37): a denied statement reads and changes nothing.
+    The audit capture wraps the handler (SPEC R36): names as the statement found them.
+    """
+    security.authorize(ctx, tree)
     for kind, handler in _HANDLERS:
         if isinstance(tree, kind):
-            return handler(ctx, tree)
+            audit = StatementAudit.start(ctx, tree)
+            result = handler(ctx, tree)
+            audit.finish(ctx)
+            return result
     name = type(tree).__name__.upper()
     raise UnsupportedError(f"Statements of kind {name} are not supported.")

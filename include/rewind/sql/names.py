@@ -12,8 +12,15 @@ from rewind.sql.context import Context
 
 
 def parts(table: exp.Table) -> list[str]:
-    """Normalized name parts of a table expression, outermost first."""
+    """Normalized name parts of a table expression, outermost first.
+
+    Raises:
+        InvalidValue: a name of more than three parts (``a.b.c.d``), which sqlglot
+            keeps as a dotted expression: dropping it would name another object.
+    """
     found = [table.args.get(key) for key in ("catalog", "db", "this")]
+    if any(p is not None and not isinstance(p, exp.Identifier) for p in found):
+        raise InvalidValue(f"Invalid name '{table.sql('snowflake')}': at most 3 parts.")
     names = [normalize(p) for p in found if isinstance(p, exp.Identifier)]
     if not names:
         raise InvalidValue("A name is required.")
@@ -21,7 +28,7 @@ def parts(table: exp.Table) -> list[str]:
 
 
 def qualified(ctx: Context, obj: CatalogObject) -> QualifiedName:
-    return QualifiedName(tuple(o.name for o in reversed(ctx.catalog.ancestors(obj))))
+    return ctx.catalog.qualified_name(obj)
 
 
 def _not_found(kind: str, names: list[str]) -> ObjectNotFound:

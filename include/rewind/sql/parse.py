@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import sqlglot
 from sqlglot import exp
@@ -16,6 +17,9 @@ from sqlglot.errors import SqlglotError
 from sqlglot.tokens import Token, TokenType
 
 from rewind.errors import SqlSyntaxError
+
+if TYPE_CHECKING:
+    from rewind.sql.access import AccessStatement
 
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
@@ -44,11 +48,14 @@ class AlterContainer:
 @dataclass(frozen=True)
 class ParsedStatement:
     text: str
-    tree: exp.Expression | AlterContainer
+    tree: exp.Expression | AlterContainer | AccessStatement
 
 
 def _parse_one(text: str, dialect: str) -> exp.Expression:
-    tree = sqlglot.parse_one(text, read=dialect)
+    try:
+        tree = sqlglot.parse_one(text, read=dialect)
+    except RecursionError:  # sqlglot recurses once per nesting level (SPEC R39)
+        raise SqlSyntaxError("SQL compilation error: the statement is nested too deeply.") from None
     assert isinstance(tree, exp.Expression)
     return tree
 
@@ -79,6 +86,11 @@ def parse(statement: str, dialect: str = "snowflake") -> ParsedStatement:
         from rewind.sql.bigquery import parse_bigquery
 
         return ParsedStatement(statement, parse_bigquery(statement))
+    from rewind.sql.access import parse_access  # builds on _AlterParser below
+
+    access = parse_access(statement, dialect)  # CREATE ROLE, GRANT, ... (SPEC R37)
+    if access is not None:
+        return ParsedStatement(statement, access)
     ignore_short = _IGNORE_SHORT.search(statement)
     if ignore_short:
         parsed = parse(statement[: ignore_short.start()], dialect)

@@ -22,7 +22,7 @@ from sqlglot.optimizer.normalize_identifiers import normalize_identifiers
 from rewind import timetravel
 from rewind.catalog.models import CatalogObject
 from rewind.clock import format_timestamp, parse_timestamp
-from rewind.errors import InvalidValue
+from rewind.errors import InvalidValue, StorageError, UnsupportedError
 from rewind.identifiers import normalize
 from rewind.lifecycle import pins
 from rewind.lifecycle.views import is_system_view, system_view
@@ -88,8 +88,30 @@ def _keep_unit(node: exp.Expression) -> exp.Expression:
     return node
 
 
+# Spark functions that reach outside the catalog: Java static methods (with which a
+# statement could, say, link any file on the machine under a table) and file paths.
+_OUTSIDE_FUNCTIONS = {
+    "REFLECT",
+    "JAVA_METHOD",
+    "TRY_REFLECT",
+    "INPUT_FILE_NAME",
+    "INPUT_FILE_BLOCK_START",
+    "INPUT_FILE_BLOCK_LENGTH",
+}
+
+
 def to_spark(tree: exp.Expression) -> str:
-    """Spark SQL for a (bound) Snowflake tree; unquoted names fold to upper case (R4)."""
+    """Spark SQL for a (bound) Snowflake tree; unquoted names fold to upper case (R4).
+
+    Raises:
+        UnsupportedError: a function that reaches outside the catalog (SPEC R38).
+    """
+    for function in tree.find_all(exp.Anonymous):
+        if function.name.upper() in _OUTSIDE_FUNCTIONS:
+            raise UnsupportedError(
+                f"Function {function.name.upper()} is not supported: it reaches outside "
+                "the catalog."
+            )
     return (
         normalize_identifiers(tree.copy(), dialect="snowflake")
         .transform(_keep_unit, copy=False)
@@ -175,7 +197,10 @@ def _timestamp(ctx: Context, node: exp.Expression) -> datetime:
     if list(bound.find_all(exp.Column, exp.Select)):
         raise InvalidValue(f"TIMESTAMP => needs a constant, got '{node.sql('snowflake')}'.")
     sql = to_spark(exp.select(exp.cast(bound, "TIMESTAMP").as_("ts")))
-    value = ctx.spark().sql(sql).toArrow().column(0)[0].as_py()
+    try:
+        value = ctx.spark().sql(sql).toArrow().column(0)[0].as_py()
+    except OverflowError:  # Spark reaches years Python's datetime does not (R39)
+        raise InvalidValue(f"TIMESTAMP => '{node.sql('snowflake')}' is out of range.") from None
     if value is None:
         raise InvalidValue(f"TIMESTAMP => '{node.sql('snowflake')}' is NULL.")
     return parse_timestamp(value.isoformat())
@@ -216,17 +241,33 @@ def table_frame(ctx: Context, obj: CatalogObject, version: int) -> DataFrame:
     return version_frame(ctx, snapshot(ctx, obj, version), table_columns(obj))
 
 
+def table_references(tree: exp.Expression) -> list[tuple[exp.Table, list[str]]]:
+    """The table references ``tree`` reads, with their name parts (CTE names excluded).
+
+    One rule for :func:`bind` and the access check, so both see the same tables (R37).
+    """
+    ctes = {normalize(c.args["alias"].this) for c in tree.find_all(exp.CTE) if c.args.get("alias")}
+    found = []
+    for table in tree.find_all(exp.Table, exp.TableFromRows):
+        if not isinstance(table, exp.Table) or not isinstance(table.this, exp.Identifier):
+            # Only catalog names are table references: no table functions, stages or
+            # IDENTIFIER('format.`/path`') that Spark would read by path (SPEC R38).
+            raise UnsupportedError(
+                f"Only catalog tables can be read: '{table.sql('snowflake')[:100]}' "
+                "is not a table name."
+            )
+        parts = names.parts(table)
+        if len(parts) == 1 and parts[0] in ctes and table.args.get("when") is None:
+            continue
+        found.append((table, parts))
+    return found
+
+
 def bind(ctx: Context, tree: exp.Expression, binding: Binding) -> exp.Expression:
     """Replace every table reference in ``tree`` by a view of the version it names,
     and the clock functions by the Rewind clock (SPEC R15)."""
     tree = with_clock(ctx, tree)
-    ctes = {normalize(c.args["alias"].this) for c in tree.find_all(exp.CTE) if c.args.get("alias")}
-    for table in list(tree.find_all(exp.Table)):
-        if not isinstance(table.this, exp.Identifier):
-            continue
-        parts = names.parts(table)
-        if len(parts) == 1 and parts[0] in ctes and table.args.get("when") is None:
-            continue
+    for table, parts in table_references(tree):
         view = view_name(ctx)
         binding.views.append(view)
         alias = table.args.get("alias") or exp.TableAlias(this=table.this.copy())
@@ -256,9 +297,15 @@ def pin_root(ctx: Context) -> Path:
 
 
 def _check_files_held(ctx: Context, obj: CatalogObject, version: int) -> None:
-    """A version whose files left time travel is unavailable, never a missing file (R17)."""
+    """A version whose files left time travel is unavailable, never a missing file (R17);
+    the current version's files never leave, so one missing there is broken storage."""
     snap = snapshot(ctx, obj, version)
-    if any(not (snap.root / f.path).exists() for f in snap.files):
+    missing = [f.path for f in snap.files if not (snap.root / f.path).exists()]
+    if missing and version == current_version(ctx, obj):
+        raise StorageError(
+            f"Data file {missing[0]} of table {names.qualified(ctx, obj)} is missing."
+        )
+    if missing:
         raise timetravel.unavailable(
             str(names.qualified(ctx, obj)),
             f"data of version {version} left time travel",

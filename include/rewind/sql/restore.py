@@ -14,6 +14,7 @@ import re
 
 from sqlglot import exp
 
+from rewind import security
 from rewind.errors import InvalidValue
 from rewind.result import Result
 from rewind.sql import names
@@ -53,6 +54,8 @@ def restore_table(ctx: Context, table: str, *, at: str | None, before: str | Non
     """Make the current version of ``table`` equal to its state at the point."""
     when = point(at, before)
     obj = names.table(ctx, names.parts(exp.to_table(table, dialect="snowflake")))
+    # SPEC R37: rewinding a table in place is its owner's call, as its clone + swap is.
+    security.require(ctx, security.OWNERSHIP, obj)
     version = resolve_version(ctx, obj, when)
     current, then = snapshot(ctx, obj), snapshot(ctx, obj, version)
     now_paths = {f.path for f in current.files}

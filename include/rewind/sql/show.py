@@ -7,10 +7,10 @@ from typing import Any
 
 from sqlglot import exp
 
-from rewind import retention
+from rewind import retention, security
 from rewind.catalog.models import CatalogObject
 from rewind.constants import DATABASE, SCHEMA, TABLE
-from rewind.errors import UnsupportedError
+from rewind.errors import StorageError, UnsupportedError
 from rewind.result import Result
 from rewind.sql import names
 from rewind.sql.context import Context
@@ -86,6 +86,9 @@ def show(ctx: Context, tree: exp.Show) -> Result:
     found = ctx.catalog.objects(kind, parents)
     history = bool(tree.args.get("history"))
     found = [o for o in found if o.dropped_on is None or (history and _in_time_travel(ctx, o))]
+    visible = security.visible_ids(ctx)  # SPEC R37: only what the role reaches is listed
+    if visible is not None:
+        found = [o for o in found if o.id in visible]
     like = tree.args.get("like")
     if like is not None:
         pattern = like_pattern(str(literal(like)))
@@ -141,14 +144,18 @@ def _common(ctx: Context, obj: CatalogObject) -> dict[str, Any]:
 
 def _table_row(ctx: Context, obj: CatalogObject) -> list[Any]:
     schema, database = ctx.catalog.ancestors(obj)[1:3]
-    snap = ctx.store.snapshot(obj.id, current_version(ctx, obj))
+    try:
+        snap = ctx.store.snapshot(obj.id, current_version(ctx, obj))
+        rows, size = snap.rows, snap.bytes
+    except StorageError:  # a broken Delta log: list the table (to drop it), without figures
+        rows = size = None
     values = _common(ctx, obj) | {
         "database_name": database.name,
         "schema_name": schema.name,
         "kind": "TRANSIENT" if ctx.catalog.is_transient(obj) else "TABLE",
         "cluster_by": "",
-        "rows": snap.rows,
-        "bytes": snap.bytes,
+        "rows": rows,
+        "bytes": size,
     }
     return [values[c] for c in TABLE_COLUMNS]
 

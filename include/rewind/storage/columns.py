@@ -15,6 +15,8 @@ from rewind.catalog.models import CatalogObject
 from rewind.errors import InvalidValue, ObjectAlreadyExists, ObjectNotFound
 from rewind.types import ColumnType, column_type
 
+RESERVED_PREFIX = "__rw_"
+
 
 @dataclass(frozen=True)
 class Column:
@@ -50,7 +52,13 @@ def add_column(
     data_type: exp.DataType | ColumnType,
     physical_taken: Iterable[str],
 ) -> list[Column]:
-    """``columns`` plus a new one; its name must be new among the live columns."""
+    """``columns`` plus a new one; its name must be new among the live columns and must
+    not be one of Rewind's working columns (``__rw_file`` ... in UPDATE, DELETE, MERGE)."""
+    if name.startswith(RESERVED_PREFIX):
+        raise InvalidValue(
+            f"Column name '{name}' is reserved: names starting with {RESERVED_PREFIX} are "
+            "Rewind's own."
+        )
     if any(c.name == name for c in columns):
         raise ObjectAlreadyExists(f"Column '{name}' already exists.")
     ctype = data_type if isinstance(data_type, ColumnType) else column_type(data_type)

@@ -10,11 +10,13 @@ before the next write.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import os
+import re
 import shutil
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -78,6 +80,17 @@ def _props(query_id: str, commit_time: datetime) -> CommitProperties:
     )
 
 
+def _reason(exc: Exception) -> str:
+    """One line from a delta-rs error: its first line, and its innermost cause when it
+    lists causes below it (``↳ Operation not permitted (os error 1)``); never the
+    backtrace some errors carry."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(exc)).split("Backtrace:")[0]
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    causes = [line.removeprefix("↳").strip() for line in lines if line.startswith("↳")]
+    first = lines[0] if lines else type(exc).__name__
+    return f"{first}: {causes[-1]}" if causes else first
+
+
 def link_or_copy(source: Path, destination: Path) -> None:
     try:
         os.link(source, destination)
@@ -103,6 +116,23 @@ class TableStore:
         """Locations come from ids, never from names (SPEC R4)."""
         return self.warehouse / str(int(table_id))
 
+    def table_id_in(self, text: str) -> int | None:
+        """The id of the table whose directory ``text`` (an error message) names, if any."""
+        found = re.search(re.escape(str(self.warehouse)) + r"/(\d+)(?:/|\b)", text)
+        return int(found[1]) if found else None
+
+    @contextlib.contextmanager
+    def _writing(self, table_id: int) -> Iterator[None]:
+        """delta-rs write failures as a StorageError naming the table directory (R39)."""
+        try:
+            yield
+        except StorageError:
+            raise
+        except Exception as exc:  # delta-rs raises OSError and its own exception types
+            raise StorageError(
+                f"Cannot write the Delta log of {self.path(table_id)}: {_reason(exc)}."
+            ) from None
+
     def staging(self, table_id: int, query_id: str) -> Path:
         return self.path(table_id) / STAGING / query_id
 
@@ -119,14 +149,15 @@ class TableStore:
         if (path / "_delta_log").exists():
             raise StorageError(f"Storage for table id {table_id} already exists at {path}.")
         path.mkdir(parents=True, exist_ok=True)
-        create_table_with_add_actions(
-            str(path),
-            DeltaSchema.from_arrow(schema),
-            [_add(f, now) for f in adds],
-            configuration=DELTA_TABLE_CONFIG,
-            commit_properties=_props(query_id, now),
-            post_commithook_properties=_HOOKS,
-        )
+        with self._writing(table_id):
+            create_table_with_add_actions(
+                str(path),
+                DeltaSchema.from_arrow(schema),
+                [_add(f, now) for f in adds],
+                configuration=DELTA_TABLE_CONFIG,
+                commit_properties=_props(query_id, now),
+                post_commithook_properties=_HOOKS,
+            )
         return 0
 
     def share_files(
@@ -152,7 +183,7 @@ class TableStore:
             return DeltaTable(str(self.path(table_id)), version=version)
         except Exception as exc:  # delta-rs raises several types for a broken log
             raise StorageError(
-                f"Cannot read the Delta log of table id {table_id}: {str(exc).splitlines()[0]}"
+                f"Cannot read the Delta log of {self.path(table_id)}: {_reason(exc)}."
             ) from None
 
     def snapshot(self, table_id: int, version: int) -> Snapshot:
@@ -192,13 +223,14 @@ class TableStore:
         ]
         actions.extend(_add(f, now) for f in adds)
         dt = self._table(table_id, base_version)
-        dt.create_write_transaction(
-            actions,
-            "append",
-            schema,
-            commit_properties=_props(query_id, now),
-            post_commithook_properties=_HOOKS,
-        )
+        with self._writing(table_id):
+            dt.create_write_transaction(
+                actions,
+                "append",
+                schema,
+                commit_properties=_props(query_id, now),
+                post_commithook_properties=_HOOKS,
+            )
         return self._check_new_version(table_id, base_version)
 
     def add_columns(
@@ -212,11 +244,12 @@ class TableStore:
         """Add nullable columns to the Delta schema (a metadata-only version)."""
         self.rollback_to(table_id, base_version)
         dt = self._table(table_id, base_version)
-        dt.alter.add_columns(
-            [Field.from_arrow(f) for f in fields],
-            commit_properties=_props(query_id, now),
-            post_commithook_properties=_HOOKS,
-        )
+        with self._writing(table_id):
+            dt.alter.add_columns(
+                [Field.from_arrow(f) for f in fields],
+                commit_properties=_props(query_id, now),
+                post_commithook_properties=_HOOKS,
+            )
         return self._check_new_version(table_id, base_version)
 
     def _check_new_version(self, table_id: int, base_version: int) -> int:

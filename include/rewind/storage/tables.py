@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pyarrow as pa
+from sqlalchemy.exc import SQLAlchemyError
 from sqlglot import exp
 
 from rewind.catalog.models import CatalogObject
-from rewind.errors import ClockBehind
+from rewind.errors import ClockBehind, RewindError, StorageError
+from rewind.sql import names
 from rewind.sql.context import Context
 from rewind.storage.columns import Column, add_column, table_columns
 from rewind.storage.delta import DataFile, Snapshot
@@ -107,3 +109,23 @@ def add_physical_column(
     )
     obj.columns = [c.as_json() for c in columns]
     record_version(ctx, obj, version, "ADD COLUMN")
+
+
+def naming_table(ctx: Context, error: RewindError) -> RewindError:
+    """A STORAGE_ERROR about a path under ``warehouse/<id>/`` also names the table (R39).
+
+    Called before the failed statement's catalog transaction is rolled back, so that a
+    table the statement was creating is found as well.
+    """
+    table_id = ctx.store.table_id_in(error.message) if isinstance(error, StorageError) else None
+    if table_id is None:
+        return error
+    try:
+        with ctx.catalog.session.no_autoflush:
+            table = ctx.catalog.get(table_id)
+            name = str(names.qualified(ctx, table)) if table is not None else None
+    except SQLAlchemyError:  # the catalog is what failed: keep the storage message
+        return error
+    if name is None or name in error.message:
+        return error
+    return StorageError(f"{error.message.rstrip('.')} (table {name}).")

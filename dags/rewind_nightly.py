@@ -1,0 +1,81 @@
+"""
+# rewind_nightly — the nightly lifecycle (SPEC R29–R35)
+
+Every night, for the Rewind home of the workers (`REWIND_HOME`):
+
+1. **effective_retention** — the retention plan: every object's effective retention.
+2. **expire_versions** — what left time travel moves into fail-safe (transient: deleted).
+3. **purge_failsafe** — fail-safe data 7 days past its window is purged for good.
+4. **storage_metrics** — `REWIND.ACCOUNT_USAGE.TABLE_STORAGE_METRICS` for the day
+   (the Asset `rewind_table_storage_metrics`).
+5. **validate** — Great Expectations checks of what the run produced; records the run
+   (every step's summary) for the Rewind page.
+
+Steps 1–4 are Spark jobs (`spark_jobs/<step>.py`, connection `spark_default`); each
+job's JSON summary is its task's XCom, and its figures are Airflow metrics
+`rewind.storage.*` and `rewind.lifecycle.<step>.*`. The clock is the run's
+`data_interval_end` (SPEC R15): a backfill of day D decides what a run on day D would
+have decided. A retried run continues the same lifecycle run (SPEC R31).
+
+Every task takes the one slot of the pool `rewind_lifecycle`, which restores and
+fail-safe recoveries share: they never run while a lifecycle step moves files.
+Schedule: `@daily`, or `REWIND_NIGHTLY_SCHEDULE`.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime
+from typing import Any
+
+from airflow.sdk import Asset, chain, dag, task
+
+from rewind.operations.dagkit import MACROS, POOL, RewindSparkJob, default_args
+
+STEPS = ("effective_retention", "expire_versions", "purge_failsafe", "storage_metrics")
+HOME = "{{ rewind_home() }}"
+NOW = "{{ data_interval_end }}"
+RUN_ID = "{{ lifecycle_run_id(dag.dag_id, run_id) }}"
+STORAGE_METRICS = Asset(
+    name="rewind_table_storage_metrics", uri="rewind://account_usage/table_storage_metrics"
+)
+
+
+@dag(
+    schedule=os.environ.get("REWIND_NIGHTLY_SCHEDULE", "@daily"),
+    start_date=datetime(2026, 1, 1, tzinfo=UTC),
+    catchup=False,
+    max_active_runs=1,
+    default_args=default_args(),
+    tags=["rewind", "lifecycle", "spark"],
+    doc_md=__doc__,
+    user_defined_macros=MACROS,
+)
+def rewind_nightly() -> None:
+    jobs = [
+        RewindSparkJob(
+            task_id=step,
+            job=step,
+            arguments=["--home", HOME, "--now", NOW, "--run-id", RUN_ID],
+            pool=POOL,
+            metrics_prefix="rewind.storage"
+            if step == "storage_metrics"
+            else f"rewind.lifecycle.{step}",
+            outlets=[STORAGE_METRICS] if step == "storage_metrics" else [],
+        )
+        for step in STEPS
+    ]
+
+    @task(pool=POOL)
+    def validate(
+        steps: list[dict[str, Any]], home: str, now: str, lifecycle_run: str
+    ) -> dict[str, Any]:
+        """Step 6 (Great Expectations), then the run's record with every step's summary."""
+        from rewind.operations.nightly import finish_run
+
+        return finish_run(home, lifecycle_run, now, steps)
+
+    chain(*jobs, validate([job.output for job in jobs], HOME, NOW, RUN_ID))
+
+
+rewind_nightly()

@@ -1,0 +1,139 @@
+"""
+# rewind_restore — undrop, clone at a point, restore in place (SPEC R21, R24)
+
+Trigger it with the form:
+
+- **operation**: `undrop` (the most recently dropped incarnation, R21), `clone` (a new
+  object holding the point, R24) or `restore_in_place` (the table's next version holds
+  the point).
+- **object_type**, **name**: `TABLE DB.SCHEMA.T`, `SCHEMA DB.S` or `DATABASE DB`.
+- **point_kind**, **point_relation**, **point_value**: `now`, or `AT`/`BEFORE` a
+  `timestamp` (ISO 8601), an `offset` (seconds, `-3600`) or a `statement` (query id), R16.
+- **target_name**: the clone's name.
+- **ignore_insufficient_retention**: a schema/database clone skips the tables whose
+  retention does not reach the point.
+- **requested_by**: the Rewind user it runs as; Rewind's access control decides (R37).
+
+1. **validate_form** — a bad form fails at once with the reason (`INVALID_VALUE: ...`).
+2. **restore** — the operation, as the requesting user, in a Spark job
+   (`spark_jobs/restore.py`); Rewind's refusals (ACCESS_DENIED, TIME_TRAVEL_UNAVAILABLE,
+   ...) fail it without retries and change nothing (R28).
+3. **validate_result** — a Great Expectations row-count check in a Spark job
+   (`spark_jobs/validate_restore.py`): every restored table holds the rows it had at
+   the point. A job of its own, so that a retry never runs the operation twice.
+4. **report** — what was done, in the task log and as XCom.
+
+The clock is the run's `run_after` (the trigger time). The Spark tasks share the pool
+`rewind_lifecycle` with the nightly lifecycle, so a restore never overlaps a step that
+moves files. Restore in place is one new version of the same table holding the point's
+files (like Delta's RESTORE), not clone + swap: the table keeps its id and history.
+Airflow's permissions decide who may trigger this DAG; Rewind checks the user named in
+`requested_by`.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime
+from typing import Any
+
+from airflow.sdk import Param, dag, task
+
+from rewind.operations.dagkit import MACROS, POOL, RewindSparkJob, default_args
+
+HOME = "{{ rewind_home() }}"
+NOW = "{{ dag_run.run_after }}"
+PARAMS = {
+    "operation": Param(
+        "undrop",
+        type="string",
+        enum=["undrop", "clone", "restore_in_place"],
+        title="Operation",
+        description="undrop, clone at a point, or restore a table in place as of a point",
+    ),
+    "object_type": Param(
+        "TABLE", type="string", enum=["TABLE", "SCHEMA", "DATABASE"], title="Object type"
+    ),
+    "name": Param(
+        "",
+        type="string",
+        title="Object",
+        description="fully qualified: DB.SCHEMA.TABLE, DB.SCHEMA or DB",
+    ),
+    "point_kind": Param(
+        "now",
+        type="string",
+        enum=["now", "timestamp", "offset", "statement"],
+        title="Point in time",
+    ),
+    "point_relation": Param("AT", type="string", enum=["AT", "BEFORE"], title="AT or BEFORE"),
+    "point_value": Param(
+        "",
+        type="string",
+        title="Point value",
+        description="ISO 8601 timestamp, negative seconds (-3600) or a query id",
+    ),
+    "target_name": Param(
+        "", type="string", title="Target", description="the clone's fully qualified name"
+    ),
+    "ignore_insufficient_retention": Param(
+        False,
+        type="boolean",
+        title="Ignore tables with insufficient data retention",
+        description="schema and database clones only",
+    ),
+    "requested_by": Param(
+        "", type="string", title="Requested by", description="the Rewind user it runs as"
+    ),
+}
+
+
+@dag(
+    schedule=None,
+    start_date=datetime(2026, 1, 1, tzinfo=UTC),
+    catchup=False,
+    default_args=default_args(retries=1),
+    params=PARAMS,
+    tags=["rewind", "restore", "spark"],
+    doc_md=__doc__,
+    user_defined_macros=MACROS,
+)
+def rewind_restore() -> None:
+    @task
+    def validate_form(params: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The form as a checked, normalised request (a RewindError names what is wrong)."""
+        from rewind.operations.form import restore_request
+
+        return restore_request(params or {}).as_form()
+
+    restore = RewindSparkJob(
+        task_id="restore",
+        job="restore",
+        arguments=["--home", HOME, "--now", NOW, "--request", _xcom("validate_form")],
+        pool=POOL,
+    )
+    validate_result = RewindSparkJob(
+        task_id="validate_result",
+        job="validate_restore",
+        arguments=["--home", HOME, "--now", NOW, "--outcome", _xcom("restore")],
+        pool=POOL,
+    )
+
+    @task
+    def report(outcome: dict[str, Any], validation: dict[str, Any]) -> str:
+        """One paragraph: what ran, as whom, and the row counts that matched."""
+        from rewind.operations.restore import describe
+
+        text = describe(outcome, validation)
+        logging.getLogger(__name__).info("%s", text)
+        return text
+
+    validate_form() >> restore >> validate_result
+    report(restore.output, validate_result.output)
+
+
+def _xcom(task_id: str) -> str:
+    return f"{{{{ ti.xcom_pull(task_ids='{task_id}') | tojson }}}}"
+
+
+rewind_restore()

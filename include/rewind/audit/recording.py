@@ -1,0 +1,237 @@
+"""What a statement read and wrote, captured while it runs (SPEC R36).
+
+The code that runs a statement records object-level facts as it goes
+(:meth:`~rewind.catalog.repository.Catalog.record_access`): READ with the version read,
+WRITE with the version made, DDL with the operation, each with the object's name then.
+:class:`StatementAudit` wraps the handler (``sql/execute.py``) and adds what needs
+the statement's text:
+
+* before it runs, every table the statement references is resolved (names as the
+  statement finds them) and the objects an ALTER names are snapshotted;
+* after it ran, in the same catalog transaction: READ rows keep only the columns the
+  statement referenced, data WRITE rows get the columns written and their source
+  columns (``column_lineage``), and the statement's main DDL row gets its properties.
+
+Direct vs base objects: the objects a statement names are *direct*; the tables whose
+data it reads are *base*. Rewind has no views, so a table a SELECT, INSERT ... SELECT,
+CTAS, UPDATE, DELETE or MERGE names is both, and so is a cloned table; a schema or
+database clone names its container (direct only) and reads each table it clones (base
+only). A DDL statement that changes several objects (REPLACE drops the old one, SWAP
+renames two) keeps one row per object; the last one recorded is its main object.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from sqlalchemy import select
+from sqlglot import exp
+
+from rewind.audit.ddl import ObjectState, Related, ddl_properties
+from rewind.audit.lineage import StatementLineage, statement_lineage
+from rewind.audit.shape import DDL, MODIFYING, READ, WRITE
+from rewind.catalog.models import CatalogObject, ColumnLineage, StatementObject
+from rewind.constants import DATABASE, SCHEMA, TABLE
+from rewind.errors import RewindError
+from rewind.lifecycle.views import is_system_view
+from rewind.sql import names
+from rewind.sql.context import Context
+from rewind.sql.ddl import live_object
+from rewind.sql.parse import AlterContainer
+from rewind.sql.query import table_references
+from rewind.storage.columns import table_columns
+
+_WITH_LINEAGE = (exp.Query, exp.Insert, exp.Update, exp.Delete, exp.Merge)
+
+
+@dataclass
+class StatementAudit:
+    """One statement's audit capture: :meth:`start` before it runs, :meth:`finish` after."""
+
+    tree: object
+    keyed: exp.Expression | None = None  # the tree, each catalog table renamed to its key
+    tables: dict[str, list[str]] = field(default_factory=dict)  # key -> columns
+    ids: dict[str, int] = field(default_factory=dict)  # key -> object id
+    before: dict[int, ObjectState] = field(default_factory=dict)  # what an ALTER names
+
+    @classmethod
+    def start(cls, ctx: Context, tree: object) -> StatementAudit:
+        """Resolve what the statement references before it changes any name."""
+        audit = cls(tree)
+        if _has_lineage(tree):
+            assert isinstance(tree, exp.Expression)
+            audit._key_tables(ctx, tree)
+        for obj in _altered(ctx, tree):
+            audit.before[obj.id] = state_of(ctx, obj)
+        return audit
+
+    def _key_tables(self, ctx: Context, tree: exp.Expression) -> None:
+        """Copy ``tree`` with every catalog table renamed to ``__RW_T<id>`` (its key)."""
+        keyed = tree.copy()
+        try:
+            references = table_references(keyed)
+        except RewindError:  # a bad name: the statement fails on it, not the audit
+            return
+        for table, parts in references:
+            if is_system_view(parts):
+                continue
+            try:
+                obj = names.table(ctx, parts)
+            except RewindError:  # a CTAS target or an unknown name: not a source
+                continue
+            key = f"__RW_T{obj.id}"
+            self.tables[key] = [c.name for c in table_columns(obj)]
+            self.ids[key] = obj.id
+            alias = table.args.get("alias") or exp.TableAlias(this=table.this.copy())
+            table.replace(exp.Table(this=exp.to_identifier(key, quoted=True), alias=alias))
+        self.keyed = keyed
+
+    def finish(self, ctx: Context) -> None:
+        """Complete the statement's rows, in its own catalog transaction."""
+        rows = _rows(ctx)
+        target = self._dml_target()
+        if target is not None and not any(r.access == WRITE for r in rows):
+            # It changed no row, so made no version: still, it modified the table.
+            ctx.catalog.record_access(ctx.query_id, target[0], WRITE, operation=target[1])
+            rows = _rows(ctx)
+        ddl_rows = [r for r in rows if r.access == DDL]
+        lineage = self._lineage(ctx, ddl_rows)
+        if lineage is not None:
+            self._narrow_reads(rows, lineage)
+        self._record_writes(ctx, rows, lineage)
+        if ddl_rows:
+            self._describe_ddl(ctx, rows, ddl_rows)
+
+    def _dml_target(self) -> tuple[int, str] | None:
+        """The table an INSERT, UPDATE, DELETE or MERGE writes, and the operation."""
+        if not isinstance(self.keyed, exp.Insert | exp.Update | exp.Delete | exp.Merge):
+            return None
+        table = self.keyed.this
+        table = table.this if isinstance(table, exp.Schema) else table
+        object_id = self.ids.get(table.name) if isinstance(table, exp.Table) else None
+        return None if object_id is None else (object_id, type(self.keyed).__name__.upper())
+
+    def _lineage(
+        self, ctx: Context, ddl_rows: Sequence[StatementObject]
+    ) -> StatementLineage | None:
+        if self.keyed is None:
+            return None
+        created: list[str] = []
+        if isinstance(self.keyed, exp.Create) and ddl_rows:  # CTAS: the new table's columns
+            table = ctx.catalog.get(ddl_rows[-1].object_id)
+            created = [c.name for c in table_columns(table)] if table else []
+        return statement_lineage(self.keyed, self.tables, created)
+
+    def _narrow_reads(self, rows: Sequence[StatementObject], lineage: StatementLineage) -> None:
+        """READ rows list the columns the statement referenced, in table order."""
+        keys = {object_id: key for key, object_id in self.ids.items()}
+        for row in rows:
+            key = keys.get(row.object_id)
+            if row.access == READ and key is not None:
+                referenced = lineage.reads.get(key, frozenset())
+                row.columns = [c for c in self.tables[key] if c in referenced]
+
+    def _record_writes(
+        self, ctx: Context, rows: Sequence[StatementObject], lineage: StatementLineage | None
+    ) -> None:
+        """Data WRITE rows list the columns written; their sources go to column_lineage."""
+        ctas = isinstance(self.keyed, exp.Create)
+        for row in rows:
+            if row.access != WRITE or not (
+                row.operation in MODIFYING or (ctas and row.operation == "CREATE")
+            ):
+                continue
+            table = ctx.catalog.get(row.object_id)
+            every = [c.name for c in table_columns(table)] if table else []
+            if lineage is None or not lineage.writes:
+                row.columns = every
+                continue
+            row.columns = [c for c in every if c in lineage.writes]
+            for column in row.columns:
+                for source in sorted(lineage.writes[column]):
+                    ctx.catalog.session.add(
+                        ColumnLineage(
+                            query_id=ctx.query_id,
+                            target_id=row.object_id,
+                            target_column=column,
+                            source_id=self.ids[source.table],
+                            source_column=source.column,
+                        )
+                    )
+
+    def _describe_ddl(
+        self, ctx: Context, rows: Sequence[StatementObject], ddl_rows: Sequence[StatementObject]
+    ) -> None:
+        """Names as the statement found them, and the main DDL row's properties."""
+        for row in rows:
+            if row.object_id in self.before:
+                row.object_name = self.before[row.object_id].name
+        main = ddl_rows[-1]
+        obj = ctx.catalog.get(main.object_id)
+        if obj is None:  # pragma: no cover - DDL rows name catalog objects
+            return
+        clone = isinstance(self.tree, exp.Create) and self.tree.args.get("clone") is not None
+        sources = [r for r in rows if r.access == READ and r.direct] if clone else []
+        main.properties = ddl_properties(
+            main.operation or "",
+            self.before.get(obj.id),
+            state_of(ctx, obj),
+            clone_source=_related(sources[0]) if sources else None,
+            others=[_related(r) for r in ddl_rows[:-1]],
+        )
+
+
+def _rows(ctx: Context) -> list[StatementObject]:
+    """What the running statement recorded so far, in order."""
+    return list(
+        ctx.catalog.session.scalars(
+            select(StatementObject)
+            .where(StatementObject.query_id == ctx.query_id)
+            .order_by(StatementObject.id)
+        )
+    )
+
+
+def state_of(ctx: Context, obj: CatalogObject) -> ObjectState:
+    """What DDL can change on ``obj``, now."""
+    return ObjectState(
+        name=str(names.qualified(ctx, obj)),
+        retention_days=obj.retention_days,
+        comment=obj.comment,
+        transient=obj.is_transient,
+        columns=tuple(c.name for c in table_columns(obj)),
+    )
+
+
+def _related(row: StatementObject) -> Related:
+    return Related(row.object_id, row.object_name, row.operation)
+
+
+def _has_lineage(tree: object) -> bool:
+    if isinstance(tree, exp.Create):
+        return isinstance(tree.expression, exp.Query)
+    return isinstance(tree, _WITH_LINEAGE)
+
+
+def _altered(ctx: Context, tree: object) -> list[CatalogObject]:
+    """The live objects an ALTER names (its target, a SWAP's partner), if they exist."""
+    if isinstance(tree, exp.Alter):
+        actions = tree.args.get("actions") or []
+        named = [(TABLE, t) for t in [tree.this, *[a.this for a in actions if _is_swap(a)]]]
+    elif isinstance(tree, AlterContainer) and tree.kind in (DATABASE, SCHEMA):
+        swap = tree.target if tree.action == "SWAP" else None
+        named = [(tree.kind, t) for t in (tree.name, swap) if t is not None]
+    else:
+        return []
+    found = []
+    for kind, name in named:
+        try:
+            found.append(live_object(ctx, kind, names.parts(name)))
+        except RewindError:  # unknown (ALTER ... IF EXISTS): the handler decides
+            continue
+    return found
+
+
+def _is_swap(action: exp.Expression) -> bool:
+    return isinstance(action, exp.SwapTable)

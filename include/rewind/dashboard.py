@@ -1,0 +1,382 @@
+"""What the Rewind page of the Airflow UI shows, read-only (SPEC R12, R21, R33, R35).
+
+The page itself is served by ``plugins/rewind_plugin.py`` at ``/rewind/`` (HTML) and
+``/rewind/api/summary`` (JSON); this module gathers its data as plain typed values:
+
+- the four byte figures of SPEC R33 per day over the last 30 days, and per database,
+  schema or table incarnation at the latest lifecycle run, from the storage-metrics
+  time series (read with ``deltalake``: the Airflow api-server never starts a JVM);
+- dropped objects that UNDROP can still restore, with their deadline, ``dropped_on +
+  retention at drop`` (SPEC R10, R21, R30);
+- what fail-safe holds and when it is purged, from the catalog's manifest rows — the
+  fail-safe store itself is never opened (SPEC R12, R38);
+- the summaries of the last lifecycle runs (SPEC R29, R35).
+
+Read-only means: no migration, no bootstrap, only SELECTs; a home without a catalog or
+without metrics yet gives an empty dashboard, not an error.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+from deltalake import DeltaTable
+from sqlalchemy import Engine, func, inspect, make_url, select
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session
+
+from rewind.catalog.db import make_engine
+from rewind.catalog.models import CatalogObject, FileState, LifecycleRun
+from rewind.config import Config
+from rewind.constants import DATABASE, SCHEMA, TABLE
+from rewind.errors import CatalogError, StorageError
+from rewind.identifiers import QualifiedName
+from rewind.lifecycle import rules
+from rewind.lifecycle.metrics import BYTE_COLUMNS, metrics_path
+from rewind.retention import in_time_travel, time_travel_end
+
+WINDOW_DAYS = 30
+LAST_RUNS = 10
+NAME_COLUMNS = ("TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME")
+# Breakdown rows one level below the scope: databases, schemas, then table incarnations.
+GROUP_KEYS = (
+    ["TABLE_CATALOG"],
+    ["TABLE_CATALOG", "TABLE_SCHEMA"],
+    ["TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "ID", "DELETED"],
+    ["TABLE_CATALOG", "TABLE_SCHEMA", "TABLE_NAME", "ID", "DELETED"],
+)
+
+Figures = dict[str, int]  # byte column of SPEC R33 -> bytes
+
+
+def _zero() -> Figures:
+    return dict.fromkeys(BYTE_COLUMNS, 0)
+
+
+def first_day(now: datetime) -> date:
+    """The first day of the chart: a window of ``WINDOW_DAYS`` days ending on ``now``'s."""
+    return now.date() - timedelta(days=WINDOW_DAYS - 1)
+
+
+def _candidates(value: str) -> list[str]:
+    """Names a filter value stands for: as shown, or unquoted in any case (SPEC R4)."""
+    return [value, value.upper()]
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The objects the page is about: the account, or a database / schema / table by name."""
+
+    database: str | None = None
+    schema: str | None = None
+    table: str | None = None
+
+    def wanted(self) -> list[tuple[int, str]]:
+        """(level, name) of every filter given; level 0 is the database."""
+        return [(i, v) for i, v in enumerate((self.database, self.schema, self.table)) if v]
+
+    @property
+    def depth(self) -> int:
+        """The deepest level filtered on, plus one (0: the whole account)."""
+        wanted = self.wanted()
+        return wanted[-1][0] + 1 if wanted else 0
+
+    def covers(self, path: Sequence[str]) -> bool:
+        """Whether an object at ``path`` (database, schema, table names) is in scope."""
+        return all(i < len(path) and path[i] in _candidates(v) for i, v in self.wanted())
+
+    def expression(self) -> pc.Expression:
+        """The same test on the metrics rows' name columns."""
+        test = pc.scalar(True)
+        for i, value in self.wanted():
+            test = test & pc.field(NAME_COLUMNS[i]).isin(_candidates(value))
+        return test
+
+
+@dataclass(frozen=True)
+class Day:
+    """One day of the storage time series (the day's last run, SPEC R35)."""
+
+    date: str
+    as_of: datetime
+    bytes: Figures
+
+
+@dataclass(frozen=True)
+class Group:
+    """The figures of one database, schema or table incarnation at the latest run."""
+
+    database: str
+    schema: str | None
+    table: str | None
+    table_id: int | None
+    deleted: bool
+    bytes: Figures
+
+    @property
+    def kind(self) -> str:
+        if self.table is not None:
+            return TABLE
+        return SCHEMA if self.schema is not None else DATABASE
+
+
+@dataclass(frozen=True)
+class DroppedObject:
+    """A dropped object UNDROP can still restore until ``undrop_until`` (SPEC R10, R21)."""
+
+    object_id: int
+    kind: str
+    name: str
+    dropped_on: datetime
+    retention_days: int
+    undrop_until: datetime
+    dropped_with: str | None  # the container whose drop took it along (SPEC R11)
+
+
+@dataclass(frozen=True)
+class FailsafeBatch:
+    """Files of one table that left time travel together and are purged together (R12)."""
+
+    table_id: int
+    table: str
+    files: int
+    bytes: int
+    left_time_travel_at: datetime
+    purge_at: datetime
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """One lifecycle run; ``steps`` is None while it has not finished (SPEC R29)."""
+
+    run_id: str
+    now: datetime
+    steps: list[dict[str, Any]] | None
+
+
+@dataclass
+class Dashboard:
+    """Everything the page shows, as of ``now``, for ``scope``."""
+
+    home: str
+    now: datetime
+    scope: Scope
+    catalog_found: bool = False
+    metrics_found: bool = False
+    latest_as_of: datetime | None = None
+    days: list[Day] = field(default_factory=list)
+    groups: list[Group] = field(default_factory=list)
+    totals: Figures = field(default_factory=_zero)
+    dropped: list[DroppedObject] = field(default_factory=list)
+    failsafe: list[FailsafeBatch] = field(default_factory=list)
+    runs: list[RunSummary] = field(default_factory=list)
+
+
+def load_dashboard(config: Config, now: datetime, scope: Scope | None = None) -> Dashboard:
+    """Read the dashboard of the Rewind home ``config.home`` as of ``now``.
+
+    Reads the catalog (SELECT only) and the storage-metrics Delta table; writes nothing.
+
+    Raises:
+        CatalogError: the catalog exists but cannot be read.
+        StorageError: the metrics table exists but cannot be read.
+    """
+    board = Dashboard(home=str(config.home), now=now, scope=scope or Scope())
+    _read_storage(board, metrics_path(config.system_root))
+    engine = _catalog_engine(config.catalog_url)
+    if engine is None:
+        return board
+    try:
+        with Session(engine) as session:
+            _read_catalog(board, session)
+    except SQLAlchemyError as exc:
+        raise CatalogError(f"Cannot read the catalog: {str(exc).splitlines()[0]}") from None
+    finally:
+        engine.dispose()
+    return board
+
+
+# -- storage metrics (SPEC R33, R35) ---------------------------------------------------
+def _read_storage(board: Dashboard, path: Path) -> None:
+    """Days of the window and the latest run's groups, from the metrics time series."""
+    if not (path / "_delta_log").exists():
+        return
+    try:
+        rows = DeltaTable(str(path)).to_pyarrow_table(
+            filters=[("AS_OF_DATE", ">=", first_day(board.now).isoformat())]
+        )
+    except Exception as exc:  # delta-rs raises several types for a broken table
+        raise StorageError(f"Cannot read the storage metrics: {str(exc).splitlines()[0]}") from None
+    board.metrics_found = True
+    rows = rows.filter(pc.field("AS_OF") <= pa.scalar(board.now, pa.timestamp("us", "UTC")))
+    if rows.num_rows == 0:
+        return
+    board.latest_as_of = pc.max(rows["AS_OF"]).as_py()
+    rows = rows.filter(board.scope.expression())
+    board.days = _days(rows)
+    latest = rows.filter(pc.field("AS_OF") == pa.scalar(board.latest_as_of, rows["AS_OF"].type))
+    board.groups = _groups(latest, GROUP_KEYS[board.scope.depth])
+    board.totals = {c: sum(g.bytes[c] for g in board.groups) for c in BYTE_COLUMNS}
+
+
+def _summed(rows: pa.Table, keys: list[str], extra: list[tuple[str, str]]) -> list[dict[str, Any]]:
+    aggregated = rows.group_by(keys).aggregate([(c, "sum") for c in BYTE_COLUMNS] + extra)
+    return sorted(aggregated.to_pylist(), key=lambda r: [str(r[k]) for k in keys])
+
+
+def _figures(row: dict[str, Any]) -> Figures:
+    return {c: int(row[f"{c}_sum"]) for c in BYTE_COLUMNS}
+
+
+def _days(rows: pa.Table) -> list[Day]:
+    return [
+        Day(r["AS_OF_DATE"], r["AS_OF_max"], _figures(r))
+        for r in _summed(rows, ["AS_OF_DATE"], [("AS_OF", "max")])
+    ]
+
+
+def _groups(rows: pa.Table, keys: list[str]) -> list[Group]:
+    return [
+        Group(
+            database=r["TABLE_CATALOG"],
+            schema=r.get("TABLE_SCHEMA"),
+            table=r.get("TABLE_NAME"),
+            table_id=r.get("ID"),
+            deleted=bool(r.get("DELETED")),
+            bytes=_figures(r),
+        )
+        for r in _summed(rows, keys, [])
+    ]
+
+
+# -- catalog (SPEC R10, R12, R21, R29) --------------------------------------------------
+def _catalog_engine(url: str) -> Engine | None:
+    """An engine on an existing, migrated catalog; None when there is none yet.
+
+    A missing SQLite file is not created (connecting would create it).
+    """
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite" and not Path(parsed.database or "").is_file():
+        return None
+    engine = make_engine(url)
+    needed = (CatalogObject.__tablename__, FileState.__tablename__, LifecycleRun.__tablename__)
+    try:
+        inspector = inspect(engine)
+        if all(inspector.has_table(name) for name in needed):
+            return engine
+    except SQLAlchemyError as exc:
+        engine.dispose()
+        raise CatalogError(f"Cannot open the catalog: {str(exc).splitlines()[0]}") from None
+    engine.dispose()
+    return None
+
+
+def _read_catalog(board: Dashboard, session: Session) -> None:
+    board.catalog_found = True
+    objects = {o.id: o for o in session.scalars(select(CatalogObject))}
+    paths = _paths(objects)
+    board.dropped = _undroppable(objects, paths, board)
+    board.failsafe = _failsafe(session, paths, board.scope)
+    board.runs = _runs(session, board.now)
+
+
+def _paths(objects: dict[int, CatalogObject]) -> dict[int, tuple[str, ...]]:
+    """Object id -> (database, schema, table) names, as far as the object goes."""
+    paths: dict[int, tuple[str, ...]] = {}
+
+    def path(obj: CatalogObject) -> tuple[str, ...]:
+        if obj.id not in paths:
+            parent = objects.get(obj.parent_id)
+            paths[obj.id] = (*(path(parent) if parent else ()), obj.name)
+        return paths[obj.id]
+
+    for obj in objects.values():
+        path(obj)
+    return paths
+
+
+def _undroppable(
+    objects: dict[int, CatalogObject], paths: dict[int, tuple[str, ...]], board: Dashboard
+) -> list[DroppedObject]:
+    """Dropped objects still in time travel: UNDROP restores them (SPEC R8, R10, R21)."""
+    found = []
+    for obj in objects.values():
+        if obj.dropped_on is None or obj.dropped_on > board.now:
+            continue
+        days = obj.dropped_retention_days or 0
+        if not in_time_travel(obj.dropped_on, days, board.now):
+            continue
+        if not board.scope.covers(paths[obj.id]):
+            continue
+        taken_by = objects.get(obj.dropped_with) if obj.dropped_with else None
+        found.append(
+            DroppedObject(
+                object_id=obj.id,
+                kind=obj.kind,
+                name=str(QualifiedName(paths[obj.id])),
+                dropped_on=obj.dropped_on,
+                retention_days=days,
+                undrop_until=time_travel_end(obj.dropped_on, days),
+                dropped_with=str(QualifiedName(paths[taken_by.id])) if taken_by else None,
+            )
+        )
+    return sorted(found, key=lambda d: (d.undrop_until, d.name, d.object_id))
+
+
+def _failsafe(
+    session: Session, paths: dict[int, tuple[str, ...]], scope: Scope
+) -> list[FailsafeBatch]:
+    """The fail-safe manifest, grouped by table and purge date (SPEC R12, R38).
+
+    Manifest rows are the file states counted as FAILSAFE_BYTES (SPEC R33), so the
+    batches of a table add up to its FAILSAFE_BYTES figure.
+    """
+    rows = session.execute(
+        select(
+            FileState.table_id,
+            FileState.state,
+            FileState.left_time_travel_at,
+            FileState.purge_at,
+            func.count(),
+            func.sum(FileState.size),
+        ).group_by(
+            FileState.table_id, FileState.state, FileState.left_time_travel_at, FileState.purge_at
+        )
+    ).all()
+    batches: dict[tuple[int, datetime, datetime], list[int]] = defaultdict(lambda: [0, 0])
+    for table_id, state, left, purge_at, files, size in rows:
+        held = rules.metric_of(state, table_live=True) == rules.FAILSAFE_BYTES
+        if not (held and scope.covers(paths[table_id])):
+            continue
+        # Journaling a file for fail-safe sets both dates at once (lifecycle/expire.py).
+        assert left is not None and purge_at is not None
+        batch = batches[(table_id, left, purge_at)]
+        batch[0] += int(files)
+        batch[1] += int(size)
+    return sorted(
+        (
+            FailsafeBatch(table_id, str(QualifiedName(paths[table_id])), files, size, left, purge)
+            for (table_id, left, purge), (files, size) in batches.items()
+        ),
+        key=lambda b: (b.purge_at, b.table, b.table_id),
+    )
+
+
+def _runs(session: Session, now: datetime) -> list[RunSummary]:
+    """The last lifecycle runs at or before ``now``, newest first (SPEC R35)."""
+    runs = session.scalars(
+        select(LifecycleRun)
+        .where(LifecycleRun.now <= now)
+        .order_by(LifecycleRun.now.desc(), LifecycleRun.run_id)
+        .limit(LAST_RUNS)
+    )
+    return [
+        RunSummary(r.run_id, r.now, list((r.summary or {}).get("steps", [])) or None) for r in runs
+    ]

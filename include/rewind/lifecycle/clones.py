@@ -1,0 +1,32 @@
+"""Files a clone still shares with their original owner (SPEC R24, R30, R33)."""
+
+from __future__ import annotations
+
+from sqlalchemy import and_, exists, select
+
+from rewind.catalog.models import CloneFile, FileState
+from rewind.catalog.repository import Catalog
+
+
+def used_by_clone(catalog: Catalog, row: FileState) -> bool:
+    """Whether a clone still has ``row``'s file as one of its own files.
+
+    Such a file keeps its bytes through the clone's hard link; the owner's row stays
+    as RETAINED (RETAINED_FOR_CLONE) instead of being forgotten.
+    """
+    return bool(
+        catalog.session.scalar(
+            select(
+                exists().where(
+                    CloneFile.source_id == row.table_id,
+                    CloneFile.source_path == row.path,
+                    exists().where(
+                        and_(
+                            FileState.table_id == CloneFile.clone_id,
+                            FileState.path == CloneFile.path,
+                        )
+                    ),
+                )
+            )
+        )
+    )

@@ -1,0 +1,51 @@
+"""Fail-safe listing and recovery as the requesting user (``rewind_failsafe_recovery``).
+
+Both run through ``rewind.connect(user=requested_by)``: the library lets only
+``ACCOUNTADMIN`` read the fail-safe store (SPEC R12, R37, R38), so a request by anyone
+else fails with ACCESS_DENIED and reads nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import rewind
+from rewind.operations.form import RecoveryRequest
+from rewind.operations.restore import Home, message_of
+from rewind.result import json_value
+
+
+def list_recoverable(home: Home, user: str, now: str) -> list[dict[str, Any]]:
+    """What fail-safe holds, one dict per table (``rewind failsafe list``'s columns)."""
+    conn = rewind.connect(home=home, user=user, now=now)
+    try:
+        result = conn.failsafe_list()
+    finally:
+        conn.close()
+    return [
+        {column: json_value(value) for column, value in zip(result.columns, row, strict=True)}
+        for row in result.rows
+    ]
+
+
+def recover(home: Home, request: RecoveryRequest, now: str) -> dict[str, Any]:
+    """Recover ``request.table_id`` into ``request.target`` as the requesting user.
+
+    Returns:
+        The request, the statement text, its query id and Rewind's message.
+
+    Raises:
+        RewindError: ACCESS_DENIED, NOT_RECOVERABLE, OBJECT_ALREADY_EXISTS, ...; a refused
+            recovery creates nothing (SPEC R28).
+    """
+    conn = rewind.connect(home=home, user=request.requested_by, now=now)
+    try:
+        result = conn.failsafe_recover(request.table_id, str(request.target), request.version)
+    finally:
+        conn.close()
+    return {
+        "request": request.as_form(),
+        "statement": result.statement,
+        "query_id": result.query_id,
+        "message": message_of(result),
+    }

@@ -1,0 +1,207 @@
+"""What a lifecycle run produced, as pandas DataFrames for the quality checks (SPEC R29).
+
+Read without Spark: the catalog (objects, file states, shared clone files, log
+cursors), the run's partition of the retention plan and its storage metrics rows
+(Delta system tables read with ``deltalake``), and the warehouse directories.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from deltalake import DeltaTable
+from sqlalchemy import Row, select
+
+from rewind.catalog.models import CatalogObject, CloneFile, FileState, LogCursor
+from rewind.catalog.repository import Catalog
+from rewind.constants import TABLE
+from rewind.identifiers import QualifiedName
+from rewind.lifecycle import rules
+from rewind.lifecycle.context import Run
+from rewind.lifecycle.metrics import BYTE_COLUMNS, metrics_path
+from rewind.lifecycle.plan import ACCOUNT_ID, PlanRow, read_plan
+from rewind.quality import disk
+from rewind.quality.expectations import OBJECT
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+LIVE_TABLES = "live_tables"
+METRICS = "storage_metrics"
+PLAN = "retention_plan"
+FAIL_SAFE = "fail_safe_manifest"
+TABLE_FILES = "table_files"
+COUNTED_BYTES = "COUNTED_BYTES"
+UNTRACKED = "UNTRACKED"  # in a table directory but in no file state: purged, or never committed
+DAY = timedelta(days=1)
+# A file state as read: table id, path, size, state, left_time_travel_at.
+Tracked = Row[int, str, int, str, datetime | None]
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    """The frames the checks read, and the independent byte count (SPEC R33)."""
+
+    frames: dict[str, pd.DataFrame]
+    metric_ids: list[int]
+    stored_bytes: int
+    unread_files: int
+
+
+def labels(catalog: Catalog) -> dict[int, str]:
+    """object id -> "DB.SCHEMA.TABLE id 12" (names as they are now), "ACCOUNT" for 0."""
+    place = {
+        oid: (name, parent)
+        for oid, name, parent in catalog.session.execute(
+            select(CatalogObject.id, CatalogObject.name, CatalogObject.parent_id)
+        )
+    }
+    found = {ACCOUNT_ID: "ACCOUNT"}
+    for oid in place:
+        parts, current = [], oid
+        while current in place:
+            parts.append(place[current][0])
+            current = place[current][1]
+        found[oid] = f"{QualifiedName(tuple(reversed(parts)))} id {oid}"
+    return found
+
+
+def name_of(names: dict[int, str], table_id: int) -> str:
+    """A table's label; a directory or row no catalog object owns is named by its id."""
+    return names.get(table_id, f"table id {table_id}")
+
+
+def metric_rows(system_root: Path, now: datetime) -> list[dict[str, Any]]:
+    """The storage metrics rows of the run at ``now`` (SPEC R33, R35).
+
+    The time series keeps one partition a day, which the day's latest run replaces, so
+    a run is validated right after its metrics step (step 6), not days later.
+    """
+    path = metrics_path(system_root)
+    if not (path / "_delta_log").exists():
+        return []
+    table = DeltaTable(str(path)).to_pyarrow_table(
+        filters=[("AS_OF_DATE", "=", now.date().isoformat())]
+    )
+    return [row for row in table.to_pylist() if row["AS_OF"] == now]
+
+
+def frame(rows: list[dict[str, Any]], dtypes: dict[str, str]) -> pd.DataFrame:
+    """A DataFrame with fixed columns and types, also when there are no rows."""
+    import pandas as pd
+
+    return pd.DataFrame(rows, columns=list(dtypes)).astype(dtypes)
+
+
+def plan_frames(plan: dict[int, PlanRow], names: dict[int, str]) -> dict[str, pd.DataFrame]:
+    """The run's retention plan, and the tables it saw live (SPEC R5, R7, R33)."""
+    live = [
+        {OBJECT: names[oid], "ID": oid}
+        for oid, row in plan.items()
+        if row.kind == TABLE and row.facts.dropped_on is None
+    ]
+    retention = [
+        {
+            OBJECT: names[oid],
+            "IS_TRANSIENT": row.facts.transient,
+            "EFFECTIVE_RETENTION_DAYS": row.facts.retention_days,
+        }
+        for oid, row in plan.items()
+    ]
+    return {
+        LIVE_TABLES: frame(live, {OBJECT: "object", "ID": "int64"}),
+        PLAN: frame(
+            retention,
+            {OBJECT: "object", "IS_TRANSIENT": "bool", "EFFECTIVE_RETENTION_DAYS": "int64"},
+        ),
+    }
+
+
+def metrics_frame(rows: list[dict[str, Any]], names: dict[int, str]) -> pd.DataFrame:
+    counted = [
+        {
+            OBJECT: name_of(names, r["ID"]),
+            **{c: r[c] for c in BYTE_COLUMNS},
+            COUNTED_BYTES: sum(r[c] for c in BYTE_COLUMNS),
+        }
+        for r in rows
+    ]
+    return frame(
+        counted, {OBJECT: "object", **dict.fromkeys([*BYTE_COLUMNS, COUNTED_BYTES], "int64")}
+    )
+
+
+def in_failsafe(state: str) -> bool:
+    """The fail-safe manifest: what counts as FAILSAFE_BYTES (journal states included)."""
+    return rules.metric_of(state, table_live=True) == rules.FAILSAFE_BYTES
+
+
+def file_frames(
+    states: list[Tracked], found: list[disk.StoredFile], names: dict[int, str], now: datetime
+) -> dict[str, pd.DataFrame]:
+    """Fail-safe rows by age (SPEC R12) and the files in table directories by state."""
+    held = [
+        {
+            OBJECT: f"{names[s.table_id]} file {s.path}",
+            "DAYS_IN_FAILSAFE": (now - s.left_time_travel_at) / DAY
+            if s.left_time_travel_at
+            else None,
+        }
+        for s in states
+        if in_failsafe(s.state)
+    ]
+    state = {(s.table_id, s.path): s.state for s in states}
+    present = [
+        {
+            OBJECT: f"{name_of(names, f.table_id)} file {f.path}",
+            "STATE": state.get((f.table_id, f.path), UNTRACKED),
+        }
+        for f in found
+    ]
+    return {
+        FAIL_SAFE: frame(held, {OBJECT: "object", "DAYS_IN_FAILSAFE": "float64"}),
+        TABLE_FILES: frame(present, {OBJECT: "object", "STATE": "object"}),
+    }
+
+
+def gather(run: Run) -> RunFacts:
+    """Everything the checks of ``run`` read.
+
+    Raises:
+        RewindError: LIFECYCLE_ORDER when the run wrote no retention plan.
+    """
+    plan = read_plan(run.config.system_root, run.run_id)
+    rows = metric_rows(run.config.system_root, run.now)
+    with run.catalog() as catalog:
+        names = labels(catalog)
+        states = list(
+            catalog.session.execute(
+                select(
+                    FileState.table_id,
+                    FileState.path,
+                    FileState.size,
+                    FileState.state,
+                    FileState.left_time_travel_at,
+                )
+            )
+        )
+        cursors = dict(catalog.session.execute(select(LogCursor.table_id, LogCursor.version)).all())
+        origin = {
+            (c.clone_id, c.path): (c.source_id, c.source_path)
+            for c in catalog.session.scalars(select(CloneFile))
+        }
+    found, unread = disk.warehouse_files(run.store.warehouse, cursors)
+    manifest = {(s.table_id, s.path): s.size for s in states if in_failsafe(s.state)}
+    return RunFacts(
+        frames={
+            **plan_frames(plan, names),
+            METRICS: metrics_frame(rows, names),
+            **file_frames(states, found, names, run.now),
+        },
+        metric_ids=[int(r["ID"]) for r in rows],
+        stored_bytes=disk.stored_bytes(found, manifest, origin),
+        unread_files=unread,
+    )

@@ -1,0 +1,199 @@
+"""Step 6: data-quality validation of what a lifecycle run produced (SPEC R29).
+
+The expectations, checked with Great Expectations on the run's retention plan, its
+storage metrics rows, the catalog's file states and the table directories:
+
+1. every table the run's plan saw live has a metrics row (SPEC R33);
+2. the four byte columns are never negative, and over the account they add up to the
+   bytes stored, counted independently: distinct inodes in the table directories plus
+   the fail-safe manifest's files that no table directory holds (SPEC R33, R24);
+3. every effective retention in the plan is 0..90 days, 0..1 for transient objects
+   (SPEC R5, R7);
+4. no fail-safe row is 7 days or more past leaving time travel — step 4 purges
+   those — nor entered fail-safe before its window ended (SPEC R12, R31);
+5. no file that left time travel is still in its table directory (SPEC R12, R30, R31):
+   files in table directories are LIVE or REMOVED. RETAINED files are no exception:
+   the clone that still uses one holds its own link, a LIVE file of the clone.
+
+In-between states it tolerates: files of commits made after the lifecycle read the
+log (a statement committed after step 5, or one not yet catalogued) are left to the
+next run, and statement staging directories are not table data. Journal states
+(MOVING, PURGING) count as fail-safe: a completed run leaves none, and a run killed
+mid-step is finished by the next one before this step runs again. One it cannot tell
+apart: a statement renames its new files into the table directory just before its
+commit, so a write in flight at that instant looks like a file left by a killed
+statement (untracked, uncounted bytes) — the second is a real finding (SPEC R28).
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+from deltalake import DeltaTable
+
+from rewind.config import Config
+from rewind.constants import FAILSAFE_DAYS, MAX_RETENTION_DAYS, MAX_TRANSIENT_RETENTION_DAYS
+from rewind.errors import RewindError
+from rewind.lifecycle import rules
+from rewind.lifecycle.context import Run
+from rewind.lifecycle.metrics import BYTE_COLUMNS
+from rewind.lifecycle.plan import plan_path
+from rewind.quality import facts
+from rewind.quality.expectations import Check, evaluate, require
+
+RETENTION = "EFFECTIVE_RETENTION_DAYS"
+STATS_PRECISION = timedelta(milliseconds=1)
+
+
+def lifecycle_checks(found: facts.RunFacts) -> list[Check]:
+    """The suite of one run, defined in code (the module docstring lists it)."""
+    return [
+        Check(
+            "every live table has a metrics row",
+            "SPEC R33",
+            facts.LIVE_TABLES,
+            "ExpectColumnValuesToBeInSet",
+            {"column": "ID", "value_set": found.metric_ids},
+            "missing: {rows}",
+            show_value=False,
+        ),
+        *[
+            Check(
+                f"{column} is never negative",
+                "SPEC R33",
+                facts.METRICS,
+                "ExpectColumnValuesToBeBetween",
+                {"column": column, "min_value": 0},
+                "negative: {rows}",
+            )
+            for column in BYTE_COLUMNS
+        ],
+        Check(
+            "the byte columns add up to the stored bytes",
+            "SPEC R33",
+            facts.METRICS,
+            "ExpectColumnSumToBeBetween",
+            {
+                "column": facts.COUNTED_BYTES,
+                "min_value": found.stored_bytes,
+                "max_value": found.stored_bytes,
+            },
+            "counted {observed} bytes, stored {min_value}",
+        ),
+        *[
+            Check(
+                f"effective retention of {kind} objects is 0..{most} days",
+                "SPEC R5, R7",
+                facts.PLAN,
+                "ExpectColumnValuesToBeBetween",
+                {
+                    "column": RETENTION,
+                    "min_value": 0,
+                    "max_value": most,
+                    "row_condition": f"IS_TRANSIENT == {transient}",
+                    "condition_parser": "pandas",
+                },
+                "out of range: {rows}",
+            )
+            for kind, most, transient in (
+                ("permanent", MAX_RETENTION_DAYS, False),
+                ("transient", MAX_TRANSIENT_RETENTION_DAYS, True),
+            )
+        ],
+        Check(
+            f"no fail-safe row is older than {FAILSAFE_DAYS} days",
+            "SPEC R12, R31",
+            facts.FAIL_SAFE,
+            "ExpectColumnValuesToBeBetween",
+            {
+                "column": "DAYS_IN_FAILSAFE",
+                "min_value": 0,
+                "max_value": FAILSAFE_DAYS,
+                "strict_max": True,
+            },
+            "days since it left time travel: {rows}",
+        ),
+        Check(
+            "no expired file is left in a table directory",
+            "SPEC R12, R30, R31",
+            facts.TABLE_FILES,
+            "ExpectColumnValuesToBeInSet",
+            {"column": "STATE", "value_set": [rules.LIVE, rules.REMOVED]},
+            "still there: {rows}",
+        ),
+    ]
+
+
+def validate(run: Run) -> dict[str, Any]:
+    """Step 6 of SPEC R29 for ``run``; returns the step's JSON summary.
+
+    Reads the run's plan partition, its metrics rows (AS_OF = the run's ``now``), the
+    catalog and the table directories; writes nothing.
+
+    Raises:
+        ValidationFailed: when an expectation fails; the message names each failed
+            expectation and the objects it failed on.
+        RewindError: LIFECYCLE_ORDER when the run wrote no retention plan.
+    """
+    start = time.perf_counter()
+    found = facts.gather(run)
+    summary = evaluate(lifecycle_checks(found), found.frames)
+    summary.update(
+        stored_bytes=found.stored_bytes,
+        files_checked=len(found.frames[facts.TABLE_FILES]),
+        files_unread=found.unread_files,
+        elapsed_s=round(time.perf_counter() - start, 3),
+    )
+    return require(summary)
+
+
+def run_at(system_root: Path, now: datetime) -> str:
+    """The id of the latest lifecycle run made at ``now`` (from its plan partition).
+
+    Raises:
+        RewindError: LIFECYCLE_ORDER when no run was made at ``now``.
+    """
+    path = plan_path(system_root)
+    runs = []
+    if (path / "_delta_log").exists():
+        files = pa.table(DeltaTable(str(path)).get_add_actions(flatten=True))
+        runs = [
+            (row["modification_time"], row["partition.RUN_ID"])
+            for row in files.select(
+                ["partition.RUN_ID", "max.AS_OF", "modification_time"]
+            ).to_pylist()
+            # Delta statistics keep milliseconds (SPEC R15 clocks may have microseconds).
+            if row["max.AS_OF"] is not None and abs(row["max.AS_OF"] - now) < STATS_PRECISION
+        ]
+    if not runs:
+        raise RewindError(
+            f"No lifecycle run at {now.isoformat()}: run the lifecycle first.",
+            code="LIFECYCLE_ORDER",
+        )
+    return str(max(runs)[1])
+
+
+def validate_run(config: Config, now: datetime, run_id: str | None = None) -> dict[str, Any]:
+    """Validate the lifecycle run ``run_id`` made at ``now`` (SPEC R29 step 6).
+
+    What the Airflow task of step 6 calls, after the storage metrics job; no Spark.
+
+    Args:
+        config: the Rewind configuration (home, catalog).
+        now: the run's clock (the Airflow run's logical end, SPEC R15).
+        run_id: the run; by default the latest run made at ``now``.
+
+    Returns:
+        The JSON summary: ``expectations``, ``passed``, ``failed``, per-expectation
+        ``results`` with observed values, ``stored_bytes``, ``files_checked``.
+
+    Raises:
+        ValidationFailed: when an expectation fails (code VALIDATION_FAILED).
+    """
+    from rewind.lifecycle.runner import run_step  # the runner lists this step
+
+    return run_step(config, "validate", run_id or run_at(config.system_root, now), now)

@@ -1,0 +1,90 @@
+"""Spark and Java failures as one-line RewindErrors (SPEC R39).
+
+A ``Py4JJavaError`` reads "An error occurred while calling o93.parquet." followed by a
+Java stack trace: the reason is in its chain of causes. A data file Spark cannot read
+(missing, truncated, not Parquet) or a table directory it cannot write is a
+``STORAGE_ERROR`` whose message holds the file's path, so that the statement can name
+the table it belongs to (:func:`rewind.storage.tables.naming_table`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from rewind.errors import ExecutionError, RewindError, SqlSyntaxError, StorageError
+
+_MAX_CAUSES = 12
+_READ_FAILED = re.compile(r"\[FAILED_READ_FILE[.\w]*\][^\n]*?\bfile (?P<path>\S+?)\.?(\s|$)")
+_PATH_NOT_FOUND = re.compile(r"\[PATH_NOT_FOUND\] Path does not exist: (?P<path>\S+?)\.?(\s|$)")
+# Java exceptions that mean the storage refused or lost something, not a bad query.
+_STORAGE_CLASSES = ("java.io.", "java.nio.file.", "org.apache.hadoop.fs.")
+
+
+def _first_line(text: str) -> str:
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return lines[0][:300] if lines else ""
+
+
+def _local(path: str) -> str:
+    """``file:///a/b`` as ``/a/b``."""
+    return re.sub(r"^file:/+", "/", path)
+
+
+def _about(path: str, text: str) -> str:
+    """``text`` without the words naming ``path`` (Spark repeats it in every cause)."""
+    name = path.rsplit("/", 1)[-1]
+    words = " ".join(w for w in text.split() if name not in w)
+    return words.removeprefix("is ").strip()
+
+
+def _causes(exc: BaseException) -> list[tuple[str, str]]:
+    """(Java class, message) of a Py4JJavaError and its causes, outermost first."""
+    java: Any = getattr(exc, "java_exception", None)
+    found: list[tuple[str, str]] = []
+    while java is not None and len(found) < _MAX_CAUSES:
+        found.append((str(java.getClass().getName()), str(java.getMessage() or "")))
+        java = java.getCause()
+    return found
+
+
+def _java_error(exc: BaseException) -> RewindError:
+    causes = _causes(exc)
+    for _, message in causes:
+        unreadable = _READ_FAILED.search(message)
+        if unreadable:
+            path = _local(unreadable["path"])
+            reason = _about(path, _first_line(causes[-1][1])) or "unreadable"
+            return StorageError(f"Cannot read data file {path}: {reason}.")
+    if not causes:
+        return ExecutionError(_first_line(str(exc)) or type(exc).__name__)
+    root_class, root_message = causes[-1]
+    if root_class.startswith(_STORAGE_CLASSES):
+        return StorageError(_first_line(root_message) or root_class)
+    named = next((m for _, m in causes if m.startswith("[")), root_message)
+    return ExecutionError(_first_line(named) or root_class)
+
+
+def spark_error(exc: BaseException) -> RewindError | None:
+    """The RewindError for a Spark or Py4J failure; None for any other exception."""
+    try:
+        from pyspark.errors import AnalysisException, ParseException, PySparkException
+    except ImportError:  # pragma: no cover - pyspark is a dependency
+        return None
+    if isinstance(exc, ParseException):
+        return SqlSyntaxError(f"SQL compilation error: {_first_line(str(exc))}")
+    if isinstance(exc, AnalysisException):
+        missing = _PATH_NOT_FOUND.search(str(exc))
+        if missing:
+            return StorageError(f"Data file {_local(missing['path'])} is missing.")
+        return RewindError(
+            f"SQL compilation error: {_first_line(str(exc))}", code="SQL_COMPILATION_ERROR"
+        )
+    if isinstance(exc, PySparkException):
+        unreadable = _READ_FAILED.search(str(exc))
+        if unreadable:
+            return StorageError(f"Cannot read data file {_local(unreadable['path'])}.")
+        return ExecutionError(_first_line(str(exc)))
+    if type(exc).__name__ in ("Py4JJavaError", "Py4JError"):
+        return _java_error(exc)
+    return None

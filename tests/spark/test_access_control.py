@@ -1,0 +1,420 @@
+"""Access control through SQL and the Python API (SPEC R37, R38, R39; R28 for denials).
+
+ADMIN (role ACCOUNTADMIN) builds D.PUBLIC.T with two rows, a role ANALYST and a user
+ANA holding it; each test grants what it needs and checks what ANA may and may not do.
+A denial is ACCESS_DENIED with one line naming the missing privilege, the object and
+the role, and leaves every catalog row and file as it was (R28).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_atomicity import observe
+from test_dml import catalog, clock, query
+
+from rewind.errors import RewindError
+from rewind.lifecycle.runner import STEPS
+
+pytestmark = pytest.mark.spark
+
+ON_T = "on table D.PUBLIC.T."
+
+
+@pytest.fixture
+def admin(connect: Callable[..., Any]) -> Any:
+    """ADMIN at T0 on database D: table T (ID, V) with two rows, role ANALYST held by ANA."""
+    session = connect(now=clock())
+    session.sql(
+        "CREATE DATABASE D; CREATE TABLE T (ID INT, V VARCHAR); "
+        "INSERT INTO T VALUES (1, 'a'), (2, 'b'); "
+        "CREATE ROLE ANALYST; CREATE USER ANA DEFAULT_ROLE = ANALYST; "
+        "GRANT ROLE ANALYST TO USER ANA"
+    )
+    return session
+
+
+@pytest.fixture
+def ana(connect: Callable[..., Any], admin: Any) -> Any:
+    """ANA's session an hour later, acting as ANALYST (her default role) in D."""
+    session = connect(now=clock(hours=1), user="ANA")
+    session.sql("USE DATABASE D")
+    return session
+
+
+def denied(conn: Any, statement: str) -> str:
+    """Run a statement that must be refused for want of a privilege; its message."""
+    with pytest.raises(RewindError) as error:
+        conn.sql(statement)
+    assert error.value.code == "ACCESS_DENIED", error.value
+    assert "\n" not in error.value.message  # SPEC R39: one line
+    return error.value.message
+
+
+def lacks(privilege: str, on: str = ON_T, role: str = "ANALYST") -> str:
+    return f"Insufficient privileges: role {role} lacks {privilege} {on}"
+
+
+# -- reading (SPEC R37: SELECT or ownership, at any point) -------------------------------------
+READS = [
+    "SELECT ID FROM T ORDER BY ID",
+    "SELECT ID FROM T AT(OFFSET => -60) ORDER BY ID",
+    "SELECT T.ID FROM MINE JOIN T ON MINE.ID = T.ID ORDER BY T.ID",
+    "SELECT ID FROM MINE WHERE ID IN (SELECT ID FROM T) ORDER BY ID",
+    "WITH C AS (SELECT ID FROM T) SELECT ID FROM C ORDER BY ID",
+]
+
+
+def test_reading_needs_select_or_ownership_at_any_point(admin: Any, ana: Any) -> None:
+    admin.sql("GRANT CREATE TABLE ON SCHEMA D.PUBLIC TO ROLE ANALYST")
+    ana.sql("CREATE TABLE MINE (ID INT); INSERT INTO MINE VALUES (1), (2)")
+    assert query(ana, "SELECT ID FROM MINE ORDER BY ID") == [(1,), (2,)]  # its owner reads it
+    for statement in READS:
+        assert denied(ana, statement) == lacks("SELECT")
+
+    admin.sql("GRANT SELECT ON TABLE D.PUBLIC.T TO ROLE ANALYST")
+    for statement in READS:
+        assert query(ana, statement) == [(1,), (2,)], statement
+
+    admin.sql("REVOKE SELECT ON TABLE D.PUBLIC.T FROM ROLE ANALYST")
+    assert denied(ana, READS[1]) == lacks("SELECT")
+
+
+def test_reads_inside_writes_and_clones_need_select(admin: Any, ana: Any) -> None:
+    admin.sql("GRANT CREATE TABLE ON SCHEMA D.PUBLIC TO ROLE ANALYST")
+    ana.sql("CREATE TABLE MINE (ID INT, V VARCHAR)")
+    for statement in [
+        "INSERT INTO MINE SELECT * FROM T",
+        "MERGE INTO MINE USING T ON MINE.ID = T.ID "
+        "WHEN NOT MATCHED THEN INSERT (ID, V) VALUES (T.ID, T.V)",
+        "UPDATE MINE SET V = 'x' WHERE ID IN (SELECT ID FROM T)",
+        "DELETE FROM MINE WHERE ID IN (SELECT ID FROM T)",
+        "CREATE TABLE C AS SELECT * FROM T",
+        "CREATE TABLE C CLONE T",
+        "CREATE TABLE C CLONE T AT(OFFSET => -60)",
+    ]:
+        assert denied(ana, statement) == lacks("SELECT"), statement
+    assert denied(ana, "SELECT * FROM REWIND.ACCOUNT_USAGE.TABLE_STORAGE_METRICS") == (
+        "Reading REWIND.ACCOUNT_USAGE.TABLE_STORAGE_METRICS requires role ACCOUNTADMIN "
+        "(current role ANALYST)."
+    )
+
+    admin.sql("GRANT SELECT ON TABLE D.PUBLIC.T TO ROLE ANALYST")
+    ana.sql("INSERT INTO MINE SELECT * FROM T; CREATE TABLE C CLONE T AT(OFFSET => -60)")
+    assert query(ana, "SELECT ID FROM C ORDER BY ID") == [(1,), (2,)]
+    shown = ana.sql("SHOW TABLES LIKE 'C'")[0]
+    assert shown.column("owner") == ["ANALYST"]  # the creating role owns the clone
+
+
+# -- a denial changes nothing and is logged (SPEC R28, R36, R39) -----------------------------------
+DENIALS = [
+    ("INSERT INTO T VALUES (3, 'c')", lacks("INSERT")),
+    ("UPDATE T SET V = 'x'", lacks("UPDATE")),
+    ("DELETE FROM T", lacks("DELETE")),
+    ("TRUNCATE TABLE T", lacks("DELETE")),
+    (
+        "MERGE INTO T USING (SELECT 1 AS ID) S ON T.ID = S.ID WHEN MATCHED THEN DELETE",
+        lacks("DELETE"),
+    ),
+    ("INSERT OVERWRITE INTO T VALUES (9, 'z')", lacks("INSERT")),
+    ("DROP TABLE T", lacks("OWNERSHIP")),
+    ("ALTER TABLE T ADD COLUMN X INT", lacks("OWNERSHIP")),
+    ("ALTER TABLE T RENAME TO T2", lacks("OWNERSHIP")),
+    ("ALTER TABLE T SET DATA_RETENTION_TIME_IN_DAYS = 5", lacks("OWNERSHIP")),
+    (
+        "ALTER SCHEMA PUBLIC SET DATA_RETENTION_TIME_IN_DAYS = 5",
+        lacks("OWNERSHIP", "on schema D.PUBLIC."),
+    ),
+    ("DROP DATABASE D", lacks("OWNERSHIP", "on database D.")),
+    ("CREATE TABLE N (A INT)", lacks("CREATE TABLE", "on schema D.PUBLIC.")),
+    ("CREATE TABLE N CLONE T", lacks("CREATE TABLE", "on schema D.PUBLIC.")),
+    ("CREATE SCHEMA S", lacks("CREATE SCHEMA", "on database D.")),
+    ("GRANT SELECT ON TABLE T TO ROLE ANALYST", lacks("OWNERSHIP")),
+    ("SHOW GRANTS ON TABLE T", lacks("OWNERSHIP")),
+    ("CREATE DATABASE E", "CREATE DATABASE requires role ACCOUNTADMIN (current role ANALYST)."),
+    (
+        "CREATE DATABASE E CLONE D",
+        "CREATE DATABASE requires role ACCOUNTADMIN (current role ANALYST).",
+    ),
+    (
+        "ALTER ACCOUNT SET DATA_RETENTION_TIME_IN_DAYS = 5",
+        "ALTER ACCOUNT requires role ACCOUNTADMIN (current role ANALYST).",
+    ),
+    ("CREATE ROLE R2", "CREATE ROLE requires role ACCOUNTADMIN (current role ANALYST)."),
+    ("CREATE USER BOB", "CREATE USER requires role ACCOUNTADMIN (current role ANALYST)."),
+    ("DROP USER ADMIN", "DROP USER requires role ACCOUNTADMIN (current role ANALYST)."),
+    (
+        "GRANT ROLE ACCOUNTADMIN TO USER ANA",
+        "GRANT ROLE requires role ACCOUNTADMIN (current role ANALYST).",
+    ),
+]
+
+
+def test_a_denied_statement_changes_nothing_and_is_logged(admin: Any, ana: Any, home: Path) -> None:
+    before = observe(home, admin)
+    for statement, message in DENIALS:
+        assert denied(ana, statement) == message, statement
+    assert observe(home, admin) == before
+    logged = catalog(
+        home,
+        "SELECT text, status, error_code, error_message, role_name FROM statements "
+        "WHERE user_name = 'ANA' AND status = 'FAILED' ORDER BY start_time, rowid",
+    )
+    assert logged == [
+        (statement, "FAILED", "ACCESS_DENIED", message, "ANALYST") for statement, message in DENIALS
+    ]
+
+
+# -- writing (SPEC R26, R37) ---------------------------------------------------------------------
+def test_writes_need_the_matching_privilege(admin: Any, ana: Any) -> None:
+    admin.sql("GRANT INSERT, UPDATE ON TABLE D.PUBLIC.T TO ROLE ANALYST")
+    ana.sql("INSERT INTO T VALUES (3, 'c'); UPDATE T SET V = 'x' WHERE ID = 1")
+    upsert = (
+        "MERGE INTO T USING (SELECT 2 AS ID UNION ALL SELECT 4 AS ID) S ON T.ID = S.ID "
+        "WHEN MATCHED THEN UPDATE SET V = 'y' "
+        "WHEN NOT MATCHED THEN INSERT (ID, V) VALUES (S.ID, 'n')"
+    )
+    ana.sql(upsert)  # UPDATE and INSERT clauses, both held
+    for statement in [
+        "DELETE FROM T WHERE ID = 3",
+        "TRUNCATE TABLE T",
+        "INSERT OVERWRITE INTO T VALUES (9, 'z')",  # it deletes what there was
+        "MERGE INTO T USING (SELECT 3 AS ID) S ON T.ID = S.ID WHEN MATCHED THEN DELETE",
+    ]:
+        assert denied(ana, statement) == lacks("DELETE"), statement
+    assert query(admin, "SELECT ID, V FROM T ORDER BY ID") == [
+        (1, "x"),
+        (2, "y"),
+        (3, "c"),
+        (4, "n"),
+    ]
+
+    admin.sql("REVOKE ALL ON TABLE D.PUBLIC.T FROM ROLE ANALYST")
+    admin.sql("GRANT DELETE ON TABLE D.PUBLIC.T TO ROLE ANALYST")
+    assert denied(ana, "UPDATE T SET V = 'w'") == lacks("UPDATE")
+    ana.sql("DELETE FROM T WHERE ID > 2")
+    assert query(admin, "SELECT ID FROM T ORDER BY ID") == [(1,), (2,)]
+
+
+# -- creating, owning, dropping (SPEC R20, R21, R25, R37) ------------------------------------------
+def test_create_needs_create_on_the_parent_and_the_creator_owns(admin: Any, ana: Any) -> None:
+    admin.sql("GRANT CREATE SCHEMA ON DATABASE D TO ROLE ANALYST")
+    ana.sql("CREATE SCHEMA S")  # ANALYST owns S, so it may create tables in it
+    ana.sql("CREATE TABLE S.X (A INT); ALTER SCHEMA S SET DATA_RETENTION_TIME_IN_DAYS = 3")
+    assert admin.sql("SHOW SCHEMAS LIKE 'S' IN DATABASE D")[0].column("owner") == ["ANALYST"]
+    assert admin.sql("SHOW TABLES IN SCHEMA D.S")[0].column("owner") == ["ANALYST"]
+
+    admin.sql("GRANT CREATE TABLE ON SCHEMA D.PUBLIC TO ROLE ANALYST")
+    ana.sql("CREATE TABLE PUBLIC.N (A INT)")
+    # OR REPLACE drops what it replaces: that is its owner's call.
+    assert denied(ana, "CREATE OR REPLACE TABLE PUBLIC.T (A INT)") == lacks("OWNERSHIP")
+    ana.sql("CREATE OR REPLACE TABLE PUBLIC.N (B INT)")
+
+
+def test_drop_alter_rename_and_swap_need_ownership(admin: Any, ana: Any) -> None:
+    admin.sql("GRANT CREATE TABLE ON SCHEMA D.PUBLIC TO ROLE ANALYST; CREATE SCHEMA D.OTHER")
+    ana.sql("CREATE TABLE MINE (A INT)")
+    assert denied(ana, "ALTER TABLE MINE SWAP WITH T") == lacks("OWNERSHIP")
+    # Moving a table into another schema creates it there.
+    assert denied(ana, "ALTER TABLE MINE RENAME TO D.OTHER.MINE") == lacks(
+        "CREATE TABLE", "on schema D.OTHER."
+    )
+    admin.sql("GRANT CREATE TABLE ON SCHEMA D.OTHER TO ROLE ANALYST")
+    ana.sql("ALTER TABLE MINE RENAME TO D.OTHER.MINE; ALTER TABLE D.OTHER.MINE ADD COLUMN B INT")
+    ana.sql("DROP TABLE D.OTHER.MINE")
+    assert admin.sql("SHOW TABLES IN SCHEMA D.OTHER")[0].rows == []
+
+
+def test_undrop_needs_ownership_of_the_dropped_object_and_create_on_its_parent(
+    admin: Any, ana: Any
+) -> None:
+    """SPEC R37, word for word."""
+    admin.sql("GRANT CREATE TABLE ON SCHEMA D.PUBLIC TO ROLE ANALYST")
+    ana.sql("CREATE TABLE MINE (A INT); DROP TABLE MINE")
+    admin.sql("REVOKE CREATE TABLE ON SCHEMA D.PUBLIC FROM ROLE ANALYST")
+    assert denied(ana, "UNDROP TABLE MINE") == lacks("CREATE TABLE", "on schema D.PUBLIC.")
+
+    admin.sql(
+        "GRANT SELECT ON TABLE T TO ROLE ANALYST; DROP TABLE T; "
+        "GRANT CREATE TABLE ON SCHEMA D.PUBLIC TO ROLE ANALYST"
+    )
+    assert denied(ana, "UNDROP TABLE T") == lacks("OWNERSHIP", "on dropped table D.PUBLIC.T.")
+    ana.sql("UNDROP TABLE MINE")
+    admin.sql("UNDROP TABLE T")
+    # Grants belong to the incarnation: UNDROP brings them back, a new one starts bare.
+    assert admin.sql("SHOW GRANTS ON TABLE T")[0].column("privilege") == ["OWNERSHIP", "SELECT"]
+    admin.sql("CREATE OR REPLACE TABLE T (ID INT)")
+    assert admin.sql("SHOW GRANTS ON TABLE T")[0].column("privilege") == ["OWNERSHIP"]
+
+
+def test_restore_in_place_needs_ownership(admin: Any, ana: Any) -> None:
+    admin.sql("GRANT SELECT, INSERT, DELETE ON TABLE T TO ROLE ANALYST")
+    with pytest.raises(RewindError) as error:
+        ana.restore("D.PUBLIC.T", at="-60")
+    assert (error.value.code, error.value.message) == ("ACCESS_DENIED", lacks("OWNERSHIP"))
+    admin.sql("GRANT OWNERSHIP ON TABLE T TO ROLE ANALYST")
+    assert "already holds the state" in ana.restore("D.PUBLIC.T", at="-60").rows[0][0]
+
+
+def test_a_schema_clone_needs_select_on_every_table_it_takes(
+    admin: Any, ana: Any, home: Path
+) -> None:
+    admin.sql("GRANT CREATE SCHEMA ON DATABASE D TO ROLE ANALYST")
+    tables_before = catalog(home, "SELECT count(*) FROM objects")
+    assert denied(ana, "CREATE SCHEMA S2 CLONE D.PUBLIC") == lacks("SELECT")
+    assert catalog(home, "SELECT count(*) FROM objects") == tables_before
+    admin.sql("GRANT SELECT ON TABLE T TO ROLE ANALYST")
+    ana.sql("CREATE SCHEMA S2 CLONE D.PUBLIC")
+    assert query(ana, "SELECT ID FROM S2.T ORDER BY ID") == [(1,), (2,)]
+
+
+# -- account-level actions (SPEC R12, R37, R38) ----------------------------------------------------
+def test_failsafe_and_the_lifecycle_need_accountadmin(admin: Any, ana: Any, home: Path) -> None:
+    for call, what in [
+        (ana.failsafe_list, "Fail-safe recovery"),
+        (lambda: ana.failsafe_recover(1, "D.PUBLIC.X"), "Fail-safe recovery"),
+        (ana.lifecycle, "The lifecycle (rewind lifecycle run)"),
+    ]:
+        with pytest.raises(RewindError) as error:
+            call()
+        assert error.value.code == "ACCESS_DENIED"
+        assert error.value.message == f"{what} requires role ACCOUNTADMIN (current role ANALYST)."
+    assert catalog(home, "SELECT count(*) FROM lifecycle_runs") == [(0,)]
+
+    steps = admin.lifecycle("run-1")
+    assert [s["step"] for s in steps] == list(STEPS)
+    assert catalog(home, "SELECT run_id FROM lifecycle_runs") == [("run-1",)]
+    assert catalog(
+        home, "SELECT user_name, status FROM statements WHERE text = 'LIFECYCLE RUN' ORDER BY rowid"
+    ) == [("ANA", "FAILED"), ("ADMIN", "SUCCESS")]
+
+
+# -- grants, ownership, roles and users (SPEC R37) -------------------------------------------------
+def test_owners_grant_and_grant_ownership_transfers_it(admin: Any, ana: Any) -> None:
+    admin.sql("CREATE ROLE R2; GRANT CREATE TABLE ON SCHEMA D.PUBLIC TO ROLE ANALYST")
+    ana.sql("CREATE TABLE MINE (A INT); GRANT SELECT, INSERT ON TABLE MINE TO ROLE R2")
+    grants = ana.sql("SHOW GRANTS ON TABLE MINE")[0]
+    assert [(r[1], r[5], r[6], r[7]) for r in grants.rows] == [
+        ("OWNERSHIP", "ANALYST", "true", "ANALYST"),
+        ("INSERT", "R2", "false", "ANALYST"),
+        ("SELECT", "R2", "false", "ANALYST"),
+    ]
+    ana.sql("GRANT OWNERSHIP ON TABLE MINE TO ROLE R2")
+    assert admin.sql("SHOW TABLES LIKE 'MINE'")[0].column("owner") == ["R2"]
+    mine = "on table D.PUBLIC.MINE."
+    assert denied(ana, "DROP TABLE MINE") == lacks("OWNERSHIP", mine)
+    assert denied(ana, "REVOKE SELECT ON TABLE MINE FROM ROLE R2") == lacks("OWNERSHIP", mine)
+
+    admin.sql("GRANT OWNERSHIP ON TABLE MINE TO ROLE ANALYST REVOKE CURRENT GRANTS")
+    assert ana.sql("SHOW GRANTS ON TABLE MINE")[0].column("privilege") == ["OWNERSHIP"]
+
+
+def test_show_grants_has_snowflake_columns_and_answers_members(admin: Any, ana: Any) -> None:
+    admin.sql(
+        "GRANT SELECT ON TABLE T TO ROLE ANALYST; GRANT CREATE SCHEMA ON DATABASE D TO ROLE ANALYST"
+    )
+    to_role = ana.sql("SHOW GRANTS TO ROLE ANALYST")[0]
+    assert to_role.columns == [
+        "created_on",
+        "privilege",
+        "granted_on",
+        "name",
+        "granted_to",
+        "grantee_name",
+        "grant_option",
+        "granted_by",
+    ]
+    assert [row[1:] for row in to_role.rows] == [
+        ["CREATE SCHEMA", "DATABASE", "D", "ROLE", "ANALYST", "false", "ACCOUNTADMIN"],
+        ["SELECT", "TABLE", "D.PUBLIC.T", "ROLE", "ANALYST", "false", "ACCOUNTADMIN"],
+    ]
+    mine = ana.sql("SHOW GRANTS")[0]  # the current user's roles
+    assert mine.columns == ["created_on", "role", "granted_to", "grantee_name", "granted_by"]
+    assert [row[1:] for row in mine.rows] == [["ANALYST", "USER", "ANA", "ACCOUNTADMIN"]]
+    assert admin.sql("SHOW GRANTS OF ROLE ANALYST")[0].column("grantee_name") == ["ANA"]
+    assert denied(ana, "SHOW GRANTS TO USER ADMIN") == (
+        "SHOW GRANTS TO USER ADMIN requires role ACCOUNTADMIN (current role ANALYST)."
+    )
+    assert denied(ana, "SHOW GRANTS OF ROLE ACCOUNTADMIN") == (
+        "Insufficient privileges: role ACCOUNTADMIN is not granted to user ANA "
+        "(current role ANALYST)."
+    )
+
+
+def test_use_role_takes_only_granted_roles_and_a_revoked_one_falls_back_to_public(
+    admin: Any, ana: Any, home: Path
+) -> None:
+    admin.sql("CREATE ROLE LOADER; GRANT ROLE LOADER TO USER ANA")
+    assert denied(ana, "USE ROLE ACCOUNTADMIN") == (
+        "Requested role ACCOUNTADMIN is not granted to user ANA."
+    )
+    ana.sql("USE ROLE LOADER")
+    assert denied(ana, "DROP TABLE T") == lacks("OWNERSHIP", role="LOADER")
+    admin.sql("REVOKE ROLE LOADER FROM USER ANA")
+    assert denied(ana, "DROP TABLE T") == lacks("OWNERSHIP", role="PUBLIC")
+    ana.sql("USE ROLE ANALYST")
+    assert catalog(
+        home, "SELECT role_name FROM statements WHERE user_name = 'ANA' ORDER BY start_time, rowid"
+    ) == [("ANALYST",), ("ANALYST",), ("LOADER",), ("LOADER",), ("PUBLIC",), ("ANALYST",)]
+
+
+def test_show_lists_only_what_the_role_reaches(admin: Any, ana: Any) -> None:
+    admin.sql(
+        "CREATE SCHEMA D.HIDDEN; CREATE TABLE D.HIDDEN.H (A INT); "
+        "CREATE DATABASE E; CREATE TABLE E.PUBLIC.SECRET (A INT); "
+        "GRANT SELECT ON TABLE D.PUBLIC.T TO ROLE ANALYST; "
+        "GRANT CREATE TABLE ON SCHEMA D.PUBLIC TO ROLE ANALYST"
+    )
+    ana.sql("CREATE TABLE MINE (A INT); DROP TABLE MINE")
+    assert ana.sql("SHOW DATABASES")[0].column("name") == ["D"]
+    assert ana.sql("SHOW SCHEMAS IN DATABASE D")[0].column("name") == ["PUBLIC"]
+    assert ana.sql("SHOW TABLES HISTORY IN SCHEMA D.PUBLIC")[0].column("name") == ["MINE", "T"]
+    assert ana.sql("SHOW TABLES IN DATABASE E")[0].rows == []
+    assert admin.sql("SHOW DATABASES")[0].column("name") == ["D", "E"]
+
+
+def test_public_grants_reach_every_role_and_a_user_without_a_role_acts_as_public(
+    admin: Any, ana: Any, connect: Callable[..., Any]
+) -> None:
+    admin.sql("CREATE USER BOB; GRANT SELECT ON TABLE T TO ROLE PUBLIC")
+    bob = connect(now=clock(hours=1), user="BOB")
+    assert bob.state.role == "PUBLIC"
+    assert query(bob, "SELECT ID FROM D.PUBLIC.T ORDER BY ID") == [(1,), (2,)]
+    assert query(ana, "SELECT count(*) FROM T") == [(2,)]  # ANALYST has PUBLIC's grants
+    assert denied(bob, "INSERT INTO D.PUBLIC.T VALUES (3, 'c')") == lacks("INSERT", role="PUBLIC")
+
+
+def test_roles_and_users_are_kept_by_accountadmin(
+    admin: Any, ana: Any, connect: Callable[..., Any]
+) -> None:
+    """SPEC R37 (and R39: each refusal has its code)."""
+    admin.sql(
+        "CREATE ROLE IF NOT EXISTS ANALYST; GRANT CREATE TABLE ON SCHEMA PUBLIC TO ROLE ANALYST"
+    )
+    ana.sql("CREATE TABLE MINE (A INT)")
+    for statement, code in [
+        ("CREATE ROLE ANALYST", "OBJECT_ALREADY_EXISTS"),
+        ("CREATE USER X DEFAULT_ROLE = NOPE", "OBJECT_NOT_FOUND"),
+        ("GRANT ROLE NOPE TO USER ANA", "OBJECT_NOT_FOUND"),
+        ("GRANT SELECT ON TABLE T TO ROLE NOPE", "OBJECT_NOT_FOUND"),
+        ("DROP ROLE ACCOUNTADMIN", "INVALID_VALUE"),
+        ("DROP ROLE PUBLIC", "INVALID_VALUE"),
+        ("DROP USER ADMIN", "INVALID_VALUE"),  # not itself
+        ("REVOKE ROLE ACCOUNTADMIN FROM USER ADMIN", "INVALID_VALUE"),  # the last admin
+    ]:
+        with pytest.raises(RewindError) as error:
+            admin.sql(statement)
+        assert error.value.code == code, statement
+
+    admin.sql("DROP ROLE ANALYST")  # what it owned passes to the dropping role
+    assert admin.sql("SHOW TABLES LIKE 'MINE'")[0].column("owner") == ["ACCOUNTADMIN"]
+    assert admin.sql("SHOW GRANTS ON SCHEMA PUBLIC")[0].column("privilege") == ["OWNERSHIP"]
+    assert denied(ana, "SELECT * FROM MINE") == lacks("SELECT", "on table D.PUBLIC.MINE.", "PUBLIC")
+    admin.sql("DROP USER ANA; DROP USER IF EXISTS ANA")
+    for call in (lambda: ana.sql("SHOW TABLES"), lambda: connect(user="ANA")):
+        with pytest.raises(RewindError) as error:
+            call()
+        assert error.value.code == "UNKNOWN_USER"
