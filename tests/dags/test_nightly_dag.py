@@ -30,9 +30,13 @@ HISTORY = [
     # it, and no night shows it (SPEC R12, R33).
     (
         "2026-10-20T09:00:00+00:00",
-        "CREATE DATABASE SHOP; CREATE TABLE ANCIENT (ID INT); INSERT INTO ANCIENT VALUES (1)",
+        "CREATE DATABASE SHOP; CREATE TABLE ANCIENT (ID INT); INSERT INTO ANCIENT VALUES (1); "
+        "CREATE TABLE BASE (ID INT); INSERT INTO BASE VALUES (1)",
     ),
-    ("2026-10-20T10:00:00+00:00", "USE SHOP; DROP TABLE ANCIENT"),
+    # BASE's file, deleted on 10-20 with retention 1, is past its fail-safe week by the
+    # first night, but the clone still uses it: it stays, RETAINED_FOR_CLONE (R30).
+    ("2026-10-20T09:30:00+00:00", "USE SHOP; CREATE TABLE BASE_COPY CLONE BASE"),
+    ("2026-10-20T10:00:00+00:00", "USE SHOP; DROP TABLE ANCIENT; DELETE FROM BASE"),
     # Dropped 10-26 06:00, retention 1: in fail-safe from 10-27 06:00 until 11-03 06:00,
     # so nights 1 and 2 count it as fail-safe and night 3 finds it purged.
     (
@@ -50,16 +54,12 @@ HISTORY = [
         "CREATE TABLE KEEP (ID INT) DATA_RETENTION_TIME_IN_DAYS = 5; INSERT INTO KEEP VALUES (1); "
         # transient: its deleted file leaves time travel straight out of storage (R12).
         "CREATE TRANSIENT TABLE SCRATCH (ID INT); INSERT INTO SCRATCH VALUES (1); "
-        # its file, deleted from BASE, is still used by the clone (R30).
-        "CREATE TABLE BASE (ID INT); INSERT INTO BASE VALUES (1); "
         # dropped at noon with retention 1: time travel on night 1, fail-safe after.
         "CREATE TABLE OLD (ID INT); INSERT INTO OLD VALUES (1)",
     ),
-    ("2026-11-01T09:30:00+00:00", "USE SHOP; CREATE TABLE BASE_COPY CLONE BASE"),
     (
         "2026-11-01T10:00:00+00:00",
-        "USE SHOP; DELETE FROM ORDERS WHERE ID = 1; DELETE FROM KEEP; DELETE FROM SCRATCH; "
-        "DELETE FROM BASE",
+        "USE SHOP; DELETE FROM ORDERS WHERE ID = 1; DELETE FROM KEEP; DELETE FROM SCRATCH",
     ),
     ("2026-11-01T12:00:00+00:00", "USE SHOP; DROP TABLE OLD"),
 ]
@@ -75,7 +75,7 @@ EXPECTED: list[dict[str, dict[str, str]]] = [
         "ORDERS": {ACTIVE: LIVE, TIME_TRAVEL: REMOVED},
         "KEEP": {TIME_TRAVEL: REMOVED},
         "SCRATCH": {TIME_TRAVEL: REMOVED},
-        "BASE": {TIME_TRAVEL: REMOVED},
+        "BASE": {FOR_CLONE: REMOVED},
         "BASE_COPY": {},  # its only file is BASE's, counted once, by BASE (R33)
         "OLD": {TIME_TRAVEL: ALL},
     },
@@ -281,8 +281,9 @@ def test_dropped_table_metrics(nights: Nights) -> None:
 
 def test_step_summaries_are_the_tasks_xcom(nights: Nights) -> None:
     """SPEC R35: each Spark job's JSON summary is its task's XCom, with the night's work:
-    night 1 moves the two old tables' files and purges ANCIENT, night 2 moves ORDERS' and
-    OLD's files and deletes SCRATCH's (transient), night 3 purges WEEKOLD."""
+    night 1 moves the files of ANCIENT, WEEKOLD and BASE (BASE's is past its fail-safe
+    week, the clone keeps its bytes) and purges ANCIENT; night 2 moves ORDERS' and OLD's
+    files and deletes SCRATCH's (transient); night 3 purges WEEKOLD."""
     work = [
         (
             run.xcom("expire_versions")["files_moved"],
@@ -291,7 +292,7 @@ def test_step_summaries_are_the_tasks_xcom(nights: Nights) -> None:
         )
         for run in (night.run for night in nights.nights)
     ]
-    assert work == [(2, 0, 1), (2, 1, 0), (0, 0, 1)]
+    assert work == [(3, 0, 1), (2, 1, 0), (0, 0, 1)]
     storage = nights.nights[0].run.xcom("storage_metrics")
     assert storage["step"] == "storage_metrics" and storage["tables"] == len(EXPECTED[0])
     assert storage["failsafe_bytes"] == nights.files["WEEKOLD"][ALL]
@@ -366,4 +367,4 @@ def test_storage_figures_reach_airflow_metrics(nights: Nights) -> None:
         assert nights.gauges[f"rewind.storage.{column.lower()}"] == [
             sum(row[column] for row in night.metrics.values()) for night in nights.nights
         ]
-    assert nights.gauges["rewind.lifecycle.expire_versions.files_moved"] == [2, 2, 0]
+    assert nights.gauges["rewind.lifecycle.expire_versions.files_moved"] == [3, 2, 0]

@@ -23,6 +23,62 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 
+# -- the e2e warehouse: every kind of lifecycle work happens on its night ----------
+
+# The night the jobs run: 20 days after the history below began.
+NOW = "2026-05-21T00:00:00+00:00"
+HISTORY = [
+    (
+        "2026-05-01T00:00:00+00:00",
+        "CREATE DATABASE SHOP; "
+        # retention 1 (account default): removed files leave on day 3, purged on day 10;
+        # a clone keeps them (RETAINED_FOR_CLONE, SPEC R30).
+        "CREATE TABLE ORDERS (ID INT, V VARCHAR); INSERT INTO ORDERS VALUES (1, 'a'), (2, 'b'); "
+        "INSERT INTO ORDERS VALUES (3, 'c'); CREATE TABLE ORDERS_COPY CLONE ORDERS; "
+        # retention 14: a removed file is in fail-safe on the night of the run.
+        "CREATE TABLE KEEP (ID INT) DATA_RETENTION_TIME_IN_DAYS = 14; "
+        "INSERT INTO KEEP VALUES (1), (2); INSERT INTO KEEP VALUES (3); "
+        # transient: removed files are deleted, never kept in fail-safe (SPEC R12).
+        "CREATE TRANSIENT TABLE SCRATCH (ID INT); INSERT INTO SCRATCH VALUES (1); "
+        "INSERT INTO SCRATCH VALUES (2); "
+        # dropped on day 2: every file leaves on day 3 and is purged on day 10.
+        "CREATE TABLE OLD (ID INT); INSERT INTO OLD VALUES (1); "
+        # dropped on day 15 with retention 3: in fail-safe on the night of the run.
+        "CREATE TABLE RECENT (ID INT) DATA_RETENTION_TIME_IN_DAYS = 3; "
+        "INSERT INTO RECENT VALUES (5); "
+        # retention 30: its removed file is still in time travel.
+        "CREATE TABLE LONG (ID INT) DATA_RETENTION_TIME_IN_DAYS = 30; INSERT INTO LONG VALUES (1)",
+    ),
+    (
+        "2026-05-02T00:00:00+00:00",
+        "USE SHOP; UPDATE ORDERS SET V = 'B' WHERE ID = 2; DELETE FROM ORDERS WHERE ID = 1; "
+        "DELETE FROM KEEP WHERE ID = 1; DELETE FROM SCRATCH WHERE ID = 1; DROP TABLE OLD; "
+        "DELETE FROM LONG",
+    ),
+    ("2026-05-15T00:00:00+00:00", "USE SHOP; DROP TABLE RECENT"),
+]
+
+
+def build_warehouse(home: Path) -> None:
+    """The history above, written with the Python API with the clock moving."""
+    import rewind
+
+    for now, script in HISTORY:
+        conn = rewind.connect(home=home, now=now)
+        try:
+            conn.sql(script)
+        finally:
+            conn.close()  # the copies below must see a quiet catalog
+
+
+def storage_metrics(home: Path) -> list[dict[str, Any]]:
+    """The rows of ``system/table_storage_metrics`` (SPEC R33), by table id."""
+    from deltalake import DeltaTable
+
+    rows = DeltaTable(str(home / "system" / "table_storage_metrics")).to_pyarrow_table()
+    return sorted(rows.to_pylist(), key=lambda row: (row["AS_OF_DATE"], row["ID"]))
+
+
 START_TIMEOUT_S = 120  # master up and the worker registered
 SUBMIT_TIMEOUT_S = 300  # one spark-submit
 APPS_TIMEOUT_S = 60  # the master lists a finished application as completed
@@ -272,9 +328,10 @@ class Airflow:
             time.sleep(2)
         self.fail(f"Airflow not ready in {AIRFLOW_START_TIMEOUT_S}s (DAGs missing: {missing})")
 
-    def trigger(self, dag_id: str, logical_date: str | None, conf: dict[str, Any]) -> str:
+    def trigger(self, dag_id: str, conf: dict[str, Any], **dates: str | None) -> str:
+        """Unpause and trigger ``dag_id``; ``dates``: logical_date, run_after, data_interval_*."""
         self.request("PATCH", f"/api/v2/dags/{dag_id}", {"is_paused": False})
-        body = {"logical_date": logical_date, "conf": conf}
+        body = {"logical_date": None, **dates, "conf": conf}
         return str(self.request("POST", f"/api/v2/dags/{dag_id}/dagRuns", body)["dag_run_id"])
 
     def wait_run(self, dag_id: str, run_id: str) -> dict[str, Any]:

@@ -24,45 +24,24 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from services import APPS_TIMEOUT_S, BIN, REPO, SUBMIT_TIMEOUT_S, Cluster, spark_env, stop_group
+from services import (
+    APPS_TIMEOUT_S,
+    BIN,
+    NOW,
+    REPO,
+    SUBMIT_TIMEOUT_S,
+    Cluster,
+    build_warehouse,
+    spark_env,
+    stop_group,
+    storage_metrics,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("spark_standalone")]
 
 JOBS = REPO / "spark_jobs"
 STEPS = ["effective_retention", "expire_versions", "purge_failsafe", "storage_metrics"]
 RUN_ID = "e2e-standalone-run"
-# The night the jobs run: 20 days after the history below began.
-NOW = "2026-05-21T00:00:00+00:00"
-HISTORY = [
-    (
-        "2026-05-01T00:00:00+00:00",
-        "CREATE DATABASE SHOP; "
-        # retention 1 (account default): removed files leave on day 3, purged on day 10;
-        # a clone keeps them (RETAINED_FOR_CLONE, SPEC R30).
-        "CREATE TABLE ORDERS (ID INT, V VARCHAR); INSERT INTO ORDERS VALUES (1, 'a'), (2, 'b'); "
-        "INSERT INTO ORDERS VALUES (3, 'c'); CREATE TABLE ORDERS_COPY CLONE ORDERS; "
-        # retention 14: a removed file is in fail-safe on the night of the run.
-        "CREATE TABLE KEEP (ID INT) DATA_RETENTION_TIME_IN_DAYS = 14; "
-        "INSERT INTO KEEP VALUES (1), (2); INSERT INTO KEEP VALUES (3); "
-        # transient: removed files are deleted, never kept in fail-safe (SPEC R12).
-        "CREATE TRANSIENT TABLE SCRATCH (ID INT); INSERT INTO SCRATCH VALUES (1); "
-        "INSERT INTO SCRATCH VALUES (2); "
-        # dropped on day 2: every file leaves on day 3 and is purged on day 10.
-        "CREATE TABLE OLD (ID INT); INSERT INTO OLD VALUES (1); "
-        # dropped on day 15 with retention 3: in fail-safe on the night of the run.
-        "CREATE TABLE RECENT (ID INT) DATA_RETENTION_TIME_IN_DAYS = 3; "
-        "INSERT INTO RECENT VALUES (5); "
-        # retention 30: its removed file is still in time travel.
-        "CREATE TABLE LONG (ID INT) DATA_RETENTION_TIME_IN_DAYS = 30; INSERT INTO LONG VALUES (1)",
-    ),
-    (
-        "2026-05-02T00:00:00+00:00",
-        "USE SHOP; UPDATE ORDERS SET V = 'B' WHERE ID = 2; DELETE FROM ORDERS WHERE ID = 1; "
-        "DELETE FROM KEEP WHERE ID = 1; DELETE FROM SCRATCH WHERE ID = 1; DROP TABLE OLD; "
-        "DELETE FROM LONG",
-    ),
-    ("2026-05-15T00:00:00+00:00", "USE SHOP; DROP TABLE RECENT"),
-]
 
 
 @dataclass
@@ -128,26 +107,6 @@ def file_states(home: Path) -> list[tuple[Any, ...]]:
             "SELECT table_id, path, size, state, removed_at, left_time_travel_at, purge_at "
             "FROM file_states ORDER BY table_id, path"
         ).fetchall()
-
-
-def storage_metrics(home: Path) -> list[dict[str, Any]]:
-    """The rows of ``system/table_storage_metrics`` (SPEC R33), by table id."""
-    from deltalake import DeltaTable
-
-    rows = DeltaTable(str(home / "system" / "table_storage_metrics")).to_pyarrow_table()
-    return sorted(rows.to_pylist(), key=lambda row: (row["AS_OF_DATE"], row["ID"]))
-
-
-def build_warehouse(home: Path) -> None:
-    """The history above, written with the Python API with the clock moving."""
-    import rewind
-
-    for now, script in HISTORY:
-        conn = rewind.connect(home=home, now=now)
-        try:
-            conn.sql(script)
-        finally:
-            conn.close()  # the copies below must see a quiet catalog
 
 
 @pytest.fixture(scope="module")

@@ -120,3 +120,26 @@ def test_the_core_runs_on_a_postgres_catalog(
         "REWIND.ACCOUNT_USAGE.TABLE_STORAGE_METRICS WHERE TABLE_NAME = 'T'"
     )
     assert metrics[0].rows[0][1] > 0
+
+
+def test_access_control_on_a_postgres_catalog(
+    postgres_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SPEC R37 on Postgres: migration 0004's grants, SHOW filtering, DROP ROLE."""
+    monkeypatch.setenv("REWIND_CATALOG_URL", postgres_url)
+    home = tmp_path / "home"
+    now = "2026-03-01T00:00:00+00:00"
+    admin = rewind.connect(home=home, now=now)
+    admin.sql(
+        "CREATE DATABASE ACL; CREATE TABLE T (A INT); CREATE ROLE READER; "
+        "CREATE USER RITA DEFAULT_ROLE = READER; GRANT ROLE READER TO USER RITA; "
+        "GRANT SELECT ON TABLE ACL.PUBLIC.T TO ROLE READER"
+    )
+    rita = rewind.connect(home=home, user="RITA", now=now)
+    assert rita.sql("SHOW TABLES IN SCHEMA ACL.PUBLIC")[0].column("name") == ["T"]
+    assert rita.sql("SHOW GRANTS TO ROLE READER")[0].column("name") == ["ACL.PUBLIC.T"]
+    with pytest.raises(RewindError) as error:
+        rita.sql("DROP TABLE ACL.PUBLIC.T")
+    assert error.value.code == "ACCESS_DENIED"
+    admin.sql("DROP ROLE READER")
+    assert rita.sql("SHOW DATABASES")[0].rows == []  # now PUBLIC, which reaches nothing

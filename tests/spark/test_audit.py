@@ -16,11 +16,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from alembic import command
+from alembic.config import Config as AlembicConfig
+from sqlalchemy import text
 from sqlalchemy.orm import Session
 from test_dml import catalog
 
 import rewind
-from rewind.catalog.db import make_engine
+from rewind.catalog.db import MIGRATIONS, make_engine
 from rewind.catalog.models import Role, RoleGrant, User
 from rewind.config import Config
 from rewind.errors import RewindError
@@ -503,3 +506,49 @@ def test_the_nightly_lifecycle_removes_the_audit_trail_at_365_days(home: Path, s
     assert catalog(home, "SELECT query_id, target_column FROM column_lineage") == [(young, "A")]
     rows = view(home, f"SELECT query_id FROM {VIEWS}.ACCESS_HISTORY", minute(1) + YEAR)
     assert [r["QUERY_ID"] for r in rows] == [young]
+
+
+def test_statements_logged_before_the_audit_revision_stay_readable(home: Path, spark: Any) -> None:
+    # SPEC R36: migration 0005 keeps older rows; their names were not recorded then.
+    home.mkdir(parents=True)
+    engine = make_engine(Config.load(home=home).catalog_url)
+    alembic = AlembicConfig()
+    alembic.set_main_option("script_location", str(MIGRATIONS))
+    try:
+        with engine.begin() as conn:
+            alembic.attributes["connection"] = conn
+            command.upgrade(alembic, "0004")
+            conn.execute(
+                text(
+                    "INSERT INTO objects (id, kind, parent_id, name, is_transient, owner_role,"
+                    " created_on, created_by) VALUES (7, 'TABLE', 6, 'T', 0, 'ACCOUNTADMIN',"
+                    " '2026-05-04 07:00:00', 'q0')"
+                )
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO statements (query_id, text, user_name, role_name, start_time,"
+                    " status) VALUES ('old', 'SELECT * FROM T', 'ADMIN', 'ACCOUNTADMIN',"
+                    " '2026-05-04 08:00:00', 'SUCCESS')"
+                )
+            )
+            conn.execute(
+                text(
+                    "INSERT INTO statement_objects (query_id, object_id, access, version,"
+                    " columns) VALUES ('old', 7, 'READ', 0, '[\"A\"]')"
+                )
+            )
+    finally:
+        engine.dispose()
+
+    (row,) = view(home, f"SELECT * FROM {VIEWS}.ACCESS_HISTORY", T0)
+    (query,) = view(home, f"SELECT * FROM {VIEWS}.QUERY_HISTORY WHERE query_id = 'old'", T0)
+
+    old_read = {
+        "objectDomain": "Table",
+        "objectId": 7,
+        "objectName": None,
+        "columns": [{"columnName": "A"}],
+    }
+    assert row["DIRECT_OBJECTS_ACCESSED"] == row["BASE_OBJECTS_ACCESSED"] == [old_read]
+    assert (query["QUERY_TEXT"], query["QUERY_TYPE"]) == ("SELECT * FROM T", None)

@@ -140,7 +140,7 @@ SNOWFLAKE = [
     (f"CREATE SCHEMA D.OLD CLONE D.PUBLIC AT(TIMESTAMP => '{V2}')", UNAVAILABLE, DENIED),
     (f"CREATE DATABASE OLD CLONE D AT(TIMESTAMP => '{V2}')", UNAVAILABLE, DENIED),
     (f"CREATE OR REPLACE TABLE D.PUBLIC.U CLONE {T_AT}", UNAVAILABLE, DENIED),
-    ("UNDROP TABLE D.PUBLIC.GONE", "CANNOT_UNDROP", DENIED),
+    ("UNDROP TABLE D.PUBLIC.GONE", "CANNOT_UNDROP", "CANNOT_UNDROP"),
     # Spark reads a path given as a table name (parquet.`/dir`): only catalog names are
     # table references, and Spark runs with spark.sql.runSQLOnFiles off.
     ('SELECT * FROM parquet."{t_file}"', NOT_FOUND, NOT_FOUND),
@@ -179,7 +179,9 @@ def test_no_statement_reads_failsafe(
     fail-safe through SQL; a point whose files are there is unavailable (R17)."""
     text = statement.format(**values)
     for user, code in ((None, admin_code), ("ANA", analyst_code)):
-        refuse(world.connect(*NOW, user=user), observer, text, code)
+        conn = world.connect(*NOW, user=user)
+        conn.sql("USE D")  # unqualified names resolve in D.PUBLIC
+        refuse(conn, observer, text, code)
     assert not Path(f"{values['warehouse_file']}.link").exists()
 
 
@@ -236,13 +238,15 @@ def test_a_schema_clone_ignoring_short_retention_skips_the_table(
     world: World, probe: AccessProbe
 ) -> None:
     """SPEC R24: IGNORE TABLES WITH INSUFFICIENT DATA RETENTION skips T (its point is in
-    fail-safe) and clones the rest; nothing is read from fail-safe."""
+    fail-safe) and GONE (dropped since, out of retention) and clones U; nothing is read
+    from fail-safe."""
     conn = world.connect(*NOW)
     result = conn.sql(
         f"CREATE SCHEMA D.OLD CLONE D.PUBLIC AT(TIMESTAMP => '{V2}') "
         "IGNORE TABLES WITH INSUFFICIENT DATA RETENTION"
     )[0]
-    assert result.column("tables_skipped") == ["D.PUBLIC.T"]
+    (skipped,) = result.column("tables_skipped")  # GONE was there then, out of retention
+    assert sorted(skipped.split(",")) == ["D.PUBLIC.GONE", "D.PUBLIC.T"]
     assert conn.sql("SHOW TABLES IN SCHEMA D.OLD")[0].column("name") == ["U"]
     conn.sql("DROP SCHEMA D.OLD")
 

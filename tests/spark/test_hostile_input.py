@@ -238,6 +238,32 @@ def immutable() -> Iterator[Callable[[Path], None]]:
         subprocess.run(["chattr", "-i", str(path)], check=True)
 
 
+def test_the_observer_sees_every_kind_of_change(world: World, observer: Observer) -> None:
+    """The before/after comparison can fail: a catalog row, a new, a longer or a
+    rewritten file, a new directory — in any of the three stores — each shows."""
+    (data, *_) = sorted((world.home / "warehouse").rglob("*.parquet"))
+    (held, *_) = world.failsafe_files()
+    changes: list[Callable[[], object]] = [
+        lambda: (world.home / "system" / "stray").mkdir(parents=True),
+        lambda: (world.home / "warehouse" / "stray.parquet").write_bytes(b"x"),
+        lambda: os.truncate(held, held.stat().st_size + 1),
+        lambda: os.utime(data, ns=(0, data.stat().st_mtime_ns + 1)),
+    ]
+    for change in changes:
+        before = observer.state()
+        change()
+        assert observer.state().changes(before)
+    before = observer.state()
+    with closing(sqlite3.connect(world.home / "catalog.db")) as db, db:
+        db.execute("UPDATE objects SET comment = 'x' WHERE name = 'U'")
+    assert list(observer.state().changes(before)) == ["catalog"]
+    with closing(sqlite3.connect(world.home / "catalog.db")) as db, db:
+        db.execute("UPDATE objects SET comment = NULL WHERE name = 'U'")
+    (world.home / "system" / "stray").rmdir()
+    (world.home / "warehouse" / "stray.parquet").unlink()
+    os.truncate(held, held.stat().st_size - 1)
+
+
 # -- names (SPEC R4) ----------------------------------------------------------------------------
 HOSTILE_NAMES = [
     "a/../b",

@@ -63,6 +63,7 @@ def test_a_query_reads_every_column_it_references(sql: str, expected: dict[str, 
     [
         "SELECT * FROM T, REWIND.ACCOUNT_USAGE.ACCESS_HISTORY",  # which columns of T? unknown
         "INSERT INTO U SELECT * FROM REWIND.ACCOUNT_USAGE.QUERY_HISTORY",
+        "SELECT a, b FROM T UNION SELECT x FROM U",  # branches that do not line up
         "CREATE TABLE N",  # no query: nothing to trace
         "DROP TABLE T",
     ],

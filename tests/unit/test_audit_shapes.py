@@ -180,6 +180,8 @@ def test_root_query_id_is_the_top_of_the_parent_chain(
         ("SHOW TABLES HISTORY", "SHOW"),
         ("RESTORE TABLE T AT(OFFSET => -60)", "RESTORE_TABLE"),
         ("FAILSAFE RECOVER 3 INTO T2", "FAILSAFE_RECOVER"),
+        ("FAILSAFE LIST", "FAILSAFE_LIST"),
+        ("LIFECYCLE RUN", "LIFECYCLE_RUN"),
         ("FROB THE TABLE", "UNKNOWN"),  # does not parse: UNKNOWN, as in Snowflake
     ],
 )

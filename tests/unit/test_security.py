@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sqlglot import exp
 
 from rewind.errors import InvalidValue, RewindError, SqlSyntaxError, UnsupportedError
@@ -180,3 +182,65 @@ def test_what_rewind_does_not_grant_is_refused_in_one_line(
     assert message in error.value.message
     assert "\n" not in error.value.message
     assert isinstance(error.value, SqlSyntaxError) == (code == "SYNTAX_ERROR")
+
+
+WORDS = [
+    "GRANT",
+    "REVOKE",
+    "CREATE",
+    "DROP",
+    "USE",
+    "SHOW",
+    "ROLE",
+    "USER",
+    "GRANTS",
+    "ON",
+    "TO",
+    "FROM",
+    "OF",
+    "IF",
+    "NOT",
+    "EXISTS",
+    "SELECT",
+    "INSERT",
+    "UPDATE",
+    "DELETE",
+    "OWNERSHIP",
+    "ALL",
+    "PRIVILEGES",
+    "TABLE",
+    "SCHEMA",
+    "DATABASE",
+    "WITH",
+    "OPTION",
+    "COPY",
+    "CURRENT",
+    "DEFAULT_ROLE",
+    "USAGE",
+    "r",
+    "d.s.t",
+    ",",
+    "=",
+    ".",
+    "(",
+    ")",
+    "'x'",
+    '"q""r"',
+    '"a.b"',
+    "-1",
+    "é",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.sampled_from(["GRANT", "REVOKE", "CREATE ROLE", "CREATE USER", "DROP ROLE", "SHOW GRANTS"]),
+    st.lists(st.sampled_from(WORDS), max_size=10),
+)
+def test_any_access_statement_parses_or_fails_with_a_code(head: str, words: list[str]) -> None:
+    """SPEC R39: whatever follows, a statement or a RewindError, never another exception."""
+    try:
+        parse(" ".join([head, *words]))
+    except RewindError as error:
+        assert error.code != "INTERNAL_ERROR"
+        assert "\n" not in error.message

@@ -55,10 +55,12 @@ def statement_lineage(
     tree: exp.Expr, tables: Mapping[str, Sequence[str]], created: Sequence[str] = ()
 ) -> StatementLineage | None:
     """The lineage of SELECT, INSERT, CTAS (``created``: the new table's columns), UPDATE,
-    DELETE and MERGE; None for other statements and when sqlglot cannot analyse one."""
+    DELETE and MERGE; None for other statements and when sqlglot cannot analyse one
+    (outputs that do not line up by position included): the caller then keeps the
+    object-level facts rather than guess."""
     try:
         return _lineage(tree, tables, created)
-    except SqlglotError:
+    except (SqlglotError, LookupError):
         return None
 
 

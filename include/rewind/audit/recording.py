@@ -119,8 +119,7 @@ class StatementAudit:
             return None
         created: list[str] = []
         if isinstance(self.keyed, exp.Create) and ddl_rows:  # CTAS: the new table's columns
-            table = ctx.catalog.get(ddl_rows[-1].object_id)
-            created = [c.name for c in table_columns(table)] if table else []
+            created = _column_names(ctx, ddl_rows[-1].object_id)
         return statement_lineage(self.keyed, self.tables, created)
 
     def _narrow_reads(self, rows: Sequence[StatementObject], lineage: StatementLineage) -> None:
@@ -142,8 +141,7 @@ class StatementAudit:
                 row.operation in MODIFYING or (ctas and row.operation == "CREATE")
             ):
                 continue
-            table = ctx.catalog.get(row.object_id)
-            every = [c.name for c in table_columns(table)] if table else []
+            every = _column_names(ctx, row.object_id)
             if lineage is None or not lineage.writes:
                 row.columns = every
                 continue
@@ -168,9 +166,7 @@ class StatementAudit:
             if row.object_id in self.before:
                 row.object_name = self.before[row.object_id].name
         main = ddl_rows[-1]
-        obj = ctx.catalog.get(main.object_id)
-        if obj is None:  # pragma: no cover - DDL rows name catalog objects
-            return
+        obj = _object(ctx, main.object_id)
         clone = isinstance(self.tree, exp.Create) and self.tree.args.get("clone") is not None
         sources = [r for r in rows if r.access == READ and r.direct] if clone else []
         main.properties = ddl_properties(
@@ -191,6 +187,16 @@ def _rows(ctx: Context) -> list[StatementObject]:
             .order_by(StatementObject.id)
         )
     )
+
+
+def _object(ctx: Context, object_id: int) -> CatalogObject:
+    obj = ctx.catalog.get(object_id)
+    assert obj is not None, f"statement rows name catalog objects ({object_id})"
+    return obj
+
+
+def _column_names(ctx: Context, object_id: int) -> list[str]:
+    return [c.name for c in table_columns(_object(ctx, object_id))]
 
 
 def state_of(ctx: Context, obj: CatalogObject) -> ObjectState:

@@ -241,9 +241,7 @@ class ObjectGrant(Base):
     """
 
     __tablename__ = "object_grants"
-    object_id: Mapped[int] = mapped_column(
-        BigInteger, ForeignKey("objects.id"), primary_key=True
-    )
+    object_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("objects.id"), primary_key=True)
     privilege: Mapped[str] = mapped_column(String(32), primary_key=True)
     role_name: Mapped[str] = mapped_column(ForeignKey("roles.name"), primary_key=True, index=True)
     granted_by: Mapped[str] = mapped_column(String(255))

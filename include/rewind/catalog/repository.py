@@ -63,9 +63,7 @@ class Catalog:
         self.session.add(Role(name=ACCOUNTADMIN, created_on=now))
         self.session.add(User(name=DEFAULT_USER, default_role=ACCOUNTADMIN, created_on=now))
         self.session.flush()
-        self.session.add(
-            RoleGrant(role_name=ACCOUNTADMIN, user_name=DEFAULT_USER, created_on=now)
-        )
+        self.session.add(RoleGrant(role_name=ACCOUNTADMIN, user_name=DEFAULT_USER, created_on=now))
 
     def user(self, name: str) -> User | None:
         return self.session.get(User, name)

@@ -144,6 +144,8 @@ def _common(ctx: Context, obj: CatalogObject) -> dict[str, Any]:
 
 def _table_row(ctx: Context, obj: CatalogObject) -> list[Any]:
     schema, database = ctx.catalog.ancestors(obj)[1:3]
+    rows: int | None
+    size: int | None
     try:
         snap = ctx.store.snapshot(obj.id, current_version(ctx, obj))
         rows, size = snap.rows, snap.bytes

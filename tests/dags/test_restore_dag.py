@@ -1,0 +1,231 @@
+"""``rewind_restore`` with ``dag.test()``: undrop, clone at a point and restore in place
+from the trigger form, a bad form, and a user without privileges (SPEC R16, R21, R24,
+R28, R37, R39).
+
+One warehouse for the module; each run's clock (``run_after``) is later than the last.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("airflow_dags")]
+
+SETUP = (
+    "2026-11-10T09:00:00+00:00",
+    "CREATE DATABASE SHOP; CREATE TABLE ORDERS (ID INT, V VARCHAR); "
+    "INSERT INTO ORDERS VALUES (1, 'a'), (2, 'b'), (3, 'c'); "
+    "CREATE TABLE GONE (ID INT); INSERT INTO GONE VALUES (1), (2); "
+    "CREATE ROLE CLERK; CREATE USER ANALYST DEFAULT_ROLE = CLERK; GRANT ROLE CLERK TO USER ANALYST",
+)
+DELETE = ("2026-11-10T10:00:00+00:00", "USE SHOP; DELETE FROM ORDERS WHERE ID = 1")
+DROP = ("2026-11-10T11:00:00+00:00", "USE SHOP; DROP TABLE GONE")
+FIRST_RUN = datetime(2026, 11, 10, 12, tzinfo=UTC)
+FORM = {
+    "operation": "undrop",
+    "object_type": "TABLE",
+    "name": "",
+    "point_kind": "now",
+    "point_relation": "AT",
+    "point_value": "",
+    "target_name": "",
+    "ignore_insufficient_retention": False,
+    "requested_by": "ADMIN",
+}
+
+
+@dataclass
+class Warehouse:
+    home: Path
+    delete_query_id: str
+    clock: datetime = FIRST_RUN
+
+    def tick(self) -> datetime:
+        """The next run's clock: one minute after the previous one."""
+        self.clock += timedelta(minutes=1)
+        return self.clock
+
+    def sql(self, text: str, user: str | None = None) -> list[Any]:
+        import rewind
+
+        conn = rewind.connect(home=self.home, user=user, now=self.tick())
+        try:
+            return conn.sql(text)
+        finally:
+            conn.close()
+
+    def count(self, reference: str) -> int:
+        return int(self.sql(f"SELECT count(*) FROM {reference}")[0].rows[0][0])
+
+    def fingerprint(self) -> tuple[int, list[tuple[str, int]]]:
+        """The statement log's length and every file in the warehouse (path, size)."""
+        with sqlite3.connect(self.home / "catalog.db") as db:
+            (statements,) = db.execute("SELECT count(*) FROM statements").fetchone()
+        files = sorted(
+            (str(p.relative_to(self.home)), p.stat().st_size)
+            for p in (self.home / "warehouse").rglob("*")
+            if p.is_file()
+        )
+        return int(statements), files
+
+
+@pytest.fixture(scope="module")
+def warehouse(rewind_home: Path) -> Warehouse:
+    import rewind
+
+    query_ids = []
+    for now, script in (SETUP, DELETE, DROP):
+        conn = rewind.connect(home=rewind_home, now=now)
+        try:
+            query_ids.append(conn.sql(script)[-1].query_id)
+        finally:
+            conn.close()
+    return Warehouse(rewind_home, query_ids[1])
+
+
+@pytest.fixture
+def restore(warehouse: Warehouse, run_dag: Callable[..., Any]) -> Callable[..., Any]:
+    """``restore(**form fields)``: one run of the DAG with the form, at the next clock."""
+
+    def _run(**fields: Any) -> Any:
+        return run_dag("rewind_restore", run_after=warehouse.tick(), conf={**FORM, **fields})
+
+    return _run
+
+
+def succeeded(run: Any) -> bool:
+    from airflow.sdk import DagRunState
+
+    states = run.task_states()
+    return run.dag_run.state == DagRunState.SUCCESS and set(states.values()) == {"success"}
+
+
+def test_undrop_a_table(warehouse: Warehouse, restore: Callable[..., Any]) -> None:
+    """SPEC R21: UNDROP brings the dropped table back with its rows; the validation
+    compares them with the state when it was dropped."""
+    run = restore(operation="undrop", name="shop.public.gone")
+    assert succeeded(run), run.task_states()
+    outcome = run.xcom("restore")
+    assert outcome["statement"] == "UNDROP TABLE SHOP.PUBLIC.GONE"
+    assert outcome["request"]["requested_by"] == "ADMIN"
+    [checked] = run.xcom("validate_result")["tables"]
+    assert (checked["table"], checked["expected_rows"]) == ("SHOP.PUBLIC.GONE", 2)
+    assert checked["expected_from"] == (
+        f"SHOP.PUBLIC.GONE BEFORE(STATEMENT => '{outcome['query_id']}')"
+    )
+    assert warehouse.count("SHOP.PUBLIC.GONE") == 2
+    assert "undrop by ADMIN: UNDROP TABLE SHOP.PUBLIC.GONE" in run.xcom("report")
+
+
+def test_clone_at_a_timestamp(warehouse: Warehouse, restore: Callable[..., Any]) -> None:
+    """SPEC R16, R24: the clone holds the rows of the point (3, before the DELETE), and
+    the job got the form's request and the run's clock as arguments."""
+    run = restore(
+        operation="clone",
+        name="SHOP.PUBLIC.ORDERS",
+        point_kind="timestamp",
+        point_value="2026-11-10T09:30:00Z",
+        target_name="shop.public.orders_0930",
+    )
+    assert succeeded(run), run.task_states()
+    assert run.xcom("restore")["statement"] == (
+        "CREATE TABLE SHOP.PUBLIC.ORDERS_0930 CLONE SHOP.PUBLIC.ORDERS "
+        "AT(TIMESTAMP => '2026-11-10T09:30:00+00:00')"
+    )
+    [checked] = run.xcom("validate_result")["tables"]
+    assert (checked["table"], checked["expected_rows"]) == ("SHOP.PUBLIC.ORDERS_0930", 3)
+    assert warehouse.count("SHOP.PUBLIC.ORDERS_0930") == 3
+    assert warehouse.count("SHOP.PUBLIC.ORDERS") == 2  # the source is untouched
+    args = run.rendered("restore")["application_args"]
+    assert args[:4] == ["--home", str(warehouse.home), "--now", str(run.dag_run.run_after)]
+    assert args[4] == "--request"
+    assert json.loads(args[5]) == {
+        **FORM,
+        "operation": "clone",
+        "name": "SHOP.PUBLIC.ORDERS",
+        "point_kind": "timestamp",
+        "point_value": "2026-11-10T09:30:00+00:00",
+        "target_name": "SHOP.PUBLIC.ORDERS_0930",
+    }
+
+
+def test_restore_in_place_before_a_statement(
+    warehouse: Warehouse, restore: Callable[..., Any]
+) -> None:
+    """SPEC R16: restore in place BEFORE the DELETE gives the table its 3 rows back as a new
+    version of the same table; the state it replaced stays in its history."""
+    run = restore(
+        operation="restore_in_place",
+        name="SHOP.PUBLIC.ORDERS",
+        point_kind="statement",
+        point_relation="BEFORE",
+        point_value=warehouse.delete_query_id,
+    )
+    assert succeeded(run), run.task_states()
+    restored = run.xcom("restore")
+    [checked] = run.xcom("validate_result")["tables"]
+    assert checked["expected_rows"] == 3
+    assert warehouse.count("SHOP.PUBLIC.ORDERS") == 3
+    assert warehouse.count(f"SHOP.PUBLIC.ORDERS BEFORE(STATEMENT => '{restored['query_id']}')") == 2
+
+
+@pytest.mark.parametrize(
+    ("fields", "reason"),
+    [
+        (
+            {
+                "operation": "restore_in_place",
+                "object_type": "SCHEMA",
+                "name": "SHOP.PUBLIC",
+                "point_kind": "offset",
+                "point_value": "-60",
+            },
+            "UNSUPPORTED",
+        ),
+        ({"operation": "clone", "name": "SHOP.PUBLIC.ORDERS"}, "INVALID_VALUE"),
+    ],
+)
+def test_bad_form_fails_fast_and_changes_nothing(
+    warehouse: Warehouse,
+    restore: Callable[..., Any],
+    fields: dict[str, Any],
+    reason: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """SPEC R39: a bad form fails its first task with a coded reason; no Spark job runs and
+    the warehouse and the statement log stay as they were (R28)."""
+    before = warehouse.fingerprint()
+    run = restore(**fields)
+    assert run.task_states() == {
+        "validate_form": "failed",
+        "restore": "upstream_failed",
+        "validate_result": "upstream_failed",
+        "report": "upstream_failed",
+    }
+    assert f"{reason}: Restore form:" in capsys.readouterr().out  # the task log
+    assert warehouse.fingerprint() == before
+
+
+def test_a_user_without_privileges_is_refused(
+    warehouse: Warehouse, restore: Callable[..., Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SPEC R37: the operation runs as the requesting user, so a user without SELECT on
+    the source cannot clone it; the job fails with ACCESS_DENIED and creates nothing."""
+    run = restore(
+        operation="clone",
+        name="SHOP.PUBLIC.ORDERS",
+        target_name="SHOP.PUBLIC.STOLEN",
+        requested_by="analyst",
+    )
+    assert run.task_states()["restore"] == "failed"
+    assert "rewind.errors.AccessDenied: ACCESS_DENIED: " in capsys.readouterr().out
+    names = warehouse.sql("SHOW TABLES IN SCHEMA SHOP.PUBLIC")[0].column("name")
+    assert "STOLEN" not in names and "ORDERS" in names

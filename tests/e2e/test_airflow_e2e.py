@@ -1,0 +1,212 @@
+"""The platform engineer's path, end to end (SPEC R29, R33, R35; issue 5).
+
+A Spark standalone master + worker and ``airflow standalone`` (api-server, scheduler,
+dag-processor, triggerer, SQLite metadata) run on loopback with the repository's DAGs
+and plugin. Everything after start-up goes through Airflow's REST API as a user would:
+log in with the generated admin password, trigger ``rewind_nightly`` for the night of
+the e2e warehouse (its Spark jobs run on the standalone cluster), then trigger
+``rewind_restore`` with a form, wait for both to succeed, and open the Rewind page in
+headless Chromium (Debian ``chromium`` + ``chromium-driver``, via Selenium): its chart
+and tables must show the warehouse's real numbers. A screenshot is saved under
+``tests/e2e/artifacts/`` (ignored by git).
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from services import NOW, REPO, Airflow, Cluster, build_warehouse, storage_metrics
+
+pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("spark_standalone")]
+
+ARTIFACTS = REPO / "tests" / "e2e" / "artifacts"
+DAGS = ["rewind_nightly", "rewind_restore", "rewind_failsafe_recovery"]
+NIGHTLY_STEPS = [
+    "effective_retention",
+    "expire_versions",
+    "purge_failsafe",
+    "storage_metrics",
+    "validate",
+]
+BYTE_COLUMNS = ["ACTIVE_BYTES", "TIME_TRAVEL_BYTES", "FAILSAFE_BYTES", "RETAINED_FOR_CLONE_BYTES"]
+# The night before NOW: its data interval ends at NOW, the clock of the run (SPEC R15).
+LOGICAL_DATE = "2026-05-20T00:00:00+00:00"
+# Restore LONG (retention 30) as it was before the DELETE of 2026-05-02 (SPEC R16).
+RESTORE_FORM = {
+    "operation": "restore_in_place",
+    "object_type": "TABLE",
+    "name": "SHOP.PUBLIC.LONG",
+    "point_kind": "timestamp",
+    "point_relation": "AT",
+    "point_value": "2026-05-01T12:00:00+00:00",
+    "target_name": "",
+    "ignore_insufficient_retention": False,
+    "requested_by": "ADMIN",
+}
+RESTORE_AFTER = "2026-05-21T06:00:00+00:00"
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("airflow-e2e") / "rewind-home"
+    build_warehouse(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def airflow(
+    cluster: Cluster, home: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Airflow]:
+    """``airflow standalone`` whose ``spark_default`` is the standalone master."""
+    host, port = cluster.url.rsplit(":", 1)
+    connection = f'{{"conn_type": "spark", "host": "{host}", "port": {port}}}'
+    service = Airflow(
+        tmp_path_factory.mktemp("airflow"),
+        {"REWIND_HOME": str(home), "AIRFLOW_CONN_SPARK_DEFAULT": connection},
+    )
+    try:
+        service.start()
+        service.cli("pools", "set", "rewind_lifecycle", "1", "Rewind lifecycle and restores")
+        cluster.wait_for_worker()
+        service.wait_ready(DAGS)
+        yield service
+    finally:
+        service.stop()
+
+
+@pytest.fixture(scope="module")
+def nightly(airflow: Airflow) -> tuple[str, dict[str, Any]]:
+    run_id = airflow.trigger(
+        "rewind_nightly",
+        {},
+        logical_date=LOGICAL_DATE,
+        data_interval_start=LOGICAL_DATE,
+        data_interval_end=NOW,
+        run_after=NOW,
+    )
+    return run_id, airflow.wait_run("rewind_nightly", run_id)
+
+
+@pytest.fixture(scope="module")
+def restore(airflow: Airflow, nightly: tuple[str, dict[str, Any]]) -> tuple[str, dict[str, Any]]:
+    run_id = airflow.trigger("rewind_restore", RESTORE_FORM, run_after=RESTORE_AFTER)
+    return run_id, airflow.wait_run("rewind_restore", run_id)
+
+
+def test_nightly_run_succeeds_on_the_cluster(
+    airflow: Airflow, nightly: tuple[str, dict[str, Any]], cluster: Cluster
+) -> None:
+    """SPEC R29: every step of the nightly DAG succeeded, its Spark jobs on the cluster."""
+    run_id, run = nightly
+    states = airflow.task_states("rewind_nightly", run_id)
+    assert run["state"] == "success", states
+    assert states == dict.fromkeys(NIGHTLY_STEPS, "success")
+    apps = cluster.state()["completedapps"]
+    assert len(apps) >= 4 and {app["state"] for app in apps} == {"FINISHED"}
+
+
+def test_nightly_xcom_shows_the_metrics_written(
+    airflow: Airflow, nightly: tuple[str, dict[str, Any]], home: Path
+) -> None:
+    """SPEC R33, R35: the storage_metrics task's XCom (what the UI shows) carries the
+    account totals of the metrics rows the job wrote for the night."""
+    run_id, _ = nightly
+    summary = airflow.xcom("rewind_nightly", run_id, "storage_metrics")
+    rows = [r for r in storage_metrics(home) if r["AS_OF_DATE"] == NOW[:10]]
+    assert rows and summary["tables"] == len(rows)
+    for column in BYTE_COLUMNS:
+        assert summary[column.lower()] == sum(r[column] for r in rows), column
+    assert sum(r["FAILSAFE_BYTES"] for r in rows) > 0  # the night moved data to fail-safe
+    validation = airflow.xcom("rewind_nightly", run_id, "validate")
+    assert validation["failed"] == 0 and validation["passed"] == validation["expectations"]
+
+
+def test_restore_through_the_form(
+    airflow: Airflow, restore: tuple[str, dict[str, Any]], home: Path
+) -> None:
+    """SPEC R16, R21, R24: the form's restore ran as ADMIN and LONG has its row back."""
+    import rewind
+
+    run_id, run = restore
+    states = airflow.task_states("rewind_restore", run_id)
+    assert run["state"] == "success", states
+    assert set(states.values()) == {"success"}
+    conn = rewind.connect(home=home, now=RESTORE_AFTER)
+    try:
+        assert conn.sql("SELECT ID FROM SHOP.PUBLIC.LONG")[0].rows == [[1]]
+    finally:
+        conn.close()
+
+
+def test_rewind_page_in_chromium(
+    airflow: Airflow, nightly: tuple[str, dict[str, Any]], home: Path
+) -> None:
+    """SPEC R33, R35: the Rewind page, rendered by Chromium, charts the night's real
+    figures and lists the fail-safe contents and the run; a screenshot is kept."""
+    from selenium.webdriver.common.by import By
+
+    rows = [r for r in storage_metrics(home) if r["AS_OF_DATE"] == NOW[:10]]
+    with chromium() as browser:
+        browser.get(f"{airflow.url}/rewind/?now={NOW.replace('+00:00', 'Z')}")
+        chart = browser.find_element(By.CSS_SELECTOR, "svg#storage-chart")
+        shown: dict[str, int] = {}
+        for rect in chart.find_elements(By.CSS_SELECTOR, "rect.segment"):
+            if rect.get_attribute("data-date") == NOW[:10]:
+                metric = str(rect.get_attribute("data-metric"))
+                shown[metric] = shown.get(metric, 0) + int(rect.get_attribute("data-bytes") or 0)
+        expected = {c: sum(r[c] for r in rows) for c in BYTE_COLUMNS}
+        assert {k: v for k, v in expected.items() if v} == {
+            _column(k): v for k, v in shown.items() if v
+        }
+        failsafe = browser.find_elements(By.CSS_SELECTOR, "#fail-safe tbody tr")
+        assert failsafe, "the fail-safe table lists the night's entries"
+        assert browser.find_elements(By.CSS_SELECTOR, "#runs li[data-step]")
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        browser.set_window_size(1400, max(1000, _page_height(browser)))
+        browser.save_screenshot(str(ARTIFACTS / "rewind_page.png"))
+
+
+def _column(metric: str) -> str:
+    """The page's metric name -> the metrics table's column (``ACTIVE`` or ``ACTIVE_BYTES``)."""
+    name = metric.upper()
+    return name if name.endswith("_BYTES") else f"{name}_BYTES"
+
+
+def _page_height(browser: Any) -> int:
+    return int(browser.execute_script("return document.body.scrollHeight"))
+
+
+@contextmanager
+def chromium() -> Iterator[Any]:
+    """Headless Debian Chromium through Debian's chromedriver: nothing is downloaded."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    binary, driver = shutil.which("chromium"), shutil.which("chromedriver")
+    if not binary or not driver:
+        pytest.fail("chromium / chromedriver missing: run `make browser` (Debian packages)")
+    options = webdriver.ChromeOptions()
+    options.binary_location = binary
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--window-size=1400,1000",
+    ):
+        options.add_argument(flag)
+    browser = webdriver.Chrome(options=options, service=Service(driver))
+    try:
+        yield browser
+    finally:
+        browser.quit()

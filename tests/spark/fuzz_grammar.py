@@ -1,0 +1,405 @@
+"""Hypothesis strategies for the statements Rewind supports (README, include/rewind/sql/).
+
+Names come from small pools, so that statements meet the objects earlier ones made,
+mixed with hostile quoted names (quotes, dots, slashes, NUL, emoji, 256 characters)
+and random ones; values and points mix valid and absurd ones. What depends on the run
+— query ids of earlier statements, instants of the history — comes from
+:class:`History`. Statements that need Spark (reads and writes of table data) are a
+small share, so that thousands run in minutes (test_fuzz_statements.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from hypothesis import strategies as st
+
+Strategy = st.SearchStrategy[Any]
+
+
+@dataclass
+class History:
+    """What earlier statements left for later ones to name."""
+
+    query_ids: list[str] = field(default_factory=list)
+    instants: list[datetime] = field(default_factory=list)
+
+
+def quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def literal(text: str) -> str:
+    """A Snowflake string literal (backslash escapes there)."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def weighted(*choices: tuple[int, Strategy]) -> Strategy:
+    """One of ``choices`` in proportion to its weight."""
+    return st.sampled_from([s for weight, s in choices for _ in range(weight)]).flatmap(
+        lambda strategy: strategy
+    )
+
+
+def recent(items: list[Any], n: int) -> Strategy:
+    """One of the last ``n`` of ``items`` as they are when drawn (never empty: the run
+    is seeded). The choice itself has a fixed range, so that Hypothesis sees the same
+    shape of data whatever the run has done so far."""
+    return st.integers(1, n).map(lambda i: items[-min(i, len(items))])
+
+
+HOSTILE_NAMES = [
+    "a/../b",
+    'x"y',
+    "..",
+    "/etc/passwd",
+    "🦀",
+    "\x00",
+    "",
+    "n" * 256,
+    "'; DROP DATABASE D; --",
+    "`t`",
+    "__rw_file",
+]
+RANDOM_NAME = st.text(max_size=6).map(quoted)
+
+
+def name(pool: list[str]) -> Strategy:
+    return weighted(
+        (12, st.sampled_from(pool)),
+        (2, st.sampled_from([quoted(n) for n in HOSTILE_NAMES])),
+        (1, RANDOM_NAME),
+    )
+
+
+DATABASE = name(["D", "E", '"d"', '"a/../b"'])
+SCHEMA_PART = name(["PUBLIC", "S", '"s.t"'])
+TABLE_PART = name(["T", "U", "V", '"t"', '"x""y"', '"🦀"'])
+COLUMN = name(["ID", "V", '"v"', "W"])
+SCHEMA = st.one_of(SCHEMA_PART, st.tuples(DATABASE, SCHEMA_PART).map(".".join))
+TABLE = weighted(
+    (6, TABLE_PART),
+    (3, st.tuples(SCHEMA_PART, TABLE_PART).map(".".join)),
+    (3, st.tuples(DATABASE, SCHEMA_PART, TABLE_PART).map(".".join)),
+    (1, st.just("A.B.C.D")),
+)
+KIND_NAME = {"DATABASE": DATABASE, "SCHEMA": SCHEMA, "TABLE": TABLE}
+
+TYPE = weighted(
+    (8, st.sampled_from(["INT", "VARCHAR", "NUMBER(10,2)", "FLOAT", "BOOLEAN", "DATE"])),
+    (1, st.sampled_from(["TIMESTAMP", "NUMBER(99,99)", "VARCHAR(-1)", "FOO", "ARRAY"])),
+)
+RETENTION = st.sampled_from(
+    ["0", "1", "2", "7", "90", "91", "-1", "1.5", "'abc'", "NULL", "100000000000000000000", "1e400"]
+)
+TEXT = st.text(max_size=12)
+VALUE = weighted(
+    (6, st.integers(-5, 5).map(str)),
+    (3, TEXT.map(literal)),
+    (2, st.sampled_from(["NULL", "1e400", "'abc'", "99999999999999999999", "TRUE", "-0.5"])),
+)
+
+
+def optional(text: str) -> Strategy:
+    return st.sampled_from(["", text])
+
+
+def properties() -> Strategy:
+    return st.tuples(
+        optional(" DATA_RETENTION_TIME_IN_DAYS = "), RETENTION, optional(" COMMENT = "), TEXT
+    ).map(lambda p: (p[0] + p[1] if p[0] else "") + (p[2] + literal(p[3]) if p[2] else ""))
+
+
+# -- points in time (SPEC R16, R17) -------------------------------------------------------
+def timestamp(history: History) -> Strategy:
+    near = st.tuples(recent(history.instants, 40), st.integers(-7200, 7200)).map(
+        lambda p: literal((p[0] + timedelta(seconds=p[1])).isoformat())
+    )
+    absurd = st.sampled_from(
+        ["'0000-01-01'", "'0001-01-01'", "'9999-12-31 23:59:59'", "'garbage'", "'2026-13-45'"]
+    )
+    return weighted((6, near), (2, absurd), (1, st.just("CURRENT_TIMESTAMP()")))
+
+
+def point(history: History) -> Strategy:
+    offsets = weighted(
+        (6, st.sampled_from([0, 1, 30, 600, 3600, 86400, 3 * 86400]).map(lambda s: f"-{s}")),
+        (2, st.sampled_from(["60", "-99999999999999999999", "1e400", "'abc'", "NULL", "-60*5"])),
+    )
+    statements = weighted(
+        (6, recent(history.query_ids, 60)),
+        (1, st.uuids().map(str)),
+        (1, st.sampled_from(["not-a-uuid", ""])),
+    )
+    kind = weighted(
+        (3, timestamp(history).map(lambda v: f"TIMESTAMP => {v}")),
+        (3, offsets.map(lambda v: f"OFFSET => {v}")),
+        (2, statements.map(lambda v: f"STATEMENT => {literal(v)}")),
+    )
+    return st.tuples(st.sampled_from(["AT", "BEFORE"]), kind).map(lambda p: f" {p[0]}({p[1]})")
+
+
+# -- statements ------------------------------------------------------------------------------
+def columns() -> Strategy:
+    return st.lists(st.tuples(COLUMN, TYPE).map(" ".join), min_size=0, max_size=3).map(
+        lambda cols: f" ({', '.join(cols)})"
+    )
+
+
+def create(history: History) -> Strategy:
+    head = st.tuples(
+        st.sampled_from(["", "OR REPLACE ", ""]),
+        optional("TRANSIENT "),
+        st.sampled_from(list(KIND_NAME)),
+        optional(" IF NOT EXISTS"),
+    )
+
+    def statement(parts: tuple[str, str, str, str]) -> Strategy:
+        replace, transient, kind, exists = parts
+        target = KIND_NAME[kind]
+        body = weighted(
+            (4, columns() if kind == "TABLE" else st.just("")),
+            (
+                2,
+                st.tuples(target, weighted((1, point(history)), (1, st.just("")))).map(
+                    lambda c: f" CLONE {c[0]}{c[1]}"
+                ),
+            ),
+        )
+        return st.tuples(target, body, properties()).map(
+            lambda p: f"CREATE {replace}{transient}{kind}{exists} {p[0]}{p[1]}{p[2]}"
+        )
+
+    return head.flatmap(statement)
+
+
+def drop_or_undrop() -> Strategy:
+    return st.sampled_from(list(KIND_NAME)).flatmap(
+        lambda kind: st.tuples(
+            st.sampled_from(["DROP", "DROP", "UNDROP"]), optional(" IF EXISTS"), KIND_NAME[kind]
+        ).map(lambda p: f"{p[0]} {kind}{p[1] if p[0] == 'DROP' else ''} {p[2]}")
+    )
+
+
+def show() -> Strategy:
+    scope = weighted(
+        (3, st.just("")),
+        (1, DATABASE.map(lambda d: f" IN DATABASE {d}")),
+        (1, SCHEMA.map(lambda s: f" IN SCHEMA {s}")),
+        (1, st.just(" IN ACCOUNT")),
+    )
+    like = weighted((3, st.just("")), (1, TEXT.map(lambda t: f" LIKE {literal(t)}")))
+    return st.tuples(
+        st.sampled_from(["DATABASES", "SCHEMAS", "TABLES"]), optional(" HISTORY"), like, scope
+    ).map(lambda p: f"SHOW {p[0]}{p[1]}{p[2]}{p[3]}")
+
+
+def alter() -> Strategy:
+    table_action = weighted(
+        (2, TABLE.map(lambda t: f"RENAME TO {t}")),
+        (2, TABLE.map(lambda t: f"SWAP WITH {t}")),
+        (3, properties().filter(bool).map(lambda p: f"SET{p}")),
+        (1, st.sampled_from(["UNSET DATA_RETENTION_TIME_IN_DAYS", "UNSET COMMENT"])),
+        (2, st.tuples(COLUMN, TYPE).map(lambda c: f"ADD COLUMN {c[0]} {c[1]}")),
+        (1, COLUMN.map(lambda c: f"DROP COLUMN {c}")),
+    )
+    container = st.sampled_from(["DATABASE", "SCHEMA"]).flatmap(
+        lambda kind: st.tuples(
+            KIND_NAME[kind],
+            weighted(
+                (2, KIND_NAME[kind].map(lambda n: f"RENAME TO {n}")),
+                (1, KIND_NAME[kind].map(lambda n: f"SWAP WITH {n}")),
+                (3, RETENTION.map(lambda r: f"SET DATA_RETENTION_TIME_IN_DAYS = {r}")),
+                (1, st.just("UNSET DATA_RETENTION_TIME_IN_DAYS")),
+            ),
+        ).map(lambda p: f"ALTER {kind} {p[0]} {p[1]}")
+    )
+    account = st.tuples(
+        st.sampled_from(["DATA_RETENTION_TIME_IN_DAYS", "MIN_DATA_RETENTION_TIME_IN_DAYS"]),
+        weighted((3, RETENTION.map(lambda r: f"= {r}")), (1, st.just(""))),
+    ).map(lambda p: f"ALTER ACCOUNT {'SET' if p[1] else 'UNSET'} {p[0]} {p[1]}".rstrip())
+    tables = st.tuples(optional("IF EXISTS "), TABLE, table_action).map(
+        lambda p: f"ALTER TABLE {p[0]}{p[1]} {p[2]}"
+    )
+    return weighted((5, tables), (3, container), (1, account))
+
+
+def use() -> Strategy:
+    return weighted(
+        (2, DATABASE.map(lambda d: f"USE DATABASE {d}")),
+        (2, SCHEMA.map(lambda s: f"USE SCHEMA {s}")),
+        (1, DATABASE.map(lambda d: f"USE {d}")),
+    )
+
+
+def select(history: History) -> Strategy:
+    reference = st.tuples(TABLE, weighted((1, st.just("")), (2, point(history)))).map("".join)
+    shape = st.sampled_from(
+        [
+            "SELECT * FROM {}",
+            "SELECT COUNT(*) FROM {}",
+            "SELECT ID FROM {} WHERE ID > 0",
+            "WITH X AS (SELECT * FROM {}) SELECT * FROM X",
+        ]
+    )
+    return st.tuples(shape, reference).map(lambda p: p[0].format(p[1]))
+
+
+def dml() -> Strategy:
+    values = st.lists(VALUE, min_size=1, max_size=3).map(lambda v: f"({', '.join(v)})")
+    return weighted(
+        (3, st.tuples(TABLE, values).map(lambda p: f"INSERT INTO {p[0]} VALUES {p[1]}")),
+        (1, st.tuples(TABLE, COLUMN, VALUE).map(lambda p: f"UPDATE {p[0]} SET {p[1]} = {p[2]}")),
+        (1, st.tuples(TABLE, VALUE).map(lambda p: f"DELETE FROM {p[0]} WHERE ID = {p[1]}")),
+        (2, TABLE.map(lambda t: f"TRUNCATE TABLE {t}")),
+        (
+            1,
+            st.tuples(TABLE, VALUE).map(
+                lambda p: (
+                    f"MERGE INTO {p[0]} USING (SELECT {p[1]} AS ID) S ON {p[0]}.ID = S.ID "
+                    "WHEN MATCHED THEN DELETE WHEN NOT MATCHED THEN INSERT (ID) VALUES (S.ID)"
+                )
+            ),
+        ),
+        (1, st.tuples(TABLE, TABLE).map(lambda p: f"CREATE TABLE {p[0]} AS SELECT * FROM {p[1]}")),
+    )
+
+
+def bigquery(history: History) -> Strategy:
+    instant = timestamp(history)
+    return weighted(
+        (
+            2,
+            st.tuples(TABLE, instant).map(
+                lambda p: f"SELECT * FROM {p[0]} FOR SYSTEM_TIME AS OF {p[1]}"
+            ),
+        ),
+        (
+            2,
+            st.tuples(
+                TABLE, TABLE, st.sampled_from(["-3600000", "0", "99999999999999999999", "-1"])
+            ).map(lambda p: f"CREATE TABLE {p[0]} CLONE {p[1]}@{p[2]}"),
+        ),
+        (
+            2,
+            st.tuples(SCHEMA, st.sampled_from(["48", "72", "168", "47", "169", "50", "'x'"])).map(
+                lambda p: f"ALTER SCHEMA {p[0]} SET OPTIONS (max_time_travel_hours = {p[1]})"
+            ),
+        ),
+    )
+
+
+def access() -> Strategy:
+    role = st.sampled_from(["R1", "R2", '"r"', "ACCOUNTADMIN", "PUBLIC"])
+    return weighted(
+        (1, role.map(lambda r: f"CREATE ROLE {r}")),
+        (1, st.tuples(role, TABLE).map(lambda p: f"GRANT SELECT ON TABLE {p[1]} TO ROLE {p[0]}")),
+        (
+            1,
+            st.tuples(role, TABLE).map(lambda p: f"REVOKE SELECT ON TABLE {p[1]} FROM ROLE {p[0]}"),
+        ),
+        (1, st.just("SHOW GRANTS")),
+    )
+
+
+# Keywords, punctuation and tricks for token soup (never ';': one statement per action).
+WORDS = [
+    *[
+        "SELECT",
+        "FROM",
+        "CREATE",
+        "TABLE",
+        "DROP",
+        "UNDROP",
+        "AT",
+        "BEFORE",
+        "CLONE",
+        "OFFSET",
+        "TIMESTAMP",
+        "STATEMENT",
+    ],
+    *[
+        "SET",
+        "ALTER",
+        "SHOW",
+        "HISTORY",
+        "(",
+        ")",
+        ",",
+        "=>",
+        "=",
+        "'",
+        '"',
+        "`",
+        ".",
+        "*",
+        "--",
+        "/*",
+        "$$",
+        "@",
+        "T",
+        "D",
+        "1",
+        "-1",
+        "NULL",
+        "\x00",
+    ],
+    "IDENTIFIER('x')",
+    "read_files('/etc')",
+    'parquet."/tmp"',
+]
+
+
+def garbage() -> Strategy:
+    soup = st.lists(st.sampled_from(WORDS), min_size=1, max_size=8)
+    return weighted(
+        (4, soup.map(" ".join)),
+        (2, st.text(min_size=1, max_size=30).filter(lambda t: ";" not in t and t.strip())),
+        (1, st.integers(30, 400).map(lambda n: "SELECT " + "(" * n + "1" + ")" * n)),
+    )
+
+
+# -- one action of a run --------------------------------------------------------------------
+@dataclass(frozen=True)
+class Action:
+    """A statement (``dialect``, ``text``), a restore, or the clock moving on."""
+
+    kind: str  # "sql", "restore", "clock"
+    text: str = ""
+    dialect: str = "snowflake"
+    seconds: int = 0
+    restore: tuple[str, str, str] = ("", "", "")  # table, "at" | "before", value
+
+
+def actions(history: History) -> Strategy:
+    """The next action of a run; built once, it reads ``history`` as it grows."""
+
+    def sql(strategy: Strategy, dialect: str = "snowflake") -> Strategy:
+        return strategy.map(lambda text: Action("sql", text, dialect))
+
+    restore = st.tuples(TABLE, st.sampled_from(["at", "before"]), _restore_point(history))
+    clock = st.sampled_from([0, 1, 37, 3600, 86400, 3 * 86400])
+    return weighted(
+        (18, sql(create(history))),
+        (8, sql(drop_or_undrop())),
+        (8, sql(show())),
+        (12, sql(alter())),
+        (6, sql(use())),
+        (6, sql(select(history))),
+        (3, sql(dml())),
+        (4, sql(bigquery(history), "bigquery")),
+        (2, sql(access())),
+        (8, sql(garbage())),
+        (2, restore.map(lambda r: Action("restore", restore=r))),
+        (5, clock.map(lambda seconds: Action("clock", seconds=seconds))),
+    )
+
+
+def _restore_point(history: History) -> Strategy:
+    return weighted(
+        (2, recent(history.query_ids, 60)),
+        (2, recent(history.instants, 20).map(datetime.isoformat)),
+        (2, st.sampled_from(["-60", "-3600", "60", "-1e400", "garbage", "0000-01-01"])),
+    )
