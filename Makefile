@@ -4,8 +4,15 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 export PYSPARK_PYTHON := $(abspath $(BIN)/python)
+# `make run` and `make airflow`: a project-local Airflow (SQLite metadata) with this repo's
+# DAGs and plugin, Spark on local[2], the demo's Rewind home.
+DEMO_HOME   ?= $(CURDIR)/.rewind-demo
+AIRFLOW_ENV := AIRFLOW_HOME=$(CURDIR)/.airflow AIRFLOW__CORE__DAGS_FOLDER=$(CURDIR)/dags \
+	AIRFLOW__CORE__PLUGINS_FOLDER=$(CURDIR)/plugins AIRFLOW__CORE__LOAD_EXAMPLES=False \
+	AIRFLOW_CONN_SPARK_DEFAULT='{"conn_type": "spark", "host": "local[2]"}' \
+	REWIND_HOME=$(DEMO_HOME) PATH="$(abspath $(BIN)):$$PATH"
 
-.PHONY: help setup run test test-fast browser lint bench clean
+.PHONY: help setup run airflow airflow-db test test-fast browser lint bench clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -19,8 +26,22 @@ $(STAMP): requirements.txt pyproject.toml
 
 setup: $(STAMP)  ## create .venv and install requirements.txt + the rewind package
 
-run: setup  ## demo: a warehouse with simulated history, time travel, DROP/UNDROP, SHOW HISTORY
-	$(BIN)/python -m rewind.demo
+run: setup  ## demo: 3 weeks of history, the analyst's time travel, rewind_nightly through Airflow, metrics
+	$(BIN)/python -m rewind.demo build --home $(DEMO_HOME)
+	@$(MAKE) --no-print-directory airflow-db
+	@echo "airflow dags test rewind_nightly (log: .airflow/rewind_nightly.log) ..."
+	@$(AIRFLOW_ENV) $(BIN)/airflow dags test rewind_nightly $$($(BIN)/python -m rewind.demo night) \
+	  >.airflow/rewind_nightly.log 2>&1 || { tail -n 40 .airflow/rewind_nightly.log; exit 1; }
+	$(BIN)/python -m rewind.demo metrics --home $(DEMO_HOME)
+
+airflow: setup airflow-db  ## Airflow UI on http://localhost:8080 (airflow standalone): the Rewind DAGs and page
+	$(AIRFLOW_ENV) $(BIN)/airflow standalone
+
+airflow-db:  # the project-local Airflow's metadata and the pool the Rewind DAGs share
+	@echo "airflow db migrate; airflow pools set rewind_lifecycle 1 (AIRFLOW_HOME=.airflow)"
+	@$(AIRFLOW_ENV) $(BIN)/airflow db migrate >/dev/null
+	@$(AIRFLOW_ENV) $(BIN)/airflow pools set rewind_lifecycle 1 \
+	  "Rewind: lifecycle steps, restores and recoveries, one at a time" >/dev/null
 
 test: setup browser  ## run the whole test suite (what CI runs)
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q

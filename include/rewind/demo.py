@@ -1,96 +1,153 @@
-"""``make run``: a demo warehouse with a few simulated days of history.
+"""``make run``: a demo warehouse with three weeks of history, then one nightly run
+through Airflow, then the storage metrics.
 
-It creates a temporary home, writes three days of changes with the clock moving,
-then shows time travel (AT/BEFORE by timestamp, offset and statement), DROP /
-UNDROP, SHOW TABLES HISTORY, a clone of the past and a restore in place — the same
-statements an analyst would type — then runs the nightly lifecycle for each night of
-the month and prints the storage metrics a platform engineer watches.
+``python -m rewind.demo build`` writes the history into an empty home, the clock moving
+one day at a time (daily orders, a transient staging table refreshed every other day,
+a database dropped for good, a clone), then walks through what an analyst would type:
+time travel (AT/BEFORE by timestamp, offset and statement), DROP / UNDROP, SHOW TABLES
+HISTORY, a clone of the past, a restore in place. A home that is not empty is left as
+it is. ``make run`` then runs ``airflow dags test rewind_nightly`` for ``NIGHT`` (``python
+-m rewind.demo night`` prints it): the real DAG, its Spark jobs on local Spark. One run
+decides everything three weeks of nights would have (SPEC R12, R31).
+``python -m rewind.demo metrics`` prints the storage metrics a platform engineer watches.
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
-import tempfile
-from datetime import UTC, datetime
+from collections.abc import Iterator, Sequence
+from contextlib import closing
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from rich.console import Console
+from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 import rewind
+from rewind.catalog.db import make_engine
+from rewind.catalog.models import LifecycleRun
+from rewind.clock import format_timestamp
 from rewind.config import Config
+from rewind.connection import Connection
 from rewind.errors import RewindError
-from rewind.lifecycle.runner import run_lifecycle
 from rewind.result import render_table
 
-DAYS = [
-    (
-        "2026-11-01T09:00:00+00:00",
-        "CREATE DATABASE shop DATA_RETENTION_TIME_IN_DAYS = 7; "
-        "CREATE TABLE orders (id INT, customer VARCHAR, amount NUMBER(10,2)); "
-        "INSERT INTO orders VALUES (1, 'ada', 10.00), (2, 'bob', 25.50), (3, 'cy', 7.25)",
-    ),
-    (
-        "2026-11-02T09:00:00+00:00",
-        "USE shop; UPDATE orders SET amount = 30.00 WHERE id = 2; "
-        "INSERT INTO orders VALUES (4, 'dee', 99.99)",
-    ),
-    ("2026-11-03T09:00:00+00:00", "USE shop; DELETE FROM orders WHERE customer = 'ada'"),
-]
-
-
-def main(home: Path | None = None) -> int:
-    console = Console()
-    home = home or Path(tempfile.mkdtemp(prefix="rewind-demo-"))
-    console.rule(f"Rewind demo — home {home}")
-    try:
-        last_write = ""
-        for now, script in DAYS:
-            console.print(f"[bold]clock {now}[/bold]")
-            results = rewind.connect(home=home, now=now).sql(script)
-            last_write = results[-1].query_id
-            render_table(results)
-        later = rewind.connect(home=home, now="2026-11-04T09:00:00+00:00")
-        render_table(
-            later.sql(
-                "USE shop; SELECT * FROM orders ORDER BY id; "
-                "SELECT * FROM orders AT(TIMESTAMP => '2026-11-01T12:00:00Z') ORDER BY id; "
-                "SELECT * FROM orders AT(OFFSET => -60*60*36) ORDER BY id; "
-                f"SELECT * FROM orders BEFORE(STATEMENT => '{last_write}') ORDER BY id; "
-                "DROP TABLE orders; SHOW TABLES HISTORY; UNDROP TABLE orders; "
-                "SELECT count(*) AS order_count FROM orders; "
-                "CREATE TABLE orders_nov1 CLONE orders AT(TIMESTAMP => '2026-11-01T12:00:00Z'); "
-                "SELECT * FROM orders_nov1 ORDER BY id"
-            )
-        )
-        render_table([later.restore("shop.public.orders", before=last_write)])
-        render_table(later.sql("SELECT * FROM orders ORDER BY id"))
-        render_table(later.sql("SELECT * FROM orders AT(TIMESTAMP => '2026-10-01T00:00:00Z')"))
-    except RewindError as exc:
-        console.print(f"[yellow]as expected, an out-of-window point fails:[/yellow] {exc}")
-    nightly(console, home)
-    return 0
-
-
+START = datetime(2026, 11, 1, 9, tzinfo=UTC)
+DAYS = 21
+NIGHT = START.replace(hour=0) + timedelta(days=DAYS)  # the night after the last day
+SETUP = (
+    "CREATE DATABASE shop DATA_RETENTION_TIME_IN_DAYS = 7; "
+    "CREATE TABLE orders (id INT, customer VARCHAR, amount NUMBER(10,2)); "
+    "CREATE TABLE customers (id INT, name VARCHAR) DATA_RETENTION_TIME_IN_DAYS = 30; "
+    "INSERT INTO customers VALUES (1, 'ada'), (2, 'bob'), (3, 'cy'); "
+    "CREATE TRANSIENT TABLE staging (id INT, payload VARCHAR) DATA_RETENTION_TIME_IN_DAYS = 1; "
+    "CREATE DATABASE legacy DATA_RETENTION_TIME_IN_DAYS = 1; "
+    "CREATE TABLE legacy.public.old_orders (id INT); "
+    "INSERT INTO legacy.public.old_orders VALUES (1)"
+)
 METRICS = (
     "SELECT TABLE_CATALOG, TABLE_NAME, ACTIVE_BYTES, TIME_TRAVEL_BYTES, FAILSAFE_BYTES, "
-    "RETAINED_FOR_CLONE_BYTES, DELETED FROM REWIND.ACCOUNT_USAGE.TABLE_STORAGE_METRICS ORDER BY ID"
+    "RETAINED_FOR_CLONE_BYTES, DELETED, TABLE_ENTERED_FAILSAFE "
+    "FROM REWIND.ACCOUNT_USAGE.TABLE_STORAGE_METRICS ORDER BY ID"
 )
 
 
-def nightly(console: Console, home: Path) -> None:
-    """The nightly lifecycle, one run per simulated night, with the storage metrics the
-    platform team watches: time travel turns into fail-safe, then is purged (SPEC R29)."""
-    config = Config.load(home=home)
-    for day in range(2, 21):
-        now = datetime(2026, 11, day, 2, tzinfo=UTC)
-        steps = run_lifecycle(config, now)
-        moved = sum(s.get("files_moved", 0) + s.get("files_deleted", 0) for s in steps)
-        purged = sum(s.get("files_purged", 0) for s in steps)
-        console.print(
-            f"nightly run {now:%Y-%m-%d}: {moved} files left time travel, {purged} purged"
+def history() -> Iterator[tuple[datetime, str]]:
+    """Three weeks of changes, one script per day at 09:00."""
+    for day in range(DAYS):
+        statements = [SETUP, "USE shop"] if day == 0 else ["USE shop"]
+        statements.append(f"INSERT INTO orders VALUES ({day + 1}, 'ada', {10 + day}.50)")
+        if day % 4 == 3:  # updates rewrite whole files (SPEC R13)
+            statements.append(f"UPDATE orders SET amount = amount + 1 WHERE id = {day - 1}")
+        if day % 2 == 0:
+            statements.append(
+                f"TRUNCATE TABLE staging; INSERT INTO staging VALUES ({day}, 'batch {day}')"
+            )
+        if day == 1:
+            statements.append("DROP DATABASE legacy")  # in fail-safe after a day, then purged
+        if day == 2:  # shares the files of orders 1-3; the update of day 3 replaces one
+            statements.append("CREATE TABLE orders_backup CLONE orders")
+        if day == 14:
+            statements.append("DELETE FROM customers WHERE id = 3")
+        yield START + timedelta(days=day), "; ".join(statements)
+
+
+def build(home: Path, console: Console) -> None:
+    """The history and the analyst's walk-through, unless ``home`` already holds a catalog."""
+    if (home / "catalog.db").exists():
+        console.print(f"[bold]demo warehouse already in {home}[/bold]: keeping it")
+        return
+    console.rule(f"Rewind demo — three weeks of history in {home}")
+    for now, script in history():
+        with closing(rewind.connect(home=home, now=now)) as conn:
+            results = conn.sql(script)
+        console.print(f"{now:%Y-%m-%d %H:%M}  {len(results)} statements")
+    walk_through(home, console)
+
+
+def walk_through(home: Path, console: Console) -> None:
+    """What an analyst types on the last day: the past, DROP/UNDROP, clone, restore."""
+    last_day = START + timedelta(days=DAYS - 1)
+    with closing(rewind.connect(home=home, now=last_day + timedelta(hours=3))) as conn:
+        _analyst(conn, console)
+
+
+def _analyst(conn: Connection, console: Console) -> None:
+    delete = conn.sql("USE shop; DELETE FROM orders WHERE amount > 25")[-1].query_id
+    render_table(
+        conn.sql(
+            "SELECT count(*) AS orders_now FROM orders; "
+            f"SELECT count(*) AS orders_on_nov_17 FROM orders "
+            f"AT(TIMESTAMP => '{format_timestamp(START + timedelta(days=16, hours=2))}'); "
+            "SELECT count(*) AS orders_an_hour_ago FROM orders AT(OFFSET => -3600); "
+            f"SELECT id, amount FROM orders BEFORE(STATEMENT => '{delete}') "
+            "WHERE amount > 25 ORDER BY id; "
+            "DROP TABLE customers; SHOW TABLES HISTORY; UNDROP TABLE customers; "
+            "CREATE TABLE orders_before_delete CLONE orders "
+            f"BEFORE(STATEMENT => '{delete}')"
         )
-        if day in (5, 12, 20):
-            render_table(rewind.connect(home=home, now=now.isoformat()).sql(METRICS))
+    )
+    render_table([conn.restore("shop.public.orders", before=delete)])
+    render_table(conn.sql("SELECT count(*) AS orders_restored FROM orders"))
+    try:
+        conn.sql("SELECT * FROM orders AT(TIMESTAMP => '2026-10-01T00:00:00Z')")
+    except RewindError as exc:
+        console.print(f"[yellow]as expected, an out-of-window point fails:[/yellow] {exc}")
+
+
+def show_metrics(home: Path, console: Console) -> None:
+    """The nightly run Airflow recorded (what the Rewind page lists, SPEC R35), then the
+    storage metrics it wrote (SPEC R33), as of the demo's night."""
+    engine = make_engine(Config.load(home=home).catalog_url)
+    with Session(engine) as session:
+        run = session.scalars(select(LifecycleRun).where(LifecycleRun.now == NIGHT)).first()
+        steps = run.summary["steps"] if run is not None and run.summary else []
+    engine.dispose()
+    console.rule(f"rewind_nightly for {NIGHT:%Y-%m-%d}, run through Airflow")
+    for step in steps:
+        figures = ", ".join(
+            f"{k} {v}" for k, v in step.items() if isinstance(v, int) and not isinstance(v, bool)
+        )
+        console.print(f"[bold]{step['step']}[/bold]: {figures}", highlight=False)
+    with closing(rewind.connect(home=home, now=NIGHT)) as conn:
+        render_table(conn.sql(METRICS))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m rewind.demo", description=__doc__)
+    parser.add_argument("command", choices=["build", "night", "metrics"])
+    parser.add_argument("--home", help="the demo's Rewind home (default: REWIND_HOME)")
+    args = parser.parse_args(argv)
+    home = Config.load(home=args.home).home
+    if args.command == "night":
+        print(NIGHT.date().isoformat())
+    elif args.command == "build":
+        build(home, Console())
+    else:
+        show_metrics(home, Console())
+    return 0
 
 
 if __name__ == "__main__":

@@ -10,12 +10,21 @@ from __future__ import annotations
 from datetime import datetime
 
 
+def one_line(text: str) -> str:
+    """``text`` with its control characters escaped (``\\n``): a message names objects,
+    and a quoted name may hold a newline, yet the message stays one line (SPEC R39)."""
+    return "".join(
+        c if c.isprintable() or c == " " else c.encode("unicode_escape").decode() for c in text
+    )
+
+
 class RewindError(Exception):
     """A user-facing error with a stable code and a one-line message (SPEC R39)."""
 
     code = "INTERNAL_ERROR"
 
     def __init__(self, message: str, code: str | None = None) -> None:
+        message = one_line(message)
         super().__init__(message)
         if code is not None:
             self.code = code

@@ -62,7 +62,7 @@ def airflow_db() -> Iterator[Path]:
 
 
 @pytest.fixture(scope="session")
-def dagbag(airflow_db: Path) -> Any:
+def dagbag() -> Any:
     """The repo's DAG files, parsed as Airflow parses them."""
     from airflow.dag_processing.dagbag import DagBag
 
@@ -104,7 +104,7 @@ class Finished:
 
 
 @pytest.fixture(scope="session")
-def run_dag(dagbag: Any) -> Callable[..., Finished]:
+def run_dag(airflow_db: Path, dagbag: Any) -> Callable[..., Finished]:
     """``run_dag(dag_id, logical_date=, run_after=, conf=)``: one run with ``dag.test()``
     (tasks in this process, Spark jobs through spark-submit)."""
 
@@ -115,7 +115,7 @@ def run_dag(dagbag: Any) -> Callable[..., Finished]:
         run_after: datetime | None = None,
         conf: dict[str, Any] | None = None,
     ) -> Finished:
-        dag = dagbag.get_dag(dag_id)
+        dag = dagbag.dags[dag_id]
         for task in dag.tasks:  # a failure shows at once instead of after minutes of back-off
             task.retries = 0
         return Finished(dag.test(logical_date=logical_date, run_after=run_after, run_conf=conf))

@@ -80,6 +80,7 @@ TABLE_PART = name(["T", "U", "V", '"t"', '"x""y"', '"🦀"'])
 COLUMN = name(["ID", "V", '"v"', "W"])
 SCHEMA = st.one_of(SCHEMA_PART, st.tuples(DATABASE, SCHEMA_PART).map(".".join))
 TABLE = weighted(
+    (4, st.sampled_from(["D.PUBLIC.T", "D.PUBLIC.U"])),  # the seeded tables, wherever USE is
     (6, TABLE_PART),
     (3, st.tuples(SCHEMA_PART, TABLE_PART).map(".".join)),
     (3, st.tuples(DATABASE, SCHEMA_PART, TABLE_PART).map(".".join)),
@@ -235,7 +236,9 @@ def use() -> Strategy:
 
 
 def select(history: History) -> Strategy:
-    reference = st.tuples(TABLE, weighted((1, st.just("")), (2, point(history)))).map("".join)
+    seeded = st.sampled_from(["D.PUBLIC.T", "D.PUBLIC.U"])
+    table = weighted((2, seeded), (1, TABLE))
+    reference = st.tuples(table, weighted((1, st.just("")), (2, point(history)))).map("".join)
     shape = st.sampled_from(
         [
             "SELECT * FROM {}",
@@ -265,6 +268,19 @@ def dml() -> Strategy:
         ),
         (1, st.tuples(TABLE, TABLE).map(lambda p: f"CREATE TABLE {p[0]} AS SELECT * FROM {p[1]}")),
     )
+
+
+# Brings the seeded objects back (a "revive" action runs them in order), so that reads,
+# writes and points keep meeting tables with data and history however often D, its
+# PUBLIC schema or its tables are dropped, renamed or replaced.
+REVIVE = (
+    "CREATE DATABASE IF NOT EXISTS D",
+    "CREATE SCHEMA IF NOT EXISTS D.PUBLIC",
+    "CREATE TABLE IF NOT EXISTS D.PUBLIC.T (ID INT, V VARCHAR)",
+    "CREATE TABLE IF NOT EXISTS D.PUBLIC.U (ID INT)",
+    "INSERT INTO D.PUBLIC.T VALUES (3, 'c')",
+    "USE SCHEMA D.PUBLIC",
+)
 
 
 def bigquery(history: History) -> Strategy:
@@ -366,7 +382,7 @@ def garbage() -> Strategy:
 class Action:
     """A statement (``dialect``, ``text``), a restore, or the clock moving on."""
 
-    kind: str  # "sql", "restore", "clock"
+    kind: str  # "sql", "restore", "clock", "revive" (the REVIVE statements)
     text: str = ""
     dialect: str = "snowflake"
     seconds: int = 0
@@ -382,13 +398,14 @@ def actions(history: History) -> Strategy:
     restore = st.tuples(TABLE, st.sampled_from(["at", "before"]), _restore_point(history))
     clock = st.sampled_from([0, 1, 37, 3600, 86400, 3 * 86400])
     return weighted(
-        (18, sql(create(history))),
+        (15, sql(create(history))),
         (8, sql(drop_or_undrop())),
         (8, sql(show())),
         (12, sql(alter())),
         (6, sql(use())),
-        (6, sql(select(history))),
-        (3, sql(dml())),
+        (7, sql(select(history))),
+        (5, sql(dml())),
+        (2, st.just(Action("revive"))),
         (4, sql(bigquery(history), "bigquery")),
         (2, sql(access())),
         (8, sql(garbage())),

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fuzz_grammar import Action, History, actions, quoted
+from fuzz_grammar import REVIVE, Action, History, actions, quoted
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from test_hostile_input import Observer, assert_r39
@@ -81,6 +81,10 @@ class Run:
         """Run one action; a failed statement must be a RewindError that changed nothing."""
         if action.kind == "clock":
             self.advance(action.seconds)
+            return
+        if action.kind == "revive":
+            for text in REVIVE:
+                self.step(Action("sql", text))
             return
         shown = action.text or f"RESTORE {action.restore}"
         self.recent = [*self.recent[-4:], shown]

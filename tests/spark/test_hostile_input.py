@@ -357,6 +357,18 @@ def test_injection_through_string_literals_stays_data(world: World) -> None:
     conn.sql("DROP TABLE INJ")
 
 
+def test_a_table_made_from_itself(world: World, observer: Observer) -> None:
+    """Found by the fuzz test (was INTERNAL_ERROR "table has no versions"): the query of
+    a CTAS never reads the table it creates; OR REPLACE reads the old one (SPEC R20)."""
+    conn = world.connect()
+    conn.sql("USE D")
+    refuse(conn, observer, "CREATE TABLE SELF AS SELECT * FROM SELF", "OBJECT_NOT_FOUND", "SELF")
+    conn.sql("CREATE TABLE SELF (ID INT); INSERT INTO SELF VALUES (1)")
+    conn.sql("CREATE OR REPLACE TABLE SELF AS SELECT ID + 1 AS ID FROM SELF")
+    assert rows(conn, "SELECT ID FROM SELF") == [[2]]
+    conn.sql("DROP TABLE SELF")
+
+
 # -- absurd numbers and points (SPEC R5, R7, R17, R27) -------------------------------------------
 RETENTION, VALUE, UNAVAILABLE = "INVALID_RETENTION", "INVALID_VALUE", "TIME_TRAVEL_UNAVAILABLE"
 R_TABLE = "CREATE TABLE R (A INT) DATA_RETENTION_TIME_IN_DAYS"

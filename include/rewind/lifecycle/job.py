@@ -28,9 +28,7 @@ def main(step: str, argv: Sequence[str] | None = None) -> int:
 
     return finish(
         args.summary_file,
-        lambda: run_step(
-            Config.load(home=args.home), step, args.run_id, parse_timestamp(args.now)
-        ),
+        lambda: run_step(Config.load(home=args.home), step, args.run_id, parse_timestamp(args.now)),
     )
 
 

@@ -9,23 +9,24 @@ into its normalised form (``as_form``), which is what travels between tasks as X
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from sqlglot import exp
-from sqlglot.errors import SqlglotError
-
 from rewind.clock import format_timestamp, parse_timestamp
 from rewind.constants import DATABASE, SCHEMA, TABLE
-from rewind.errors import InvalidValue, RewindError, UnsupportedError
+from rewind.errors import InvalidValue, UnsupportedError
 from rewind.identifiers import QualifiedName, normalize
 
 NAME_PARTS = {DATABASE: 1, SCHEMA: 2, TABLE: 3}
 NAME_SHAPES = {DATABASE: "DATABASE", SCHEMA: "DATABASE.SCHEMA", TABLE: "DATABASE.SCHEMA.TABLE"}
 IGNORE_CLAUSE = " IGNORE TABLES WITH INSUFFICIENT DATA RETENTION"
+_PART = r'([A-Za-z_][A-Za-z0-9_$]*)|"((?:[^"]|"")+)"'
+_NAME_PART = re.compile(_PART)
+_NAME = re.compile(rf"(?:{_PART})(?:\.(?:{_PART}))*")
 
 
 class Operation(StrEnum):
@@ -190,17 +191,18 @@ def recovery_request(form: Mapping[str, Any]) -> RecoveryRequest:
 def qualified_name(text: str, object_type: str, field: str) -> QualifiedName:
     """A fully qualified name of ``object_type`` (SPEC R4): the form has no current database.
 
+    Each part is a plain identifier (folded to upper case) or a double-quoted one (kept
+    as written, ``""`` for a quote); nothing else gets through to the SQL.
+
     Raises:
         InvalidValue: not a name, or not as many parts as the object type has.
     """
-    from rewind.sql.names import parts
-
+    found = [
+        normalize(quoted.replace('""', '"'), quoted=True) if quoted else normalize(plain)
+        for plain, quoted in _NAME_PART.findall(text)
+    ]
     shape = NAME_SHAPES[object_type]
-    try:
-        found = parts(exp.to_table(text, dialect="snowflake"))
-    except (SqlglotError, RewindError):
-        found = []
-    if len(found) != NAME_PARTS[object_type]:
+    if len(found) != NAME_PARTS[object_type] or not _NAME.fullmatch(text):
         raise InvalidValue(f"Form field {field}: '{text}' is not a {object_type} name ({shape}).")
     return QualifiedName(tuple(found))
 

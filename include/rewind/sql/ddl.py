@@ -51,11 +51,16 @@ def create(ctx: Context, tree: exp.Create) -> Result:
     source = clone.clone_source(ctx, kind, tree) if tree.args.get("clone") else None
     existing = ctx.catalog.live(kind, parent_id, name)
     operation = "CREATE"
+    if existing is not None and tree.args.get("exists"):
+        return ctx.status(f"{name} already exists, statement succeeded.")
+    if existing is not None and not tree.args.get("replace"):
+        raise ObjectAlreadyExists(f"{kind.capitalize()} '{name}' already exists.")
+    write_as = None
+    if kind == TABLE and tree.expression is not None:
+        from rewind.sql.dml import bind_table_as
+
+        write_as = bind_table_as(ctx, tree.expression)  # before the old one is dropped
     if existing is not None:
-        if tree.args.get("exists"):
-            return ctx.status(f"{name} already exists, statement succeeded.")
-        if not tree.args.get("replace"):
-            raise ObjectAlreadyExists(f"{kind.capitalize()} '{name}' already exists.")
         ctx.catalog.drop(existing, ctx.now)
         ctx.catalog.record_access(ctx.query_id, existing.id, "DDL", operation="DROP")
         operation = "REPLACE"
@@ -63,10 +68,8 @@ def create(ctx: Context, tree: exp.Create) -> Result:
         return _created_clone(ctx, tree, source, parent_id, name, props, operation)
     obj = new_object(ctx, kind, parent_id, name, props)
     if kind == TABLE:
-        if tree.expression is not None:
-            from rewind.sql.dml import create_table_as
-
-            create_table_as(ctx, obj, tree.expression)
+        if write_as is not None:
+            write_as(obj)
         else:
             columns = _column_defs(tree.this)
             obj.columns = [c.as_json() for c in columns]

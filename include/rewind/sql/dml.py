@@ -239,11 +239,16 @@ def truncate(ctx: Context, tree: exp.TruncateTable) -> Result:
 
 
 # -- CTAS (SPEC R20) -------------------------------------------------------------------------
-def create_table_as(ctx: Context, obj: CatalogObject, query: exp.Expression) -> None:
-    """CREATE TABLE ... AS SELECT: version 0 holds the query's rows, written by Spark."""
+def bind_table_as(ctx: Context, query: exp.Expression) -> Callable[[CatalogObject], None]:
+    """CREATE TABLE ... AS SELECT in two steps: the query's tables are bound now, before
+    OR REPLACE drops the old incarnation and the new one takes its name, so a query that
+    names the table reads the old one, as in Snowflake (the new one has no version yet).
+    The returned function writes version 0 of the new table with the query's rows."""
     binding = Binding()
-    try:
-        frame = query_frame(ctx, query, binding)
+    ctx.undo.append(lambda: release(ctx, binding))  # the statement failed: views, pins
+    frame = query_frame(ctx, query, binding)
+
+    def write(obj: CatalogObject) -> None:
         columns: list[Column] = []
         for field in frame.schema.fields:
             columns = add_column(columns, field.name, from_spark(field.dataType.simpleString()), [])
@@ -253,8 +258,9 @@ def create_table_as(ctx: Context, obj: CatalogObject, query: exp.Expression) -> 
         root.mkdir(parents=True, exist_ok=False)
         files = write_frame(ctx, root, frame, columns, arrow_schema(columns))
         create_table_storage(ctx, obj, columns, files)
-    finally:
         release(ctx, binding)
+
+    return write
 
 
 # -- MERGE (SPEC R26) ----------------------------------------------------------------------
