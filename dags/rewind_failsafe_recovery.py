@@ -23,15 +23,12 @@ recovery never races the nightly purge of the files it copies.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Any
 
 from airflow.sdk import Param, dag, task
 
-from rewind.operations.dagkit import MACROS, POOL, default_args
+from rewind.operations.dagkit import HOME, POOL, TRIGGER_TIME, on_trigger
 
-HOME = "{{ rewind_home() }}"
-NOW = "{{ dag_run.run_after }}"
 PARAMS = {
     "requested_by": Param(
         "", type="string", title="Requested by", description="a Rewind user with ACCOUNTADMIN"
@@ -51,16 +48,7 @@ PARAMS = {
 }
 
 
-@dag(
-    schedule=None,
-    start_date=datetime(2026, 1, 1, tzinfo=UTC),
-    catchup=False,
-    default_args=default_args(retries=1),
-    params=PARAMS,
-    tags=["rewind", "failsafe", "admin"],
-    doc_md=__doc__,
-    user_defined_macros=MACROS,
-)
+@dag(**on_trigger(), params=PARAMS, tags=["rewind", "failsafe", "admin"], doc_md=__doc__)
 def rewind_failsafe_recovery() -> None:
     @task
     def validate_form(params: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -85,7 +73,7 @@ def rewind_failsafe_recovery() -> None:
         return recover(home, recovery_request(form), now)
 
     form = validate_form()
-    list_recoverable(form, HOME, NOW) >> recover(form, HOME, NOW)
+    list_recoverable(form, HOME, TRIGGER_TIME) >> recover(form, HOME, TRIGGER_TIME)
 
 
 rewind_failsafe_recovery()

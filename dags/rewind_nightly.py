@@ -15,26 +15,32 @@ Steps 1–4 are Spark jobs (`spark_jobs/<step>.py`, connection `spark_default`);
 job's JSON summary is its task's XCom, and its figures are Airflow metrics
 `rewind.storage.*` and `rewind.lifecycle.<step>.*`. The clock is the run's
 `data_interval_end` (SPEC R15): a backfill of day D decides what a run on day D would
-have decided. A retried run continues the same lifecycle run (SPEC R31).
+have decided (a manual run without a logical date uses its trigger time). A retried
+run continues the same lifecycle run (SPEC R31).
 
 Every task takes the one slot of the pool `rewind_lifecycle`, which restores and
 fail-safe recoveries share: they never run while a lifecycle step moves files.
-Schedule: `@daily`, or `REWIND_NIGHTLY_SCHEDULE`.
+Schedule: `@daily`, or `REWIND_NIGHTLY_SCHEDULE` (a cron expression; `none`: manual only).
 """
 
 from __future__ import annotations
 
-import os
-from datetime import UTC, datetime
 from typing import Any
 
 from airflow.sdk import Asset, chain, dag, task
 
-from rewind.operations.dagkit import MACROS, POOL, RewindSparkJob, default_args
+from rewind.operations.dagkit import (
+    HOME,
+    MACROS,
+    POOL,
+    START_DATE,
+    RewindSparkJob,
+    default_args,
+    nightly_schedule,
+)
 
 STEPS = ("effective_retention", "expire_versions", "purge_failsafe", "storage_metrics")
-HOME = "{{ rewind_home() }}"
-NOW = "{{ data_interval_end }}"
+NOW = "{{ data_interval_end or dag_run.run_after }}"
 RUN_ID = "{{ lifecycle_run_id(dag.dag_id, run_id) }}"
 STORAGE_METRICS = Asset(
     name="rewind_table_storage_metrics", uri="rewind://account_usage/table_storage_metrics"
@@ -42,8 +48,8 @@ STORAGE_METRICS = Asset(
 
 
 @dag(
-    schedule=os.environ.get("REWIND_NIGHTLY_SCHEDULE", "@daily"),
-    start_date=datetime(2026, 1, 1, tzinfo=UTC),
+    schedule=nightly_schedule(),
+    start_date=START_DATE,
     catchup=False,
     max_active_runs=1,
     default_args=default_args(),

@@ -34,15 +34,12 @@ Airflow's permissions decide who may trigger this DAG; Rewind checks the user na
 from __future__ import annotations
 
 import logging
-from datetime import UTC, datetime
 from typing import Any
 
 from airflow.sdk import Param, dag, task
 
-from rewind.operations.dagkit import MACROS, POOL, RewindSparkJob, default_args
+from rewind.operations.dagkit import HOME, POOL, TRIGGER_TIME, RewindSparkJob, on_trigger
 
-HOME = "{{ rewind_home() }}"
-NOW = "{{ dag_run.run_after }}"
 PARAMS = {
     "operation": Param(
         "undrop",
@@ -88,16 +85,7 @@ PARAMS = {
 }
 
 
-@dag(
-    schedule=None,
-    start_date=datetime(2026, 1, 1, tzinfo=UTC),
-    catchup=False,
-    default_args=default_args(retries=1),
-    params=PARAMS,
-    tags=["rewind", "restore", "spark"],
-    doc_md=__doc__,
-    user_defined_macros=MACROS,
-)
+@dag(**on_trigger(), params=PARAMS, tags=["rewind", "restore", "spark"], doc_md=__doc__)
 def rewind_restore() -> None:
     @task
     def validate_form(params: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -109,13 +97,13 @@ def rewind_restore() -> None:
     restore = RewindSparkJob(
         task_id="restore",
         job="restore",
-        arguments=["--home", HOME, "--now", NOW, "--request", _xcom("validate_form")],
+        arguments=["--home", HOME, "--now", TRIGGER_TIME, "--request", _xcom("validate_form")],
         pool=POOL,
     )
     validate_result = RewindSparkJob(
         task_id="validate_result",
         job="validate_restore",
-        arguments=["--home", HOME, "--now", NOW, "--outcome", _xcom("restore")],
+        arguments=["--home", HOME, "--now", TRIGGER_TIME, "--outcome", _xcom("restore")],
         pool=POOL,
     )
 

@@ -81,4 +81,5 @@ def _query_errors_to(log: Path) -> None:
         logger = PySparkLogger.getLogger(name)
         for handler in list(logger.handlers):
             logger.removeHandler(handler)
+            handler.close()
         logger.addHandler(logging.FileHandler(log))

@@ -73,6 +73,7 @@ def test_parsing_imports_neither_pyspark_nor_great_expectations() -> None:
 def test_nightly_schedule_comes_from_the_environment() -> None:
     assert parse_in_subprocess()["schedule"] == "@daily"
     assert parse_in_subprocess(REWIND_NIGHTLY_SCHEDULE="30 2 * * *")["schedule"] == "30 2 * * *"
+    assert parse_in_subprocess(REWIND_NIGHTLY_SCHEDULE="none")["schedule"] == "None"
 
 
 @pytest.mark.parametrize("dag_id", sorted(DAG_IDS))

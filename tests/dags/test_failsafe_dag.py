@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("airflow_dags")]
+pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("airflow_failsafe")]
 
 HISTORY = [
     (

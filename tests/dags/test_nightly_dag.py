@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("airflow_dags")]
+pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("airflow_nightly")]
 
 DAY = timedelta(days=1)
 # Night n is the run of logical date 2026-11-0(n+1) 00:00; its clock is data_interval_end.

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("airflow_dags")]
+pytestmark = [pytest.mark.integration, pytest.mark.xdist_group("airflow_restore")]
 
 SETUP = (
     "2026-11-10T09:00:00+00:00",

@@ -505,6 +505,13 @@ def test_a_broken_table_fails_with_its_name_and_others_still_work(
 
 
 # -- the catalog: locked, read-only --------------------------------------------------------------
+# Another process: takes the SQLite write lock, says so, holds it until its stdin closes.
+LOCKER = (
+    "import sqlite3, sys; db = sqlite3.connect(sys.argv[1], isolation_level=None); "
+    "db.execute('BEGIN EXCLUSIVE'); print('locked', flush=True); sys.stdin.read()"
+)
+
+
 def test_a_locked_catalog_fails_statements_in_bounded_time(
     world: World, observer: Observer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -515,13 +522,17 @@ def test_a_locked_catalog_fails_statements_in_bounded_time(
     monkeypatch.setenv("REWIND_CATALOG_URL", f"sqlite:///{catalog}?timeout=1")
     conn = world.connect()
     conn.sql("USE D")
-    with closing(sqlite3.connect(catalog, isolation_level=None)) as other:
-        other.execute("BEGIN EXCLUSIVE")
+    locker = [sys.executable, "-c", LOCKER, str(catalog)]
+    with subprocess.Popen(
+        locker, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    ) as other:
+        assert other.stdout is not None and other.stdin is not None
+        assert other.stdout.readline().strip() == "locked"
         for statement in ("CREATE TABLE LOCKED (A INT)", "ALTER TABLE U SET COMMENT = 'x'"):
             started = time.monotonic()
             refuse(conn, observer, statement, "CATALOG_ERROR", "locked")
             assert time.monotonic() - started < 10  # 1 s for the statement, 1 s for its log
-        other.execute("ROLLBACK")
+        other.stdin.close()  # the other process ends, and its lock with it
     conn.sql("CREATE TABLE LOCKED (A INT); DROP TABLE LOCKED")
 
 

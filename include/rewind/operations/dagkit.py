@@ -17,8 +17,9 @@ fail it at once instead of retrying a refusal.
 from __future__ import annotations
 
 import json
+import os
 import tempfile
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -70,14 +71,35 @@ def default_args(retries: int = 3) -> dict[str, Any]:
     }
 
 
+def nightly_schedule() -> str | None:
+    """``REWIND_NIGHTLY_SCHEDULE`` (a cron expression or preset; default ``@daily``);
+    ``none`` leaves the lifecycle to manual triggers and backfills."""
+    value = os.environ.get("REWIND_NIGHTLY_SCHEDULE", "@daily").strip()
+    return None if value.lower() in ("", "none") else value
+
+
 def rewind_home() -> str:
-    """The Rewind home of the machine rendering the task (``REWIND_HOME``, SPEC R15's
-    sibling: configuration comes from the environment, not from the DAG file)."""
+    """The Rewind home of the worker that renders the task (``REWIND_HOME``): like all
+    configuration, it comes from the environment, not from the DAG file."""
     return str(Config.load().home)
 
 
 # Jinja macros of every Rewind DAG: ``{{ rewind_home() }}``, ``{{ lifecycle_run_id(...) }}``.
 MACROS = {"rewind_home": rewind_home, "lifecycle_run_id": lifecycle_run_id}
+START_DATE = datetime(2026, 1, 1, tzinfo=UTC)
+HOME = "{{ rewind_home() }}"  # templates of task arguments
+TRIGGER_TIME = "{{ dag_run.run_after }}"  # the clock of a triggered run (SPEC R15)
+
+
+def on_trigger() -> dict[str, Any]:
+    """``@dag(**on_trigger(), ...)``: a DAG that runs when someone triggers its form."""
+    return {
+        "schedule": None,
+        "start_date": START_DATE,
+        "catchup": False,
+        "default_args": default_args(retries=1),
+        "user_defined_macros": MACROS,
+    }
 
 
 class RewindSparkJob(SparkSubmitOperator):

@@ -11,7 +11,7 @@ from typing import Any
 
 import rewind
 from rewind.operations.form import RecoveryRequest
-from rewind.operations.restore import Home, message_of
+from rewind.operations.restore import Home, outcome_of
 from rewind.result import json_value
 
 
@@ -43,9 +43,4 @@ def recover(home: Home, request: RecoveryRequest, now: str) -> dict[str, Any]:
         result = conn.failsafe_recover(request.table_id, str(request.target), request.version)
     finally:
         conn.close()
-    return {
-        "request": request.as_form(),
-        "statement": result.statement,
-        "query_id": result.query_id,
-        "message": message_of(result),
-    }
+    return outcome_of(request.as_form(), result)

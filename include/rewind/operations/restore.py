@@ -46,12 +46,7 @@ def run_restore(home: Home, request: RestoreRequest, now: str) -> dict[str, Any]
             result = conn.run(request.statement())
     finally:
         conn.close()
-    return {
-        "request": request.as_form(),
-        "statement": result.statement,
-        "query_id": result.query_id,
-        "message": message_of(result),
-    }
+    return outcome_of(request.as_form(), result)
 
 
 def validate_restore(home: Home, outcome: dict[str, Any], now: str) -> dict[str, Any]:
@@ -130,11 +125,16 @@ def rows_of(conn: Connection, table: str) -> pd.DataFrame:
     return pd.DataFrame(result.rows, columns=result.columns)
 
 
-def message_of(result: Result) -> str:
-    """The status line a DDL statement returns, or a row count for anything else."""
-    if result.columns == ["status"] and result.rows:
-        return str(json_value(result.rows[0][0]))
-    return f"{len(result.rows)} rows"
+def outcome_of(form: dict[str, Any], result: Result) -> dict[str, Any]:
+    """What a task reports of the statement it ran for a request: the request's form,
+    the statement, its query id and Rewind's message (the status line of a DDL)."""
+    status = result.columns == ["status"] and result.rows
+    return {
+        "request": form,
+        "statement": result.statement,
+        "query_id": result.query_id,
+        "message": str(json_value(result.rows[0][0])) if status else f"{len(result.rows)} rows",
+    }
 
 
 def describe(outcome: dict[str, Any], validation: dict[str, Any]) -> str:
