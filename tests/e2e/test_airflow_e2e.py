@@ -154,6 +154,14 @@ def test_restore_through_the_form(
         conn.close()
 
 
+def test_plugin_is_registered_with_a_menu_entry(airflow: Airflow) -> None:
+    """The api-server loaded the plugin: its app at /rewind and its entry in the UI menu."""
+    plugins = {p["name"]: p for p in airflow.request("GET", "/api/v2/plugins")["plugins"]}
+    rewind = plugins["rewind"]
+    assert [app["url_prefix"] for app in rewind["fastapi_apps"]] == ["/rewind"]
+    assert [view["name"] for view in rewind["external_views"]] == ["Rewind"]
+
+
 def test_rewind_page_in_chromium(
     airflow: Airflow, nightly: tuple[str, dict[str, Any]], home: Path
 ) -> None:

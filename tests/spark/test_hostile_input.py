@@ -61,14 +61,12 @@ class State:
 
     def changes(self, before: State) -> dict[str, Any]:
         """What differs from ``before`` (empty when nothing does), to read in a failure."""
-        tables = {
-            name: {"gone": set(rows) - set(self.catalog.get(name, [])), "new": set(rows)}
-            for name, rows in self.catalog.items()
-            if rows != before.catalog.get(name)
-        }
-        for name, diff in tables.items():
-            diff["new"] -= set(before.catalog.get(name, []))
-            diff["gone"] = set(before.catalog.get(name, [])) - set(self.catalog[name])
+        tables = {}
+        for name in set(self.catalog) | set(before.catalog):
+            now, then = self.catalog.get(name, []), before.catalog.get(name, [])
+            if now != then:  # rows hold JSON lists: compared as lists, not as sets
+                gone, new = [r for r in then if r not in now], [r for r in now if r not in then]
+                tables[name] = {"gone": gone, "new": new}
         paths = set(self.files) | set(before.files)
         files = sorted(p for p in paths if self.files.get(p, -1) != before.files.get(p, -1))
         return {k: v for k, v in {"catalog": tables, "files": files}.items() if v}
