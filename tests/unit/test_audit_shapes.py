@@ -183,6 +183,15 @@ def test_root_query_id_is_the_top_of_the_parent_chain(
         ("FAILSAFE LIST", "FAILSAFE_LIST"),
         ("LIFECYCLE RUN", "LIFECYCLE_RUN"),
         ("FROB THE TABLE", "UNKNOWN"),  # does not parse: UNKNOWN, as in Snowflake
+        ("(" * 2000 + "SELECT 1", "UNKNOWN"),  # too deep to parse: still logged
+        ("CREATE ROLE ANALYST", "CREATE_ROLE"),  # SPEC R37 statements
+        ("CREATE USER ANA DEFAULT_ROLE = ANALYST", "CREATE_USER"),
+        ("DROP ROLE ANALYST", "DROP_ROLE"),
+        ("GRANT ROLE ANALYST TO USER ANA", "GRANT"),
+        ("GRANT SELECT ON TABLE D.S.T TO ROLE ANALYST", "GRANT"),
+        ("REVOKE SELECT ON TABLE D.S.T FROM ROLE ANALYST", "REVOKE"),
+        ("SHOW GRANTS TO ROLE ANALYST", "SHOW"),
+        ("USE ROLE ANALYST", "USE"),
     ],
 )
 def test_query_types_use_snowflakes_names(text: str, expected: str) -> None:

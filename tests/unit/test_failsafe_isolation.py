@@ -6,8 +6,8 @@ DAG, and the wiring that hands them the configured root may name a path into the
 (figures such as FAILSAFE_BYTES are no path), and no module sweeps the whole Rewind
 home, which would walk into the store when it sits there (the default). The scan reads
 the syntax tree, so neither comments nor docstrings count, and the root's names are
-caught however they are spelled (``failsafe_root``, ``REWIND_FAILSAFE_URI``). tests/spark/test_failsafe_reads.py
-tries every user-facing way to read the store.
+caught however they are spelled (``failsafe_root``, ``REWIND_FAILSAFE_URI``).
+tests/spark/test_failsafe_reads.py tries every user-facing way to read the store.
 """
 
 from __future__ import annotations

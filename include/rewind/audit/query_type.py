@@ -11,6 +11,14 @@ from sqlglot import exp
 
 from rewind.constants import TABLE
 from rewind.errors import RewindError
+from rewind.sql.access import (
+    AccessStatement,
+    CreatePrincipal,
+    DropPrincipal,
+    GrantPrivileges,
+    GrantRole,
+    ShowGrants,
+)
 from rewind.sql.parse import AlterContainer, parse
 
 UNKNOWN = "UNKNOWN"
@@ -43,13 +51,17 @@ def query_type(text: str, dialect: str = "snowflake") -> str:
         return _COMMANDS[words]
     try:
         tree = parse(text, dialect).tree
-    except RewindError:
+    except (RewindError, RecursionError, ValueError, OverflowError):
+        # The statement's own failure is what QUERY_HISTORY reports (SPEC R36, R39);
+        # logging it must not fail a second time.
         return UNKNOWN
     return classify(tree)
 
 
 def classify(tree: object) -> str:
     """The query type of a parsed statement."""
+    if isinstance(tree, AccessStatement):
+        return _access(tree)
     if isinstance(tree, AlterContainer):
         if tree.kind == "ACCOUNT":
             return "ALTER_ACCOUNT"
@@ -76,3 +88,16 @@ def _alter_table(tree: exp.Alter) -> str:
     if any(isinstance(a, exp.Drop) for a in actions):
         return "ALTER_TABLE_DROP_COLUMN"
     return "ALTER_TABLE"
+
+
+def _access(tree: AccessStatement) -> str:
+    """Snowflake's types for the access statements (SPEC R37)."""
+    if isinstance(tree, CreatePrincipal):
+        return f"CREATE_{tree.kind}"
+    if isinstance(tree, DropPrincipal):
+        return f"DROP_{tree.kind}"
+    if isinstance(tree, GrantRole | GrantPrivileges):
+        return "GRANT" if tree.grant else "REVOKE"
+    if isinstance(tree, ShowGrants):
+        return "SHOW"
+    return "USE"  # USE ROLE
