@@ -100,11 +100,8 @@ def _sql(args: argparse.Namespace) -> int:
 def _restore(args: argparse.Namespace) -> int:
     from rewind.connection import connect
 
-    connection = connect(home=args.home, user=args.user, now=args.now)
-    try:
+    with connect(home=args.home, user=args.user, now=args.now) as connection:
         result = connection.restore(args.table, at=args.at, before=args.before)
-    finally:
-        connection.close()
     _emit([result], args.format)
     return 0
 
@@ -112,14 +109,11 @@ def _restore(args: argparse.Namespace) -> int:
 def _failsafe(args: argparse.Namespace) -> int:
     from rewind.connection import connect
 
-    connection = connect(home=args.home, user=args.user, now=args.now)
-    try:
+    with connect(home=args.home, user=args.user, now=args.now) as connection:
         if args.failsafe_command == "list":
             result = connection.failsafe_list()
         else:
             result = connection.failsafe_recover(args.table_id, args.into, args.version)
-    finally:
-        connection.close()
     _emit([result], args.format)
     return 0
 
@@ -127,11 +121,8 @@ def _failsafe(args: argparse.Namespace) -> int:
 def _lifecycle(args: argparse.Namespace) -> int:
     from rewind.connection import connect
 
-    connection = connect(home=args.home, user=args.user, now=args.now)
-    try:
+    with connect(home=args.home, user=args.user, now=args.now) as connection:
         steps = connection.lifecycle(args.run_id)  # ACCOUNTADMIN only (SPEC R37)
-    finally:
-        connection.close()
     if args.format == "json":
         print(json.dumps(steps))
         return 0

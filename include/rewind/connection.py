@@ -190,6 +190,12 @@ class Connection:
     def close(self) -> None:
         self.engine.dispose()
 
+    def __enter__(self) -> Connection:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
 
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()

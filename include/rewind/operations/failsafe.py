@@ -17,11 +17,8 @@ from rewind.result import json_value
 
 def list_recoverable(home: Home, user: str, now: str) -> list[dict[str, Any]]:
     """What fail-safe holds, one dict per table (``rewind failsafe list``'s columns)."""
-    conn = rewind.connect(home=home, user=user, now=now)
-    try:
+    with rewind.connect(home=home, user=user, now=now) as conn:
         result = conn.failsafe_list()
-    finally:
-        conn.close()
     return [
         {column: json_value(value) for column, value in zip(result.columns, row, strict=True)}
         for row in result.rows
@@ -38,9 +35,6 @@ def recover(home: Home, request: RecoveryRequest, now: str) -> dict[str, Any]:
         RewindError: ACCESS_DENIED, NOT_RECOVERABLE, OBJECT_ALREADY_EXISTS, ...; a refused
             recovery creates nothing (SPEC R28).
     """
-    conn = rewind.connect(home=home, user=request.requested_by, now=now)
-    try:
+    with rewind.connect(home=home, user=request.requested_by, now=now) as conn:
         result = conn.failsafe_recover(request.table_id, str(request.target), request.version)
-    finally:
-        conn.close()
     return outcome_of(request.as_form(), result)

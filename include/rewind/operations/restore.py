@@ -38,14 +38,11 @@ def run_restore(home: Home, request: RestoreRequest, now: str) -> dict[str, Any]
         RewindError: whatever Rewind refused (ACCESS_DENIED, TIME_TRAVEL_UNAVAILABLE, ...);
             a refused operation changed nothing (SPEC R28).
     """
-    conn = rewind.connect(home=home, user=request.requested_by, now=now)
-    try:
+    with rewind.connect(home=home, user=request.requested_by, now=now) as conn:
         if request.operation is Operation.RESTORE_IN_PLACE:
             result = conn.restore(str(request.name), **request.point.restore_args())
         else:
             result = conn.run(request.statement())
-    finally:
-        conn.close()
     return outcome_of(request.as_form(), result)
 
 
@@ -66,9 +63,8 @@ def validate_restore(home: Home, outcome: dict[str, Any], now: str) -> dict[str,
     from rewind.quality import validate_restored_table
 
     request = restore_request(outcome["request"])
-    conn = rewind.connect(home=home, user=request.requested_by, now=now)
     checked, failed = [], []
-    try:
+    with rewind.connect(home=home, user=request.requested_by, now=now) as conn:
         for table in restored_tables(conn, request):
             reference = at_point(request, table, outcome["query_id"])
             expected = count_rows(conn, reference)
@@ -77,8 +73,6 @@ def validate_restore(home: Home, outcome: dict[str, Any], now: str) -> dict[str,
                 checked.append({"expected_from": reference, "expected_rows": expected, **report})
             except ValidationFailed as failure:
                 failed.append(failure.message)
-    finally:
-        conn.close()
     if failed:
         raise ValidationFailed("; ".join(failed))
     return {"query_id": outcome["query_id"], "tables": checked}
