@@ -23,7 +23,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_hostile_input import Observer, World, assert_r39, at, build_world, refuse, rows, run_cli
+from test_hostile_input import (
+    Observer,
+    World,
+    assert_r39,
+    at,
+    build_world,
+    refuse,
+    rows,
+    run_cli,
+)
 
 from rewind.errors import RewindError
 
@@ -62,13 +71,6 @@ def world(tmp_path_factory: pytest.TempPathFactory, spark: Any) -> Iterator[Worl
     )
     yield built
     built.close()
-
-
-@pytest.fixture(scope="module")
-def observer(world: World) -> Iterator[Observer]:
-    watching = Observer(world.home)
-    yield watching
-    watching.close()
 
 
 @pytest.fixture

@@ -204,13 +204,6 @@ def world(tmp_path_factory: pytest.TempPathFactory, spark: Any) -> Iterator[Worl
 
 
 @pytest.fixture(scope="module")
-def observer(world: World) -> Iterator[Observer]:
-    watching = Observer(world.home)
-    yield watching
-    watching.close()
-
-
-@pytest.fixture(scope="module")
 def session(world: World) -> Any:
     """A session on D.PUBLIC on day 4; refused statements leave its USE as it was."""
     conn = world.connect()
