@@ -3,6 +3,9 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# Delta Lake's Spark connector (io.delta jars), pinned in deploy/delta/pom.xml, from Maven Central.
+JARS   := .jars
+JSTAMP := $(JARS)/.fetched
 export PYSPARK_PYTHON := $(abspath $(BIN)/python)
 # `make run` and `make airflow`: a project-local Airflow (SQLite metadata) with this repo's
 # DAGs and plugin, Spark on local[2], the demo's Rewind home.
@@ -12,7 +15,7 @@ AIRFLOW_ENV := AIRFLOW_HOME=$(CURDIR)/.airflow AIRFLOW__CORE__DAGS_FOLDER=$(CURD
 	AIRFLOW_CONN_SPARK_DEFAULT='{"conn_type": "spark", "host": "local[2]"}' \
 	REWIND_HOME=$(DEMO_HOME) PATH="$(abspath $(BIN)):$$PATH"
 
-.PHONY: help setup run airflow airflow-db test test-fast browser lint bench clean
+.PHONY: help setup run airflow airflow-db test test-fast browser postgres lint bench clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -24,7 +27,15 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
-setup: $(STAMP)  ## create .venv and install requirements.txt + the rewind package
+$(JSTAMP): deploy/delta/pom.xml
+	@command -v mvn >/dev/null || { SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq maven; }
+	rm -rf $(JARS)
+	mvn -q -f deploy/delta/pom.xml dependency:copy-dependencies \
+	  -DincludeGroupIds=io.delta -DoutputDirectory=$(CURDIR)/$(JARS)
+	touch $(JSTAMP)
+
+setup: $(STAMP) $(JSTAMP)  ## create .venv, install requirements.txt + the rewind package, fetch the Delta jars
 
 run: setup  ## demo: 3 weeks of history, the analyst's time travel, rewind_nightly through Airflow, metrics
 	$(BIN)/python -m rewind.demo build --home $(DEMO_HOME)
@@ -43,7 +54,7 @@ airflow-db:  # the project-local Airflow's metadata and the pool the Rewind DAGs
 	@$(AIRFLOW_ENV) $(BIN)/airflow pools set rewind_lifecycle 1 \
 	  "Rewind: lifecycle steps, restores and recoveries, one at a time" >/dev/null
 
-test: setup browser  ## run the whole test suite (what CI runs)
+test: setup browser postgres  ## run the whole test suite (what CI runs)
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q
 
 # The e2e browser test drives Debian's Chromium through chromedriver (no browser download).
@@ -52,6 +63,13 @@ browser:  ## install Debian's chromium + chromium-driver for the e2e browser tes
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium chromium-driver; }
+
+# The catalog's integration test starts a throw-away PostgreSQL server (initdb + pg_ctl).
+postgres:  ## install Debian's PostgreSQL server for the catalog's integration test, if missing
+	@ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1 || { \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq postgresql; }
 
 test-fast: setup  ## unit tests only
 	$(BIN)/python -m pytest -m unit -q
@@ -67,4 +85,4 @@ bench: setup  ## benchmarks, results as JSON under benchmarks/results/
 	$(BIN)/python benchmarks/lifecycle_incremental.py
 
 clean:  ## remove the venv and caches
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(JARS) .pytest_cache .mypy_cache .ruff_cache

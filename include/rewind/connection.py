@@ -26,6 +26,7 @@ from rewind.clock import Clock
 from rewind.config import Config
 from rewind.errors import (
     CatalogError,
+    ConcurrentWrite,
     ExecutionError,
     ObjectAlreadyExists,
     RewindError,
@@ -41,6 +42,11 @@ from rewind.sql.execute import execute
 from rewind.sql.parse import parse, split
 from rewind.storage.delta import TableStore
 from rewind.storage.tables import naming_table
+from rewind.storage.timeline import running
+
+# A statement whose commit conflicts with another writer's runs again from the start
+# (after delta-rs's own retries of the commit), at most this many times (SPEC R40).
+COMMIT_ATTEMPTS = 3
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -137,39 +143,45 @@ class Connection:
 
     def _statement(self, text: str, action: Callable[[Context], Result]) -> Result:
         """Run ``action`` as one statement: one catalog transaction, undo on failure,
-        logged with its query id either way (SPEC R14, R28, R36)."""
+        logged with its query id either way (SPEC R14, R28, R36). A conflict with
+        another writer's commit is retried from the start (SPEC R40)."""
         state_before = (self.state.database, self.state.schema)
-        with Session(self.engine) as session:
-            ctx = Context(
-                query_id=str(uuid.uuid4()),
-                text=text,
-                now=self.clock.now(),
-                catalog=Catalog(session),
-                store=self.store,
-                state=self.state,
-                spark_provider=self.spark,
-            )
-            try:
-                refresh_role(ctx)  # a role revoked since USE ROLE is gone (SPEC R37)
-                result = action(ctx)
-                self._log(session, ctx, "SUCCESS", None)
-                session.commit()
-                return result
-            except BaseException as exc:
-                # Named before the rollback, which forgets a table being created (R39).
-                error = naming_table(ctx, as_rewind_error(exc, self.state.dialect))
-                session.rollback()
-                for undo in reversed(ctx.undo):
-                    undo()
-                self.state.database, self.state.schema = state_before
-                # A catalog that is locked or read-only refuses the log too: the error
-                # the user gets is still the statement's own (SPEC R39).
-                with contextlib.suppress(SQLAlchemyError), Session(self.engine) as log_session:
-                    self._log(log_session, ctx, "FAILED", error)
-                    log_session.commit()
-                if error is exc or not isinstance(exc, Exception):
-                    raise
-                raise error from exc
+        query_id, now = str(uuid.uuid4()), self.clock.now()
+        for attempt in range(1, COMMIT_ATTEMPTS + 1):
+            with Session(self.engine) as session, running(self.store, query_id):
+                ctx = Context(
+                    query_id=query_id,
+                    text=text,
+                    now=now,
+                    catalog=Catalog(session),
+                    store=self.store,
+                    state=self.state,
+                    spark_provider=self.spark,
+                )
+                try:
+                    refresh_role(ctx)  # a role revoked since USE ROLE is gone (SPEC R37)
+                    result = action(ctx)
+                    self._log(session, ctx, "SUCCESS", None)
+                    session.commit()
+                    return result
+                except BaseException as exc:
+                    # Named before the rollback, which forgets a table being created (R39).
+                    error = naming_table(ctx, as_rewind_error(exc, self.state.dialect))
+                    session.rollback()
+                    for undo in reversed(ctx.undo):
+                        undo()
+                    self.state.database, self.state.schema = state_before
+                    if isinstance(error, ConcurrentWrite) and attempt < COMMIT_ATTEMPTS:
+                        continue
+                    # A catalog that is locked or read-only refuses the log too: the error
+                    # the user gets is still the statement's own (SPEC R39).
+                    with contextlib.suppress(SQLAlchemyError), Session(self.engine) as log_session:
+                        self._log(log_session, ctx, "FAILED", error)
+                        log_session.commit()
+                    if error is exc or not isinstance(exc, Exception):
+                        raise
+                    raise error from exc
+        raise AssertionError("unreachable")
 
     def _log(self, session: Session, ctx: Context, status: str, error: RewindError | None) -> None:
         session.add(

@@ -29,3 +29,5 @@ DELTA_TABLE_CONFIG = {
 }
 COMMIT_QUERY_ID_KEY = "rewind.queryId"
 COMMIT_TIME_KEY = "rewind.commitTime"
+COMMIT_UNDO_KEY = "rewind.undo"  # takes back the same statement's earlier commit (R28)
+COMMIT_ID_KEY = "rewind.commitId"  # one per commit: a statement may commit more than once

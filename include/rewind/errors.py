@@ -110,6 +110,25 @@ class CatalogError(RewindError):
     code = "CATALOG_ERROR"
 
 
+class ConfigurationError(RewindError):
+    """Something the installation must provide is missing (Delta Lake's jars)."""
+
+    code = "CONFIGURATION_ERROR"
+
+
+class ConcurrentWrite(RewindError):
+    """Another writer's commit conflicts with this statement's, even after the bounded
+    retries (SPEC R40): the statement changed nothing; run it again."""
+
+    code = "CONCURRENT_WRITE"
+
+
+class UnsupportedTableFeature(RewindError):
+    """A Delta table uses a feature Rewind cannot read or write correctly (SPEC R41, R43)."""
+
+    code = "UNSUPPORTED_TABLE_FEATURE"
+
+
 class AccessDenied(RewindError):
     """The current role lacks a privilege (SPEC R37); the message names it."""
 

@@ -14,6 +14,40 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 LOG4J = Path(__file__).with_name("log4j2.properties")
+# `make setup` copies Delta Lake's jars here from Maven Central (deploy/delta/pom.xml).
+DEFAULT_DELTA_JARS = Path(__file__).resolve().parents[2] / ".jars"
+# Delta Lake's SQL extension and catalog: every session reads and writes Delta natively.
+DELTA_CONF = {
+    "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
+    "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
+}
+
+
+def delta_jars() -> list[str]:
+    """The pinned Delta Lake jars (``REWIND_DELTA_JARS``, default ``.jars/`` of the checkout).
+
+    Raises:
+        ConfigurationError: none are there (``make setup`` fetches them).
+    """
+    from rewind.errors import ConfigurationError
+
+    folder = Path(os.environ.get("REWIND_DELTA_JARS") or DEFAULT_DELTA_JARS)
+    jars = sorted(str(jar) for jar in folder.glob("*.jar"))
+    if not any(Path(jar).name.startswith("delta-spark_") for jar in jars):
+        raise ConfigurationError(
+            f"Delta Lake's jars are not in {folder}: run `make setup` (Maven fetches them) or "
+            "set REWIND_DELTA_JARS."
+        )
+    return jars
+
+
+def with_delta(builder: SparkSession.Builder) -> SparkSession.Builder:
+    """``builder`` with Delta Lake's jars, SQL extension and catalog: what a user's own
+    PySpark job adds to read and write the tables Rewind governs (SPEC R43)."""
+    builder = builder.config("spark.jars", ",".join(delta_jars()))
+    for key, value in DELTA_CONF.items():
+        builder = builder.config(key, value)
+    return builder
 
 
 @contextlib.contextmanager
@@ -40,7 +74,8 @@ def get_spark(master: str = "local[2]", log: Path | None = None) -> SparkSession
 
     UTC session time zone (the clock is UTC), microsecond Parquet timestamps (what
     Delta expects), case-sensitive names (quoted identifiers keep their case, SPEC
-    R4), no UI, few shuffle partitions (small statements dominate).
+    R4), no UI, few shuffle partitions (small statements dominate), and Delta Lake's
+    connector (:func:`with_delta`).
     """
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
@@ -49,7 +84,8 @@ def get_spark(master: str = "local[2]", log: Path | None = None) -> SparkSession
     if "PYSPARK_GATEWAY_PORT" not in os.environ:  # under spark-submit, its --master rules
         builder = builder.master(master)
     builder = (
-        builder.appName("rewind")
+        with_delta(builder)
+        .appName("rewind")
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
         .config("spark.sql.shuffle.partitions", "2")

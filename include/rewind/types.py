@@ -91,7 +91,7 @@ def column_type(data_type: exp.DataType) -> ColumnType:
 def from_spark(spark_type: str) -> ColumnType:
     """The column type of a Spark result column (CTAS, ``simpleString()`` form)."""
     spark_type = spark_type.lower()
-    if spark_type in ("int", "smallint", "tinyint", "bigint", "long", "integer"):
+    if spark_type in ("int", "smallint", "tinyint", "bigint", "long", "integer", "short", "byte"):
         return ColumnType("NUMBER(38,0)", "bigint")
     if spark_type in ("float", "double"):
         return ColumnType("FLOAT", "double")

@@ -115,11 +115,16 @@ class RewindSparkJob(SparkSubmitOperator):
     def __init__(
         self, *, job: str, arguments: list[str], metrics_prefix: str | None = None, **kwargs: Any
     ) -> None:
+        from rewind.spark import DELTA_CONF, delta_jars
+
         super().__init__(
             application=str(SPARK_JOBS / f"{job}.py"),
             application_args=arguments,
             conn_id=SPARK_CONN_ID,
             name=f"rewind-{job}",
+            # Delta Lake's connector on the driver's class path and the executors' (R43).
+            jars=",".join(delta_jars()),
+            conf={**DELTA_CONF, **kwargs.pop("conf", {})},
             **kwargs,
         )
         self.job = job

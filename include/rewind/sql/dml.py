@@ -37,7 +37,12 @@ from rewind.sql.query import (
 )
 from rewind.storage.columns import Column, add_column, table_columns
 from rewind.storage.delta import DataFile, Snapshot
-from rewind.storage.tables import arrow_schema, commit_files, create_table_storage, snapshot
+from rewind.storage.tables import (
+    arrow_schema,
+    commit_files,
+    create_table_storage,
+    writable_snapshot,
+)
 from rewind.types import from_spark
 
 if TYPE_CHECKING:
@@ -78,7 +83,7 @@ def insert(ctx: Context, tree: exp.Insert) -> Result:
         for column in columns:
             if column not in targets:
                 frame = frame.withColumn(column.name, _null(column))
-        base = snapshot(ctx, obj)
+        base = writable_snapshot(ctx, obj)
         files = write_frame(ctx, base.root, frame, columns, base.schema)
         removes = list(base.files) if tree.args.get("overwrite") else []
         commit_files(ctx, obj, base, files, removes, "INSERT")
@@ -109,7 +114,7 @@ class _Target:
         self.ctx = ctx
         self.obj = names.table(ctx, names.parts(table))
         self.columns = table_columns(self.obj)
-        self.base: Snapshot = snapshot(ctx, self.obj)
+        self.base: Snapshot = writable_snapshot(ctx, self.obj)
         self.view = view_name(ctx)
         version_frame(ctx, self.base, self.columns, with_file=True).createOrReplaceTempView(
             self.view
@@ -233,7 +238,7 @@ def truncate(ctx: Context, tree: exp.TruncateTable) -> Result:
             if tree.args.get("exists"):
                 continue
             raise
-        base = snapshot(ctx, obj)
+        base = writable_snapshot(ctx, obj)
         commit_files(ctx, obj, base, [], list(base.files), "TRUNCATE")
     return ctx.status("Statement executed successfully.")
 

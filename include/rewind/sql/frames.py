@@ -40,11 +40,14 @@ def spark_type(arrow_type: pa.DataType) -> str:
     if pa.types.is_decimal(arrow_type):
         return f"decimal({arrow_type.precision},{arrow_type.scale})"
     if pa.types.is_timestamp(arrow_type):
-        return "timestamp"
+        return "timestamp" if arrow_type.tz else "timestamp_ntz"
     names = {
         pa.int64(): "bigint",
         pa.int32(): "int",
+        pa.int16(): "smallint",
+        pa.int8(): "tinyint",
         pa.float64(): "double",
+        pa.float32(): "float",
         pa.string(): "string",
         pa.large_string(): "string",
         pa.bool_(): "boolean",
@@ -56,25 +59,22 @@ def spark_type(arrow_type: pa.DataType) -> str:
     raise UnsupportedError(f"Delta column type {arrow_type} cannot be read.")
 
 
-def spark_schema(schema: pa.Schema) -> str:
-    return ", ".join(f"{quote(f.name)} {spark_type(f.type)}" for f in schema)
-
-
 def version_frame(
     ctx: Context, snap: Snapshot, columns: Sequence[Column], *, with_file: bool = False
 ) -> DataFrame:
-    """The rows of a table version, projected onto the *current* columns (SPEC R18).
-
-    Columns added since the version read as NULL; dropped columns are not returned.
+    """The rows of a table version, read through Delta Lake (``versionAsOf``: deletion
+    vectors, column mapping and checkpoints of any writer read right, SPEC R43) and
+    projected onto the *current* columns (SPEC R18): columns added since the version
+    read as NULL; dropped columns are not returned.
     """
     from pyspark.sql import functions as F
 
-    spark = ctx.spark()
-    ddl = spark_schema(snap.schema)
-    if snap.files:
-        frame = spark.read.schema(ddl).parquet(*snap.uris)
-    else:
-        frame = spark.createDataFrame([], ddl)
+    frame = (
+        ctx.spark()
+        .read.format("delta")
+        .option("versionAsOf", snap.version)
+        .load(str(snap.root))
+    )
     present = set(snap.schema.names)
     projection: list[SparkColumn] = [
         (F.col(quote(c.physical)) if c.physical in present else F.lit(None))

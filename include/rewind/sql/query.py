@@ -31,6 +31,7 @@ from rewind.sql import names
 from rewind.sql.context import Context
 from rewind.sql.frames import collect, version_frame
 from rewind.sql.values import literal
+from rewind.storage import timeline
 from rewind.storage.columns import table_columns
 from rewind.storage.tables import current_version, snapshot
 
@@ -210,6 +211,7 @@ def resolve_version(ctx: Context, obj: CatalogObject, when: exp.HistoricalData |
     """The version a table reference reads: current, or the one its point names (R16, R17)."""
     if when is None:
         return current_version(ctx, obj)
+    timeline.sync(ctx.catalog, ctx.store, obj)  # other writers' versions too (SPEC R40)
     point = point_of(ctx, when)
     versions = [
         timetravel.VersionInfo(v.version, v.commit_time) for v in ctx.catalog.versions(obj.id)

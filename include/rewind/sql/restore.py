@@ -20,7 +20,7 @@ from rewind.result import Result
 from rewind.sql import names
 from rewind.sql.context import Context
 from rewind.sql.query import resolve_version
-from rewind.storage.tables import commit_files, snapshot
+from rewind.storage.tables import commit_files, snapshot, writable_snapshot
 
 _OFFSET = re.compile(r"^-?\d+(\.\d+)?$")
 _QUERY_ID = re.compile(
@@ -57,7 +57,7 @@ def restore_table(ctx: Context, table: str, *, at: str | None, before: str | Non
     # SPEC R37: rewinding a table in place is its owner's call, as its clone + swap is.
     security.require(ctx, security.OWNERSHIP, obj)
     version = resolve_version(ctx, obj, when)
-    current, then = snapshot(ctx, obj), snapshot(ctx, obj, version)
+    current, then = writable_snapshot(ctx, obj), snapshot(ctx, obj, version)
     now_paths = {f.path for f in current.files}
     then_paths = {f.path for f in then.files}
     adds = [f for f in then.files if f.path not in now_paths]

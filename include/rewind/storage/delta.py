@@ -1,11 +1,13 @@
 """One Delta table per table incarnation under ``warehouse/<table id>/`` (SPEC R4, R14).
 
-Rewind decides every commit itself: Spark writes data files, and this module commits
-explicit add/remove actions through delta-rs, stamped with the Rewind clock and the
-query id, so that the removal time of each file is the clock's (SPEC R13, R15, R30).
-The catalog's version timeline is the truth: a Delta version the catalog does not
-know (left by a statement that crashed between the two commits) is rolled back
-before the next write.
+Rewind decides its own commits: Spark writes data files, and this module commits
+explicit add/remove actions through delta-rs, stamped with the Rewind clock, the query
+id and a commit id, so that the removal time of each file is the clock's (SPEC R13,
+R15, R30). The Delta log is the truth (SPEC R40): other writers commit to the same
+tables, Rewind's commits go through delta-rs's optimistic concurrency (conflicts are
+retried by delta-rs, then refused as CONCURRENT_WRITE), and undoing a failed statement
+touches only the commit that statement made. Snapshots are replayed from the log
+(:mod:`rewind.storage.log`), so deletion vectors count right whoever wrote them.
 """
 
 from __future__ import annotations
@@ -16,20 +18,30 @@ import json
 import os
 import re
 import shutil
+import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 from deltalake import CommitProperties, DeltaTable, PostCommitHookProperties
+from deltalake.exceptions import CommitFailedError, DeltaProtocolError
 from deltalake.schema import Field
 from deltalake.schema import Schema as DeltaSchema
 from deltalake.transaction import AddAction, RemoveAction, create_table_with_add_actions
 
 from rewind.clock import format_timestamp
-from rewind.constants import COMMIT_QUERY_ID_KEY, COMMIT_TIME_KEY, DELTA_TABLE_CONFIG
-from rewind.errors import StorageError
+from rewind.constants import (
+    COMMIT_ID_KEY,
+    COMMIT_QUERY_ID_KEY,
+    COMMIT_TIME_KEY,
+    COMMIT_UNDO_KEY,
+    DELTA_TABLE_CONFIG,
+)
+from rewind.errors import ConcurrentWrite, StorageError, UnsupportedTableFeature
+from rewind.storage import log
 
 # Checkpoints are left to the lifecycle; expired-log cleanup would destroy history.
 _HOOKS = PostCommitHookProperties(create_checkpoint=False, cleanup_expired_logs=False)
@@ -38,21 +50,46 @@ STAGING = "_rewind_staging"
 
 @dataclass(frozen=True)
 class DataFile:
-    """A data file of one table version (path relative to the table root)."""
+    """A data file of one table version (path relative to the table root); another
+    writer's file may carry a deletion vector (``dv_path``, ``deleted_rows``)."""
 
     path: str
     size: int
     num_records: int
+    deleted_rows: int = 0
+    dv_path: str | None = None
+
+
+# Writer features delta-rs commits correctly for Rewind (SPEC R40): anything else (a
+# deletion vector, column mapping's physical names) is refused before a file is written.
+WRITABLE_FEATURES = {"appendOnly", "invariants", "checkConstraints", "timestampNtz"}
 
 
 @dataclass(frozen=True)
 class Snapshot:
-    """What a table version holds: its schema and data files."""
+    """What a table version holds: its schema, data files and Delta protocol."""
 
     version: int
     schema: pa.Schema
     files: tuple[DataFile, ...]
     root: Path
+    protocol: dict[str, Any] | None = None
+
+    def check_writable(self, table: str) -> None:
+        """Refuse a write Rewind cannot commit correctly (SPEC R40, R43)."""
+        protocol = self.protocol or {}
+        features = set(protocol.get("writerFeatures") or []) | set(
+            protocol.get("readerFeatures") or []
+        )
+        blocked = sorted(features - WRITABLE_FEATURES)
+        if int(str(protocol.get("minReaderVersion") or 1)) > 1 and not blocked:
+            blocked = [f"reader version {protocol.get('minReaderVersion')}"]
+        if blocked or any(f.dv_path or f.deleted_rows for f in self.files):
+            raise UnsupportedTableFeature(
+                f"Table {table} uses Delta features Rewind cannot write yet "
+                f"({', '.join(blocked) or 'deletionVectors'}); Rewind reads it at every "
+                "version, and delta-spark can write it."
+            )
 
     @property
     def uris(self) -> list[str]:
@@ -60,7 +97,7 @@ class Snapshot:
 
     @property
     def rows(self) -> int:
-        return sum(f.num_records for f in self.files)
+        return sum(f.num_records - f.deleted_rows for f in self.files)
 
     @property
     def bytes(self) -> int:
@@ -71,13 +108,21 @@ def _ms(when: datetime) -> int:
     return int(when.timestamp() * 1000)
 
 
-def _props(query_id: str, commit_time: datetime) -> CommitProperties:
-    return CommitProperties(
-        custom_metadata={
-            COMMIT_QUERY_ID_KEY: query_id,
-            COMMIT_TIME_KEY: format_timestamp(commit_time),
-        }
-    )
+def _props(
+    query_id: str, commit_time: datetime, commit_id: str = "", *, undo: bool = False
+) -> CommitProperties:
+    """Rewind's marks on its commits: the statement (also Delta's ``userMetadata``, so
+    delta-spark's DESCRIBE HISTORY shows it, SPEC R43), the clock, the commit's id, and
+    whether it takes back that statement's earlier commit (:meth:`TableStore.undo_commit`)."""
+    metadata = {
+        COMMIT_QUERY_ID_KEY: query_id,
+        COMMIT_TIME_KEY: format_timestamp(commit_time),
+        COMMIT_ID_KEY: commit_id or query_id,
+        "userMetadata": query_id,
+    }
+    if undo:
+        metadata[COMMIT_UNDO_KEY] = "true"
+    return CommitProperties(custom_metadata=metadata, max_commit_retries=10)
 
 
 def _reason(exc: Exception) -> str:
@@ -123,11 +168,21 @@ class TableStore:
 
     @contextlib.contextmanager
     def _writing(self, table_id: int) -> Iterator[None]:
-        """delta-rs write failures as a StorageError naming the table directory (R39)."""
+        """delta-rs write failures as a StorageError naming the table directory (R39);
+        a conflict with another writer's commit as CONCURRENT_WRITE (SPEC R40)."""
         try:
             yield
-        except StorageError:
+        except (StorageError, UnsupportedTableFeature):
             raise
+        except CommitFailedError as exc:
+            raise ConcurrentWrite(
+                f"Another writer's commit to {self.path(table_id)} conflicts with this "
+                f"statement's ({_reason(exc)}); nothing was committed: run it again."
+            ) from None
+        except DeltaProtocolError as exc:
+            raise UnsupportedTableFeature(
+                f"Cannot write {self.path(table_id)}: {_reason(exc)}."
+            ) from None
         except Exception as exc:  # delta-rs raises OSError and its own exception types
             raise StorageError(
                 f"Cannot write the Delta log of {self.path(table_id)}: {_reason(exc)}."
@@ -178,7 +233,7 @@ class TableStore:
             made.append(destination)
         return made
 
-    def _table(self, table_id: int, version: int | None = None) -> DeltaTable:
+    def _delta_table(self, table_id: int, version: int | None = None) -> DeltaTable:
         try:
             return DeltaTable(str(self.path(table_id)), version=version)
         except Exception as exc:  # delta-rs raises several types for a broken log
@@ -187,19 +242,30 @@ class TableStore:
             ) from None
 
     def snapshot(self, table_id: int, version: int) -> Snapshot:
-        """The schema and files of ``version``."""
-        dt = self._table(table_id, version)
-        actions = pa.table(dt.get_add_actions(flatten=True)).to_pydict()
-        files = tuple(
-            DataFile(path, int(size), int(rows or 0))
-            for path, size, rows in zip(
-                actions["path"], actions["size_bytes"], actions["num_records"], strict=True
-            )
-        )
-        return Snapshot(version, pa.schema(dt.schema().to_arrow()), files, self.path(table_id))
+        """The schema and files of ``version``, replayed from the Delta log.
 
-    def latest_version(self, table_id: int) -> int:
-        return int(self._table(table_id).version())
+        Raises:
+            StorageError: the log is broken or does not reach ``version``.
+            UnsupportedTableFeature: a feature Rewind cannot read correctly (SPEC R43).
+        """
+        root = self.path(table_id)
+        try:
+            state = log.replay(root, version)
+        except (OSError, ValueError, KeyError, pa.ArrowException) as exc:
+            raise StorageError(f"Cannot read the Delta log of {root}: {exc}.") from None
+        log.check_readable(state.protocol, str(root))
+        files = tuple(
+            DataFile(f.path, f.size, f.num_records, f.deleted_rows, f.dv_path) for f in state.files
+        )
+        schema = log.arrow_schema(state.metadata, str(root))
+        return Snapshot(version, schema, files, root, state.protocol)
+
+    def latest_version(self, table_id: int, known: int = -1) -> int:
+        """The newest version in the log, probed from ``known`` on (no listing)."""
+        version = known
+        for commit in log.commits_after(self.path(table_id), known):
+            version = commit.version
+        return version
 
     def commit(
         self,
@@ -211,27 +277,32 @@ class TableStore:
         schema: pa.Schema,
         query_id: str,
         now: datetime,
+        undo: bool = False,
     ) -> int:
         """Commit ``removes`` and new data files ``adds`` (already in the table dir).
 
+        Goes through Delta's optimistic concurrency (SPEC R40): when other writers
+        committed after ``base_version``, delta-rs checks for conflicts and commits
+        after them; a real conflict is CONCURRENT_WRITE and nothing is committed.
+
         Returns:
-            The new version, ``base_version + 1``.
+            The version the commit got (``base_version + 1`` unless others came first).
         """
-        self.rollback_to(table_id, base_version)
         actions: list[AddAction | RemoveAction] = [
             RemoveAction(f.path, True, _ms(now), f.size, {}) for f in removes
         ]
         actions.extend(_add(f, now) for f in adds)
-        dt = self._table(table_id, base_version)
+        commit_id = str(uuid.uuid4())
+        dt = self._delta_table(table_id, base_version)
         with self._writing(table_id):
             dt.create_write_transaction(
                 actions,
                 "append",
                 schema,
-                commit_properties=_props(query_id, now),
+                commit_properties=_props(query_id, now, commit_id, undo=undo),
                 post_commithook_properties=_HOOKS,
             )
-        return self._check_new_version(table_id, base_version)
+        return self._own_version(table_id, base_version, commit_id)
 
     def add_columns(
         self,
@@ -242,32 +313,71 @@ class TableStore:
         now: datetime,
     ) -> int:
         """Add nullable columns to the Delta schema (a metadata-only version)."""
-        self.rollback_to(table_id, base_version)
-        dt = self._table(table_id, base_version)
+        commit_id = str(uuid.uuid4())
+        dt = self._delta_table(table_id, base_version)
         with self._writing(table_id):
             dt.alter.add_columns(
                 [Field.from_arrow(f) for f in fields],
-                commit_properties=_props(query_id, now),
+                commit_properties=_props(query_id, now, commit_id),
                 post_commithook_properties=_HOOKS,
             )
-        return self._check_new_version(table_id, base_version)
+        return self._own_version(table_id, base_version, commit_id)
 
-    def _check_new_version(self, table_id: int, base_version: int) -> int:
-        version = self.latest_version(table_id)
-        if version != base_version + 1:
-            raise StorageError(
-                f"Table id {table_id} changed underneath Rewind (expected version "
-                f"{base_version + 1}, found {version})."
+    def _own_version(self, table_id: int, base_version: int, commit_id: str) -> int:
+        """The version holding the commit ``commit_id`` (found after ``base_version``)."""
+        for commit in log.commits_after(self.path(table_id), base_version):
+            if commit.info.get(COMMIT_ID_KEY) == commit_id:
+                return commit.version
+        raise StorageError(
+            f"The commit {commit_id} to table id {table_id} is not in its Delta log."
+        )
+
+    def undo_commit(self, table_id: int, version: int, query_id: str, now: datetime) -> None:
+        """Take back a commit of a failed Rewind statement (SPEC R28, R40).
+
+        Only a commit whose ``rewind.queryId`` is ``query_id`` is touched. When it is
+        the newest, its log entry and the data files it added (its own, new names) are
+        deleted; when another writer has committed after it, nothing of theirs is
+        touched: a new commit removes what it added and brings back what it removed.
+        """
+        root = self.path(table_id)
+        commit = log.read_commit(root, version)
+        if commit is None or commit.rewind_query_id != query_id:
+            return
+        if log.read_commit(root, version + 1) is None:
+            # SPEC R28, R40: this log entry and these files are this statement's own.
+            log.commit_file(root, version).unlink(missing_ok=True)
+            for add in commit.adds():
+                (root / log.relative_path(add["path"])).unlink(missing_ok=True)
+            return
+        latest = self.latest_version(table_id, version)
+        current = {f.path: f for f in self.snapshot(table_id, latest).files}
+        later = {
+            log.relative_path(a["path"])
+            for c in log.commits_after(root, version)
+            for a in c.removes() + c.adds()
+        }
+        undo_removes = [
+            current[p] for a in commit.adds() if (p := log.relative_path(a["path"])) in current
+        ]
+        undo_adds = [
+            DataFile(log.relative_path(r["path"]), int(r.get("size") or 0), 0)
+            for r in commit.removes()
+            if log.relative_path(r["path"]) not in later
+            and (root / log.relative_path(r["path"])).exists()
+        ]
+        if undo_removes or undo_adds:
+            schema = self.snapshot(table_id, latest).schema
+            self.commit(
+                table_id,
+                latest,
+                adds=undo_adds,
+                removes=undo_removes,
+                schema=schema,
+                query_id=query_id,
+                now=now,
+                undo=True,
             )
-        return version
-
-    def rollback_to(self, table_id: int, version: int) -> None:
-        """Delete log entries newer than ``version`` that the catalog does not know (R28)."""
-        log = self.path(table_id) / "_delta_log"
-        for entry in log.glob("*.json"):
-            stem = entry.name.split(".")[0]
-            if stem.isdigit() and int(stem) > version:
-                entry.unlink()
 
     def discard(self, table_id: int) -> None:
         """Remove the whole directory of a table whose creation is being undone."""

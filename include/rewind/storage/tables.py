@@ -12,6 +12,7 @@ from rewind.catalog.models import CatalogObject
 from rewind.errors import ClockBehind, RewindError, StorageError
 from rewind.sql import names
 from rewind.sql.context import Context
+from rewind.storage import timeline
 from rewind.storage.columns import Column, add_column, table_columns
 from rewind.storage.delta import DataFile, Snapshot
 
@@ -43,9 +44,17 @@ def create_table_storage(
 
 
 def current_version(ctx: Context, obj: CatalogObject) -> int:
-    latest = ctx.catalog.latest_version(obj.id)
-    assert latest is not None, f"table {obj.id} has no versions"
-    return latest.version
+    """The newest version of the table's Delta log, whoever committed it (SPEC R40)."""
+    version = timeline.sync(ctx.catalog, ctx.store, obj)
+    assert version >= 0, f"table {obj.id} has no versions"
+    return version
+
+
+def writable_snapshot(ctx: Context, obj: CatalogObject) -> Snapshot:
+    """The current version of a table a statement is about to write (SPEC R40, R43)."""
+    base = snapshot(ctx, obj)
+    base.check_writable(str(names.qualified(ctx, obj)))
+    return base
 
 
 def snapshot(ctx: Context, obj: CatalogObject, version: int | None = None) -> Snapshot:
@@ -53,7 +62,8 @@ def snapshot(ctx: Context, obj: CatalogObject, version: int | None = None) -> Sn
 
 
 def check_clock(ctx: Context, obj: CatalogObject) -> None:
-    """Commit times per table never go backwards (SPEC R14, R15)."""
+    """Commit times per table never go backwards (SPEC R14, R15), other writers' too."""
+    timeline.sync(ctx.catalog, ctx.store, obj)
     last = ctx.catalog.last_commit_time(obj.id)
     if last is not None and ctx.now < last:
         raise ClockBehind(
@@ -76,8 +86,8 @@ def commit_files(
     """
     if not adds and not removes:
         return None
+    base.check_writable(str(names.qualified(ctx, obj)))
     check_clock(ctx, obj)
-    ctx.undo.append(lambda: ctx.store.rollback_to(obj.id, base.version))
     version = ctx.store.commit(
         obj.id,
         base.version,
@@ -87,8 +97,16 @@ def commit_files(
         query_id=ctx.query_id,
         now=ctx.now,
     )
-    record_version(ctx, obj, version, operation)
+    _recorded(ctx, obj, version, operation)
     return version
+
+
+def _recorded(ctx: Context, obj: CatalogObject, version: int, operation: str) -> None:
+    """Record this statement's commit after the other writers' commits before it, and
+    take back only that commit if the statement fails (SPEC R28, R40)."""
+    ctx.undo.append(lambda: ctx.store.undo_commit(obj.id, version, ctx.query_id, ctx.now))
+    timeline.sync(ctx.catalog, ctx.store, obj, upto=version - 1)
+    record_version(ctx, obj, version, operation)
 
 
 def add_physical_column(
@@ -96,10 +114,9 @@ def add_physical_column(
 ) -> None:
     """ALTER TABLE ADD COLUMN: a metadata-only Delta version with the new field."""
     check_clock(ctx, obj)
-    base = snapshot(ctx, obj)
+    base = writable_snapshot(ctx, obj)
     columns = add_column(table_columns(obj), name, data_type, base.schema.names)
     new = columns[-1]
-    ctx.undo.append(lambda: ctx.store.rollback_to(obj.id, base.version))
     version = ctx.store.add_columns(
         obj.id,
         base.version,
@@ -107,8 +124,8 @@ def add_physical_column(
         ctx.query_id,
         ctx.now,
     )
+    _recorded(ctx, obj, version, "ADD COLUMN")
     obj.columns = [c.as_json() for c in columns]
-    record_version(ctx, obj, version, "ADD COLUMN")
 
 
 def naming_table(ctx: Context, error: RewindError) -> RewindError:

@@ -1,0 +1,337 @@
+"""Reading a Delta log as the truth about a table's versions (SPEC R40, R43).
+
+Pure reading, no writes: the commits after a version (JSON files, probed by number, no
+listing), their commit times, the deletion-vector files their actions name, and the
+snapshot of any version replayed from the newest checkpoint at or before it plus the
+JSON commits after it. Any writer's table reads the same way, whatever engine wrote it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from rewind.clock import parse_timestamp
+from rewind.constants import COMMIT_QUERY_ID_KEY, COMMIT_TIME_KEY
+from rewind.errors import StorageError, UnsupportedTableFeature
+
+LOG = "_delta_log"
+# Reader features Rewind reads correctly: through delta-spark for data, through this
+# module for the file list (deletion-vector cardinalities, column mapping's names).
+READABLE_READER_FEATURES = {"deletionVectors", "columnMapping", "timestampNtz", "v2Checkpoint"}
+_CHECKPOINT = re.compile(r"^(\d{20})\.checkpoint(?:\.(\d{10})\.(\d{10}))?\.parquet$")
+
+
+def commit_file(root: Path, version: int) -> Path:
+    return root / LOG / f"{version:020d}.json"
+
+
+@dataclass(frozen=True)
+class Commit:
+    """One commit of a table: its version, actions, ``commitInfo`` and file time."""
+
+    version: int
+    actions: tuple[dict[str, Any], ...]
+    info: dict[str, Any]
+    mtime: datetime
+
+    @property
+    def rewind_query_id(self) -> str | None:
+        value = self.info.get(COMMIT_QUERY_ID_KEY)
+        return str(value) if value else None
+
+    @property
+    def operation(self) -> str:
+        return str(self.info.get("operation") or "WRITE")[:32]
+
+    def raw_time(self) -> datetime:
+        """The time the writer recorded: Rewind's clock for Rewind's commits, else the
+        in-commit timestamp, else the commit file's modification time (Delta's rule)."""
+        if self.info.get(COMMIT_TIME_KEY):
+            return parse_timestamp(str(self.info[COMMIT_TIME_KEY]))
+        ict = self.info.get("inCommitTimestamp")
+        if isinstance(ict, int):
+            return datetime.fromtimestamp(ict / 1000, tz=UTC)
+        return self.mtime
+
+    def derived_query_id(self, table_key: str) -> str:
+        """A statement id for another writer's commit (SPEC R40): its own transaction id
+        when it is a UUID, else one derived from the table, version and timestamp."""
+        txn = str(self.info.get("txnId") or "")
+        try:
+            return str(uuid.UUID(txn))
+        except ValueError:
+            seed = f"{table_key}#{self.version}#{self.info.get('timestamp')}"
+            return str(uuid.uuid5(uuid.NAMESPACE_URL, seed))
+
+    def adds(self) -> list[dict[str, Any]]:
+        return [a["add"] for a in self.actions if "add" in a]
+
+    def removes(self) -> list[dict[str, Any]]:
+        return [a["remove"] for a in self.actions if "remove" in a]
+
+    def metadata(self) -> dict[str, Any] | None:
+        return next((a["metaData"] for a in self.actions if "metaData" in a), None)
+
+
+def read_commit(root: Path, version: int) -> Commit | None:
+    """The commit ``version``, or None when its JSON file is not there."""
+    path = commit_file(root, version)
+    try:
+        text = path.read_text()
+        mtime = datetime.fromtimestamp(path.stat().st_mtime, tz=UTC)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise StorageError(f"Cannot read the Delta log {path}: {exc.strerror}.") from None
+    try:
+        actions = tuple(json.loads(line) for line in text.splitlines() if line.strip())
+    except json.JSONDecodeError:
+        raise StorageError(f"The Delta log entry {path} is corrupt.") from None
+    info: dict[str, Any] = next((a["commitInfo"] for a in actions if "commitInfo" in a), {})
+    return Commit(version, actions, dict(info), mtime)
+
+
+def commits_after(root: Path, version: int) -> Iterator[Commit]:
+    """The commits after ``version`` in order, until the first missing number."""
+    while (commit := read_commit(root, version + 1)) is not None:
+        yield commit
+        version += 1
+
+
+def latest_checkpoint(root: Path, at_most: int | None = None) -> tuple[int, list[Path]] | None:
+    """The newest classic checkpoint (single or multi-part) at or before ``at_most``."""
+    found: dict[int, list[Path]] = {}
+    parts_expected: dict[int, int] = {}
+    try:
+        names = os.listdir(root / LOG)
+    except FileNotFoundError:
+        return None
+    for name in names:
+        match = _CHECKPOINT.match(name)
+        if match is None:
+            continue
+        version = int(match[1])
+        if at_most is not None and version > at_most:
+            continue
+        found.setdefault(version, []).append(root / LOG / name)
+        parts_expected[version] = int(match[3] or 1)
+    complete = [v for v, files in found.items() if len(files) == parts_expected[v]]
+    if not complete:
+        return None
+    best = max(complete)
+    return best, sorted(found[best])
+
+
+def earliest_commit(root: Path) -> int | None:
+    """The oldest version whose JSON commit is still there (others may be cleaned up)."""
+    try:
+        names = os.listdir(root / LOG)
+    except FileNotFoundError:
+        return None
+    versions = [
+        int(n[:20]) for n in names if len(n) == 25 and n.endswith(".json") and n[:20].isdigit()
+    ]
+    return min(versions) if versions else None
+
+
+def _checkpoint_actions(files: list[Path]) -> Iterator[dict[str, Any]]:
+    """The actions of a checkpoint as dicts, like a JSON commit's lines."""
+    for file in files:
+        table = pq.read_table(file)
+        for row in table.to_pylist():
+            for kind in ("add", "remove", "metaData", "protocol"):
+                if row.get(kind) is not None:
+                    yield {kind: row[kind]}
+
+
+def dv_file(dv: dict[str, Any] | None) -> str | None:
+    """The file (relative to the table root) a deletion vector is stored in, if any.
+
+    ``u``: a UUID in Z85 (20 characters) after an optional directory prefix;
+    ``p``: an absolute path, not Rewind's to manage; ``i``: inline, no file.
+    """
+    if not dv or dv.get("storageType") != "u":
+        return None
+    text = str(dv["pathOrInlineDv"])
+    prefix, encoded = text[:-20], text[-20:]
+    name = f"deletion_vector_{_z85_uuid(encoded)}.bin"
+    return f"{prefix}/{name}" if prefix else name
+
+
+_Z85 = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#"
+
+
+def _z85_uuid(text: str) -> uuid.UUID:
+    data = bytearray()
+    for i in range(0, len(text), 5):
+        value = 0
+        for char in text[i : i + 5]:
+            value = value * 85 + _Z85.index(char)
+        data += value.to_bytes(4, "big")
+    return uuid.UUID(bytes=bytes(data))
+
+
+def file_key(add_or_remove: dict[str, Any]) -> tuple[str, str | None]:
+    """Delta's identity of a file action: its path and its deletion vector's id."""
+    dv = add_or_remove.get("deletionVector")
+    dv_id = f"{dv['storageType']}{dv['pathOrInlineDv']}@{dv.get('offset')}" if dv else None
+    return relative_path(add_or_remove["path"]), dv_id
+
+
+def relative_path(path: str) -> str:
+    """A file action's path as a path under the table root (Delta stores URI-encoded)."""
+    return unquote(path)
+
+
+@dataclass(frozen=True)
+class LiveFile:
+    """A data file of a version, with its deletion vector (if any)."""
+
+    path: str
+    size: int
+    num_records: int
+    deleted_rows: int = 0
+    dv_path: str | None = None
+
+
+@dataclass
+class Replay:
+    """A version replayed: its protocol, metadata and live files (by path, with the id of
+    the deletion vector each carries: Delta's file identity)."""
+
+    version: int
+    protocol: dict[str, Any] = field(default_factory=dict)
+    metadata: dict[str, Any] = field(default_factory=dict)
+    live: dict[str, tuple[str | None, LiveFile]] = field(default_factory=dict)
+
+    @property
+    def files(self) -> list[LiveFile]:
+        return [file for _, file in self.live.values()]
+
+    def apply(self, action: dict[str, Any]) -> None:
+        if "add" in action:
+            path, dv_id = file_key(action["add"])
+            self.live[path] = (dv_id, _live(action["add"]))
+        elif "remove" in action:
+            path, dv_id = file_key(action["remove"])
+            # The remove of (path, old vector) may come after the add of (path, new one).
+            if path in self.live and self.live[path][0] == dv_id:
+                del self.live[path]
+        elif "metaData" in action:
+            self.metadata = action["metaData"]
+        elif "protocol" in action:
+            self.protocol = action["protocol"]
+
+
+def _live(add: dict[str, Any]) -> LiveFile:
+    stats = add.get("stats")
+    records = 0
+    if stats:
+        try:
+            records = int(json.loads(stats).get("numRecords") or 0)
+        except (ValueError, AttributeError):
+            records = 0
+    dv = add.get("deletionVector")
+    return LiveFile(
+        relative_path(add["path"]),
+        int(add.get("size") or 0),
+        records,
+        int(dv.get("cardinality") or 0) if dv else 0,
+        dv_file(dv),
+    )
+
+
+def replay(root: Path, version: int) -> Replay:
+    """The state of ``version``: from the newest checkpoint at or before it, then the
+    JSON commits after that checkpoint (SPEC R43: cleaned-up early JSON is fine).
+
+    Raises:
+        StorageError: the log cannot reach ``version`` (missing or corrupt entries).
+    """
+    checkpoint = latest_checkpoint(root, version)
+    state = Replay(version)
+    start = 0
+    if checkpoint is not None:
+        for action in _checkpoint_actions(checkpoint[1]):
+            state.apply(action)
+        start = checkpoint[0] + 1
+    for number in range(start, version + 1):
+        commit = read_commit(root, number)
+        if commit is None:
+            raise StorageError(
+                f"The Delta log of {root} has no entry for version {number} "
+                "(cleaned up without a checkpoint)."
+            )
+        for action in commit.actions:
+            state.apply(action)
+    if not state.metadata:
+        raise StorageError(f"The Delta log of {root} has no table metadata at version {version}.")
+    return state
+
+
+def check_readable(protocol: dict[str, Any], table: str) -> None:
+    """Refuse a table using a reader feature Rewind cannot read correctly (SPEC R41, R43)."""
+    features = set(protocol.get("readerFeatures") or [])
+    unknown = sorted(features - READABLE_READER_FEATURES)
+    if unknown or int(protocol.get("minReaderVersion") or 1) > 3:
+        raise UnsupportedTableFeature(
+            f"Table {table} uses Delta reader features Rewind cannot read correctly: "
+            f"{', '.join(unknown) or 'reader version ' + str(protocol.get('minReaderVersion'))}."
+        )
+
+
+# Delta's primitive types as Arrow types (what write_frame casts to).
+_ARROW_OF = {
+    "string": pa.string(),
+    "long": pa.int64(),
+    "integer": pa.int32(),
+    "short": pa.int16(),
+    "byte": pa.int8(),
+    "double": pa.float64(),
+    "float": pa.float32(),
+    "boolean": pa.bool_(),
+    "date": pa.date32(),
+    "timestamp": pa.timestamp("us", tz="UTC"),
+    "timestamp_ntz": pa.timestamp("us"),
+    "binary": pa.binary(),
+}
+
+
+def delta_fields(metadata: dict[str, Any]) -> list[dict[str, Any]]:
+    return list(json.loads(metadata["schemaString"]).get("fields", []))
+
+
+def arrow_schema(metadata: dict[str, Any], table: str) -> pa.Schema:
+    """The Arrow schema of a Delta ``metaData`` (logical names).
+
+    Raises:
+        UnsupportedTableFeature: a nested type (struct, array, map) Rewind's columns
+            cannot hold.
+    """
+    fields = []
+    for column in delta_fields(metadata):
+        kind = column["type"]
+        if isinstance(kind, str) and kind in _ARROW_OF:
+            arrow = _ARROW_OF[kind]
+        elif isinstance(kind, str) and kind.startswith("decimal("):
+            precision, scale = kind.removeprefix("decimal(").rstrip(")").split(",")
+            arrow = pa.decimal128(int(precision), int(scale))
+        else:
+            raise UnsupportedTableFeature(
+                f"Column '{column['name']}' of table {table} has the type "
+                f"{json.dumps(kind)[:80]}, which Rewind's columns cannot hold."
+            )
+        fields.append(pa.field(column["name"], arrow, True))
+    return pa.schema(fields)
