@@ -212,6 +212,8 @@ class FileState(Base):
     state: Mapped[str] = mapped_column(String(16), index=True)
     left_time_travel_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)
     purge_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True, index=True)
+    # The deletion-vector file this data file carries now (another writer's, SPEC R43).
+    dv_path: Mapped[str | None] = mapped_column(String(1024), nullable=True, index=True)
 
 
 class LogCursor(Base):

@@ -1,15 +1,18 @@
-"""Read new Delta commits into the per-file lifecycle state (SPEC R30, R32).
+"""Read new Delta commits into the per-file lifecycle state (SPEC R30, R32, R40).
 
-Only commits newer than each table's cursor are read, by version number (no
-directory listing), and only versions the catalog's timeline knows: a version left
-by a statement that crashed before its catalog commit is not data (SPEC R28). The
-time a file was removed is the commit time the timeline recorded (SPEC R15).
+First every table's version timeline is extended with the commits other writers made
+(:func:`rewind.storage.timeline.sync`; a stat of the next commit file per table, no
+listing). Then only versions newer than each table's cursor are read, by version number,
+and only versions the timeline knows: a commit of a Rewind statement that crashed before
+its catalog commit is not data (SPEC R28). The time a file was removed is the commit
+time the timeline recorded (SPEC R15). Where another engine cleaned up JSON commits
+after a checkpoint, the state is rebuilt from the checkpoint instead (SPEC R43).
+Deletion-vector files are files of the table like the data files that carry them.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -18,37 +21,43 @@ from sqlalchemy import func, select
 from rewind.catalog.models import FileState, LogCursor, TableVersion
 from rewind.catalog.repository import Catalog
 from rewind.lifecycle.rules import DELETING, LIVE, MOVING, REMOVED
+from rewind.storage import log, timeline
 from rewind.storage.delta import TableStore
 
 
-def commit_actions(table_root: Path, version: int) -> Iterator[dict[str, Any]]:
-    """The actions of one commit file (newline-delimited JSON)."""
-    log = table_root / "_delta_log" / f"{version:020d}.json"
-    with log.open() as lines:
-        for line in lines:
-            if line.strip():
-                yield json.loads(line)
-
-
-def tables_with_new_commits(catalog: Catalog) -> dict[int, tuple[int, int]]:
-    """table id -> (cursor, newest catalogued version), for tables with unread commits."""
-    newest = dict(
+def newest_versions(catalog: Catalog) -> dict[int, int]:
+    """table id -> the newest version its timeline knows."""
+    return dict(
         catalog.session.execute(
             select(TableVersion.table_id, func.max(TableVersion.version)).group_by(
                 TableVersion.table_id
             )
         ).all()
     )
+
+
+def sync_timelines(catalog: Catalog, store: TableStore) -> None:
+    """Extend the timeline of every table another writer committed to (SPEC R40)."""
+    for table_id, newest in newest_versions(catalog).items():
+        if log.commit_file(store.path(table_id), newest + 1).exists():
+            table = catalog.get(table_id)
+            if table is not None:
+                timeline.sync(catalog, store, table)
+
+
+def tables_with_new_commits(catalog: Catalog) -> dict[int, tuple[int, int]]:
+    """table id -> (cursor, newest catalogued version), for tables with unread commits."""
     cursors = dict(catalog.session.execute(select(LogCursor.table_id, LogCursor.version)).all())
     return {
         table_id: (cursors.get(table_id, -1), version)
-        for table_id, version in newest.items()
+        for table_id, version in newest_versions(catalog).items()
         if cursors.get(table_id, -1) < version
     }
 
 
 def sync(catalog: Catalog, store: TableStore) -> int:
     """Fold every unread commit into ``file_states``; returns the commits read."""
+    sync_timelines(catalog, store)
     read = 0
     for table_id, (cursor, newest) in tables_with_new_commits(catalog).items():
         times = dict(
@@ -59,10 +68,18 @@ def sync(catalog: Catalog, store: TableStore) -> int:
             ).all()
         )
         root = store.path(table_id)
-        for version in range(cursor + 1, newest + 1):
-            for action in commit_actions(root, version):
-                _apply(catalog, table_id, version, times[version], action)
+        gap = False
+        for version in sorted(times):
+            commit = log.read_commit(root, version)
+            if commit is None:  # JSON cleaned up after a checkpoint (SPEC R43)
+                gap = True
+                continue
+            if gap or version != cursor + 1:
+                _reconcile(catalog, table_id, root, version, times[version])
+            else:
+                _apply(catalog, table_id, root, commit, times[version])
             catalog.session.flush()  # a later commit may remove what this one added
+            gap, cursor = False, version
             read += 1
         row = catalog.session.get(LogCursor, table_id)
         if row is None:
@@ -73,27 +90,75 @@ def sync(catalog: Catalog, store: TableStore) -> int:
     return read
 
 
-def _apply(
-    catalog: Catalog, table_id: int, version: int, when: Any, action: dict[str, Any]
-) -> None:
-    if "add" in action:
-        add = action["add"]
-        row = catalog.session.get(FileState, (table_id, add["path"]))
-        if row is None:
-            catalog.session.add(
-                FileState(
-                    table_id=table_id,
-                    path=add["path"],
-                    size=int(add["size"]),
-                    added_version=version,
-                    state=LIVE,
-                )
+def _apply(catalog: Catalog, table_id: int, root: Path, commit: log.Commit, when: datetime) -> None:
+    """One commit: its removes, then its adds (a data file whose deletion vector changed
+    is removed and added again in one commit), then the vector files no file carries."""
+    vectors: set[str] = set()
+    for remove in commit.removes():
+        path = log.relative_path(remove["path"])
+        row = catalog.session.get(FileState, (table_id, path))
+        if row is not None and row.dv_path:
+            vectors.add(row.dv_path)
+        _removed(row, commit.version, when)
+    for add in commit.adds():
+        _added(catalog, table_id, root, add, commit.version)
+    catalog.session.flush()
+    for vector in vectors:
+        carried = catalog.session.scalar(
+            select(func.count()).where(
+                FileState.table_id == table_id, FileState.dv_path == vector, FileState.state == LIVE
             )
-        elif row.state in (LIVE, REMOVED, MOVING, DELETING):
-            # Used again by a newer commit (a restore in place, a concurrent writer):
-            # it must not leave the table (SPEC R31).
-            row.state, row.removed_version, row.removed_at = LIVE, None, None
-    elif "remove" in action:
-        row = catalog.session.get(FileState, (table_id, action["remove"]["path"]))
-        if row is not None and row.state == LIVE:
-            row.state, row.removed_version, row.removed_at = REMOVED, version, when
+        )
+        if not carried:
+            _removed(catalog.session.get(FileState, (table_id, vector)), commit.version, when)
+
+
+def _removed(row: FileState | None, version: int, when: datetime) -> None:
+    if row is not None and row.state == LIVE:
+        row.state, row.removed_version, row.removed_at = REMOVED, version, when
+
+
+def _added(catalog: Catalog, table_id: int, root: Path, add: dict[str, Any], version: int) -> None:
+    path = log.relative_path(add["path"])
+    vector = log.dv_file(add.get("deletionVector"))
+    _live(catalog, table_id, path, int(add.get("size") or 0), version).dv_path = vector
+    if vector is not None:
+        size = (root / vector).stat().st_size if (root / vector).exists() else 0
+        _live(catalog, table_id, vector, size, version)
+
+
+def _live(catalog: Catalog, table_id: int, path: str, size: int, version: int) -> FileState:
+    row = catalog.session.get(FileState, (table_id, path))
+    if row is None:
+        row = FileState(table_id=table_id, path=path, size=size, added_version=version, state=LIVE)
+        catalog.session.add(row)
+    elif row.state in (LIVE, REMOVED, MOVING, DELETING):
+        # Used again by a newer commit (a restore in place, a concurrent writer):
+        # it must not leave the table (SPEC R31).
+        row.state, row.removed_version, row.removed_at = LIVE, None, None
+    return row
+
+
+def _reconcile(catalog: Catalog, table_id: int, root: Path, version: int, when: datetime) -> None:
+    """The file states of ``version`` rebuilt from the log's checkpoint (SPEC R43): files
+    the lifecycle holds LIVE that the version lacks were removed by the commits that
+    are gone; the version's files are LIVE."""
+    state = log.replay(root, version)
+    present = {f.path: f for f in state.files}
+    vectors = {f.dv_path: f for f in state.files if f.dv_path}
+    for row in catalog.session.scalars(
+        select(FileState).where(FileState.table_id == table_id, FileState.state == LIVE)
+    ):
+        if row.path not in present and row.path not in vectors:
+            _removed(row, version, when)
+    for file in state.files:
+        _live(catalog, table_id, file.path, file.size, version).dv_path = file.dv_path
+        if file.dv_path:
+            size = (root / file.dv_path).stat().st_size if (root / file.dv_path).exists() else 0
+            _live(catalog, table_id, file.dv_path, size, version)
+
+
+def commit_actions(table_root: Path, version: int) -> list[dict[str, Any]]:
+    """The actions of one commit file (none where it is gone)."""
+    commit = log.read_commit(table_root, version)
+    return list(commit.actions) if commit is not None else []

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rewind.lifecycle.scan import commit_actions
+from rewind.storage import log
 from rewind.storage.delta import STAGING
 
 # Not table data: the Delta log (its checkpoints are parquet too) and the files of
@@ -36,11 +37,17 @@ class StoredFile:
 
 
 def table_data_files(root: Path, table_id: int) -> Iterator[StoredFile]:
-    """Every data file under one table directory, paths '/'-separated as in the log."""
+    """Every data file under one table directory, paths '/'-separated as in the log.
+
+    Hidden files (``.``-prefixed: the checksums Hadoop's file system writes beside
+    delta-spark's files) are no table data, as Delta itself reads them.
+    """
     for folder, dirs, files in os.walk(root):
         if folder == str(root):
             dirs[:] = [d for d in dirs if d not in NOT_DATA]
         for name in files:
+            if name.startswith("."):
+                continue
             full = os.path.join(folder, name)
             stat = os.stat(full)
             path = Path(os.path.relpath(full, root)).as_posix()
@@ -57,7 +64,11 @@ def unread_adds(root: Path, cursor: int) -> set[str]:
     added: set[str] = set()
     version = cursor + 1
     while (root / "_delta_log" / f"{version:020d}.json").exists():
-        added.update(a["add"]["path"] for a in commit_actions(root, version) if "add" in a)
+        for action in commit_actions(root, version):
+            if "add" in action:
+                added.add(log.relative_path(action["add"]["path"]))
+                vector = log.dv_file(action["add"].get("deletionVector"))
+                added.update([vector] if vector else [])
         version += 1
     return added
 

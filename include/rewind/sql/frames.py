@@ -69,12 +69,19 @@ def version_frame(
     """
     from pyspark.sql import functions as F
 
-    frame = (
-        ctx.spark()
-        .read.format("delta")
-        .option("versionAsOf", snap.version)
-        .load(str(snap.root))
-    )
+    spark = ctx.spark()
+    if with_file:
+        # The target of Rewind's own UPDATE/DELETE/MERGE: a table Rewind may write has
+        # no deletion vectors nor column mapping (Snapshot.check_writable), so its files
+        # are its rows; Delta's reader has no row index to give for them.
+        ddl = ", ".join(f"{quote(f.name)} {spark_type(f.type)}" for f in snap.schema)
+        frame = (
+            spark.read.schema(ddl).parquet(*snap.uris)
+            if snap.files
+            else spark.createDataFrame([], ddl)
+        )
+    else:
+        frame = spark.read.format("delta").option("versionAsOf", snap.version).load(str(snap.root))
     present = set(snap.schema.names)
     projection: list[SparkColumn] = [
         (F.col(quote(c.physical)) if c.physical in present else F.lit(None))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import operator
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
@@ -32,6 +32,7 @@ from rewind.sql.context import Context
 from rewind.sql.frames import collect, version_frame
 from rewind.sql.values import literal
 from rewind.storage import timeline
+from rewind.storage.log import HistoryGone
 from rewind.storage.columns import table_columns
 from rewind.storage.tables import current_version, snapshot
 
@@ -240,7 +241,18 @@ def resolve_version(ctx: Context, obj: CatalogObject, when: exp.HistoricalData |
 
 
 def table_frame(ctx: Context, obj: CatalogObject, version: int) -> DataFrame:
-    return version_frame(ctx, snapshot(ctx, obj, version), table_columns(obj))
+    """Version ``version`` of ``obj`` with its current columns (SPEC R18); a column another
+    engine renamed under column mapping reads by its identity, not its name (R43)."""
+    then = snapshot(ctx, obj, version)
+    columns = table_columns(obj)
+    if then.field_ids and any(k != v for k, v in then.field_ids.items()):
+        now_ids = snapshot(ctx, obj).field_ids or {}
+        name_then = {key: name for name, key in then.field_ids.items()}
+        columns = [
+            replace(c, physical=name_then.get(now_ids.get(c.physical, ""), c.physical))
+            for c in columns
+        ]
+    return version_frame(ctx, then, columns)
 
 
 def table_references(tree: exp.Expression) -> list[tuple[exp.Table, list[str]]]:
@@ -300,8 +312,16 @@ def pin_root(ctx: Context) -> Path:
 
 def _check_files_held(ctx: Context, obj: CatalogObject, version: int) -> None:
     """A version whose files left time travel is unavailable, never a missing file (R17);
-    the current version's files never leave, so one missing there is broken storage."""
-    snap = snapshot(ctx, obj, version)
+    the current version's files never leave, so one missing there is broken storage;
+    a version whose log another engine cleaned up is unavailable too (SPEC R43)."""
+    try:
+        snap = snapshot(ctx, obj, version)
+    except HistoryGone:
+        raise timetravel.unavailable(
+            str(names.qualified(ctx, obj)),
+            f"the Delta log of version {version} was cleaned up by another engine",
+            ctx.now,
+        ) from None
     missing = [f.path for f in snap.files if not (snap.root / f.path).exists()]
     if missing and version == current_version(ctx, obj):
         raise StorageError(

@@ -74,6 +74,8 @@ class Snapshot:
     files: tuple[DataFile, ...]
     root: Path
     protocol: dict[str, Any] | None = None
+    # name -> identity: column mapping's id (stable across renames), else the name
+    field_ids: dict[str, str] | None = None
 
     def check_writable(self, table: str) -> None:
         """Refuse a write Rewind cannot commit correctly (SPEC R40, R43)."""
@@ -258,7 +260,7 @@ class TableStore:
             DataFile(f.path, f.size, f.num_records, f.deleted_rows, f.dv_path) for f in state.files
         )
         schema = log.arrow_schema(state.metadata, str(root))
-        return Snapshot(version, schema, files, root, state.protocol)
+        return Snapshot(version, schema, files, root, state.protocol, log.field_ids(state.metadata))
 
     def latest_version(self, table_id: int, known: int = -1) -> int:
         """The newest version in the log, probed from ``known`` on (no listing)."""

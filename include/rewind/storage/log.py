@@ -33,6 +33,10 @@ READABLE_READER_FEATURES = {"deletionVectors", "columnMapping", "timestampNtz", 
 _CHECKPOINT = re.compile(r"^(\d{20})\.checkpoint(?:\.(\d{10})\.(\d{10}))?\.parquet$")
 
 
+class HistoryGone(StorageError):
+    """A version whose log entries another engine cleaned up: nobody can read it."""
+
+
 def commit_file(root: Path, version: int) -> Path:
     return root / LOG / f"{version:020d}.json"
 
@@ -270,7 +274,7 @@ def replay(root: Path, version: int) -> Replay:
     for number in range(start, version + 1):
         commit = read_commit(root, number)
         if commit is None:
-            raise StorageError(
+            raise HistoryGone(
                 f"The Delta log of {root} has no entry for version {number} "
                 "(cleaned up without a checkpoint)."
             )
@@ -311,6 +315,14 @@ _ARROW_OF = {
 
 def delta_fields(metadata: dict[str, Any]) -> list[dict[str, Any]]:
     return list(json.loads(metadata["schemaString"]).get("fields", []))
+
+
+def field_ids(metadata: dict[str, Any]) -> dict[str, str]:
+    """Column name -> identity: column mapping's id (kept across a rename), else the name."""
+    return {
+        f["name"]: str((f.get("metadata") or {}).get("delta.columnMapping.id", f["name"]))
+        for f in delta_fields(metadata)
+    }
 
 
 def arrow_schema(metadata: dict[str, Any], table: str) -> pa.Schema:

@@ -219,8 +219,4 @@ def _follow_schema(table: CatalogObject, root: Path, commit: log.Commit) -> None
 
 def _fields(metadata: dict[str, Any]) -> dict[str, str]:
     """Column identity (column mapping's id, else the name) -> name."""
-    found = {}
-    for field in log.delta_fields(metadata):
-        key = str((field.get("metadata") or {}).get("delta.columnMapping.id", field["name"]))
-        found[key] = field["name"]
-    return found
+    return {key: name for name, key in log.field_ids(metadata).items()}

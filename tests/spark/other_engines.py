@@ -1,0 +1,72 @@
+"""Other Delta writers, run as other engines (SPEC R40, R43): a plain PySpark job with
+delta-spark in a process of its own (no Rewind code), and a plain delta-rs writer.
+
+A commit's time, for a writer without in-commit timestamps, is its log file's
+modification time (Delta's rule); :func:`stamp` sets it, so that tests on Rewind's
+simulated clock can place another writer's commit at a chosen instant.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from datetime import datetime
+from pathlib import Path
+
+import pyarrow as pa
+from deltalake import write_deltalake
+
+from rewind.spark import DEFAULT_DELTA_JARS
+
+# What a data team's own job starts with: pyspark + delta-spark's jars, extension, catalog.
+HEADER = """\
+import glob, os, sys
+from pyspark.sql import SparkSession
+from delta.tables import DeltaTable
+jars = ",".join(sorted(glob.glob(os.path.join(os.environ["DELTA_JARS"], "*.jar"))))
+spark = (
+    SparkSession.builder.master("local[1]").appName("team-job")
+    .config("spark.jars", jars)
+    .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+    .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+    .config("spark.ui.enabled", "false")
+    .config("spark.sql.shuffle.partitions", "2")
+    .getOrCreate()
+)
+spark.sparkContext.setLogLevel("ERROR")
+path = sys.argv[1]
+"""
+
+
+def delta_spark(path: Path, body: str, timeout: float = 300) -> str:
+    """Run ``body`` (Python, with ``spark``, ``path`` and ``DeltaTable`` in scope) as a
+    plain PySpark job in its own process; returns what it printed."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("REWIND_", "PYSPARK_GATEWAY"))}
+    env["DELTA_JARS"] = str(os.environ.get("REWIND_DELTA_JARS") or DEFAULT_DELTA_JARS)
+    done = subprocess.run(
+        [sys.executable, "-c", HEADER + textwrap.dedent(body), str(path)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
+def delta_rs_append(path: Path, rows: dict[str, pa.Array]) -> None:
+    """A plain delta-rs writer appending rows."""
+    write_deltalake(str(path), pa.table(rows), mode="append")
+
+
+def stamp(path: Path, version: int, when: datetime) -> None:
+    """Give commit ``version`` the commit time ``when`` (its file's modification time)."""
+    log = path / "_delta_log" / f"{version:020d}.json"
+    os.utime(log, (when.timestamp(), when.timestamp()))
+
+
+def versions(path: Path) -> list[int]:
+    return sorted(int(p.name[:20]) for p in (path / "_delta_log").glob("*.json"))

@@ -1,0 +1,279 @@
+"""Other Delta writers on Rewind's tables (SPEC R40, R43): delta-rs and delta-spark as
+writers and readers, deletion vectors, column mapping, cleaned-up logs, a killed Rewind
+statement. Every other engine runs as itself (``other_engines``): a plain delta-rs
+writer, a plain PySpark job with delta-spark in its own process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+from other_engines import delta_rs_append, delta_spark, stamp, versions
+from test_dml import T0, catalog, clock, open_at, query, table_root
+
+from rewind.errors import RewindError
+from rewind.storage import log
+
+pytestmark = pytest.mark.spark
+
+
+def version_ids(home: Path, name: str = "T") -> dict[int, str]:
+    """Version -> query id, as Rewind's timeline has them."""
+    root = table_root(home, name)
+    return dict(
+        catalog(
+            home,
+            "SELECT version, query_id FROM table_versions WHERE table_id = ? ORDER BY version",
+            int(root.name),
+        )
+    )
+
+
+def ids_at(conn: Any, point: str) -> list[int]:
+    return [r[0] for r in query(conn, f"SELECT ID FROM T {point} ORDER BY ID")]
+
+
+@pytest.fixture
+def conn(connect: Callable[..., Any]) -> Any:
+    """D.PUBLIC.T (ID INT, V VARCHAR) with rows 1, 2 at T0 (versions 0 and 1)."""
+    session = connect(now=clock())
+    session.sql(
+        "CREATE DATABASE D; CREATE TABLE T (ID INT, V VARCHAR); INSERT INTO T VALUES (1, 'a'), (2, 'b')"
+    )
+    return session
+
+
+def test_a_delta_rs_commit_is_a_version_rewind_reads_and_never_removes_r40(
+    conn: Any, connect: Callable[..., Any], home: Path
+) -> None:
+    """The defect this rule exists for: another writer's commit was invisible to Rewind
+    and deleted by its next INSERT. Now it is a version like Rewind's own."""
+    root = table_root(home, "T")
+    delta_rs_append(root, {"ID": pa.array([3], pa.int64()), "V": ["c"]})
+    stamp(root, 2, T0.replace(hour=1))
+    later = open_at(connect, hours=2)
+    assert query(later, "SELECT COUNT(*) FROM T") == [(3,)]
+    later.sql("INSERT INTO T VALUES (4, 'd')")
+    assert versions(root) == [0, 1, 2, 3]
+    assert ids_at(later, "") == [1, 2, 3, 4]
+    # SPEC R16 on the other writer's version: by time and by its derived statement id.
+    assert ids_at(later, f"AT(TIMESTAMP => '{clock(hours=1, minutes=30)}')") == [1, 2, 3]
+    assert ids_at(later, f"BEFORE(TIMESTAMP => '{clock(hours=1)}')") == [1, 2]
+    foreign = version_ids(home)[2]
+    assert ids_at(later, f"AT(STATEMENT => '{foreign}')") == [1, 2, 3]
+    assert ids_at(later, f"BEFORE(STATEMENT => '{foreign}')") == [1, 2]
+    history = query(
+        later,
+        "SELECT QUERY_TYPE, USER_NAME FROM REWIND.ACCOUNT_USAGE.QUERY_HISTORY "
+        f"WHERE QUERY_ID = '{foreign}'",
+    )
+    assert history == [("DELTA_COMMIT", "delta-rs:py-1.6.6")]
+
+
+def test_delta_spark_reads_every_rewind_version_and_writes_back_r43(
+    conn: Any, connect: Callable[..., Any], home: Path
+) -> None:
+    """delta-spark reads each version Rewind made, DESCRIBE HISTORY shows Rewind's query
+    ids; delta-spark's own append, update and delete are versions Rewind reads."""
+    later = open_at(connect, hours=1)
+    later.sql("UPDATE T SET V = 'B' WHERE ID = 2; DELETE FROM T WHERE ID = 1")
+    root = table_root(home, "T")
+    ours = version_ids(home)
+    out = delta_spark(
+        root,
+        """
+        import json
+        counts = [spark.read.format("delta").option("versionAsOf", v).load(path).count()
+                  for v in range(4)]
+        history = {r.version: r.userMetadata
+                   for r in DeltaTable.forPath(spark, path).history().collect()}
+        spark.createDataFrame([(7, "g")], "ID long, V string").write.format("delta") \\
+            .mode("append").save(path)
+        DeltaTable.forPath(spark, path).update("ID = 2", {"V": "'bb'"})
+        DeltaTable.forPath(spark, path).delete("ID = 7")
+        print(json.dumps({"counts": counts, "history": history}))
+        """,
+    )
+    seen = json.loads(out.strip().splitlines()[-1])
+    assert seen["counts"] == [0, 2, 2, 1]
+    assert {int(v): q for v, q in seen["history"].items()} == ours
+    for version in (4, 5, 6):
+        stamp(root, version, T0.replace(hour=2, minute=version))
+    after = open_at(connect, hours=3)
+    assert query(after, "SELECT * FROM T") == [(2, "bb")]
+    ids = version_ids(home)
+    assert ids_at(after, f"AT(STATEMENT => '{ids[4]}')") == [2, 7]
+    assert sorted(query(after, f"SELECT V FROM T BEFORE(STATEMENT => '{ids[5]}')")) == [
+        ("B",),
+        ("g",),
+    ]
+    shown = query(after, "SHOW TABLES")
+    assert shown[0][7] == 1  # rows of the current version, whoever wrote it (R22)
+
+
+def test_deletion_vectors_read_right_at_every_version_and_refuse_rewind_writes_r43(
+    conn: Any, connect: Callable[..., Any], home: Path
+) -> None:
+    """A delta-spark DELETE with deletion vectors: every version reads right through
+    Rewind, rows count right, the vector file is a file of the table for the lifecycle,
+    and Rewind's own write is refused with a clear code, changing nothing."""
+    root = table_root(home, "T")
+    delta_spark(
+        root,
+        """
+        spark.sql(f"ALTER TABLE delta.`{path}` SET TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')")
+        spark.createDataFrame([(3, "c"), (4, "d")], "ID long, V string").coalesce(1) \\
+            .write.format("delta").mode("append").save(path)
+        DeltaTable.forPath(spark, path).delete("ID = 3")
+        """,
+    )
+    for version in (2, 3, 4):
+        stamp(root, version, T0.replace(hour=1, minute=version))
+    commit = log.read_commit(root, 4)
+    assert commit is not None and any(a.get("deletionVector") for a in commit.adds())
+    vector = next(
+        log.dv_file(a["deletionVector"]) for a in commit.adds() if a.get("deletionVector")
+    )
+    assert vector is not None and (root / vector).exists()
+    later = open_at(connect, hours=2)
+    ids = version_ids(home)
+    assert ids_at(later, "") == [1, 2, 4]
+    assert ids_at(later, f"BEFORE(STATEMENT => '{ids[4]}')") == [1, 2, 3, 4]
+    assert query(later, "SHOW TABLES")[0][7] == 3
+    before = versions(root)
+    with pytest.raises(RewindError) as refused:
+        later.sql("DELETE FROM T WHERE ID = 1")
+    assert refused.value.code == "UNSUPPORTED_TABLE_FEATURE"
+    assert versions(root) == before and ids_at(later, "") == [1, 2, 4]
+    # The lifecycle tracks the vector file, and validation (every file LIVE or REMOVED,
+    # every byte counted once) passes.
+    night = connect(now=clock(days=1))
+    steps = night.lifecycle()
+    assert steps[-1]["failed"] == 0
+    states = catalog(
+        home,
+        "SELECT state FROM file_states WHERE table_id = ? AND path = ?",
+        int(root.name),
+        vector,
+    )
+    assert states == [("LIVE",)]
+
+
+def test_column_mapping_renames_follow_and_old_versions_read_by_identity_r18_r43(
+    conn: Any, connect: Callable[..., Any], home: Path
+) -> None:
+    """delta-spark turns on column mapping, renames V and adds a column: Rewind shows
+    the new names, and a version before the rename reads V's values under its new name
+    (the current schema, SPEC R18)."""
+    root = table_root(home, "T")
+    delta_spark(
+        root,
+        """
+        spark.sql(f"ALTER TABLE delta.`{path}` SET TBLPROPERTIES ("
+                  "'delta.columnMapping.mode' = 'name', 'delta.minReaderVersion' = '2', "
+                  "'delta.minWriterVersion' = '5')")
+        spark.sql(f"ALTER TABLE delta.`{path}` RENAME COLUMN V TO LABEL")
+        spark.sql(f"ALTER TABLE delta.`{path}` ADD COLUMNS (EXTRA string)")
+        spark.createDataFrame([(3, "c", "x")], "ID long, LABEL string, EXTRA string") \\
+            .write.format("delta").mode("append").save(path)
+        """,
+    )
+    for version in (2, 3, 4, 5):
+        stamp(root, version, T0.replace(hour=1, minute=version))
+    later = open_at(connect, hours=2)
+    current = later.sql("SELECT * FROM T ORDER BY ID")[-1]
+    assert current.columns == ["ID", "LABEL", "EXTRA"]
+    assert [tuple(r) for r in current.rows] == [(1, "a", None), (2, "b", None), (3, "c", "x")]
+    old = later.sql(f"SELECT * FROM T AT(TIMESTAMP => '{clock(minutes=30)}') ORDER BY ID")[-1]
+    assert [tuple(r) for r in old.rows] == [(1, "a", None), (2, "b", None)]
+
+
+def test_json_commits_cleaned_up_after_a_checkpoint_r43(
+    conn: Any, connect: Callable[..., Any], home: Path
+) -> None:
+    """Another engine checkpoints and deletes the early JSON commits: the current version
+    and the later ones read right, the lifecycle rebuilds its file states from the
+    checkpoint, and a cleaned-up version is a clear TIME_TRAVEL_UNAVAILABLE."""
+    root = table_root(home, "T")
+    delta_spark(
+        root,
+        """
+        spark.sql(f"ALTER TABLE delta.`{path}` SET TBLPROPERTIES ('delta.checkpointInterval' = '2')")
+        for i in (3, 4, 5):
+            spark.createDataFrame([(i, "x")], "ID long, V string").write.format("delta") \\
+                .mode("append").save(path)
+        """,
+    )
+    checkpoint = log.latest_checkpoint(root)
+    assert checkpoint is not None
+    for version in versions(root):
+        if version < checkpoint[0]:
+            log.commit_file(root, version).unlink()  # what a short logRetention does
+        else:
+            stamp(root, version, T0.replace(hour=1, minute=version))
+    later = open_at(connect, hours=2)
+    assert ids_at(later, "") == [1, 2, 3, 4, 5]
+    with pytest.raises(RewindError) as gone:
+        query(later, f"SELECT * FROM T AT(TIMESTAMP => '{clock(seconds=1)}')")
+    assert gone.value.code == "TIME_TRAVEL_UNAVAILABLE"
+    night = connect(now=clock(days=1))
+    assert night.lifecycle()[-1]["failed"] == 0
+    live = catalog(
+        home,
+        "SELECT COUNT(*) FROM file_states WHERE table_id = ? AND state = 'LIVE'",
+        int(root.name),
+    )
+    assert live == [(4,)]  # the first INSERT's file and the three appends
+
+
+KILLED_INSERT = """
+import os, signal, sys
+import rewind
+from rewind.storage import tables
+
+def die(*args, **kwargs):  # right after the Delta commit, before the catalog commit
+    os.kill(os.getpid(), signal.SIGKILL)
+
+tables.record_version = die
+conn = rewind.connect(home=sys.argv[1], now=sys.argv[2])
+conn.sql("USE D; INSERT INTO T VALUES (9, 'killed')")
+"""
+
+
+def test_a_killed_rewind_statement_leaves_a_later_commit_of_another_writer_intact_r28_r40(
+    conn: Any, connect: Callable[..., Any], home: Path
+) -> None:
+    """A Rewind INSERT is SIGKILLed between its Delta commit and its catalog commit; a
+    delta-rs writer commits on top. The next statement takes back the killed INSERT's
+    rows only (a new commit), and the other writer's commit and row stay."""
+    root = table_root(home, "T")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REWIND_")}
+    killed = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(KILLED_INSERT), str(home), clock(minutes=10)],
+        env=env,
+        capture_output=True,
+        timeout=300,
+        check=False,
+    )
+    assert killed.returncode == -signal.SIGKILL
+    assert versions(root) == [0, 1, 2]
+    delta_rs_append(root, {"ID": pa.array([3], pa.int64()), "V": ["c"]})
+    stamp(root, 3, T0.replace(minute=20))
+    later = open_at(connect, hours=1)
+    assert ids_at(later, "") == [1, 2, 3]
+    assert versions(root) == [0, 1, 2, 3, 4]  # nothing deleted; version 4 takes back 2
+    undo = log.read_commit(root, 4)
+    assert undo is not None and undo.info.get("rewind.undo") == "true"
+    assert {a["path"] for a in undo.removes()} == {
+        a["path"] for a in log.read_commit(root, 2).adds()
+    }
