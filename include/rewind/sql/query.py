@@ -245,9 +245,9 @@ def table_frame(ctx: Context, obj: CatalogObject, version: int) -> DataFrame:
     engine renamed under column mapping reads by its identity, not its name (R43)."""
     then = snapshot(ctx, obj, version)
     columns = table_columns(obj)
-    if then.field_ids and any(k != v for k, v in then.field_ids.items()):
-        now_ids = snapshot(ctx, obj).field_ids or {}
-        name_then = {key: name for name, key in then.field_ids.items()}
+    now_ids = snapshot(ctx, obj).field_ids or {} if version != current_version(ctx, obj) else {}
+    if any(name != key for name, key in now_ids.items()):
+        name_then = {key: name for name, key in (then.field_ids or {}).items()}
         columns = [
             replace(c, physical=name_then.get(now_ids.get(c.physical, ""), c.physical))
             for c in columns

@@ -318,9 +318,10 @@ def delta_fields(metadata: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def field_ids(metadata: dict[str, Any]) -> dict[str, str]:
-    """Column name -> identity: column mapping's id (kept across a rename), else the name."""
+    """Column name -> identity: column mapping's physical name (kept across a rename, and
+    equal to the name the column had before mapping was turned on), else the name."""
     return {
-        f["name"]: str((f.get("metadata") or {}).get("delta.columnMapping.id", f["name"]))
+        f["name"]: str((f.get("metadata") or {}).get("delta.columnMapping.physicalName", f["name"]))
         for f in delta_fields(metadata)
     }
 
