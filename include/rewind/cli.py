@@ -5,6 +5,7 @@
     rewind restore TABLE (--at | --before) (TIMESTAMP | OFFSET | QUERY_ID)
     rewind lifecycle run [--format table|json]
     rewind failsafe list | recover TABLE_ID --into DB.SCHEMA.NAME [--version N]
+    rewind spark-options     spark-submit's options for Delta Lake (jars, extension, catalog)
 
 Errors are one line on stderr, ``error: <CODE>: <message>``, and exit code 1 (SPEC R39).
 """
@@ -56,7 +57,20 @@ def _parser() -> argparse.ArgumentParser:
     recover.add_argument("--into", required=True, help="DB.SCHEMA.NAME of the new table")
     recover.add_argument("--version", type=int, help="default: as dropped / the latest")
     recover.add_argument("--format", choices=["table", "json", "csv"], default="table")
+    commands.add_parser(
+        "spark-options",
+        help="spark-submit's options for Delta Lake: spark-submit $(rewind spark-options) job.py",
+    )
     return parser
+
+
+def _spark_options(_args: argparse.Namespace) -> int:
+    import shlex
+
+    from rewind.spark import submit_options
+
+    print(shlex.join(submit_options()))
+    return 0
 
 
 def _emit(results: Sequence[Result], fmt: str) -> None:
@@ -160,6 +174,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "restore": _restore,
             "lifecycle": _lifecycle,
             "failsafe": _failsafe,
+            "spark-options": _spark_options,
         }
         return handlers[args.command](args)
     except RewindError as exc:

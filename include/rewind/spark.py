@@ -41,6 +41,15 @@ def delta_jars() -> list[str]:
     return jars
 
 
+def submit_options() -> list[str]:
+    """``spark-submit``'s options for Delta Lake: the jars (driver and executors), the SQL
+    extension and the catalog. Airflow's operator passes the same (SPEC R43)."""
+    options = ["--jars", ",".join(delta_jars())]
+    for key, value in DELTA_CONF.items():
+        options += ["--conf", f"{key}={value}"]
+    return options
+
+
 def with_delta(builder: SparkSession.Builder) -> SparkSession.Builder:
     """``builder`` with Delta Lake's jars, SQL extension and catalog: what a user's own
     PySpark job adds to read and write the tables Rewind governs (SPEC R43)."""

@@ -48,7 +48,8 @@ def conn(connect: Callable[..., Any]) -> Any:
     """D.PUBLIC.T (ID INT, V VARCHAR) with rows 1, 2 at T0 (versions 0 and 1)."""
     session = connect(now=clock())
     session.sql(
-        "CREATE DATABASE D; CREATE TABLE T (ID INT, V VARCHAR); INSERT INTO T VALUES (1, 'a'), (2, 'b')"
+        "CREATE DATABASE D; CREATE TABLE T (ID INT, V VARCHAR);"
+        "INSERT INTO T VALUES (1, 'a'), (2, 'b')"
     )
     return session
 
@@ -131,7 +132,8 @@ def test_deletion_vectors_read_right_at_every_version_and_refuse_rewind_writes_r
     delta_spark(
         root,
         """
-        spark.sql(f"ALTER TABLE delta.`{path}` SET TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')")
+        spark.sql(f"ALTER TABLE delta.`{path}` SET TBLPROPERTIES "
+                  "('delta.enableDeletionVectors' = 'true')")
         spark.createDataFrame([(3, "c"), (4, "d")], "ID long, V string").coalesce(1) \\
             .write.format("delta").mode("append").save(path)
         DeltaTable.forPath(spark, path).delete("ID = 3")
@@ -208,7 +210,8 @@ def test_json_commits_cleaned_up_after_a_checkpoint_r43(
     delta_spark(
         root,
         """
-        spark.sql(f"ALTER TABLE delta.`{path}` SET TBLPROPERTIES ('delta.checkpointInterval' = '2')")
+        spark.sql(f"ALTER TABLE delta.`{path}` SET TBLPROPERTIES "
+                  "('delta.checkpointInterval' = '2')")
         for i in (3, 4, 5):
             spark.createDataFrame([(i, "x")], "ID long, V string").write.format("delta") \\
                 .mode("append").save(path)

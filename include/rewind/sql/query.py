@@ -32,8 +32,8 @@ from rewind.sql.context import Context
 from rewind.sql.frames import collect, version_frame
 from rewind.sql.values import literal
 from rewind.storage import timeline
-from rewind.storage.log import HistoryGone
 from rewind.storage.columns import table_columns
+from rewind.storage.log import HistoryGone
 from rewind.storage.tables import current_version, snapshot
 
 if TYPE_CHECKING:
