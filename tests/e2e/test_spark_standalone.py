@@ -207,11 +207,9 @@ def test_delta_reads_on_the_cluster_executors_r43(cluster: Cluster, runs: Runs) 
     from rewind.spark import submit_options
     from rewind.storage import log
 
-    tables = [
-        p
-        for p in sorted((runs.cluster_home / "warehouse").iterdir())
-        if (p / "_delta_log").is_dir()
-    ]
+    with sqlite3.connect(runs.cluster_home / "catalog.db") as db:
+        live = db.execute("SELECT id FROM objects WHERE kind = 'TABLE' AND dropped_on IS NULL")
+        tables = [runs.cluster_home / "warehouse" / str(table_id) for (table_id,) in live]
     expected = {}
     for path in tables:
         latest = max(int(f.name[:20]) for f in (path / "_delta_log").glob("*.json"))
