@@ -1,8 +1,16 @@
 # The one image of the multi-machine deployment (docker-compose.yaml): Airflow 3, Spark
 # (master, workers, and the drivers that the scheduler starts), the Rewind library and its
-# jobs, plus Delta Lake's JVM jars so that Spark there can also read Rewind's tables
-# natively (ARCHITECTURE: Engines; Rewind itself uses delta-rs and needs none).
-# Every service runs this image, so drivers and executors share one Python and one pyspark.
+# jobs, plus Delta Lake's JVM jars: every SparkSession Rewind starts reads and writes Delta
+# through them (ARCHITECTURE: Engines). Every service runs this image, so drivers and
+# executors share one Python, one pyspark and one set of jars.
+
+# Delta Lake's jars, pinned in deploy/delta/pom.xml (the file `make setup` uses too) and
+# fetched by Maven from Maven Central; tests/unit/test_deployment.py keeps the pom, this
+# file and requirements.txt in step.
+FROM maven:3.9-eclipse-temurin-17 AS delta-jars
+COPY deploy/delta/pom.xml /build/pom.xml
+RUN mvn -q -f /build/pom.xml dependency:copy-dependencies -DincludeGroupIds=io.delta -DoutputDirectory=/jars
+
 FROM python:3.11-slim-bookworm
 
 # Java 17 for Spark 4.2; curl for the healthchecks.
@@ -23,17 +31,8 @@ COPY requirements.txt ./
 RUN pip install -r requirements.txt \
  && ln -s "$(python -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')" "$SPARK_HOME"
 
-# Delta Lake's jars, resolved with their dependencies by spark-submit's own Ivy from Maven
-# Central, under the artifact name that delta-spark's configure_spark_with_delta_pip uses
-# for this pyspark (delta-spark_<spark major.minor>_<scala>). The one place the version is
-# written; tests/unit/test_deployment.py checks it against requirements.txt.
-ARG DELTA_VERSION=4.4.1
-ARG DELTA_SPARK_ARTIFACT=delta-spark_4.2_2.13
-RUN echo > /tmp/resolve_only.py \
- && spark-submit --master "local[1]" --conf spark.jars.ivy=/tmp/ivy \
-      --packages "io.delta:${DELTA_SPARK_ARTIFACT}:${DELTA_VERSION}" /tmp/resolve_only.py \
- && cp /tmp/ivy/jars/io.delta_*.jar "$SPARK_HOME/jars/" \
- && rm -rf /tmp/ivy /tmp/resolve_only.py
+COPY --from=delta-jars /jars /opt/rewind/.jars
+ENV REWIND_DELTA_JARS=/opt/rewind/.jars
 
 # The library, installed in place as `make setup` does: the DAG kit finds spark_jobs/ beside
 # include/ (rewind.operations.dagkit.SPARK_JOBS), so the repository's layout is kept.

@@ -199,6 +199,15 @@ class Deployment:
     init_sql: str
     pins: dict[str, str]
     probe: Probe
+    delta_pom: str
+
+    def env_of_image(self) -> dict[str, str]:
+        """``ENV KEY=VALUE ...`` of the Dockerfile."""
+        found = {}
+        for instruction, arguments in self.dockerfile:
+            if instruction == "ENV":
+                found.update(dict(a.partition("=")[::2] for a in arguments.split()))
+        return found
 
     def service(self, name: str) -> dict[str, Any]:
         return self.compose["services"][name]
@@ -252,7 +261,7 @@ class Deployment:
         for instruction, arguments in self.dockerfile:
             if instruction == "WORKDIR":
                 workdir = workdir / arguments
-            elif instruction == "COPY":
+            elif instruction == "COPY" and not arguments.startswith("--from="):
                 *sources, target = arguments.split()
                 for source in sources:
                     found[source] = workdir / target
@@ -322,6 +331,7 @@ def deployment(probe: Probe) -> Deployment:
         init_sql=init_sql,
         pins=parse_pins(requirements),
         probe=probe,
+        delta_pom=(REPO / "deploy" / "delta" / "pom.xml").read_text(),
     )
 
 
@@ -690,8 +700,9 @@ def delta_package() -> str:
 
 
 def check_image_build(d: Deployment) -> list[str]:
-    """The image installs requirements.txt, and the Delta jars it fetches are the
-    delta-spark version pinned there, built for the pinned pyspark."""
+    """The image installs requirements.txt, and fetches the Delta jars pinned in
+    deploy/delta/pom.xml: the delta-spark version pinned there, built for the pinned
+    pyspark, with the same Maven call as `make setup`."""
     import pyspark
 
     runs = [args for ins, args in d.dockerfile if ins == "RUN"]
@@ -700,14 +711,22 @@ def check_image_build(d: Deployment) -> list[str]:
         problems.append("the Dockerfile does not `pip install -r requirements.txt`")
     if pyspark.__version__ != d.pins.get("pyspark"):
         problems.append(f"the venv has pyspark {pyspark.__version__}; run `make setup`")
-    args = dict(a.partition("=")[::2] for ins, a in d.dockerfile if ins == "ARG")
-    if args.get("DELTA_VERSION") != d.pins.get("delta-spark"):
-        problems.append(f"DELTA_VERSION {args.get('DELTA_VERSION')} is not the delta-spark pin")
-    fetched = f"io.delta:{args.get('DELTA_SPARK_ARTIFACT')}:{d.pins.get('delta-spark')}"
+    pom = dict(re.findall(r"<(delta\.version|delta\.artifact)>([^<]*)<", d.delta_pom))
+    if pom.get("delta.version") != d.pins.get("delta-spark"):
+        problems.append(f"the pom pins Delta {pom.get('delta.version')}, not the delta-spark pin")
+    fetched = f"io.delta:{pom.get('delta.artifact')}:{d.pins.get('delta-spark')}"
     if fetched != delta_package():
-        problems.append(f"the image fetches {fetched}; delta-spark names {delta_package()}")
-    if not any("${DELTA_SPARK_ARTIFACT}:${DELTA_VERSION}" in run for run in runs):
-        problems.append("no RUN fetches io.delta:${DELTA_SPARK_ARTIFACT}:${DELTA_VERSION}")
+        problems.append(f"the pom fetches {fetched}; delta-spark names {delta_package()}")
+    makefile = " ".join((REPO / "Makefile").read_text().replace("\\\n", " ").split())
+    maven = "dependency:copy-dependencies -DincludeGroupIds=io.delta"
+    if not any("deploy/delta/pom.xml" in a for i, a in d.dockerfile if i == "COPY"):
+        problems.append("the image does not copy deploy/delta/pom.xml")
+    if not any(maven in run and "pom.xml" in run for run in runs) or maven not in makefile:
+        problems.append("the image and `make setup` do not fetch the jars the same way")
+    if d.env_of_image().get("REWIND_DELTA_JARS") not in {
+        a.split()[-1] for i, a in d.dockerfile if i == "COPY" and a.startswith("--from=")
+    }:
+        problems.append("REWIND_DELTA_JARS does not name where the image puts the jars")
     return problems
 
 
@@ -813,6 +832,8 @@ def edit(where: str, pattern: str, replacement: str) -> Mutation:
             d.dockerignore = sub("\n".join(d.dockerignore)).splitlines()
         elif where == "init.sql":
             d.init_sql = sub(d.init_sql)
+        elif where == "pom.xml":
+            d.delta_pom = sub(d.delta_pom)
         else:
             d.service(where)["command"][-1] = sub(d.service(where)["command"][-1])
 
@@ -945,11 +966,12 @@ MISTAKES: dict[Check, dict[str, Mutation]] = {
     },
     check_image_build: {
         "requirements not installed": edit("Dockerfile", r"-r requirements\.txt", "airflow"),
-        "older Delta": edit("Dockerfile", r"DELTA_VERSION=\S+", "DELTA_VERSION=4.0.0"),
+        "older Delta": edit("pom.xml", r"<delta.version>[^<]*<", "<delta.version>4.0.0<"),
         "artifact without the Spark suffix": edit(
-            "Dockerfile", r"DELTA_SPARK_ARTIFACT=\S+", "DELTA_SPARK_ARTIFACT=delta-spark_2.13"
+            "pom.xml", r"<delta.artifact>[^<]*<", "<delta.artifact>delta-spark_2.13<"
         ),
-        "version written twice": edit("Dockerfile", r"\$\{DELTA_VERSION\}", "4.4.1"),
+        "jars not fetched with the pom": edit("Dockerfile", r"-f /build/pom\.xml", ""),
+        "jars put elsewhere": edit("Dockerfile", r"/jars /opt/rewind/\.jars", "/jars /opt/jars"),
     },
     check_build_context: {
         "plugins ignored": edit(".dockerignore", r"!plugins\n", ""),
