@@ -40,21 +40,34 @@ path = sys.argv[1]
 """
 
 
-def delta_spark(path: Path, body: str, timeout: float = 300) -> str:
-    """Run ``body`` (Python, with ``spark``, ``path`` and ``DeltaTable`` in scope) as a
-    plain PySpark job in its own process; returns what it printed."""
+def start_delta_spark(path: Path, body: str) -> subprocess.Popen[str]:
+    """Start ``body`` (Python, with ``spark``, ``path`` and ``DeltaTable`` in scope) as a
+    plain PySpark job in its own process."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("REWIND_", "PYSPARK_GATEWAY"))}
     env["DELTA_JARS"] = str(os.environ.get("REWIND_DELTA_JARS") or DEFAULT_DELTA_JARS)
-    done = subprocess.run(
+    return subprocess.Popen(
         [sys.executable, "-c", HEADER + textwrap.dedent(body), str(path)],
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
         env=env,
-        timeout=timeout,
-        check=False,
     )
-    assert done.returncode == 0, done.stderr[-3000:]
-    return done.stdout
+
+
+def finish(job: subprocess.Popen[str], timeout: float = 300) -> str:
+    """Wait for a job started by :func:`start_delta_spark`; returns what it printed."""
+    try:
+        out, err = job.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        job.kill()
+        out, err = job.communicate()
+    assert job.returncode == 0, err[-3000:]
+    return out
+
+
+def delta_spark(path: Path, body: str, timeout: float = 300) -> str:
+    """Run ``body`` as a plain PySpark job (see :func:`start_delta_spark`) to its end."""
+    return finish(start_delta_spark(path, body), timeout)
 
 
 def delta_rs_append(path: Path, rows: dict[str, pa.Array]) -> None:
