@@ -83,7 +83,7 @@ def get_spark(master: str = "local[2]", log: Path | None = None) -> SparkSession
 
     UTC session time zone (the clock is UTC), microsecond Parquet timestamps (what
     Delta expects), case-sensitive names (quoted identifiers keep their case, SPEC
-    R4), no UI, few shuffle partitions (small statements dominate), and Delta Lake's
+    R4), no UI, few shuffle and Delta snapshot partitions (small statements dominate), and Delta Lake's
     connector (:func:`with_delta`).
     """
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -98,6 +98,10 @@ def get_spark(master: str = "local[2]", log: Path | None = None) -> SparkSession
         .config("spark.sql.session.timeZone", "UTC")
         .config("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
         .config("spark.sql.shuffle.partitions", "2")
+        # Delta rebuilds an older version's file list with a Spark job over its log,
+        # in 50 partitions by default: one is 5x faster on the logs Rewind reads
+        # (0.7 s against 3.6 s per time-travel read of an 8-version table).
+        .config("spark.databricks.delta.snapshotPartitions", "1")
         .config("spark.sql.caseSensitive", "true")
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
