@@ -124,7 +124,8 @@ def test_undrop_of_someone_elses_table_answers_like_a_missing_one_r37(
     after it left time travel for fail-safe — is told what a missing name is told, not
     CANNOT_UNDROP or ACCESS_DENIED."""
     connect(now=CLOCK.format(1, 0)).sql(
-        SETUP + "; ALTER TABLE D.PUBLIC.T SET DATA_RETENTION_TIME_IN_DAYS = 1; DROP TABLE D.PUBLIC.T"
+        SETUP
+        + "; ALTER TABLE D.PUBLIC.T SET DATA_RETENTION_TIME_IN_DAYS = 1; DROP TABLE D.PUBLIC.T"
     )
     analyst = connect(now=CLOCK.format(1 + days_later, 2), user="ANALYST")
     code, message = answer(analyst, "UNDROP TABLE D.PUBLIC.T")
