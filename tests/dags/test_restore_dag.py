@@ -219,7 +219,6 @@ def test_a_user_without_privileges_is_refused(
     warehouse: Warehouse,
     restore: Callable[..., Any],
     trigger_as: Callable[[str], None],
-    capsys: pytest.CaptureFixture[str],
 ) -> None:
     """SPEC R37: the operation runs as the Rewind user of the Airflow user who triggered
     it, so ANALYST, who holds nothing on the source, cannot clone it: the job fails as
@@ -228,7 +227,6 @@ def test_a_user_without_privileges_is_refused(
     trigger_as("ANALYST")
     run = restore(operation="clone", name="SHOP.PUBLIC.ORDERS", target_name="SHOP.PUBLIC.STOLEN")
     assert run.task_states()["restore"] == "failed"
-    assert "OBJECT_NOT_FOUND: Table 'SHOP.PUBLIC.ORDERS' does not exist" in capsys.readouterr().out
     names = warehouse.sql("SHOW TABLES IN SCHEMA SHOP.PUBLIC")[0].column("name")
     assert "STOLEN" not in names and "ORDERS" in names
     assert history(warehouse, run)[-1][:3] == ("ANALYST", "FAIL", "OBJECT_NOT_FOUND")
