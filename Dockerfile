@@ -47,5 +47,6 @@ COPY plugins ./plugins
 # directories when they are first mounted.
 RUN useradd --uid 50000 --gid 0 --no-create-home --home-dir "$AIRFLOW_HOME" rewind \
  && mkdir -p "$AIRFLOW_HOME/logs" "$AIRFLOW_HOME/auth" /data/rewind /data/failsafe /opt/spark-work \
- && chown -R rewind:0 "$AIRFLOW_HOME" /data /opt/spark-work
+ && chown -R rewind:0 "$AIRFLOW_HOME" /data /opt/spark-work \
+ && chmod 0700 /data/rewind /data/failsafe
 USER rewind

@@ -18,6 +18,12 @@ job's JSON summary is its task's XCom, and its figures are Airflow metrics
 have decided (a manual run without a logical date uses its trigger time). A retried
 run continues the same lifecycle run (SPEC R31).
 
+0. **authorize** — who the run acts as (SPEC R37): a scheduled run as the service user
+   (`REWIND_SERVICE_USER`, default `REWIND_SERVICE`, role `REWIND_LIFECYCLE`: the
+   lifecycle and nothing else), a manual one as the Rewind user mapped from the Airflow
+   user who triggered it; a user who may not run the lifecycle stops the run here.
+   Logged in QUERY_HISTORY with the Airflow user and run in its query tag.
+
 Every task takes the one slot of the pool `rewind_lifecycle`, which restores and
 fail-safe recoveries share: they never run while a lifecycle step moves files.
 Schedule: `@daily`, or `REWIND_NIGHTLY_SCHEDULE` (a cron expression; `none`: manual only).
@@ -72,6 +78,13 @@ def rewind_nightly() -> None:
         for step in STEPS
     ]
 
+    @task
+    def authorize(home: str, now: str, dag_run: Any = None) -> dict[str, str]:
+        """The Rewind user this run acts as, allowed to run the lifecycle (SPEC R37)."""
+        from rewind.operations.trigger import lifecycle_user
+
+        return lifecycle_user(dag_run, home, now)
+
     @task(pool=POOL)
     def validate(
         steps: list[dict[str, Any]], home: str, now: str, lifecycle_run: str
@@ -81,7 +94,7 @@ def rewind_nightly() -> None:
 
         return finish_run(home, lifecycle_run, now, steps)
 
-    chain(*jobs, validate([job.output for job in jobs], HOME, NOW, RUN_ID))
+    chain(authorize(HOME, NOW), *jobs, validate([job.output for job in jobs], HOME, NOW, RUN_ID))
 
 
 rewind_nightly()

@@ -12,10 +12,12 @@ Trigger it with the form:
 - **target_name**: the clone's name.
 - **ignore_insufficient_retention**: a schema/database clone skips the tables whose
   retention does not reach the point.
-- **requested_by**: the Rewind user it runs as; Rewind's access control decides (R37).
 
 1. **validate_form** — a bad form fails at once with the reason (`INVALID_VALUE: ...`).
-2. **restore** — the operation, as the requesting user, in a Spark job
+   The run acts as the Rewind user mapped from the Airflow user who triggered it
+   (`REWIND_AIRFLOW_USERS`, same name by default); an unmapped user is refused
+   (`ACCESS_DENIED`), and the refusal is in QUERY_HISTORY with the Airflow user named.
+2. **restore** — the operation, as that user, in a Spark job
    (`spark_jobs/restore.py`); Rewind's refusals (ACCESS_DENIED, TIME_TRAVEL_UNAVAILABLE,
    ...) fail it without retries and change nothing (R28).
 3. **validate_result** — a Great Expectations row-count check in a Spark job
@@ -27,8 +29,8 @@ The clock is the run's `run_after` (the trigger time). The Spark tasks share the
 `rewind_lifecycle` with the nightly lifecycle, so a restore never overlaps a step that
 moves files. Restore in place is one new version of the same table holding the point's
 files (like Delta's RESTORE), not clone + swap: the table keeps its id and history.
-Airflow's permissions decide who may trigger this DAG; Rewind checks the user named in
-`requested_by`.
+Airflow's permissions decide who may trigger this DAG; Rewind's access control decides
+what the triggering user's Rewind user may do (R37): the form has no identity field.
 """
 
 from __future__ import annotations
@@ -79,20 +81,20 @@ PARAMS = {
         title="Ignore tables with insufficient data retention",
         description="schema and database clones only",
     ),
-    "requested_by": Param(
-        "", type="string", title="Requested by", description="the Rewind user it runs as"
-    ),
 }
 
 
 @dag(**on_trigger(), params=PARAMS, tags=["rewind", "restore", "spark"], doc_md=__doc__)
 def rewind_restore() -> None:
     @task
-    def validate_form(params: dict[str, Any] | None = None) -> dict[str, Any]:
-        """The form as a checked, normalised request (a RewindError names what is wrong)."""
-        from rewind.operations.form import restore_request
+    def validate_form(
+        home: str, now: str, params: dict[str, Any] | None = None, dag_run: Any = None
+    ) -> dict[str, Any]:
+        """The form as a checked request acting as the run's user (a RewindError names
+        what is wrong)."""
+        from rewind.operations.trigger import restore_form
 
-        return restore_request(params or {}).as_form()
+        return restore_form(params or {}, dag_run, home, now)
 
     restore = RewindSparkJob(
         task_id="restore",
@@ -116,7 +118,7 @@ def rewind_restore() -> None:
         logging.getLogger(__name__).info("%s", text)
         return text
 
-    validate_form() >> restore >> validate_result
+    validate_form(HOME, TRIGGER_TIME) >> restore >> validate_result
     report(restore.output, validate_result.output)
 
 

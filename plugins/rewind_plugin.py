@@ -18,6 +18,13 @@ What, for the Rewind home of the api-server's environment (``REWIND_HOME``):
 Query parameters: ``database``, ``schema``, ``table`` narrow the page to one object;
 ``now`` (ISO 8601) replaces the clock, like ``REWIND_NOW`` (SPEC R15).
 
+Who (SPEC R37, R38): Airflow does not authenticate a plugin's FastAPI app, so this one
+does, with the Airflow API's own JWT — ``Authorization: Bearer <token>`` or the
+``_token`` cookie the UI holds — checked by the configured auth manager. No token, a
+forged or an expired one: 401. The Airflow user is mapped to a Rewind user
+(:mod:`rewind.operations.identity`; unmapped: 403), and the page shows what that user's
+default role may see: its objects, and fail-safe contents only for ACCOUNTADMIN.
+
 Read-only, and thin on purpose: data from :mod:`rewind.dashboard`, markup from
 :mod:`rewind.dashboard_html`.
 """
@@ -28,16 +35,19 @@ import dataclasses
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
+from airflow.api_fastapi.app import get_auth_manager
+from airflow.api_fastapi.auth.managers.base_auth_manager import COOKIE_NAME_JWT_TOKEN
 from airflow.configuration import conf
 from airflow.plugins_manager import AirflowPlugin
-from fastapi import Depends, FastAPI, HTTPException, Query
+from fastapi import Depends, FastAPI, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse
 
 from rewind.clock import Clock
 from rewind.config import Config
 from rewind.dashboard import Dashboard, Scope, load_dashboard
 from rewind.dashboard_html import render_page
-from rewind.errors import InvalidValue, RewindError
+from rewind.errors import AccessDenied, InvalidValue, RewindError, UnknownUser
+from rewind.operations.identity import rewind_user
 
 URL_PREFIX = "/rewind"
 # The menu entry links to the page through the api-server's own path, if it has one.
@@ -55,16 +65,45 @@ app = FastAPI(
 )
 
 
+async def airflow_user(request: Request) -> str:
+    """The Airflow user whose JWT came with the request (a bearer header wins over the
+    UI's cookie); 401 without one, or with one the auth manager does not accept."""
+    header = request.headers.get("authorization", "")
+    scheme, _, credentials = header.partition(" ")
+    token = credentials.strip() if scheme.lower() == "bearer" else None
+    token = token or request.cookies.get(COOKIE_NAME_JWT_TOKEN)
+    unauthorized = HTTPException(
+        status_code=401,
+        detail="Log in to Airflow first: the Rewind page needs the Airflow API's token.",
+        headers={"WWW-Authenticate": "Bearer"},
+    )
+    if not token:
+        raise unauthorized
+    try:
+        user = await get_auth_manager().get_user_from_token(token)
+    except Exception:  # expired, forged, malformed, revoked: all the same to the caller
+        raise unauthorized from None
+    return str(user.get_name())
+
+
 def dashboard(
-    database: Name = None, schema: Name = None, table: Name = None, now: Now = None
+    viewer: Annotated[str, Depends(airflow_user)],
+    database: Name = None,
+    schema: Name = None,
+    table: Name = None,
+    now: Now = None,
 ) -> Dashboard:
-    """The dashboard the request asks for; Rewind errors become one-line HTTP errors (R39)."""
+    """The dashboard the request asks for, as the Rewind user mapped from the Airflow
+    user; Rewind errors become one-line HTTP errors (R39)."""
     config = Config.load()
     try:
+        user = rewind_user(viewer)
         instant = Clock.from_text(now or config.now).now()
-        return load_dashboard(config, instant, Scope(database, schema, table))
+        return load_dashboard(config, instant, user, Scope(database, schema, table))
     except InvalidValue as error:
         raise HTTPException(status_code=400, detail=str(error)) from None
+    except (AccessDenied, UnknownUser) as error:
+        raise HTTPException(status_code=403, detail=str(error)) from None
     except RewindError as error:
         raise HTTPException(status_code=503, detail=str(error)) from None
 

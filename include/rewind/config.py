@@ -20,6 +20,7 @@ class Config:
         spark_master: the master URL for the SparkSession factory.
         user: the user statements run as.
         now: the clock text (ISO 8601) or None for the system clock (SPEC R15).
+        query_tag: Snowflake's QUERY_TAG of every statement of the session (QUERY_HISTORY).
     """
 
     home: Path
@@ -28,6 +29,7 @@ class Config:
     spark_master: str
     user: str
     now: str | None
+    query_tag: str | None = None
 
     @property
     def warehouse_root(self) -> Path:
@@ -43,6 +45,7 @@ class Config:
         home: str | os.PathLike[str] | None = None,
         user: str | None = None,
         now: str | None = None,
+        query_tag: str | None = None,
     ) -> Config:
         """Arguments win over ``REWIND_*`` variables, which win over defaults."""
         env = os.environ
@@ -56,4 +59,5 @@ class Config:
             spark_master=env.get("REWIND_SPARK_MASTER", "local[2]"),
             user=user or env.get("REWIND_USER") or DEFAULT_USER,
             now=now or env.get("REWIND_NOW") or None,
+            query_tag=query_tag or env.get("REWIND_QUERY_TAG") or None,
         )

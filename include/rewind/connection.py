@@ -34,8 +34,9 @@ from rewind.errors import (
     TimeTravelUnavailable,
     UnknownUser,
 )
+from rewind.home import prepare_home
 from rewind.result import Result
-from rewind.security import refresh_role, require_accountadmin, session_role
+from rewind.security import refresh_role, require_lifecycle, session_role
 from rewind.spark_errors import spark_error
 from rewind.sql.context import Context, SessionState
 from rewind.sql.execute import execute
@@ -58,7 +59,7 @@ class Connection:
     def __init__(self, config: Config) -> None:
         self.config = config
         self.clock = Clock.from_text(config.now)
-        _prepare_home(config)
+        prepare_home(config)  # SPEC R38: owner-only
         try:
             self.engine = make_engine(config.catalog_url)
             migrate(self.engine)
@@ -123,15 +124,25 @@ class Connection:
         root = self.config.failsafe_root
         return self._statement(text, lambda ctx: recover(ctx, root, table_id, into, version))
 
+    def authorize_lifecycle(self) -> Result:
+        """Whether this session's user may run the lifecycle (ACCOUNTADMIN or
+        REWIND_LIFECYCLE, SPEC R37), as a logged statement: the nightly DAG's first step."""
+
+        def action(ctx: Context) -> Result:
+            require_lifecycle(ctx.state.role)
+            return ctx.status(f"{ctx.state.user} may run the lifecycle as {ctx.state.role}.")
+
+        return self._statement("LIFECYCLE AUTHORIZE", action)
+
     def lifecycle(self, run_id: str | None = None) -> list[dict[str, Any]]:
-        """``rewind lifecycle run`` as this session's user: ACCOUNTADMIN only (SPEC R37),
-        logged as a statement. Returns each step's summary (SPEC R29)."""
+        """``rewind lifecycle run`` as this session's user: ACCOUNTADMIN or REWIND_LIFECYCLE
+        (SPEC R37), logged as a statement. Returns each step's summary (SPEC R29)."""
         from rewind.lifecycle.runner import run_lifecycle
 
         steps: list[dict[str, Any]] = []
 
         def action(ctx: Context) -> Result:
-            require_accountadmin(ctx, "The lifecycle (rewind lifecycle run)")
+            require_lifecycle(ctx.state.role)
             # The lifecycle commits through its own engine: end this read transaction
             # first, or SQLite refuses the statement log's write after it.
             ctx.catalog.session.commit()
@@ -185,17 +196,14 @@ class Connection:
 
     def _log(self, session: Session, ctx: Context, status: str, error: RewindError | None) -> None:
         session.add(
-            Statement(
-                query_id=ctx.query_id,
-                text=ctx.text,
-                user_name=self.state.user,
-                role_name=self.state.role,
-                start_time=ctx.now,
-                end_time=self.clock.now(),
-                status=status,
-                error_code=error.code if error else None,
-                error_message=error.message if error else None,
-                query_type=query_type(ctx.text, self.state.dialect),  # SPEC R36
+            _statement_row(
+                self.config,
+                ctx.query_id,
+                ctx.text,
+                (self.state.role, self.state.dialect),
+                (ctx.now, self.clock.now()),
+                status,
+                error,
             )
         )
 
@@ -238,23 +246,58 @@ def as_rewind_error(exc: BaseException, dialect: str = "snowflake") -> RewindErr
     return RewindError(f"{type(exc).__name__}: {_first_line(exc)}")
 
 
-def _prepare_home(config: Config) -> None:
+def _statement_row(
+    config: Config,
+    query_id: str,
+    text: str,
+    role_and_dialect: tuple[str, str],
+    times: tuple[datetime, datetime],
+    status: str,
+    error: RewindError | None,
+) -> Statement:
+    role, dialect = role_and_dialect
+    return Statement(
+        query_id=query_id,
+        text=text,
+        user_name=config.user,
+        role_name=role,
+        start_time=times[0],
+        end_time=times[1],
+        status=status,
+        error_code=error.code if error else None,
+        error_message=error.message if error else None,
+        query_type=query_type(text, dialect),  # SPEC R36
+        query_tag=config.query_tag,
+    )
+
+
+def record_refusal(config: Config, text: str, error: RewindError) -> str:
+    """Log a request refused before a session could open for it — an Airflow user no
+    Rewind user answers to, or a mapped user that does not exist — as a FAILED statement
+    of ``config.user`` with no role, so QUERY_HISTORY shows the request, the refusal and
+    (in ``config.query_tag``) who asked (SPEC R36, R37). Returns its query id."""
+    prepare_home(config)
+    engine = make_engine(config.catalog_url)
     try:
-        config.home.mkdir(parents=True, exist_ok=True)
-        config.warehouse_root.mkdir(exist_ok=True)
-    except OSError as exc:
-        raise StorageError(
-            f"Cannot create the Rewind home {config.home}: {exc.strerror}."
-        ) from None
-    if not os.access(config.home, os.W_OK):
-        raise StorageError(f"The Rewind home {config.home} is not writable.")
+        migrate(engine)
+        query_id, now = str(uuid.uuid4()), Clock.from_text(config.now).now()
+        with Session(engine) as session, session.begin():
+            Catalog(session).bootstrap(now)
+            row = _statement_row(
+                config, query_id, text, ("", "snowflake"), (now, now), "FAILED", error
+            )
+            session.add(row)
+    finally:
+        engine.dispose()
+    return query_id
 
 
 def connect(
     home: str | os.PathLike[str] | None = None,
     user: str | None = None,
     now: str | datetime | None = None,
+    query_tag: str | None = None,
 ) -> Connection:
     """Open a session on the Rewind home (created on first use)."""
     now_text = now.isoformat() if isinstance(now, datetime) else now
-    return Connection(Config.load(home=home, user=user, now=now_text))
+    return Connection(Config.load(home=home, user=user, now=now_text, query_tag=query_tag))

@@ -10,6 +10,10 @@ FAILSAFE_DAYS = 7  # SPEC R12
 AUDIT_RETENTION_DAYS = 365  # SPEC R36: ACCESS_HISTORY and QUERY_HISTORY
 
 DEFAULT_USER = "ADMIN"
+# SPEC R37: the nightly lifecycle's own role (it runs the lifecycle, and holds nothing
+# else) and the service user scheduled Airflow runs act as.
+LIFECYCLE_ROLE = "REWIND_LIFECYCLE"
+SERVICE_USER = "REWIND_SERVICE"
 ACCOUNTADMIN = "ACCOUNTADMIN"
 PUBLIC_ROLE = "PUBLIC"  # SPEC R37: every user holds it; its grants reach every role
 PUBLIC_SCHEMA = "PUBLIC"  # SPEC R1

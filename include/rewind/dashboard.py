@@ -12,6 +12,10 @@ The page itself is served by ``plugins/rewind_plugin.py`` at ``/rewind/`` (HTML)
   fail-safe store itself is never opened (SPEC R12, R38);
 - the summaries of the last lifecycle runs (SPEC R29, R35).
 
+Each page is for one Rewind user, the viewer, acting with its default role (SPEC R37):
+it shows the objects SHOW would list to that role and their bytes; fail-safe contents
+and the lifecycle runs (account-wide) only to ACCOUNTADMIN (SPEC R12, R38).
+
 Read-only means: no migration, no bootstrap, only SELECTs; a home without a catalog or
 without metrics yet gives an empty dashboard, not an error.
 """
@@ -33,14 +37,16 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from rewind.catalog.db import make_engine
+from rewind.catalog.grants import Grants
 from rewind.catalog.models import CatalogObject, FileState, LifecycleRun
 from rewind.config import Config
-from rewind.constants import DATABASE, SCHEMA, TABLE
-from rewind.errors import CatalogError, StorageError
+from rewind.constants import ACCOUNTADMIN, DATABASE, SCHEMA, TABLE
+from rewind.errors import CatalogError, StorageError, UnknownUser
 from rewind.identifiers import QualifiedName
 from rewind.lifecycle import rules
 from rewind.lifecycle.metrics import BYTE_COLUMNS, metrics_path
 from rewind.retention import in_time_travel, time_travel_end
+from rewind.security import session_role, visible_to
 
 WINDOW_DAYS = 30
 LAST_RUNS = 10
@@ -168,6 +174,8 @@ class Dashboard:
     home: str
     now: datetime
     scope: Scope
+    viewer: str = ""
+    role: str = ""
     catalog_found: bool = False
     metrics_found: bool = False
     latest_as_of: datetime | None = None
@@ -179,33 +187,49 @@ class Dashboard:
     runs: list[RunSummary] = field(default_factory=list)
 
 
-def load_dashboard(config: Config, now: datetime, scope: Scope | None = None) -> Dashboard:
-    """Read the dashboard of the Rewind home ``config.home`` as of ``now``.
+def load_dashboard(
+    config: Config, now: datetime, viewer: str, scope: Scope | None = None
+) -> Dashboard:
+    """Read the dashboard of the Rewind home ``config.home`` as of ``now``, as the Rewind
+    user ``viewer`` sees it.
 
     Reads the catalog (SELECT only) and the storage-metrics Delta table; writes nothing.
 
     Raises:
+        UnknownUser: ``viewer`` is not a Rewind user (of a catalog that exists).
         CatalogError: the catalog exists but cannot be read.
         StorageError: the metrics table exists but cannot be read.
     """
-    board = Dashboard(home=str(config.home), now=now, scope=scope or Scope())
-    _read_storage(board, metrics_path(config.system_root))
+    board = Dashboard(home=str(config.home), now=now, scope=scope or Scope(), viewer=viewer)
     engine = _catalog_engine(config.catalog_url)
     if engine is None:
         return board
     try:
         with Session(engine) as session:
-            _read_catalog(board, session)
+            visible = _viewer(board, session)
+            _read_catalog(board, session, visible)
     except SQLAlchemyError as exc:
         raise CatalogError(f"Cannot read the catalog: {str(exc).splitlines()[0]}") from None
     finally:
         engine.dispose()
+    _read_storage(board, metrics_path(config.system_root), visible)
     return board
 
 
+def _viewer(board: Dashboard, session: Session) -> set[int] | None:
+    """The viewer's role, and the ids it may see (None: all, for ACCOUNTADMIN)."""
+    grants = Grants(session)
+    user = grants.user(board.viewer)
+    if user is None:
+        raise UnknownUser(f"User '{board.viewer}' does not exist.")
+    board.role = session_role(grants, user)
+    return visible_to(grants, board.role)
+
+
 # -- storage metrics (SPEC R33, R35) ---------------------------------------------------
-def _read_storage(board: Dashboard, path: Path) -> None:
-    """Days of the window and the latest run's groups, from the metrics time series."""
+def _read_storage(board: Dashboard, path: Path, visible: set[int] | None) -> None:
+    """Days of the window and the latest run's groups, from the metrics time series
+    (only the tables in ``visible`` unless it is None)."""
     if not (path / "_delta_log").exists():
         return
     try:
@@ -216,6 +240,8 @@ def _read_storage(board: Dashboard, path: Path) -> None:
         raise StorageError(f"Cannot read the storage metrics: {str(exc).splitlines()[0]}") from None
     board.metrics_found = True
     rows = rows.filter(pc.field("AS_OF") <= pa.scalar(board.now, pa.timestamp("us", "UTC")))
+    if visible is not None:
+        rows = rows.filter(pc.field("ID").isin(sorted(visible)))
     if rows.num_rows == 0:
         return
     board.latest_as_of = pc.max(rows["AS_OF"]).as_py()
@@ -278,13 +304,15 @@ def _catalog_engine(url: str) -> Engine | None:
     return None
 
 
-def _read_catalog(board: Dashboard, session: Session) -> None:
+def _read_catalog(board: Dashboard, session: Session, visible: set[int] | None) -> None:
     board.catalog_found = True
     objects = {o.id: o for o in session.scalars(select(CatalogObject))}
     paths = _paths(objects)
-    board.dropped = _undroppable(objects, paths, board)
-    board.failsafe = _failsafe(session, paths, board.scope)
-    board.runs = _runs(session, board.now)
+    shown = {i: o for i, o in objects.items() if visible is None or i in visible}
+    board.dropped = _undroppable(shown, objects, paths, board)
+    if board.role == ACCOUNTADMIN:  # SPEC R12, R38; the runs are account-wide
+        board.failsafe = _failsafe(session, paths, board.scope)
+        board.runs = _runs(session, board.now)
 
 
 def _paths(objects: dict[int, CatalogObject]) -> dict[int, tuple[str, ...]]:
@@ -303,11 +331,14 @@ def _paths(objects: dict[int, CatalogObject]) -> dict[int, tuple[str, ...]]:
 
 
 def _undroppable(
-    objects: dict[int, CatalogObject], paths: dict[int, tuple[str, ...]], board: Dashboard
+    shown: dict[int, CatalogObject],
+    objects: dict[int, CatalogObject],
+    paths: dict[int, tuple[str, ...]],
+    board: Dashboard,
 ) -> list[DroppedObject]:
     """Dropped objects still in time travel: UNDROP restores them (SPEC R8, R10, R21)."""
     found = []
-    for obj in objects.values():
+    for obj in shown.values():
         if obj.dropped_on is None or obj.dropped_on > board.now:
             continue
         days = obj.dropped_retention_days or 0

@@ -20,6 +20,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from rewind.clock import format_timestamp
+from rewind.constants import ACCOUNTADMIN
 from rewind.dashboard import WINDOW_DAYS, Dashboard, Figures, Group, first_day
 from rewind.lifecycle import rules
 from rewind.lifecycle.metrics import BYTE_COLUMNS
@@ -97,9 +98,14 @@ def render_page(board: Dashboard, fixed_now: str | None = None) -> str:
         _chart_section(board),
         _totals(board, fixed_now),
         _dropped(board),
-        _failsafe(board),
-        _runs(board),
     ]
+    if board.role == ACCOUNTADMIN:  # SPEC R12, R38: fail-safe is the account's
+        sections += [_failsafe(board), _runs(board)]
+    else:
+        sections.append(
+            '<p id="admin-only" class="muted">Fail-safe contents and lifecycle runs are '
+            "shown to ACCOUNTADMIN only.</p>"
+        )
     body = "\n".join(sections)
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
@@ -125,6 +131,8 @@ def _header(board: Dashboard, fixed_now: str | None) -> str:
     return (
         f'<header><h1>Rewind</h1><p class="muted">Storage of {escape(board.home)} as of '
         f"{_time(board.now)}; latest lifecycle metrics {_time(board.latest_as_of) or 'none'}."
+        f' Viewed as <span id="viewer">{escape(board.viewer)}</span> '
+        f'(role <span id="role">{escape(board.role)}</span>).'
         f' <a id="json" href="{escape(json_href)}">JSON</a></p>'
         f'<nav id="scope">{" / ".join(crumbs)}</nav>'
         f'<form id="filter" method="get" action="">{inputs}{hidden}'

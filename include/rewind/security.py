@@ -8,8 +8,13 @@ The model (README, "Access control"):
 * ``ACCOUNTADMIN`` may do everything. Any other role holds a privilege on an object
   when it owns the object or was granted that privilege on that very object: no
   inheritance from containers, no USAGE, no FUTURE grants (kept simple on purpose).
-* Account-level actions (CREATE DATABASE, ALTER ACCOUNT, users and roles, the
-  lifecycle, fail-safe recovery, ``REWIND.ACCOUNT_USAGE``) need ``ACCOUNTADMIN``.
+* Account-level actions (CREATE DATABASE, ALTER ACCOUNT, users and roles, fail-safe
+  recovery, ``REWIND.ACCOUNT_USAGE``) need ``ACCOUNTADMIN``. The lifecycle needs
+  ``ACCOUNTADMIN`` or ``REWIND_LIFECYCLE``, the built-in role of the service user
+  ``REWIND_SERVICE`` that scheduled Airflow runs act as: it runs the lifecycle and
+  holds nothing else (it reads no table and no fail-safe file through SQL).
+* An object the role holds nothing on (itself or inside it) answers exactly as a
+  missing one: OBJECT_NOT_FOUND, never ACCESS_DENIED (no existence leak).
 
 Every check raises :class:`~rewind.errors.AccessDenied` naming the missing privilege,
 the object and the role, before the statement reads or changes anything (R28, R39).
@@ -22,7 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from rewind.catalog.grants import Grants
-from rewind.constants import ACCOUNTADMIN, DATABASE, PUBLIC_ROLE, SCHEMA, TABLE
+from rewind.constants import ACCOUNTADMIN, DATABASE, LIFECYCLE_ROLE, PUBLIC_ROLE, SCHEMA, TABLE
 from rewind.errors import AccessDenied, InvalidValue, UnknownUser, UnsupportedError
 
 if TYPE_CHECKING:
@@ -125,6 +130,14 @@ def require_accountadmin(ctx: Context, what: str) -> None:
         raise AccessDenied(f"{what} requires role ACCOUNTADMIN (current role {ctx.state.role}).")
 
 
+def require_lifecycle(role: str) -> None:
+    """The nightly lifecycle: ACCOUNTADMIN or the lifecycle's own role (SPEC R37)."""
+    if role not in (ACCOUNTADMIN, LIFECYCLE_ROLE):
+        raise AccessDenied(
+            f"The lifecycle requires role ACCOUNTADMIN or {LIFECYCLE_ROLE} (current role {role})."
+        )
+
+
 def has(ctx: Context, privilege: str, obj: CatalogObject) -> bool:
     """Whether the session's role holds ``privilege`` on ``obj`` (SPEC R37)."""
     role = ctx.state.role
@@ -139,12 +152,10 @@ def require(ctx: Context, privilege: str, obj: CatalogObject) -> None:
     """Raise AccessDenied naming ``privilege``, ``obj`` and the role unless it is held."""
     if has(ctx, privilege, obj):
         return
-    from rewind.sql.names import qualified
-
     what = ("dropped " if obj.dropped_on is not None else "") + obj.kind.lower()
     raise AccessDenied(
         f"Insufficient privileges: role {ctx.state.role} lacks {privilege} on "
-        f"{what} {qualified(ctx, obj)}."
+        f"{what} {ctx.catalog.qualified_name(obj)}."
     )
 
 
@@ -180,13 +191,25 @@ def authorize(ctx: Context, tree: object) -> None:
 def visible_ids(ctx: Context) -> set[int] | None:
     """Objects SHOW lists to the session's role: those it owns or holds a privilege on,
     and their containers (None: everything, for ACCOUNTADMIN)."""
-    if ctx.state.role == ACCOUNTADMIN:
+    return visible_to(Grants(ctx.catalog.session), ctx.state.role)
+
+
+def visible_to(grants: Grants, role: str) -> set[int] | None:
+    """:func:`visible_ids` of ``role`` (the Rewind page's viewer has no session)."""
+    if role == ACCOUNTADMIN:
         return None
-    grants = Grants(ctx.catalog.session)
-    reached = grants.reachable_ids(acting_roles(ctx.state.role))
+    reached = grants.reachable_ids(acting_roles(role))
     parents = grants.parents(reached)
     parents |= grants.parents(set(parents.values()) - set(parents))
     return with_ancestors(reached, parents)
+
+
+def can_see(ctx: Context, obj: CatalogObject) -> bool:
+    """Whether the role may learn that ``obj`` exists: it holds something on it or on an
+    object inside it (SPEC R37). To any other role the object answers exactly as a
+    missing one (OBJECT_NOT_FOUND), in every statement and in UNDROP."""
+    visible = visible_ids(ctx)
+    return visible is None or obj.id in visible
 
 
 def require_member(ctx: Context, role: str) -> None:

@@ -9,6 +9,7 @@ Airflow (they import it inside fixtures and tests).
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -26,6 +27,7 @@ REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 POOL = "rewind_lifecycle"
 AIRFLOW_HOME = Path(tempfile.mkdtemp(prefix="rewind-airflow-"))
+DAG_TEST_USER = "dag_test"  # the Airflow user dag.test() records as the run's trigger
 
 
 def airflow_environment(home: Path) -> dict[str, str]:
@@ -79,7 +81,19 @@ def rewind_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         for name in [n for n in os.environ if n.startswith("REWIND_")]:
             patch.delenv(name)
         patch.setenv("REWIND_HOME", str(home))
+        patch.setenv("REWIND_AIRFLOW_USERS", json.dumps({DAG_TEST_USER: "ADMIN"}))
         yield home
+
+
+@pytest.fixture
+def trigger_as(monkeypatch: pytest.MonkeyPatch) -> Callable[[str], None]:
+    """``trigger_as("ANALYST")``: this test's ``dag.test()`` runs act as that Rewind user
+    (SPEC R37: identity comes from the Airflow user who triggered the run)."""
+
+    def _map(rewind_user: str) -> None:
+        monkeypatch.setenv("REWIND_AIRFLOW_USERS", json.dumps({DAG_TEST_USER: rewind_user}))
+
+    return _map
 
 
 @dataclass

@@ -96,9 +96,7 @@ def test_accountadmin_recovers_a_dropped_table(
     dropped, into a new table."""
     import rewind
 
-    run = recover(
-        requested_by="ADMIN", table_id=warehouse.victim_id, target_name="shop.public.victim_back"
-    )
+    run = recover(table_id=warehouse.victim_id, target_name="shop.public.victim_back")
     assert run.task_states() == dict.fromkeys(
         ["validate_form", "list_recoverable", "recover"], "success"
     )
@@ -117,14 +115,16 @@ def test_accountadmin_recovers_a_dropped_table(
 
 
 def test_a_user_without_accountadmin_is_refused(
-    warehouse: Warehouse, recover: Callable[..., Any], capsys: pytest.CaptureFixture[str]
+    warehouse: Warehouse,
+    recover: Callable[..., Any],
+    trigger_as: Callable[[str], None],
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """SPEC R37, R38: the library refuses the listing to a user without ACCOUNTADMIN; the
-    recovery never runs and no table appears."""
+    """SPEC R37, R38: triggered by an Airflow user mapped to ANALYST, the library refuses
+    the listing (no ACCOUNTADMIN); the recovery never runs and no table appears."""
     before = warehouse.tables()
-    run = recover(
-        requested_by="analyst", table_id=warehouse.victim_id, target_name="SHOP.PUBLIC.MINE"
-    )
+    trigger_as("ANALYST")
+    run = recover(table_id=warehouse.victim_id, target_name="SHOP.PUBLIC.MINE")
     assert run.task_states() == {
         "validate_form": "success",
         "list_recoverable": "failed",
@@ -138,6 +138,6 @@ def test_bad_form_fails_fast(
     recover: Callable[..., Any], capsys: pytest.CaptureFixture[str]
 ) -> None:
     """SPEC R39: a form without a table id fails its first task with the reason."""
-    run = recover(requested_by="ADMIN", table_id=None, target_name="SHOP.PUBLIC.X")
+    run = recover(table_id=None, target_name="SHOP.PUBLIC.X")
     assert run.task_states()["validate_form"] == "failed"
     assert "INVALID_VALUE: Recovery form: table_id" in capsys.readouterr().out

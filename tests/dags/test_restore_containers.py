@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from rewind.errors import AccessDenied, ValidationFailed
+from rewind.errors import ObjectNotFound, ValidationFailed
 from rewind.operations.form import restore_request
 from rewind.operations.restore import run_restore, validate_restore
 
@@ -90,7 +90,8 @@ def test_clone_a_schema_at_a_point(
 def test_restore_runs_as_the_requesting_user(
     home: Path, connect: Callable[..., Any], shop: Callable[..., Any]
 ) -> None:
-    """SPEC R37: a user without privileges on the schema is refused; nothing is created."""
+    """SPEC R37: a user without privileges on the schema is refused — told it does not
+    exist, as for a missing one (no existence leak); nothing is created."""
     connect(now=DAY2).sql(
         "CREATE ROLE CLERK; CREATE USER ANALYST DEFAULT_ROLE = CLERK; "
         "GRANT ROLE CLERK TO USER ANALYST"
@@ -104,7 +105,7 @@ def test_restore_runs_as_the_requesting_user(
             "requested_by": "analyst",
         }
     )
-    with pytest.raises(AccessDenied):
+    with pytest.raises(ObjectNotFound):
         run_restore(home, request, DAY3)
     schemas = connect(now=DAY3).sql("SHOW SCHEMAS IN DATABASE SHOP")[0].column("name")
     assert "MINE" not in schemas

@@ -38,7 +38,6 @@ FORM = {
     "point_value": "",
     "target_name": "",
     "ignore_insufficient_retention": False,
-    "requested_by": "ADMIN",
 }
 
 
@@ -154,6 +153,8 @@ def test_clone_at_a_timestamp(warehouse: Warehouse, restore: Callable[..., Any])
         "point_kind": "timestamp",
         "point_value": "2026-11-10T09:30:00+00:00",
         "target_name": "SHOP.PUBLIC.ORDERS_0930",
+        "requested_by": "ADMIN",  # from the run's trigger, not from the form (SPEC R37)
+        "query_tag": f"airflow_user=dag_test; dag_run=rewind_restore/{run.dag_run.run_id}",
     }
 
 
@@ -215,17 +216,63 @@ def test_bad_form_fails_fast_and_changes_nothing(
 
 
 def test_a_user_without_privileges_is_refused(
-    warehouse: Warehouse, restore: Callable[..., Any], capsys: pytest.CaptureFixture[str]
+    warehouse: Warehouse,
+    restore: Callable[..., Any],
+    trigger_as: Callable[[str], None],
 ) -> None:
-    """SPEC R37: the operation runs as the requesting user, so a user without SELECT on
-    the source cannot clone it; the job fails with ACCESS_DENIED and creates nothing."""
-    run = restore(
-        operation="clone",
-        name="SHOP.PUBLIC.ORDERS",
-        target_name="SHOP.PUBLIC.STOLEN",
-        requested_by="analyst",
-    )
+    """SPEC R37: the operation runs as the Rewind user of the Airflow user who triggered
+    it, so ANALYST, who holds nothing on the source, cannot clone it: the job fails as
+    for a missing table (no existence leak) and creates nothing. QUERY_HISTORY names the
+    Airflow user in the statement's query tag."""
+    trigger_as("ANALYST")
+    run = restore(operation="clone", name="SHOP.PUBLIC.ORDERS", target_name="SHOP.PUBLIC.STOLEN")
     assert run.task_states()["restore"] == "failed"
-    assert "rewind.errors.AccessDenied: ACCESS_DENIED: " in capsys.readouterr().out
     names = warehouse.sql("SHOW TABLES IN SCHEMA SHOP.PUBLIC")[0].column("name")
     assert "STOLEN" not in names and "ORDERS" in names
+    assert history(warehouse, run)[-1][:3] == ("ANALYST", "FAIL", "OBJECT_NOT_FOUND")
+
+
+@pytest.mark.parametrize(
+    ("mapping", "typed", "user"),
+    [
+        ('{"someone_else": "ADMIN"}', None, "dag_test"),  # unmapped: refused as nobody
+        ('{"dag_test": "GHOST"}', None, "GHOST"),  # mapped to a user Rewind does not know
+        ('{"dag_test": "ANALYST"}', "ADMIN", "ANALYST"),  # the form names someone else
+    ],
+    ids=["unmapped", "unknown-user", "typed-admin"],
+)
+def test_identity_comes_from_the_trigger_never_from_the_form(
+    warehouse: Warehouse,
+    restore: Callable[..., Any],
+    monkeypatch: pytest.MonkeyPatch,
+    mapping: str,
+    typed: str | None,
+    user: str,
+) -> None:
+    """SPEC R37, R36: whatever the form says, a run acts as the Rewind user mapped from
+    the Airflow user who triggered it; a trigger no Rewind user answers to, or a form that
+    names another user (ADMIN), is refused in validate_form before any Spark job runs,
+    changes nothing, and the request and its refusal are in QUERY_HISTORY with the
+    Airflow user named."""
+    monkeypatch.setenv("REWIND_AIRFLOW_USERS", mapping)
+    files = warehouse.fingerprint()[1]
+    extra = {"requested_by": typed} if typed else {}
+    run = restore(operation="undrop", name="SHOP.PUBLIC.GONE2", **extra)
+    assert run.task_states()["validate_form"] == "failed"
+    assert run.task_states()["restore"] == "upstream_failed"
+    assert warehouse.fingerprint()[1] == files
+    logged = history(warehouse, run)
+    assert len(logged) == 1
+    assert logged[0][:3] in ((user, "FAIL", "ACCESS_DENIED"), (user, "FAIL", "UNKNOWN_USER"))
+    assert logged[0][3] == "UNDROP TABLE SHOP.PUBLIC.GONE2"
+
+
+def history(warehouse: Warehouse, run: Any) -> list[tuple[Any, ...]]:
+    """QUERY_HISTORY rows of one DAG run (its query tag): user, status, code, text."""
+    tag = f"airflow_user=dag_test; dag_run=rewind_restore/{run.dag_run.run_id}"
+    result = warehouse.sql(
+        "SELECT USER_NAME, EXECUTION_STATUS, ERROR_CODE, QUERY_TEXT "
+        "FROM REWIND.ACCOUNT_USAGE.QUERY_HISTORY "
+        f"WHERE QUERY_TAG = '{tag}' ORDER BY START_TIME"
+    )[0]
+    return [tuple(row) for row in result.rows]

@@ -13,6 +13,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +28,8 @@ BIN = Path(sys.executable).parent
 
 # The night the jobs run: 20 days after the history below began.
 NOW = "2026-05-21T00:00:00+00:00"
+# Airflow's simple auth manager: one user of each of its roles (name:role).
+AIRFLOW_USERS = {"admin": "admin", "alice": "user", "vic": "viewer", "olga": "op"}
 HISTORY = [
     (
         "2026-05-01T00:00:00+00:00",
@@ -47,7 +50,13 @@ HISTORY = [
         "CREATE TABLE RECENT (ID INT) DATA_RETENTION_TIME_IN_DAYS = 3; "
         "INSERT INTO RECENT VALUES (5); "
         # retention 30: its removed file is still in time travel.
-        "CREATE TABLE LONG (ID INT) DATA_RETENTION_TIME_IN_DAYS = 30; INSERT INTO LONG VALUES (1)",
+        "CREATE TABLE LONG (ID INT) DATA_RETENTION_TIME_IN_DAYS = 30; INSERT INTO LONG VALUES (1);"
+        # SPEC R37: the Rewind users of the Airflow users below (same name by default);
+        # ADMIN is built in. CLERK may read ORDERS and nothing else.
+        "CREATE ROLE CLERK; GRANT SELECT ON TABLE SHOP.PUBLIC.ORDERS TO ROLE CLERK; "
+        "CREATE USER ALICE DEFAULT_ROLE = CLERK; GRANT ROLE CLERK TO USER ALICE; "
+        "CREATE USER VIC DEFAULT_ROLE = CLERK; GRANT ROLE CLERK TO USER VIC; "
+        "CREATE USER OLGA DEFAULT_ROLE = CLERK; GRANT ROLE CLERK TO USER OLGA",
     ),
     (
         "2026-05-02T00:00:00+00:00",
@@ -257,6 +266,9 @@ class Airflow:
             AIRFLOW__CORE__EXECUTION_API_SERVER_URL=f"{self.url}/execution/",
             AIRFLOW__LOGGING__WORKER_LOG_SERVER_PORT=str(free_port()),
             AIRFLOW__LOGGING__TRIGGER_LOG_SERVER_PORT=str(free_port()),
+            AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_USERS=",".join(
+                f"{name}:{role}" for name, role in AIRFLOW_USERS.items()
+            ),
         )
         env = {k: v for k, v in env.items() if not k.startswith("AIRFLOW_CONN_")}
         env.update(self.env_extra)
@@ -292,21 +304,41 @@ class Airflow:
     def fail(self, message: str) -> None:
         pytest.fail(f"{message}\nairflow standalone log:\n{tail(self.root / 'standalone.log', 60)}")
 
-    def request(self, method: str, path: str, body: Any = None) -> Any:
-        """A JSON call to the REST API with the admin's token (proxies bypassed)."""
+    def request(self, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
+        """A JSON call to the REST API with a token (the admin's unless given; proxies
+        bypassed)."""
+        status, answer = self.call(method, path, body, token or self.token)
+        if status >= 400:
+            raise urllib.error.HTTPError(f"{self.url}{path}", status, answer, None, None)  # type: ignore[arg-type]
+        return json.loads(answer)
+
+    def call(
+        self, method: str, path: str, body: Any = None, token: str | None = None, **headers: str
+    ) -> tuple[int, str]:
+        """(status, body text) of one call, whatever the status; no token unless given."""
         data = None if body is None else json.dumps(body).encode()
         request = urllib.request.Request(f"{self.url}{path}", data=data, method=method)
         request.add_header("Content-Type", "application/json")
-        if self.token:
-            request.add_header("Authorization", f"Bearer {self.token}")
+        if token:
+            request.add_header("Authorization", f"Bearer {token}")
+        for name, value in headers.items():
+            request.add_header(name, value)
         opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-        with opener.open(request, timeout=30) as response:
-            return json.load(response)
+        try:
+            with opener.open(request, timeout=30) as response:
+                return response.status, response.read().decode()
+        except urllib.error.HTTPError as error:
+            return error.code, error.read().decode()
 
-    def password(self) -> str:
-        """The admin password ``airflow standalone`` generated (what the README points to)."""
+    def password(self, user: str = "admin") -> str:
+        """A password ``airflow standalone`` generated (what the README points to)."""
         path = self.home / "simple_auth_manager_passwords.json.generated"
-        return str(json.loads(path.read_text())["admin"])
+        return str(json.loads(path.read_text())[user])
+
+    def token_for(self, user: str) -> str:
+        """A real JWT of an Airflow user, from the api-server's login endpoint."""
+        login = {"username": user, "password": self.password(user)}
+        return str(self.request("POST", "/auth/token", login)["access_token"])
 
     def wait_ready(self, dag_ids: list[str]) -> None:
         """The api-server answers, a token is issued and every DAG is parsed."""
@@ -317,8 +349,7 @@ class Airflow:
                 self.fail("airflow standalone exited")
             try:
                 if not self.token:
-                    login = {"username": "admin", "password": self.password()}
-                    self.token = self.request("POST", "/auth/token", login)["access_token"]
+                    self.token = self.token_for("admin")
                 parsed = {d["dag_id"] for d in self.request("GET", "/api/v2/dags")["dags"]}
                 missing = [d for d in dag_ids if d not in parsed]
                 if not missing:
@@ -328,11 +359,16 @@ class Airflow:
             time.sleep(2)
         self.fail(f"Airflow not ready in {AIRFLOW_START_TIMEOUT_S}s (DAGs missing: {missing})")
 
-    def trigger(self, dag_id: str, conf: dict[str, Any], **dates: str | None) -> str:
-        """Unpause and trigger ``dag_id``; ``dates``: logical_date, run_after, data_interval_*."""
+    def trigger(
+        self, dag_id: str, conf: dict[str, Any], as_user: str | None = None, **dates: str | None
+    ) -> str:
+        """Unpause and trigger ``dag_id`` (as the admin, or ``as_user`` with its own
+        token); ``dates``: logical_date, run_after, data_interval_*."""
         self.request("PATCH", f"/api/v2/dags/{dag_id}", {"is_paused": False})
         body = {"logical_date": None, **dates, "conf": conf}
-        return str(self.request("POST", f"/api/v2/dags/{dag_id}/dagRuns", body)["dag_run_id"])
+        token = self.token_for(as_user) if as_user else None
+        path = f"/api/v2/dags/{dag_id}/dagRuns"
+        return str(self.request("POST", path, body, token=token)["dag_run_id"])
 
     def wait_run(self, dag_id: str, run_id: str) -> dict[str, Any]:
         """Poll the run until it ends; return it (state success or failed)."""

@@ -13,6 +13,7 @@ and tables must show the warehouse's real numbers. A screenshot is saved under
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -27,6 +28,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("spark_standalone")]
 ARTIFACTS = REPO / "tests" / "e2e" / "artifacts"
 DAGS = ["rewind_nightly", "rewind_restore", "rewind_failsafe_recovery"]
 NIGHTLY_STEPS = [
+    "authorize",
     "effective_retention",
     "expire_versions",
     "purge_failsafe",
@@ -46,7 +48,6 @@ RESTORE_FORM = {
     "point_value": "2026-05-01T12:00:00+00:00",
     "target_name": "",
     "ignore_insufficient_retention": False,
-    "requested_by": "ADMIN",
 }
 RESTORE_AFTER = "2026-05-21T06:00:00+00:00"
 
@@ -162,16 +163,91 @@ def test_plugin_is_registered_with_a_menu_entry(airflow: Airflow) -> None:
     assert [view["name"] for view in rewind["external_views"]] == ["Rewind"]
 
 
+SUMMARY = f"/rewind/api/summary?now={NOW.replace('+00:00', 'Z')}"
+
+
+def test_the_page_answers_only_a_real_airflow_token_r37_r38(
+    airflow: Airflow, nightly: tuple[str, dict[str, Any]]
+) -> None:
+    """Airflow does not authenticate plugin apps; the Rewind page does: no token, a forged
+    or a garbage one get 401 (page and JSON); each real user of the simple auth manager
+    gets 200 and sees what its Rewind user may see: the admin everything with fail-safe,
+    the user / viewer / op users (role CLERK, SELECT on ORDERS) ORDERS alone and neither
+    fail-safe contents nor lifecycle runs."""
+    admin = airflow.token_for("admin")
+    forged = admin[: admin.rindex(".") + 1] + "AAAA" + admin[admin.rindex(".") + 5 :]
+    for path in (SUMMARY, "/rewind/"):
+        assert airflow.call("GET", path)[0] == 401
+        assert airflow.call("GET", path, token=forged)[0] == 401
+        assert airflow.call("GET", path, token="garbage")[0] == 401
+        assert airflow.call("GET", path, Cookie=f"_token={forged}")[0] == 401
+    everything = json.loads(airflow.call("GET", SUMMARY, token=admin)[1])
+    assert everything["role"] == "ACCOUNTADMIN" and everything["failsafe"] and everything["runs"]
+    for user in ("alice", "vic", "olga"):
+        status, text = airflow.call(
+            "GET", SUMMARY + "&database=SHOP&schema=PUBLIC", token=airflow.token_for(user)
+        )
+        seen = json.loads(text)
+        assert (status, seen["viewer"], seen["role"]) == (200, user.upper(), "CLERK")
+        assert [g["table"] for g in seen["groups"]] == ["ORDERS"]
+        assert (seen["failsafe"], seen["runs"], seen["dropped"]) == ([], [], [])
+
+
+def test_a_user_cannot_act_as_admin_whatever_the_form_says_r12_r37(
+    airflow: Airflow, nightly: tuple[str, dict[str, Any]], home: Path
+) -> None:
+    """Airflow's "user" role may trigger DAGs, but a run acts as the Rewind user of the
+    Airflow user who triggered it: alice typing ADMIN into a restore form is refused
+    before any Spark job, and her fail-safe recovery is refused (no ACCOUNTADMIN); both
+    requests and refusals are in QUERY_HISTORY naming alice."""
+    run_id = airflow.trigger(
+        "rewind_restore",
+        {**RESTORE_FORM, "name": "SHOP.PUBLIC.KEEP", "requested_by": "ADMIN"},
+        as_user="alice",
+        run_after=RESTORE_AFTER,
+    )
+    assert airflow.wait_run("rewind_restore", run_id)["state"] == "failed"
+    assert airflow.task_states("rewind_restore", run_id)["validate_form"] == "failed"
+    recovery = airflow.trigger(
+        "rewind_failsafe_recovery",
+        {"table_id": 1, "target_name": "SHOP.PUBLIC.MINE", "requested_by": "ALICE"},
+        as_user="alice",
+        run_after=RESTORE_AFTER,
+    )
+    assert airflow.wait_run("rewind_failsafe_recovery", recovery)["state"] == "failed"
+    states = airflow.task_states("rewind_failsafe_recovery", recovery)
+    assert (states["validate_form"], states["list_recoverable"]) == ("success", "failed")
+    import rewind
+
+    with rewind.connect(home=home, now=RESTORE_AFTER) as conn:
+        logged = conn.run(
+            "SELECT USER_NAME, ERROR_CODE, QUERY_TAG FROM REWIND.ACCOUNT_USAGE.QUERY_HISTORY "
+            "WHERE QUERY_TAG LIKE 'airflow_user=alice;%' ORDER BY START_TIME"
+        ).rows
+    by_run = {tag.rsplit("/", 1)[1]: (user, code) for user, code, tag in logged}
+    assert by_run == {run_id: ("ALICE", "ACCESS_DENIED"), recovery: ("ALICE", "ACCESS_DENIED")}
+
+
 def test_rewind_page_in_chromium(
     airflow: Airflow, nightly: tuple[str, dict[str, Any]], home: Path
 ) -> None:
-    """SPEC R33, R35: the Rewind page, rendered by Chromium, charts the night's real
-    figures and lists the fail-safe contents and the run; a screenshot is kept."""
+    """SPEC R33, R35, R37: the Rewind page, rendered by Chromium with the admin's Airflow
+    token in the UI's cookie, charts the night's real figures and lists the fail-safe
+    contents and the run; a screenshot is kept. Without the cookie the page is refused;
+    with alice's, it holds no fail-safe section."""
     from selenium.webdriver.common.by import By
 
     rows = [r for r in storage_metrics(home) if r["AS_OF_DATE"] == NOW[:10]]
+    page = f"{airflow.url}/rewind/?now={NOW.replace('+00:00', 'Z')}"
     with chromium() as browser:
-        browser.get(f"{airflow.url}/rewind/?now={NOW.replace('+00:00', 'Z')}")
+        browser.get(page)
+        assert "Log in to Airflow first" in browser.page_source
+        browser.add_cookie({"name": "_token", "value": airflow.token_for("alice")})
+        browser.get(page)
+        assert browser.find_elements(By.CSS_SELECTOR, "#admin-only")
+        assert not browser.find_elements(By.CSS_SELECTOR, "#fail-safe")
+        browser.add_cookie({"name": "_token", "value": airflow.token_for("admin")})
+        browser.get(page)
         chart = browser.find_element(By.CSS_SELECTOR, "svg#storage-chart")
         shown: dict[str, int] = {}
         for rect in chart.find_elements(By.CSS_SELECTOR, "rect.segment"):

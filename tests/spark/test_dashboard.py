@@ -26,7 +26,7 @@ import sqlite3
 import subprocess
 import sys
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from html.parser import HTMLParser
@@ -81,6 +81,9 @@ EVENTS = {
         table("LAB.PUBLIC.OLD"),
         "CREATE SCHEMA LAB.TMP",
         table("LAB.TMP.T1"),
+        # SPEC R37: the page as a user who may read one table of SHOP and nothing else.
+        "CREATE ROLE CLERK; CREATE USER ANALYST DEFAULT_ROLE = CLERK",
+        "GRANT ROLE CLERK TO USER ANALYST; GRANT SELECT ON TABLE SHOP.PUBLIC.ORDERS TO ROLE CLERK",
     ],
     at(1): ["UPDATE SHOP.PUBLIC.ITEMS SET V = 'x' WHERE ID = 1"],
     at(4): ["DROP TABLE LAB.PUBLIC.OLD"],
@@ -149,9 +152,26 @@ def plugin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
 
 
 @pytest.fixture
-def client(plugin: ModuleType, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+def viewer(plugin: ModuleType) -> Iterator[Callable[[str], None]]:
+    """``viewer("analyst")``: the Airflow user the page's requests come from. The token
+    check itself (401 without a real Airflow JWT) runs against the real api-server in
+    :func:`test_airflow_loads_the_plugin_and_serves_the_page` and in the e2e suite;
+    here the data is under test, so the identity is given, as ``admin`` by default."""
+
+    def _as(airflow_user: str) -> None:
+        plugin.app.dependency_overrides[plugin.airflow_user] = lambda: airflow_user
+
+    _as("admin")
+    yield _as
+    plugin.app.dependency_overrides.clear()
+
+
+@pytest.fixture
+def client(
+    plugin: ModuleType, viewer: Callable[[str], None], monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Any]:
     """A client of the plugin's app; each test points REWIND_HOME where it wants."""
-    for name in ("REWIND_NOW", "REWIND_CATALOG_URL", "REWIND_FAILSAFE_URI"):
+    for name in ("REWIND_NOW", "REWIND_CATALOG_URL", "REWIND_FAILSAFE_URI", "REWIND_AIRFLOW_USERS"):
         monkeypatch.delenv(name, raising=False)
     with TestClient(plugin.app) as test_client:
         yield test_client
@@ -409,6 +429,35 @@ def test_runs_show_the_last_lifecycle_summaries(
 # -- read-only, relative, served by Airflow -----------------------------------------------
 
 
+def test_a_user_sees_only_what_its_role_may_see_and_no_failsafe_r37_r38(
+    warehouse: Warehouse,
+    client: Any,
+    viewer: Callable[[str], None],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """SPEC R37, R38: ANALYST (role CLERK, SELECT on SHOP.PUBLIC.ORDERS only) sees SHOP and
+    ORDERS with their bytes, nothing of LAB, no dropped object of others, and neither
+    fail-safe contents nor lifecycle runs; ADMIN sees them all."""
+    monkeypatch.setenv("REWIND_HOME", str(warehouse.home))
+    admin = summary(client, VIEW_AT)
+    in_shop = summary(client, VIEW_AT, database="SHOP", schema="PUBLIC")["groups"]
+    viewer("analyst")
+    mine = summary(client, VIEW_AT)
+    assert (mine["viewer"], mine["role"]) == ("ANALYST", "CLERK")
+    assert [g["database"] for g in mine["groups"]] == ["SHOP"]
+    tables = summary(client, VIEW_AT, database="SHOP", schema="PUBLIC")["groups"]
+    assert [g["table"] for g in tables] == ["ORDERS"]
+    assert tables == [g for g in in_shop if g["table"] == "ORDERS"]
+    assert (mine["dropped"], mine["failsafe"], mine["runs"]) == ([], [], [])
+    assert admin["failsafe"] and admin["runs"] and admin["dropped"]
+    shown = page(client, VIEW_AT)
+    assert "admin-only" in shown.ids and "fail-safe" not in shown.ids
+    assert "LAB" not in client.get("/", params={"now": format_timestamp(VIEW_AT)}).text
+    viewer("nobody-here")
+    response = client.get("/api/summary", params={"now": format_timestamp(VIEW_AT)})
+    assert response.status_code == 403 and "UNKNOWN_USER" in response.text
+
+
 def test_the_page_writes_nothing_and_links_relative(
     warehouse: Warehouse, client: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -466,18 +515,34 @@ def test_a_bad_instant_is_a_one_line_error(
 
 AIRFLOW_SCRIPT = """
 import json, sys
+import jwt
 from airflow import plugins_manager
-from airflow.api_fastapi.app import create_app
+from airflow.api_fastapi.app import create_app, get_auth_manager
+from airflow.api_fastapi.auth.managers.simple.user import SimpleAuthManagerUser
 from airflow.api_fastapi.core_api.datamodels.plugins import PluginResponse
+from airflow.utils.db import initdb
 from fastapi.testclient import TestClient
 
+initdb()  # the auth manager checks a token's id against revoked tokens there
 [info] = [p for p in plugins_manager.get_plugin_info() if p["name"] == "rewind"]
 apps = plugins_manager.get_fastapi_plugins()[0]
 client = TestClient(create_app())
 prefix, now = sys.argv[2], sys.argv[3]
-summary = client.get(prefix + "/rewind/api/summary", params={"now": now})
-page = client.get(prefix + "/rewind/", params={"now": now})
+token = get_auth_manager().generate_jwt(SimpleAuthManagerUser(username="admin", role="admin"))
+claims = jwt.decode(token, options={"verify_signature": False})
+forged = jwt.encode(claims, "not the api secret", algorithm="HS512")
+summary_url, page_url = prefix + "/rewind/api/summary", prefix + "/rewind/"
+refused = [
+    client.get(summary_url, params={"now": now}).status_code,
+    client.get(page_url, params={"now": now}).status_code,
+    client.get(summary_url, headers={"Authorization": "Bearer " + forged}).status_code,
+    client.get(page_url, cookies={"_token": forged}).status_code,
+    client.get(summary_url, headers={"Authorization": "Bearer garbage"}).status_code,
+]
+summary = client.get(summary_url, params={"now": now}, headers={"Authorization": "Bearer " + token})
+page = client.get(page_url, params={"now": now}, cookies={"_token": token})
 json.dump({
+    "refused": refused,
     "import_errors": plugins_manager.get_import_errors(),
     "fastapi_apps": [[a["name"], a["url_prefix"]] for a in apps],
     "plugin": PluginResponse.model_validate(info).model_dump(mode="json"),
@@ -500,7 +565,9 @@ def test_airflow_loads_the_plugin_and_serves_the_page(
 ) -> None:
     """Airflow's plugins manager loads ``plugins/``: the FastAPI app is mounted on the real
     api-server app, the Browse-menu entry is a valid external view pointing at it (under
-    ``[api] base_url`` too), and the mounted page serves the warehouse's real data."""
+    ``[api] base_url`` too), and the mounted page serves the warehouse's real data — only
+    to a request carrying a real Airflow JWT (bearer header or the UI's cookie): without
+    one, with a forged or a malformed one, 401 (SPEC R37, R38)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("REWIND_", "AIRFLOW"))}
     env.update(
         AIRFLOW_HOME=str(tmp_path / "airflow"),
@@ -520,6 +587,7 @@ def test_airflow_loads_the_plugin_and_serves_the_page(
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     seen = json.loads(out.read_text())
+    assert seen["refused"] == [401] * 5
     assert seen["import_errors"] == {}
     assert ["Rewind", "/rewind"] in seen["fastapi_apps"]
     [view] = seen["plugin"]["external_views"]

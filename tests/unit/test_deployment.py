@@ -741,6 +741,33 @@ def check_build_context(d: Deployment) -> list[str]:
 
 Check = Callable[[Deployment], list[str]]
 
+def check_one_user(d: Deployment) -> list[str]:
+    """Every service of the Rewind image runs as the Dockerfile's one non-root user, who
+    owns the warehouse and fail-safe directories, made 0700 (SPEC R38)."""
+    created = re.search(r"useradd --uid (\d+) --gid (\d+)\b[^&]* (\w+)", _script(d))
+    if created is None:
+        return ["the Dockerfile creates no user"]
+    uid, gid, name = created.groups()
+    problems = [] if uid != "0" else ["the image's user is root"]
+    users = [arguments for instruction, arguments in d.dockerfile if instruction == "USER"]
+    if users[-1:] != [name]:
+        problems.append(f"the image does not end as USER {name}: {users}")
+    problems += [
+        f"{service} runs as {d.service(service).get('user')}, not {uid}:{gid}"
+        for service in (*AIRFLOW, MASTER, *WORKERS)
+        if str(d.service(service).get("user")) != f"{uid}:{gid}"
+    ]
+    root = config_of(d.env(DRIVER))
+    for path in (root.home, root.failsafe_root):
+        if not re.search(rf"chmod 0?700 [^&]*{re.escape(str(path))}\b", _script(d)):
+            problems.append(f"the Dockerfile does not make {path} owner-only (0700)")
+    return problems
+
+
+def _script(d: Deployment) -> str:
+    return "\n".join(arguments for instruction, arguments in d.dockerfile if instruction == "RUN")
+
+
 CHECKS: list[Check] = [
     check_compose_schema,
     check_services,
@@ -760,6 +787,7 @@ CHECKS: list[Check] = [
     check_database_accounts,
     check_image_build,
     check_build_context,
+    check_one_user,
 ]
 
 
@@ -975,6 +1003,12 @@ MISTAKES: dict[Check, dict[str, Mutation]] = {
     },
     check_build_context: {
         "plugins ignored": edit(".dockerignore", r"!plugins\n", ""),
+    },
+    check_one_user: {
+        "a worker as root": at("services/spark-worker-1/user", "0:0"),
+        "the api-server as the default user": at("services/airflow-apiserver/user", delete=True),
+        "fail-safe left 0755": edit("Dockerfile", r" /data/failsafe\n", "\n"),
+        "image ends as root": edit("Dockerfile", r"USER rewind", "USER root"),
     },
 }
 

@@ -35,7 +35,7 @@ ACCESS_HISTORY_SCHEMA = (
 QUERY_HISTORY_SCHEMA = (
     "QUERY_ID STRING, QUERY_TEXT STRING, QUERY_TYPE STRING, USER_NAME STRING, "
     "ROLE_NAME STRING, EXECUTION_STATUS STRING, ERROR_CODE STRING, ERROR_MESSAGE STRING, "
-    "START_TIME TIMESTAMP, END_TIME TIMESTAMP, TOTAL_ELAPSED_TIME BIGINT"
+    "START_TIME TIMESTAMP, END_TIME TIMESTAMP, TOTAL_ELAPSED_TIME BIGINT, QUERY_TAG STRING"
 )
 # Snowflake's EXECUTION_STATUS for Rewind's statement status.
 EXECUTION_STATUS = {"SUCCESS": "SUCCESS", "FAILED": "FAIL"}
@@ -76,6 +76,7 @@ def query_history(catalog: Catalog) -> list[tuple[Any, ...]]:
                 s.start_time,
                 s.end_time,
                 elapsed,
+                s.query_tag,
             )
         )
     return rows

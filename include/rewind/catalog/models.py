@@ -130,6 +130,8 @@ class Statement(Base):
     parent_query_id: Mapped[str | None] = mapped_column(String(36), nullable=True)
     # QUERY_HISTORY.QUERY_TYPE (SPEC R36), from the statement's text; NULL before 0005.
     query_type: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    # QUERY_HISTORY.QUERY_TAG (migration 0007): who outside Rewind asked (an Airflow run).
+    query_tag: Mapped[str | None] = mapped_column(Text, nullable=True)
 
 
 class StatementObject(Base):

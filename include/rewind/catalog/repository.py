@@ -31,10 +31,12 @@ from rewind.constants import (
     ACCOUNTADMIN,
     DATABASE,
     DEFAULT_USER,
+    LIFECYCLE_ROLE,
     MIN_RETENTION_PARAM,
     PUBLIC_ROLE,
     RETENTION_PARAM,
     SCHEMA,
+    SERVICE_USER,
     TABLE,
 )
 from rewind.identifiers import QualifiedName
@@ -55,9 +57,20 @@ class Catalog:
     # -- bootstrap ------------------------------------------------------------------
     def bootstrap(self, now: datetime) -> None:
         """Create the built-in ADMIN user and ACCOUNTADMIN and PUBLIC roles on first use
-        (PUBLIC also in homes made before access control, SPEC R37)."""
+        (PUBLIC also in homes made before access control), and the nightly lifecycle's
+        role and service user (also in older homes), SPEC R37."""
         if self.session.get(Role, PUBLIC_ROLE) is None:
             self.session.add(Role(name=PUBLIC_ROLE, created_on=now))
+        if self.session.get(Role, LIFECYCLE_ROLE) is None:
+            self.session.add(Role(name=LIFECYCLE_ROLE, created_on=now))
+            if self.session.get(User, SERVICE_USER) is None:
+                self.session.add(
+                    User(name=SERVICE_USER, default_role=LIFECYCLE_ROLE, created_on=now)
+                )
+                self.session.flush()
+                self.session.add(
+                    RoleGrant(role_name=LIFECYCLE_ROLE, user_name=SERVICE_USER, created_on=now)
+                )
         if self.session.get(User, DEFAULT_USER) is not None:
             return
         self.session.add(Role(name=ACCOUNTADMIN, created_on=now))

@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 from rewind.catalog.db import make_engine, migrate
 from rewind.catalog.repository import Catalog
 from rewind.config import Config
+from rewind.home import prepare_home
 from rewind.lifecycle import fileops
 from rewind.storage.delta import TableStore
 
@@ -40,6 +41,7 @@ class Run:
         now: datetime,
         spark_provider: Callable[[], SparkSession] | None = None,
     ) -> Run:
+        prepare_home(config)  # SPEC R38: owner-only
         engine = make_engine(config.catalog_url)
         migrate(engine)
         if spark_provider is None:

@@ -15,6 +15,7 @@ from sqlalchemy import or_, select
 
 from rewind.catalog.models import CatalogObject, FileState
 from rewind.catalog.repository import Catalog
+from rewind.home import private_dir
 from rewind.lifecycle import fileops, rules
 from rewind.lifecycle.clones import used_by_clone
 from rewind.lifecycle.context import Run
@@ -89,6 +90,8 @@ def apply_journal(run: Run) -> dict[str, int]:
             for row in rows
         ]
     fileops.fault_point("journal")
+    if any(action == "move" for action, _, _ in tasks):
+        private_dir(run.config.failsafe_root)  # SPEC R38: owner-only
     outcomes = run.run_tasks(tasks)
     summary = {
         "files_moved": 0,

@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from rewind.clock import format_timestamp, parse_timestamp
+from rewind.home import private_dir
 
 PIN_MINUTES = 60
 
@@ -28,7 +29,7 @@ class Pin:
 
 def hold(root: Path, table_id: int, version: int, query_id: str, now: datetime) -> Path:
     """Pin ``version`` of a table until ``now + PIN_MINUTES``; returns the pin's file."""
-    root.mkdir(parents=True, exist_ok=True)
+    private_dir(root)  # SPEC R38: owner-only
     path = root / f"{query_id}-{table_id}-{version}.json"
     expires = now + timedelta(minutes=PIN_MINUTES)
     partial = path.with_suffix(".tmp")

@@ -5,6 +5,10 @@ is what Rewind runs: names parsed and normalised (SPEC R4), the point checked (R
 the combination allowed. A bad form raises a :class:`~rewind.errors.RewindError` that
 names the field and the reason (SPEC R39) before anything runs; a request turns back
 into its normalised form (``as_form``), which is what travels between tasks as XCom.
+
+Identity is not a form field (SPEC R37): :func:`with_identity` puts the Rewind user the
+run acts as (:mod:`rewind.operations.identity`) and the query tag naming the Airflow user
+and run into the form, over anything typed there.
 """
 
 from __future__ import annotations
@@ -18,8 +22,9 @@ from typing import Any
 
 from rewind.clock import format_timestamp, parse_timestamp
 from rewind.constants import DATABASE, SCHEMA, TABLE
-from rewind.errors import InvalidValue, UnsupportedError
+from rewind.errors import AccessDenied, InvalidValue, UnsupportedError
 from rewind.identifiers import QualifiedName, normalize
+from rewind.operations.identity import rewind_name
 
 NAME_PARTS = {DATABASE: 1, SCHEMA: 2, TABLE: 3}
 NAME_SHAPES = {DATABASE: "DATABASE", SCHEMA: "DATABASE.SCHEMA", TABLE: "DATABASE.SCHEMA.TABLE"}
@@ -76,6 +81,7 @@ class RestoreRequest:
     target: QualifiedName | None
     ignore_insufficient_retention: bool
     requested_by: str
+    query_tag: str = ""
 
     def statement(self) -> str:
         """The SQL of an undrop or a clone (restore in place is ``Connection.restore``)."""
@@ -103,6 +109,7 @@ class RestoreRequest:
             "target_name": str(self.target) if self.target is not None else "",
             "ignore_insufficient_retention": self.ignore_insufficient_retention,
             "requested_by": self.requested_by,
+            "query_tag": self.query_tag,
         }
 
 
@@ -114,6 +121,12 @@ class RecoveryRequest:
     target: QualifiedName
     version: int | None
     requested_by: str
+    query_tag: str = ""
+
+    def statement(self) -> str:
+        """The request as ``Connection.failsafe_recover`` logs it."""
+        version = f" VERSION {self.version}" if self.version is not None else ""
+        return f"FAILSAFE RECOVER {self.table_id} INTO {self.target}{version}"
 
     def as_form(self) -> dict[str, Any]:
         return {
@@ -121,6 +134,7 @@ class RecoveryRequest:
             "target_name": str(self.target),
             "version": self.version,
             "requested_by": self.requested_by,
+            "query_tag": self.query_tag,
         }
 
 
@@ -139,7 +153,14 @@ def restore_request(form: Mapping[str, Any]) -> RestoreRequest:
     target = qualified_name(target_text, object_type, "target_name") if target_text else None
     ignore = _flag(form, "ignore_insufficient_retention")
     request = RestoreRequest(
-        operation, object_type, name, point, target, ignore, user_name(form.get("requested_by"))
+        operation,
+        object_type,
+        name,
+        point,
+        target,
+        ignore,
+        user_name(form.get("requested_by")),
+        str(form.get("query_tag") or ""),
     )
     _check_operation(request)
     return request
@@ -185,7 +206,28 @@ def recovery_request(form: Mapping[str, Any]) -> RecoveryRequest:
     if version is not None and version < 0:
         raise InvalidValue("Recovery form: version must be 0 or more.")
     target = qualified_name(_text(form, "target_name"), TABLE, "target_name")
-    return RecoveryRequest(table_id, target, version, user_name(form.get("requested_by")))
+    return RecoveryRequest(
+        table_id,
+        target,
+        version,
+        user_name(form.get("requested_by")),
+        str(form.get("query_tag") or ""),
+    )
+
+
+def with_identity(form: Mapping[str, Any], requested_by: str, query_tag: str) -> dict[str, Any]:
+    """``form`` acting as ``requested_by`` (the run's user, never the form's, SPEC R37).
+
+    Raises:
+        AccessDenied: the form names another user in ``requested_by``.
+    """
+    typed = str(form.get("requested_by") or "").strip()
+    if typed and user_name(typed) != requested_by:
+        raise AccessDenied(
+            f"Form field requested_by: a run acts as the Rewind user of the Airflow user who "
+            f"triggered it ({requested_by}), not as '{typed}'."
+        )
+    return {**form, "requested_by": requested_by, "query_tag": query_tag}
 
 
 def qualified_name(text: str, object_type: str, field: str) -> QualifiedName:
@@ -212,8 +254,7 @@ def user_name(value: Any) -> str:
     text = str(value or "").strip()
     if not text:
         raise InvalidValue("Form field requested_by: name the Rewind user this runs as.")
-    quoted = len(text) > 1 and text.startswith('"') and text.endswith('"')
-    return normalize(text[1:-1] if quoted else text, quoted=quoted)
+    return rewind_name(text)
 
 
 def _point(form: Mapping[str, Any]) -> Point:

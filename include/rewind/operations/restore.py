@@ -1,7 +1,8 @@
 """Undrop, clone or restore in place as the requesting user (``rewind_restore``).
 
-The request runs through ``rewind.connect(user=requested_by)``, so Rewind's access
-control decides what that user may do (SPEC R37): nothing here acts with more
+The request runs through ``rewind.connect(user=requested_by)`` — the Rewind user of
+the Airflow user who triggered the run (:mod:`rewind.operations.trigger`) — so Rewind's
+access control decides what that user may do (SPEC R37): nothing here acts with more
 privileges than the user has. The validation that follows, in a job of its own (a
 retry must not run the operation twice), reads as the same user: every restored table
 now, against the same table at the point the operation used.
@@ -17,7 +18,7 @@ from rewind.connection import Connection
 from rewind.constants import TABLE
 from rewind.errors import ValidationFailed
 from rewind.identifiers import QualifiedName
-from rewind.operations.form import Operation, RestoreRequest, restore_request
+from rewind.operations.form import Operation, RecoveryRequest, RestoreRequest, restore_request
 from rewind.result import Result, json_value
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ def run_restore(home: Home, request: RestoreRequest, now: str) -> dict[str, Any]
         RewindError: whatever Rewind refused (ACCESS_DENIED, TIME_TRAVEL_UNAVAILABLE, ...);
             a refused operation changed nothing (SPEC R28).
     """
-    with rewind.connect(home=home, user=request.requested_by, now=now) as conn:
+    with session_for(home, request, now) as conn:
         if request.operation is Operation.RESTORE_IN_PLACE:
             result = conn.restore(str(request.name), **request.point.restore_args())
         else:
@@ -64,7 +65,7 @@ def validate_restore(home: Home, outcome: dict[str, Any], now: str) -> dict[str,
 
     request = restore_request(outcome["request"])
     checked, failed = [], []
-    with rewind.connect(home=home, user=request.requested_by, now=now) as conn:
+    with session_for(home, request, now) as conn:
         for table in restored_tables(conn, request):
             reference = at_point(request, table, outcome["query_id"])
             expected = count_rows(conn, reference)
@@ -76,6 +77,13 @@ def validate_restore(home: Home, outcome: dict[str, Any], now: str) -> dict[str,
     if failed:
         raise ValidationFailed("; ".join(failed))
     return {"query_id": outcome["query_id"], "tables": checked}
+
+
+def session_for(home: Home, request: RestoreRequest | RecoveryRequest, now: str) -> Connection:
+    """A session as the request's user, its statements tagged with who asked (R36, R37)."""
+    return rewind.connect(
+        home=home, user=request.requested_by, now=now, query_tag=request.query_tag or None
+    )
 
 
 def restored_tables(conn: Connection, request: RestoreRequest) -> list[QualifiedName]:

@@ -206,7 +206,8 @@ def undrop(ctx: Context, tree: exp.Undrop) -> Result:
     parent_id, name = parent_and_name(ctx, kind, names.parts(tree.this))
     if ctx.catalog.live(kind, parent_id, name) is not None:
         raise ObjectAlreadyExists(f"Object '{name}' already exists.")
-    candidates = ctx.catalog.dropped(kind, parent_id, name)
+    # SPEC R37: incarnations the role holds nothing on are, to it, not there at all.
+    candidates = [o for o in ctx.catalog.dropped(kind, parent_id, name) if security.can_see(ctx, o)]
     if not candidates:
         raise ObjectNotFound(f"{kind.capitalize()} '{name}' does not exist or not authorized.")
     # SPEC R21 restores the most recently dropped incarnation *still in time travel*:

@@ -8,6 +8,7 @@ from rewind.catalog.models import CatalogObject
 from rewind.constants import DATABASE, SCHEMA, TABLE
 from rewind.errors import InvalidValue, NoCurrentContainer, ObjectNotFound
 from rewind.identifiers import QualifiedName, normalize
+from rewind.security import can_see
 from rewind.sql.context import Context
 
 
@@ -46,7 +47,7 @@ def database(ctx: Context, name: str | None) -> CatalogObject:
                 "This session does not have a current database. Call 'USE DATABASE'."
             )
     found = ctx.catalog.live(DATABASE, 0, name)
-    if found is None:
+    if found is None or not can_see(ctx, found):  # SPEC R37: no existence leak
         raise _not_found(DATABASE, [name])
     return found
 
@@ -69,7 +70,7 @@ def schema(ctx: Context, names: list[str] | None) -> CatalogObject:
         names = [ctx.state.schema]
     db, name = schema_parent(ctx, names)
     found = ctx.catalog.live(SCHEMA, db.id, name)
-    if found is None:
+    if found is None or not can_see(ctx, found):
         raise _not_found(SCHEMA, [db.name, name])
     return found
 
@@ -85,7 +86,7 @@ def table(ctx: Context, names: list[str]) -> CatalogObject:
     """A live table by name (SPEC R3: at most one live incarnation per name)."""
     parent, name = table_parent(ctx, names)
     found = ctx.catalog.live(TABLE, parent.id, name)
-    if found is None:
+    if found is None or not can_see(ctx, found):
         db = ctx.catalog.get(parent.parent_id)
         raise _not_found(TABLE, [db.name if db else "?", parent.name, name])
     return found
