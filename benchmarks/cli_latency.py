@@ -5,12 +5,17 @@ and ``rewind --help`` (import cost of the command itself). Each kind of call run
 REPEAT times in a subprocess, from the same process tree; the median and spread go
 to benchmarks/results/cli_latency.json.
 
-    .venv/bin/python benchmarks/cli_latency.py [--repeat N]
+    .venv/bin/python benchmarks/cli_latency.py [--repeat N] [--compare DIR]
+
+``--compare DIR`` also measures the ``include/`` of another checkout (say the commit
+before a change, ``git worktree add /tmp/before <commit>``) with the same interpreter and
+packages, each call kind of both side by side in the same run, on a home of its own.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
 import subprocess
@@ -35,14 +40,22 @@ CALLS = {
 }
 
 
-def timed(command: list[str]) -> float:
+def run(code: str | None, command: list[str]) -> None:
+    """``command`` with ``code`` (an ``include/`` directory) first on the import path."""
+    env = dict(os.environ)
+    if code is not None:
+        env["PYTHONPATH"] = code
+    subprocess.run(command, check=True, capture_output=True, env=env)
+
+
+def timed(code: str | None, command: list[str]) -> float:
     start = time.perf_counter()
-    subprocess.run(command, check=True, capture_output=True)
+    run(code, command)
     return time.perf_counter() - start
 
 
-def measure(command: list[str], repeat: int) -> dict[str, float]:
-    samples = [timed(command) for _ in range(repeat)]
+def measure(code: str | None, command: list[str], repeat: int) -> dict[str, float]:
+    samples = [timed(code, command) for _ in range(repeat)]
     return {
         "median_s": round(statistics.median(samples), 3),
         "min_s": round(min(samples), 3),
@@ -54,24 +67,34 @@ def measure(command: list[str], repeat: int) -> dict[str, float]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--compare", type=Path, help="a checkout whose include/ to measure too")
     args = parser.parse_args(argv)
-    home = Path(tempfile.mkdtemp(prefix="rewind-bench-"))
+    codes = {"this_checkout": None}
+    if args.compare is not None:
+        codes["compared"] = str((args.compare / "include").resolve())
+    homes = {code: Path(tempfile.mkdtemp(prefix=f"rewind-bench-{code}-")) for code in codes}
     try:
-        subprocess.run(
-            [REWIND, "--home", str(home), "--now", NOW, "sql", SETUP],
-            check=True,
-            capture_output=True,
-        )
-        results = {
-            "baseline_python_startup": measure([sys.executable, "-c", "pass"], args.repeat),
-            "baseline_rewind_help": measure([REWIND, "--help"], args.repeat),
+        for code, path in codes.items():
+            run(path, [REWIND, "--home", str(homes[code]), "--now", NOW, "sql", SETUP])
+        results: dict[str, dict[str, dict[str, float]]] = {
+            "baseline_python_startup": {
+                "any": measure(None, [sys.executable, "-c", "pass"], args.repeat)
+            },
+            "baseline_rewind_help": {"any": measure(None, [REWIND, "--help"], args.repeat)},
         }
         for kind, sql in CALLS.items():
-            command = [REWIND, "--home", str(home), "--now", LATER, "sql", sql]
-            results[kind] = measure(command, args.repeat)
+            results[kind] = {
+                code: measure(
+                    path,
+                    [REWIND, "--home", str(homes[code]), "--now", LATER, "sql", sql],
+                    args.repeat,
+                )
+                for code, path in codes.items()
+            }
     finally:
-        shutil.rmtree(home, ignore_errors=True)
-    write_report("cli_latency", {"results": results})
+        for home in homes.values():
+            shutil.rmtree(home, ignore_errors=True)
+    write_report("cli_latency", {"compared": codes.get("compared"), "results": results})
     return 0
 
 

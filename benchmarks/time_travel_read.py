@@ -9,8 +9,9 @@ SparkSession (local[2]) on the same Rewind tables, each timed REPEAT times:
 - ``delta_version_as_of``: what Rewind does now, an older version (snapshot rebuilt);
 - ``delta_latest``: the current version (Delta's cached snapshot);
 - ``file_list_read`` (the baseline): the old read of the same older version;
-- ``rewind_select_at``: the whole statement ``SELECT count(*) FROM t AT(VERSION...)``
-  through ``Connection.sql`` (parse, resolve, pin, read, collect).
+- ``rewind_select_at``: the whole statement ``SELECT count(*) FROM t AT(STATEMENT => ..)``
+  through ``Connection.sql`` (parse, resolve, pin, read, collect): a plain version, as
+  here, is read as its files (``Snapshot.plain``), one with reader features through Delta.
 
 Tables: VERSIONS single-row INSERT commits each (``--versions 10 100``). Results:
 benchmarks/results/time_travel_read.json.

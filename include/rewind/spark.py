@@ -83,8 +83,8 @@ def get_spark(master: str = "local[2]", log: Path | None = None) -> SparkSession
 
     UTC session time zone (the clock is UTC), microsecond Parquet timestamps (what
     Delta expects), case-sensitive names (quoted identifiers keep their case, SPEC
-    R4), no UI, few shuffle and Delta snapshot partitions (small statements dominate), and Delta Lake's
-    connector (:func:`with_delta`).
+    R4), no UI, few shuffle and Delta snapshot partitions (small statements dominate),
+    and Delta Lake's connector (:func:`with_delta`).
     """
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession

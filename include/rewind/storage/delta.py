@@ -76,6 +76,21 @@ class Snapshot:
     protocol: dict[str, Any] | None = None
     # name -> identity: column mapping's id (stable across renames), else the name
     field_ids: dict[str, str] | None = None
+    partitioned: bool = False
+
+    @property
+    def plain(self) -> bool:
+        """Whether the version's rows are exactly its data files' rows: Delta reader
+        version 1 (no reader feature: no deletion vectors, no column mapping), no
+        partition columns. Delta's own reader reads such a version as those Parquet
+        files, so reading them directly is the same read without Delta's per-version
+        snapshot job (issue 10 note; benchmarks/time_travel_read.py)."""
+        protocol = self.protocol or {}
+        return (
+            int(str(protocol.get("minReaderVersion") or 1)) <= 1
+            and not self.partitioned
+            and not any(f.dv_path or f.deleted_rows for f in self.files)
+        )
 
     def check_writable(self, table: str) -> None:
         """Refuse a write Rewind cannot commit correctly (SPEC R40, R43)."""
@@ -260,7 +275,10 @@ class TableStore:
             DataFile(f.path, f.size, f.num_records, f.deleted_rows, f.dv_path) for f in state.files
         )
         schema = log.arrow_schema(state.metadata, str(root))
-        return Snapshot(version, schema, files, root, state.protocol, log.field_ids(state.metadata))
+        partitioned = bool(state.metadata.get("partitionColumns"))
+        return Snapshot(
+            version, schema, files, root, state.protocol, log.field_ids(state.metadata), partitioned
+        )
 
     def latest_version(self, table_id: int, known: int = -1) -> int:
         """The newest version in the log, probed from ``known`` on (no listing)."""
