@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from test_dml import clock
 from test_hostile_input import Observer
 
 
@@ -15,3 +16,15 @@ def observer(world: Any) -> Iterator[Observer]:
     watching = Observer(world.home)
     yield watching
     watching.close()
+
+
+@pytest.fixture
+def conn(connect: Callable[..., Any]) -> Any:
+    """A session at T0 on D with table T (ID INT, V VARCHAR) holding rows 1 and 2
+    (versions 0 and 1); a module with its own ``conn`` fixture keeps that one."""
+    session = connect(now=clock())
+    session.sql(
+        "CREATE DATABASE D; CREATE TABLE T (ID INT, V VARCHAR);"
+        "INSERT INTO T VALUES (1, 'a'), (2, 'b')"
+    )
+    return session

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from deltalake import DeltaTable
-from test_dml import catalog, clock, open_at, query, table_root
+from test_dml import catalog, open_at, query, table_root
 
 from rewind.errors import RewindError
 
@@ -49,17 +49,6 @@ def observe(home: Path, conn: Any) -> dict[str, Any]:
         "rows": query(conn, "SELECT * FROM T ORDER BY ID"),
         "tables": query(conn, "SHOW TABLES"),
     }
-
-
-@pytest.fixture
-def conn(connect: Callable[..., Any]) -> Any:
-    """A session at T0 on D with table T holding two rows."""
-    session = connect(now=clock())
-    session.sql(
-        "CREATE DATABASE D; CREATE TABLE T (ID INT, V VARCHAR);"
-        "INSERT INTO T VALUES (1, 'a'), (2, 'b')"
-    )
-    return session
 
 
 def refuse(home: Path, conn: Any, statement: str) -> tuple[RewindError, dict[str, Any]]:

@@ -43,17 +43,6 @@ def ids_at(conn: Any, point: str) -> list[int]:
     return [r[0] for r in query(conn, f"SELECT ID FROM T {point} ORDER BY ID")]
 
 
-@pytest.fixture
-def conn(connect: Callable[..., Any]) -> Any:
-    """D.PUBLIC.T (ID INT, V VARCHAR) with rows 1, 2 at T0 (versions 0 and 1)."""
-    session = connect(now=clock())
-    session.sql(
-        "CREATE DATABASE D; CREATE TABLE T (ID INT, V VARCHAR);"
-        "INSERT INTO T VALUES (1, 'a'), (2, 'b')"
-    )
-    return session
-
-
 def test_a_delta_rs_commit_is_a_version_rewind_reads_and_never_removes_r40(
     conn: Any, connect: Callable[..., Any], home: Path
 ) -> None:

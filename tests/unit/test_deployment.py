@@ -741,6 +741,7 @@ def check_build_context(d: Deployment) -> list[str]:
 
 Check = Callable[[Deployment], list[str]]
 
+
 def check_one_user(d: Deployment) -> list[str]:
     """Every service of the Rewind image runs as the Dockerfile's one non-root user, who
     owns the warehouse and fail-safe directories, made 0700 (SPEC R38)."""
