@@ -13,7 +13,11 @@ DEMO_HOME   ?= $(CURDIR)/.rewind-demo
 AIRFLOW_ENV := AIRFLOW_HOME=$(CURDIR)/.airflow AIRFLOW__CORE__DAGS_FOLDER=$(CURDIR)/dags \
 	AIRFLOW__CORE__PLUGINS_FOLDER=$(CURDIR)/plugins AIRFLOW__CORE__LOAD_EXAMPLES=False \
 	AIRFLOW_CONN_SPARK_DEFAULT='{"conn_type": "spark", "host": "local[2]"}' \
-	REWIND_HOME=$(DEMO_HOME) PATH="$(abspath $(BIN)):$$PATH"
+	REWIND_HOME=$(DEMO_HOME) PATH="$(abspath $(BIN)):$$PATH" \
+	REWIND_AIRFLOW_USERS='{"dag_test": "ADMIN", "*": "*"}'
+# `airflow dags test` records its runs as triggered by "dag_test": the demo maps it to
+# ADMIN; every other Airflow user acts as the Rewind user of its own name (README,
+# "Security model").
 
 .PHONY: help setup run airflow airflow-db test test-fast browser postgres lint bench clean
 

@@ -204,7 +204,7 @@ def test_a_user_cannot_act_as_admin_whatever_the_form_says_r12_r37(
         "rewind_restore",
         {**RESTORE_FORM, "name": "SHOP.PUBLIC.KEEP", "requested_by": "ADMIN"},
         as_user="alice",
-        run_after=RESTORE_AFTER,
+        run_after="2026-05-21T07:00:00+00:00",  # a run id of its own
     )
     assert airflow.wait_run("rewind_restore", run_id)["state"] == "failed"
     assert airflow.task_states("rewind_restore", run_id)["validate_form"] == "failed"
@@ -212,14 +212,14 @@ def test_a_user_cannot_act_as_admin_whatever_the_form_says_r12_r37(
         "rewind_failsafe_recovery",
         {"table_id": 1, "target_name": "SHOP.PUBLIC.MINE", "requested_by": "ALICE"},
         as_user="alice",
-        run_after=RESTORE_AFTER,
+        run_after="2026-05-21T07:00:00+00:00",
     )
     assert airflow.wait_run("rewind_failsafe_recovery", recovery)["state"] == "failed"
     states = airflow.task_states("rewind_failsafe_recovery", recovery)
     assert (states["validate_form"], states["list_recoverable"]) == ("success", "failed")
     import rewind
 
-    with rewind.connect(home=home, now=RESTORE_AFTER) as conn:
+    with rewind.connect(home=home, now="2026-05-21T08:00:00+00:00") as conn:
         logged = conn.run(
             "SELECT USER_NAME, ERROR_CODE, QUERY_TAG FROM REWIND.ACCOUNT_USAGE.QUERY_HISTORY "
             "WHERE QUERY_TAG LIKE 'airflow_user=alice;%' ORDER BY START_TIME"
