@@ -26,13 +26,15 @@ ON_T = "on table D.PUBLIC.T."
 
 @pytest.fixture
 def admin(connect: Callable[..., Any]) -> Any:
-    """ADMIN at T0 on database D: table T (ID, V) with two rows, role ANALYST held by ANA."""
+    """ADMIN at T0 on database D: table T (ID, V) with two rows, role ANALYST held by ANA.
+    ANALYST may read D.PUBLIC.SEEN, so D and D.PUBLIC exist for it; it holds nothing on T,
+    which therefore answers it as a missing table (SPEC R37: no existence leak)."""
     session = connect(now=clock())
     session.sql(
         "CREATE DATABASE D; CREATE TABLE T (ID INT, V VARCHAR); "
-        "INSERT INTO T VALUES (1, 'a'), (2, 'b'); "
+        "INSERT INTO T VALUES (1, 'a'), (2, 'b'); CREATE TABLE SEEN (ID INT); "
         "CREATE ROLE ANALYST; CREATE USER ANA DEFAULT_ROLE = ANALYST; "
-        "GRANT ROLE ANALYST TO USER ANA"
+        "GRANT ROLE ANALYST TO USER ANA; GRANT SELECT ON TABLE D.PUBLIC.SEEN TO ROLE ANALYST"
     )
     return session
 
@@ -45,13 +47,21 @@ def ana(connect: Callable[..., Any], admin: Any) -> Any:
     return session
 
 
-def denied(conn: Any, statement: str) -> str:
-    """Run a statement that must be refused for want of a privilege; its message."""
+def denied(conn: Any, statement: str, code: str = "ACCESS_DENIED") -> str:
+    """Run a statement that must be refused with ``code``; its message."""
     with pytest.raises(RewindError) as error:
         conn.sql(statement)
-    assert error.value.code == "ACCESS_DENIED", error.value
+    assert error.value.code == code, error.value
     assert "\n" not in error.value.message  # SPEC R39: one line
     return error.value.message
+
+
+def hidden(conn: Any, statement: str) -> str:
+    """A statement on an object the role holds nothing on: refused as if it were missing."""
+    return denied(conn, statement, "OBJECT_NOT_FOUND")
+
+
+MISSING_T = "Table 'D.PUBLIC.T' does not exist or not authorized."
 
 
 def lacks(privilege: str, on: str = ON_T, role: str = "ANALYST") -> str:
@@ -73,13 +83,15 @@ def test_reading_needs_select_or_ownership_at_any_point(admin: Any, ana: Any) ->
     ana.sql("CREATE TABLE MINE (ID INT); INSERT INTO MINE VALUES (1), (2)")
     assert query(ana, "SELECT ID FROM MINE ORDER BY ID") == [(1,), (2,)]  # its owner reads it
     for statement in READS:
-        assert denied(ana, statement) == lacks("SELECT")
+        assert hidden(ana, statement) == MISSING_T
 
     admin.sql("GRANT SELECT ON TABLE D.PUBLIC.T TO ROLE ANALYST")
     for statement in READS:
         assert query(ana, statement) == [(1,), (2,)], statement
 
     admin.sql("REVOKE SELECT ON TABLE D.PUBLIC.T FROM ROLE ANALYST")
+    assert hidden(ana, READS[1]) == MISSING_T
+    admin.sql("GRANT INSERT ON TABLE D.PUBLIC.T TO ROLE ANALYST")  # T exists for it now
     assert denied(ana, READS[1]) == lacks("SELECT")
 
 
@@ -96,7 +108,7 @@ def test_reads_inside_writes_and_clones_need_select(admin: Any, ana: Any) -> Non
         "CREATE TABLE C CLONE T",
         "CREATE TABLE C CLONE T AT(OFFSET => -60)",
     ]:
-        assert denied(ana, statement) == lacks("SELECT"), statement
+        assert hidden(ana, statement) == MISSING_T, statement
     assert denied(ana, "SELECT * FROM REWIND.ACCOUNT_USAGE.TABLE_STORAGE_METRICS") == (
         "Reading REWIND.ACCOUNT_USAGE.TABLE_STORAGE_METRICS requires role ACCOUNTADMIN "
         "(current role ANALYST)."
@@ -111,19 +123,20 @@ def test_reads_inside_writes_and_clones_need_select(admin: Any, ana: Any) -> Non
 
 # -- a denial changes nothing and is logged (SPEC R28, R36, R39) -----------------------------------
 DENIALS = [
-    ("INSERT INTO T VALUES (3, 'c')", lacks("INSERT")),
-    ("UPDATE T SET V = 'x'", lacks("UPDATE")),
-    ("DELETE FROM T", lacks("DELETE")),
-    ("TRUNCATE TABLE T", lacks("DELETE")),
+    ("INSERT INTO T VALUES (3, 'c')", MISSING_T),
+    ("UPDATE T SET V = 'x'", MISSING_T),
+    ("DELETE FROM T", MISSING_T),
+    ("TRUNCATE TABLE T", MISSING_T),
     (
         "MERGE INTO T USING (SELECT 1 AS ID) S ON T.ID = S.ID WHEN MATCHED THEN DELETE",
-        lacks("DELETE"),
+        MISSING_T,
     ),
-    ("INSERT OVERWRITE INTO T VALUES (9, 'z')", lacks("INSERT")),
-    ("DROP TABLE T", lacks("OWNERSHIP")),
-    ("ALTER TABLE T ADD COLUMN X INT", lacks("OWNERSHIP")),
-    ("ALTER TABLE T RENAME TO T2", lacks("OWNERSHIP")),
-    ("ALTER TABLE T SET DATA_RETENTION_TIME_IN_DAYS = 5", lacks("OWNERSHIP")),
+    ("INSERT OVERWRITE INTO T VALUES (9, 'z')", MISSING_T),
+    ("DROP TABLE T", MISSING_T),
+    ("ALTER TABLE T ADD COLUMN X INT", MISSING_T),
+    ("ALTER TABLE T RENAME TO T2", MISSING_T),
+    ("ALTER TABLE T SET DATA_RETENTION_TIME_IN_DAYS = 5", MISSING_T),
+    ("DROP TABLE SEEN", lacks("OWNERSHIP", "on table D.PUBLIC.SEEN.")),
     (
         "ALTER SCHEMA PUBLIC SET DATA_RETENTION_TIME_IN_DAYS = 5",
         lacks("OWNERSHIP", "on schema D.PUBLIC."),
@@ -132,8 +145,8 @@ DENIALS = [
     ("CREATE TABLE N (A INT)", lacks("CREATE TABLE", "on schema D.PUBLIC.")),
     ("CREATE TABLE N CLONE T", lacks("CREATE TABLE", "on schema D.PUBLIC.")),
     ("CREATE SCHEMA S", lacks("CREATE SCHEMA", "on database D.")),
-    ("GRANT SELECT ON TABLE T TO ROLE ANALYST", lacks("OWNERSHIP")),
-    ("SHOW GRANTS ON TABLE T", lacks("OWNERSHIP")),
+    ("GRANT SELECT ON TABLE T TO ROLE ANALYST", MISSING_T),
+    ("SHOW GRANTS ON TABLE T", MISSING_T),
     ("CREATE DATABASE E", "CREATE DATABASE requires role ACCOUNTADMIN (current role ANALYST)."),
     (
         "CREATE DATABASE E CLONE D",
@@ -156,7 +169,7 @@ DENIALS = [
 def test_a_denied_statement_changes_nothing_and_is_logged(admin: Any, ana: Any, home: Path) -> None:
     before = observe(home, admin)
     for statement, message in DENIALS:
-        assert denied(ana, statement) == message, statement
+        assert denied(ana, statement, code_of(message)) == message, statement
     assert observe(home, admin) == before
     logged = catalog(
         home,
@@ -164,8 +177,13 @@ def test_a_denied_statement_changes_nothing_and_is_logged(admin: Any, ana: Any, 
         "WHERE user_name = 'ANA' AND status = 'FAILED' ORDER BY start_time, rowid",
     )
     assert logged == [
-        (statement, "FAILED", "ACCESS_DENIED", message, "ANALYST") for statement, message in DENIALS
+        (statement, "FAILED", code_of(message), message, "ANALYST")
+        for statement, message in DENIALS
     ]
+
+
+def code_of(message: str) -> str:
+    return "OBJECT_NOT_FOUND" if message == MISSING_T else "ACCESS_DENIED"
 
 
 # -- writing (SPEC R26, R37) ---------------------------------------------------------------------
@@ -217,10 +235,11 @@ def test_create_needs_create_on_the_parent_and_the_creator_owns(admin: Any, ana:
 def test_drop_alter_rename_and_swap_need_ownership(admin: Any, ana: Any) -> None:
     admin.sql("GRANT CREATE TABLE ON SCHEMA D.PUBLIC TO ROLE ANALYST; CREATE SCHEMA D.OTHER")
     ana.sql("CREATE TABLE MINE (A INT)")
-    assert denied(ana, "ALTER TABLE MINE SWAP WITH T") == lacks("OWNERSHIP")
+    assert hidden(ana, "ALTER TABLE MINE SWAP WITH T") == MISSING_T
     # Moving a table into another schema creates it there.
-    assert denied(ana, "ALTER TABLE MINE RENAME TO D.OTHER.MINE") == lacks(
-        "CREATE TABLE", "on schema D.OTHER."
+    # ... and D.OTHER, where it holds nothing, is not there for it (SPEC R37).
+    assert hidden(ana, "ALTER TABLE MINE RENAME TO D.OTHER.MINE") == (
+        "Schema 'D.OTHER' does not exist or not authorized."
     )
     admin.sql("GRANT CREATE TABLE ON SCHEMA D.OTHER TO ROLE ANALYST")
     ana.sql("ALTER TABLE MINE RENAME TO D.OTHER.MINE; ALTER TABLE D.OTHER.MINE ADD COLUMN B INT")
@@ -274,14 +293,17 @@ def test_a_schema_clone_needs_select_on_every_table_it_takes(
 # -- account-level actions (SPEC R12, R37, R38) ----------------------------------------------------
 def test_failsafe_and_the_lifecycle_need_accountadmin(admin: Any, ana: Any, home: Path) -> None:
     for call, what in [
-        (ana.failsafe_list, "Fail-safe recovery"),
-        (lambda: ana.failsafe_recover(1, "D.PUBLIC.X"), "Fail-safe recovery"),
-        (ana.lifecycle, "The lifecycle (rewind lifecycle run)"),
+        (ana.failsafe_list, "Fail-safe recovery requires role ACCOUNTADMIN"),
+        (
+            lambda: ana.failsafe_recover(1, "D.PUBLIC.X"),
+            "Fail-safe recovery requires role ACCOUNTADMIN",
+        ),
+        (ana.lifecycle, "The lifecycle requires role ACCOUNTADMIN or REWIND_LIFECYCLE"),
     ]:
         with pytest.raises(RewindError) as error:
             call()
         assert error.value.code == "ACCESS_DENIED"
-        assert error.value.message == f"{what} requires role ACCOUNTADMIN (current role ANALYST)."
+        assert error.value.message == f"{what} (current role ANALYST)."
     assert catalog(home, "SELECT count(*) FROM lifecycle_runs") == [(0,)]
 
     steps = admin.lifecycle("run-1")
@@ -304,9 +326,9 @@ def test_owners_grant_and_grant_ownership_transfers_it(admin: Any, ana: Any) -> 
     ]
     ana.sql("GRANT OWNERSHIP ON TABLE MINE TO ROLE R2")
     assert admin.sql("SHOW TABLES LIKE 'MINE'")[0].column("owner") == ["R2"]
-    mine = "on table D.PUBLIC.MINE."
-    assert denied(ana, "DROP TABLE MINE") == lacks("OWNERSHIP", mine)
-    assert denied(ana, "REVOKE SELECT ON TABLE MINE FROM ROLE R2") == lacks("OWNERSHIP", mine)
+    gone = "Table 'D.PUBLIC.MINE' does not exist or not authorized."  # it holds nothing on it
+    assert hidden(ana, "DROP TABLE MINE") == gone
+    assert hidden(ana, "REVOKE SELECT ON TABLE MINE FROM ROLE R2") == gone
 
     admin.sql("GRANT OWNERSHIP ON TABLE MINE TO ROLE ANALYST REVOKE CURRENT GRANTS")
     assert ana.sql("SHOW GRANTS ON TABLE MINE")[0].column("privilege") == ["OWNERSHIP"]
@@ -329,6 +351,7 @@ def test_show_grants_has_snowflake_columns_and_answers_members(admin: Any, ana: 
     ]
     assert [row[1:] for row in to_role.rows] == [
         ["CREATE SCHEMA", "DATABASE", "D", "ROLE", "ANALYST", "false", "ACCOUNTADMIN"],
+        ["SELECT", "TABLE", "D.PUBLIC.SEEN", "ROLE", "ANALYST", "false", "ACCOUNTADMIN"],
         ["SELECT", "TABLE", "D.PUBLIC.T", "ROLE", "ANALYST", "false", "ACCOUNTADMIN"],
     ]
     mine = ana.sql("SHOW GRANTS")[0]  # the current user's roles
@@ -352,9 +375,10 @@ def test_use_role_takes_only_granted_roles_and_a_revoked_one_falls_back_to_publi
         "Requested role ACCOUNTADMIN is not granted to user ANA."
     )
     ana.sql("USE ROLE LOADER")
-    assert denied(ana, "DROP TABLE T") == lacks("OWNERSHIP", role="LOADER")
+    no_d = "Database 'D' does not exist or not authorized."  # LOADER holds nothing in D
+    assert hidden(ana, "DROP TABLE T") == no_d
     admin.sql("REVOKE ROLE LOADER FROM USER ANA")
-    assert denied(ana, "DROP TABLE T") == lacks("OWNERSHIP", role="PUBLIC")
+    assert hidden(ana, "DROP TABLE T") == no_d  # nor does PUBLIC
     ana.sql("USE ROLE ANALYST")
     assert catalog(
         home, "SELECT role_name FROM statements WHERE user_name = 'ANA' ORDER BY start_time, rowid"
@@ -371,8 +395,14 @@ def test_show_lists_only_what_the_role_reaches(admin: Any, ana: Any) -> None:
     ana.sql("CREATE TABLE MINE (A INT); DROP TABLE MINE")
     assert ana.sql("SHOW DATABASES")[0].column("name") == ["D"]
     assert ana.sql("SHOW SCHEMAS IN DATABASE D")[0].column("name") == ["PUBLIC"]
-    assert ana.sql("SHOW TABLES HISTORY IN SCHEMA D.PUBLIC")[0].column("name") == ["MINE", "T"]
-    assert ana.sql("SHOW TABLES IN DATABASE E")[0].rows == []
+    assert ana.sql("SHOW TABLES HISTORY IN SCHEMA D.PUBLIC")[0].column("name") == [
+        "MINE",
+        "SEEN",
+        "T",
+    ]
+    assert hidden(ana, "SHOW TABLES IN DATABASE E") == (
+        "Database 'E' does not exist or not authorized."
+    )
     assert admin.sql("SHOW DATABASES")[0].column("name") == ["D", "E"]
 
 
@@ -412,7 +442,8 @@ def test_roles_and_users_are_kept_by_accountadmin(
     admin.sql("DROP ROLE ANALYST")  # what it owned passes to the dropping role
     assert admin.sql("SHOW TABLES LIKE 'MINE'")[0].column("owner") == ["ACCOUNTADMIN"]
     assert admin.sql("SHOW GRANTS ON SCHEMA PUBLIC")[0].column("privilege") == ["OWNERSHIP"]
-    assert denied(ana, "SELECT * FROM MINE") == lacks("SELECT", "on table D.PUBLIC.MINE.", "PUBLIC")
+    # Now acting as PUBLIC, which holds nothing in D (SPEC R37: no existence leak).
+    assert hidden(ana, "SELECT * FROM MINE") == "Database 'D' does not exist or not authorized."
     admin.sql("DROP USER ANA; DROP USER IF EXISTS ANA")
     for call in (lambda: ana.sql("SHOW TABLES"), lambda: connect(user="ANA")):
         with pytest.raises(RewindError) as error:
