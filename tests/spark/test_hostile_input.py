@@ -645,3 +645,76 @@ def test_cli_errors_from_spark_and_broken_files_are_one_line(
     broken = cli("sql", "SELECT * FROM D.PUBLIC.T", now=at(2))
     assert_cli_error(broken, "STORAGE_ERROR", "D.PUBLIC.T", data.name, "not a Parquet file")
     assert "UNRESOLVED_COLUMN" in (cli_home / "logs" / "spark.log").read_text()
+
+
+# -- no existence leaks (SPEC R37) -------------------------------------------------------------
+LEAK_CLOCK = "2026-03-0{}T{:02d}:00:00+00:00"
+# An object a role holds nothing on answers exactly like a missing one, in every
+# statement and in UNDROP: the same code and message, only the name differing.
+LEAK_SETUP = (
+    "CREATE DATABASE D; CREATE TABLE D.PUBLIC.T (ID INT); INSERT INTO D.PUBLIC.T VALUES (1);"
+    "CREATE TABLE D.PUBLIC.SEEN (ID INT); CREATE DATABASE HIDDEN;"
+    "CREATE TABLE HIDDEN.PUBLIC.T (ID INT);"
+    "CREATE ROLE CLERK; CREATE USER ANALYST DEFAULT_ROLE = CLERK; GRANT ROLE CLERK TO USER ANALYST;"
+    "GRANT SELECT ON TABLE D.PUBLIC.SEEN TO ROLE CLERK"
+)
+STATEMENTS = [
+    "SELECT * FROM {t}",
+    "SELECT * FROM {t} AT(OFFSET => -60)",
+    "INSERT INTO {t} VALUES (2)",
+    "UPDATE {t} SET ID = 2",
+    "DELETE FROM {t}",
+    "MERGE INTO {t} USING D.PUBLIC.SEEN S ON {t}.ID = S.ID WHEN MATCHED THEN DELETE",
+    "DROP TABLE {t}",
+    "ALTER TABLE {t} SET DATA_RETENTION_TIME_IN_DAYS = 3",
+    "DESCRIBE TABLE {t}",
+    "CREATE TABLE D.PUBLIC.MINE CLONE {t}",
+    "GRANT SELECT ON TABLE {t} TO ROLE CLERK",
+    "SELECT * FROM D.PUBLIC.SEEN JOIN {t} USING (ID)",
+]
+# (an object ANALYST holds nothing on, a missing name of the same shape)
+PAIRS = [
+    ("D.PUBLIC.T", "D.PUBLIC.NOPE"),  # in a database the role sees (it holds SEEN)
+    ("HIDDEN.PUBLIC.T", "NOPE.PUBLIC.T"),  # in a database the role holds nothing in
+]
+
+
+def answer(conn: Any, statement: str) -> tuple[str, str]:
+    with pytest.raises(RewindError) as raised:
+        conn.sql(statement)
+    return raised.value.code, raised.value.message
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=["visible-db", "hidden-db"])
+def test_an_object_without_privileges_answers_like_a_missing_one_r37(
+    connect: Callable[..., Any], pair: tuple[str, str]
+) -> None:
+    connect(now=LEAK_CLOCK.format(1, 0)).sql(LEAK_SETUP)
+    analyst = connect(now=LEAK_CLOCK.format(1, 1), user="ANALYST")
+    existing, missing = pair
+    for template in STATEMENTS:
+        code, message = answer(analyst, template.format(t=existing))
+        expected = answer(analyst, template.format(t=missing))
+        for a, b in zip(missing.split("."), existing.split("."), strict=True):
+            expected = (expected[0], expected[1].replace(a, b))
+        assert (code, message) == expected, template
+    shown = analyst.sql("SHOW DATABASES")[0].column("name")
+    assert "HIDDEN" not in shown and "D" in shown
+
+
+@pytest.mark.parametrize("days_later", [0, 3], ids=["in-time-travel", "in-failsafe"])
+def test_undrop_of_someone_elses_table_answers_like_a_missing_one_r37(
+    connect: Callable[..., Any], days_later: int
+) -> None:
+    """Dropped by ADMIN with 1 day of retention; ANALYST's UNDROP — while undroppable, or
+    after it left time travel for fail-safe — is told what a missing name is told, not
+    CANNOT_UNDROP or ACCESS_DENIED."""
+    connect(now=LEAK_CLOCK.format(1, 0)).sql(
+        LEAK_SETUP
+        + "; ALTER TABLE D.PUBLIC.T SET DATA_RETENTION_TIME_IN_DAYS = 1; DROP TABLE D.PUBLIC.T"
+    )
+    analyst = connect(now=LEAK_CLOCK.format(1 + days_later, 2), user="ANALYST")
+    code, message = answer(analyst, "UNDROP TABLE D.PUBLIC.T")
+    expected = answer(analyst, "UNDROP TABLE D.PUBLIC.NOPE")
+    assert (code, message) == (expected[0], expected[1].replace("NOPE", "T"))
+    assert code == "OBJECT_NOT_FOUND"

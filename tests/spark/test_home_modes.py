@@ -1,0 +1,58 @@
+"""A home only its owner reads (SPEC R12, R38): Rewind creates its directories 0700 and
+its catalog file 0600, and tightens a home it finds looser, saying so. (The existence-leak
+cases of SPEC R37 are in the hostile-input suite.)"""
+
+from __future__ import annotations
+
+import logging
+import stat
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.spark
+
+CLOCK = "2026-03-0{}T{:02d}:00:00+00:00"
+
+
+def mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_a_new_home_is_owner_only_r38(connect: Callable[..., Any], home: Path) -> None:
+    """Home, warehouse, system/, pins and the fail-safe root 0700; the catalog and its
+    WAL files 0600 — after statements, a time-travel read (which pins) and a lifecycle
+    run that moved files into fail-safe."""
+    connect(now=CLOCK.format(1, 0)).sql(
+        "CREATE DATABASE D; CREATE TABLE T (ID INT) DATA_RETENTION_TIME_IN_DAYS = 1;"
+        "INSERT INTO T VALUES (1); DELETE FROM T"
+    )
+    connect(now=CLOCK.format(1, 1)).sql("SELECT * FROM D.PUBLIC.T AT(OFFSET => -1800)")
+    connect(now=CLOCK.format(3, 0)).lifecycle()
+    directories = [home, home / "warehouse", home / "system", home / "pins", home / "failsafe"]
+    assert {str(p): mode(p) for p in directories} == {str(p): 0o700 for p in directories}
+    assert any((home / "failsafe").iterdir())  # the run did move a file there
+    catalog = sorted(home.glob("catalog.db*"))
+    assert catalog and {p.name: mode(p) for p in catalog} == {p.name: 0o600 for p in catalog}
+
+
+def test_a_home_found_readable_by_others_is_tightened_with_a_warning(
+    connect: Callable[..., Any], home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A home made by an older Rewind, or by hand, with the umask's 0755 / 0644."""
+    connect(now=CLOCK.format(1, 0)).sql("CREATE DATABASE D")
+    for path in (home, home / "warehouse", home / "system"):
+        path.chmod(0o755)
+    (home / "catalog.db").chmod(0o644)
+    with caplog.at_level(logging.WARNING, logger="rewind.home"):
+        connect(now=CLOCK.format(1, 1)).sql("SHOW DATABASES")
+    assert (mode(home), mode(home / "warehouse"), mode(home / "catalog.db")) == (
+        0o700,
+        0o700,
+        0o600,
+    )
+    warned = " ".join(r.getMessage() for r in caplog.records)
+    assert f"{home} was readable by others (mode 755); tightened to 700" in warned
+    assert "catalog.db was readable by others (mode 644); tightened to 600" in warned
