@@ -142,7 +142,8 @@ SNOWFLAKE = [
     (f"CREATE SCHEMA D.OLD CLONE D.PUBLIC AT(TIMESTAMP => '{V2}')", UNAVAILABLE, DENIED),
     (f"CREATE DATABASE OLD CLONE D AT(TIMESTAMP => '{V2}')", UNAVAILABLE, DENIED),
     (f"CREATE OR REPLACE TABLE D.PUBLIC.U CLONE {T_AT}", UNAVAILABLE, DENIED),
-    ("UNDROP TABLE D.PUBLIC.GONE", "CANNOT_UNDROP", "CANNOT_UNDROP"),
+    # ANALYST holds nothing on GONE: it is not there for it (SPEC R37, no existence leak).
+    ("UNDROP TABLE D.PUBLIC.GONE", "CANNOT_UNDROP", NOT_FOUND),
     # Spark reads a path given as a table name (parquet.`/dir`): only catalog names are
     # table references, and Spark runs with spark.sql.runSQLOnFiles off.
     ('SELECT * FROM parquet."{t_file}"', NOT_FOUND, NOT_FOUND),
