@@ -21,7 +21,7 @@ from rewind.audit.query_type import query_type
 from rewind.catalog.db import make_engine, migrate
 from rewind.catalog.grants import Grants
 from rewind.catalog.models import Statement
-from rewind.catalog.repository import Catalog
+from rewind.catalog.repository import Catalog, table_locator
 from rewind.clock import Clock
 from rewind.config import Config
 from rewind.errors import (
@@ -74,7 +74,7 @@ class Connection:
             raise CatalogError(
                 f"Cannot open the catalog at {config.catalog_url}: {_first_line(exc)}"
             ) from None
-        self.store = TableStore(config.warehouse_root)
+        self.store = TableStore(config.warehouse_root, table_locator(self.engine))
         self.state = SessionState(user=config.user, role=role)
 
     def spark(self) -> SparkSession:
@@ -168,6 +168,7 @@ class Connection:
                     store=self.store,
                     state=self.state,
                     spark_provider=self.spark,
+                    own_roots=(self.config.home, self.config.failsafe_root),
                 )
                 try:
                     refresh_role(ctx)  # a role revoked since USE ROLE is gone (SPEC R37)

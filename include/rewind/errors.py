@@ -116,6 +116,19 @@ class ConfigurationError(RewindError):
     code = "CONFIGURATION_ERROR"
 
 
+class InvalidLocation(RewindError):
+    """CREATE EXTERNAL TABLE: the location is missing, unreadable, not a Delta table or
+    Rewind's own storage (SPEC R41)."""
+
+    code = "INVALID_LOCATION"
+
+
+class LocationInUse(RewindError):
+    """CREATE EXTERNAL TABLE: another table (live or dropped) governs the location (R41)."""
+
+    code = "LOCATION_IN_USE"
+
+
 class ConcurrentWrite(RewindError):
     """Another writer's commit conflicts with this statement's, even after the bounded
     retries (SPEC R40): the statement changed nothing; run it again."""

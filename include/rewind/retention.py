@@ -106,3 +106,16 @@ def earliest_point(now: datetime, retention_days: int) -> datetime:
 def undroppable(dropped_on: datetime, retention_at_drop: int, now: datetime) -> bool:
     """A dropped object can be undropped while it is in time travel (SPEC R8, R10, R21)."""
     return retention_at_drop > 0 and in_time_travel(dropped_on, retention_at_drop, now)
+
+
+def released(
+    location: str | None, dropped_on: datetime | None, retention_at_drop: int, now: datetime
+) -> bool:
+    """A dropped external table whose time travel is over: Rewind no longer governs its
+    location (SPEC R41): it moves none of its files, follows none of its commits, and the
+    location may be registered again. Its files stay the team's, where they are."""
+    return (
+        location is not None
+        and dropped_on is not None
+        and not in_time_travel(dropped_on, retention_at_drop, now)
+    )

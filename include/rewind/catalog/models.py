@@ -99,6 +99,9 @@ class CatalogObject(Base):
     dropped_retention_days: Mapped[int | None] = mapped_column(Integer, nullable=True)
     dropped_with: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     columns: Mapped[list[dict[str, str]] | None] = mapped_column(JSON, nullable=True)
+    # SPEC R41 (migration 0008): an external table's resolved location; NULL for a table
+    # Rewind created under ``warehouse/<id>/``.
+    location: Mapped[str | None] = mapped_column(Text, nullable=True)
 
     __table_args__ = (
         # SPEC R3: a name maps to at most one live incarnation.

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 
-from sqlalchemy import func, select
+from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
 from rewind import retention
@@ -46,6 +46,18 @@ ACCOUNT_DEFAULTS = {
     MIN_RETENTION_PARAM: ACCOUNT_DEFAULT_MIN_RETENTION_DAYS,
 }
 CHILD_KIND = {DATABASE: SCHEMA, SCHEMA: TABLE}
+
+
+def table_locator(engine: Engine) -> Callable[[int], str | None]:
+    """An external table's location by id, read in a session of its own (SPEC R41)."""
+
+    def locate(table_id: int) -> str | None:
+        with Session(engine) as session:
+            return session.scalar(
+                select(CatalogObject.location).where(CatalogObject.id == table_id)
+            )
+
+    return locate
 
 
 class Catalog:

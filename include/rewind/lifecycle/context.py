@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -13,7 +14,7 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
 from rewind.catalog.db import make_engine, migrate
-from rewind.catalog.repository import Catalog
+from rewind.catalog.repository import Catalog, table_locator
 from rewind.config import Config
 from rewind.home import prepare_home
 from rewind.lifecycle import fileops
@@ -52,9 +53,9 @@ class Run:
 
         return cls(config, engine, run_id, now, spark_provider)
 
-    @property
+    @functools.cached_property
     def store(self) -> TableStore:
-        return TableStore(self.config.warehouse_root)
+        return TableStore(self.config.warehouse_root, table_locator(self.engine))
 
     def failsafe_path(self, table_id: int, path: str) -> Path:
         """Fail-safe copies live under their own root, never in a query path (R12, R38)."""

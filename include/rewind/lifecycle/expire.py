@@ -9,14 +9,16 @@ run finishes first; no file is ever missing from both the table and fail-safe.
 from __future__ import annotations
 
 import time
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import or_, select
 
-from rewind.catalog.models import CatalogObject, FileState
+from rewind import retention
+from rewind.catalog.models import CatalogObject, FileState, LogCursor, TableVersion
 from rewind.catalog.repository import Catalog
 from rewind.home import private_dir
-from rewind.lifecycle import fileops, rules
+from rewind.lifecycle import fileops, files, rules
 from rewind.lifecycle.clones import used_by_clone
 from rewind.lifecycle.context import Run
 from rewind.lifecycle.pins import live_pins
@@ -34,8 +36,13 @@ def pinned_files(run: Run) -> set[tuple[int, str]]:
 
 
 def _candidates(catalog: Catalog) -> list[FileState]:
-    """Removed files, and current files of dropped tables: the only ones that can expire."""
-    dropped = select(CatalogObject.id).where(CatalogObject.dropped_on.is_not(None))
+    """Removed files, and current files of dropped tables Rewind created: the only ones
+    that can expire. A dropped external table's current files stay the team's, where
+    they are (SPEC R41); a dropped table another engine still committed to after the
+    drop is held whole (SPEC R42, :func:`held_tables`)."""
+    dropped = select(CatalogObject.id).where(
+        CatalogObject.dropped_on.is_not(None), CatalogObject.location.is_(None)
+    )
     return list(
         catalog.session.scalars(
             select(FileState).where(
@@ -48,22 +55,91 @@ def _candidates(catalog: Catalog) -> list[FileState]:
     )
 
 
-def journal_expired(run: Run) -> dict[str, int]:
+def held_tables(catalog: Catalog) -> dict[int, str]:
+    """Dropped tables another engine committed to after the drop (SPEC R42): id -> name.
+    None of their files leaves, and their directories stay, until someone decides."""
+    rows = catalog.session.execute(
+        select(CatalogObject)
+        .join(TableVersion, TableVersion.table_id == CatalogObject.id)
+        .where(
+            CatalogObject.dropped_on.is_not(None),
+            TableVersion.commit_time > CatalogObject.dropped_on,
+        )
+        .distinct()
+    ).scalars()
+    return {table.id: str(catalog.qualified_name(table)) for table in rows}
+
+
+def release_dropped_external(catalog: Catalog, now: datetime) -> int:
+    """Stop tracking the files at a dropped external table's location once its time
+    travel is over (SPEC R41): they stay there, the team's, counted by no metric."""
+    released = [
+        table.id
+        for table in catalog.session.scalars(
+            select(CatalogObject).where(
+                CatalogObject.location.is_not(None), CatalogObject.dropped_on.is_not(None)
+            )
+        )
+        if retention.released(
+            table.location, table.dropped_on, table.dropped_retention_days or 0, now
+        )
+    ]
+    rows = catalog.session.scalars(
+        select(FileState).where(
+            FileState.table_id.in_(released), FileState.state.in_([rules.LIVE, rules.REMOVED])
+        )
+    ).all()
+    for row in rows:
+        catalog.session.delete(row)
+    return len(rows)
+
+
+def _track_leftovers(catalog: Catalog, run: Run, changed: set[int], plan: dict[int, Any]) -> int:
+    """Files no version references in the directories of the tables that got commits
+    since the last run (SPEC R32: only those are listed; see :func:`files.track_leftovers`)."""
+    roots = files.governed_roots(catalog, run.store.warehouse, run.now)
+    cursors = dict(catalog.session.execute(select(LogCursor.table_id, LogCursor.version)).all())
+    return files.track_leftovers(
+        catalog,
+        {t: roots[t] for t in changed if t in roots and roots[t].is_dir()},
+        cursors,
+        {t: plan[t].facts.retention_days for t in changed if t in plan},
+    )
+
+
+def journal_expired(run: Run) -> dict[str, Any]:
     """Read new commits, decide what expired and journal it (MOVING / DELETING)."""
     plan = read_plan(run.config.system_root, run.run_id)
     previous = read_previous_plan(run.config.system_root, run.run_id, run.now)
     with run.catalog() as catalog:
-        commits = sync(catalog, run.store)
+        commits, changed = sync(catalog, run.store, run.now)
+        released = release_dropped_external(catalog, run.now)
+        leftovers = _track_leftovers(catalog, run, changed, plan)
         held = pinned_files(run)
+        kept = held_tables(catalog)
+        registered = dict(
+            catalog.session.execute(
+                select(CatalogObject.id, CatalogObject.created_on).where(
+                    CatalogObject.location.is_not(None)
+                )
+            ).all()
+        )
         journaled = 0
         for row in _candidates(catalog):
+            if row.table_id in kept:
+                continue
             facts = plan[row.table_id].facts
             pinned = (row.table_id, row.path) in held
             before = previous.get(row.table_id)
             # SPEC R9, R12: a window lowered since the last run closes now, not in the past.
             planned = rules.time_travel_end(before.facts, row.removed_at) if before else None
             decision = rules.expiry(
-                facts, row.removed_at, run.now, pinned=pinned, planned_end=planned
+                facts,
+                row.removed_at,
+                run.now,
+                pinned=pinned,
+                planned_end=planned,
+                governed_since=registered.get(row.table_id),
             )
             if decision is None:
                 continue
@@ -71,13 +147,20 @@ def journal_expired(run: Run) -> dict[str, int]:
             row.left_time_travel_at = decision.left_time_travel_at
             row.purge_at = decision.purge_at if decision.to_failsafe else None
             journaled += 1
-    return {"commits_read": commits, "files_journaled": journaled, "objects_seen": len(plan)}
+    return {
+        "commits_read": commits,
+        "files_journaled": journaled,
+        "objects_seen": len(plan),
+        "files_released": released,
+        "leftover_files_tracked": leftovers,
+        "tables_written_after_drop": sorted(kept.values()),
+    }
 
 
 def apply_journal(run: Run) -> dict[str, int]:
     """Carry out every MOVING / DELETING row (this run's and a killed run's)."""
     with run.catalog() as catalog:
-        sync(catalog, run.store)  # a commit since the journal may use a file again
+        sync(catalog, run.store, run.now)  # a commit since the journal may use a file again
         rows = catalog.session.scalars(
             select(FileState).where(FileState.state.in_([rules.MOVING, rules.DELETING]))
         ).all()

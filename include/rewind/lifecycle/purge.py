@@ -20,6 +20,7 @@ from rewind.catalog.repository import Catalog
 from rewind.lifecycle import fileops, rules
 from rewind.lifecycle.clones import used_by_clone
 from rewind.lifecycle.context import Run
+from rewind.lifecycle.expire import held_tables
 
 
 def purge_failsafe(run: Run) -> dict[str, Any]:
@@ -67,16 +68,22 @@ def purge_failsafe(run: Run) -> dict[str, Any]:
 
 
 def _forget_purged_tables(catalog: Catalog, run: Run) -> int:
-    """A dropped table with no file left anywhere: remove its log and fail-safe dirs."""
+    """A dropped table with no file left anywhere: remove its log and fail-safe dirs. An
+    external table's location is never removed (SPEC R41), nor the directory of a table
+    another engine committed to after the drop (SPEC R42)."""
     gone = catalog.session.scalars(
         select(CatalogObject).where(
             CatalogObject.kind == "TABLE",
             CatalogObject.dropped_on.is_not(None),
+            CatalogObject.location.is_(None),
             ~exists().where(FileState.table_id == CatalogObject.id),
         )
     ).all()
+    kept = held_tables(catalog)
     count = 0
     for table in gone:
+        if table.id in kept:
+            continue
         end = rules.time_travel_end(
             rules.TableFacts(False, table.dropped_retention_days or 0, table.dropped_on), None
         )

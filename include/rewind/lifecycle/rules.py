@@ -71,6 +71,7 @@ def expiry(
     *,
     pinned: bool,
     planned_end: datetime | None = None,
+    governed_since: datetime | None = None,
 ) -> Expiry | None:
     """The expiry of a file at ``now``, or None while it stays where it is.
 
@@ -83,12 +84,18 @@ def expiry(
     shrank: the file leaves time travel at this run (R9: "at the next lifecycle run"),
     or at the planned end if that came first, never at the new end in the past, which
     would cut its 7 days of fail-safe short or purge it at once (R12).
+
+    ``governed_since`` is when an external table was registered (SPEC R41): a file it
+    removed before, already past its window, leaves time travel at the registration, so
+    it still gets its full 7 days of fail-safe.
     """
     end = time_travel_end(table, removed_at)
     if end is None or now < end or pinned:
         return None
     if planned_end is not None and planned_end > end:
         end = min(planned_end, now)
+    if governed_since is not None and governed_since > end:
+        end = min(governed_since, now)
     return Expiry(end, to_failsafe=not table.transient)
 
 

@@ -18,48 +18,62 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from rewind.catalog.models import FileState, LogCursor, TableVersion
+from rewind import retention
+from rewind.catalog.models import CatalogObject, FileState, LogCursor, TableVersion
 from rewind.catalog.repository import Catalog
 from rewind.lifecycle.rules import DELETING, LIVE, MOVING, REMOVED
 from rewind.storage import log, timeline
 from rewind.storage.delta import TableStore
 
 
-def newest_versions(catalog: Catalog) -> dict[int, int]:
-    """table id -> the newest version its timeline knows."""
-    return dict(
+def newest_versions(catalog: Catalog, now: datetime) -> dict[int, int]:
+    """table id -> the newest version its timeline knows, for every governed table (a
+    released external table is no longer followed, SPEC R41)."""
+    newest = dict(
         catalog.session.execute(
             select(TableVersion.table_id, func.max(TableVersion.version)).group_by(
                 TableVersion.table_id
             )
         ).all()
     )
+    for table in catalog.session.scalars(
+        select(CatalogObject).where(
+            CatalogObject.location.is_not(None), CatalogObject.dropped_on.is_not(None)
+        )
+    ):
+        if retention.released(
+            table.location, table.dropped_on, table.dropped_retention_days or 0, now
+        ):
+            newest.pop(table.id, None)
+    return newest
 
 
-def sync_timelines(catalog: Catalog, store: TableStore) -> None:
+def sync_timelines(catalog: Catalog, store: TableStore, now: datetime) -> None:
     """Extend the timeline of every table another writer committed to (SPEC R40)."""
-    for table_id, newest in newest_versions(catalog).items():
+    for table_id, newest in newest_versions(catalog, now).items():
         if log.commit_file(store.path(table_id), newest + 1).exists():
             table = catalog.get(table_id)
             if table is not None:
                 timeline.sync(catalog, store, table)
 
 
-def tables_with_new_commits(catalog: Catalog) -> dict[int, tuple[int, int]]:
+def tables_with_new_commits(catalog: Catalog, now: datetime) -> dict[int, tuple[int, int]]:
     """table id -> (cursor, newest catalogued version), for tables with unread commits."""
     cursors = dict(catalog.session.execute(select(LogCursor.table_id, LogCursor.version)).all())
     return {
         table_id: (cursors.get(table_id, -1), version)
-        for table_id, version in newest_versions(catalog).items()
+        for table_id, version in newest_versions(catalog, now).items()
         if cursors.get(table_id, -1) < version
     }
 
 
-def sync(catalog: Catalog, store: TableStore) -> int:
-    """Fold every unread commit into ``file_states``; returns the commits read."""
-    sync_timelines(catalog, store)
+def sync(catalog: Catalog, store: TableStore, now: datetime) -> tuple[int, set[int]]:
+    """Fold every unread commit into ``file_states``; returns the commits read and the
+    tables they belong to."""
+    sync_timelines(catalog, store, now)
     read = 0
-    for table_id, (cursor, newest) in tables_with_new_commits(catalog).items():
+    changed = tables_with_new_commits(catalog, now)
+    for table_id, (cursor, newest) in changed.items():
         times = dict(
             catalog.session.execute(
                 select(TableVersion.version, TableVersion.commit_time).where(
@@ -87,7 +101,7 @@ def sync(catalog: Catalog, store: TableStore) -> int:
         else:
             row.version = newest
         catalog.session.flush()
-    return read
+    return read, set(changed)
 
 
 def _apply(catalog: Catalog, table_id: int, root: Path, commit: log.Commit, when: datetime) -> None:

@@ -7,6 +7,7 @@ cursors), the run's partition of the retention plan and its storage metrics rows
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -19,7 +20,7 @@ from rewind.catalog.models import CatalogObject, CloneFile, FileState, LogCursor
 from rewind.catalog.repository import Catalog
 from rewind.constants import TABLE
 from rewind.identifiers import QualifiedName
-from rewind.lifecycle import rules
+from rewind.lifecycle import files, rules
 from rewind.lifecycle.context import Run
 from rewind.lifecycle.metrics import BYTE_COLUMNS, metrics_path
 from rewind.lifecycle.plan import ACCOUNT_ID, PlanRow, read_plan
@@ -34,6 +35,7 @@ METRICS = "storage_metrics"
 PLAN = "retention_plan"
 FAIL_SAFE = "fail_safe_manifest"
 TABLE_FILES = "table_files"
+VANISHED = "tracked_files"
 COUNTED_BYTES = "COUNTED_BYTES"
 UNTRACKED = "UNTRACKED"  # in a table directory but in no file state: purged, or never committed
 DAY = timedelta(days=1)
@@ -140,7 +142,7 @@ def in_failsafe(state: str) -> bool:
 
 
 def file_frames(
-    states: list[Tracked], found: list[disk.StoredFile], names: dict[int, str], now: datetime
+    states: list[Tracked], found: list[files.StoredFile], names: dict[int, str], now: datetime
 ) -> dict[str, pd.DataFrame]:
     """Fail-safe rows by age (SPEC R12) and the files in table directories by state."""
     held = [
@@ -165,6 +167,29 @@ def file_frames(
         FAIL_SAFE: frame(held, {OBJECT: "object", "DAYS_IN_FAILSAFE": "float64"}),
         TABLE_FILES: frame(present, {OBJECT: "object", "STATE": "object"}),
     }
+
+
+def vanished_frame(
+    states: list[Tracked],
+    found: list[files.StoredFile],
+    names: dict[int, str],
+    roots: Mapping[int, Path],
+) -> pd.DataFrame:
+    """Every file still in a table (current or in time travel) and whether its directory
+    holds it: one that vanished outside Rewind (another engine's VACUUM with its safety
+    check off, a manual delete) is named, never silently uncounted (SPEC R42)."""
+    present = {(f.table_id, f.path) for f in found}
+    rows = [
+        {
+            OBJECT: f"{name_of(names, s.table_id)} file {s.path}",
+            "ON_DISK": (s.table_id, s.path) in present
+            or s.table_id not in roots
+            or (roots[s.table_id] / s.path).exists(),
+        }
+        for s in states
+        if s.state in (rules.LIVE, rules.REMOVED)
+    ]
+    return frame(rows, {OBJECT: "object", "ON_DISK": "bool"})
 
 
 def gather(run: Run) -> RunFacts:
@@ -193,13 +218,15 @@ def gather(run: Run) -> RunFacts:
             (c.clone_id, c.path): (c.source_id, c.source_path)
             for c in catalog.session.scalars(select(CloneFile))
         }
-    found, unread = disk.warehouse_files(run.store.warehouse, cursors)
+        roots = files.governed_roots(catalog, run.store.warehouse, run.now)
+    found, unread = files.table_files(roots, cursors)
     manifest = {(s.table_id, s.path): s.size for s in states if in_failsafe(s.state)}
     return RunFacts(
         frames={
             **plan_frames(plan, names),
             METRICS: metrics_frame(rows, names),
             **file_frames(states, found, names, run.now),
+            VANISHED: vanished_frame(states, found, names, roots),
         },
         metric_ids=[int(r["ID"]) for r in rows],
         stored_bytes=disk.stored_bytes(found, manifest, origin),

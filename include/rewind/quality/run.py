@@ -118,6 +118,15 @@ def lifecycle_checks(found: facts.RunFacts) -> list[Check]:
             "days since it left time travel: {rows}",
         ),
         Check(
+            "no file still in a table has vanished from its directory",
+            "SPEC R42",
+            facts.VANISHED,
+            "ExpectColumnValuesToBeInSet",
+            {"column": "ON_DISK", "value_set": [True]},
+            "vanished outside Rewind: {rows}",
+            show_value=False,
+        ),
+        Check(
             "no expired file is left in a table directory",
             "SPEC R12, R30, R31",
             facts.TABLE_FILES,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rewind.catalog.repository import Catalog
@@ -42,6 +43,8 @@ class Context:
     state: SessionState
     spark_provider: Callable[[], SparkSession]
     undo: list[Callable[[], None]] = field(default_factory=list)
+    # Rewind's own storage roots: never a table's external location (SPEC R41).
+    own_roots: tuple[Path, ...] = ()
 
     def spark(self) -> SparkSession:
         return self.spark_provider()

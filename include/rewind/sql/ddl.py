@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from sqlglot import exp
@@ -26,7 +28,7 @@ from rewind.errors import (
 )
 from rewind.identifiers import QualifiedName, normalize
 from rewind.result import Result
-from rewind.sql import clone, names
+from rewind.sql import clone, external, names
 from rewind.sql.context import Context
 from rewind.sql.parse import AlterContainer
 from rewind.sql.values import ObjectProperties, literal, object_properties
@@ -46,7 +48,11 @@ def create(ctx: Context, tree: exp.Create) -> Result:
             "SQL compilation error: OR REPLACE and IF NOT EXISTS cannot be combined."
         )
     target = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
-    props = object_properties(tree.args.get("properties"))
+    location_text = None
+    if kind == TABLE and external.is_external(tree):
+        location_text, props = external.properties(ctx, tree)
+    else:
+        props = object_properties(tree.args.get("properties"))
     parent_id, name = parent_and_name(ctx, kind, names.parts(target))
     source = clone.clone_source(ctx, kind, tree) if tree.args.get("clone") else None
     existing = ctx.catalog.live(kind, parent_id, name)
@@ -55,6 +61,7 @@ def create(ctx: Context, tree: exp.Create) -> Result:
         return ctx.status(f"{name} already exists, statement succeeded.")
     if existing is not None and not tree.args.get("replace"):
         raise ObjectAlreadyExists(f"{kind.capitalize()} '{name}' already exists.")
+    location = external.locate(ctx, location_text) if location_text is not None else None
     write_as = None
     if kind == TABLE and tree.expression is not None:
         from rewind.sql.dml import bind_table_as
@@ -68,17 +75,31 @@ def create(ctx: Context, tree: exp.Create) -> Result:
         return _created_clone(ctx, tree, source, parent_id, name, props, operation)
     obj = new_object(ctx, kind, parent_id, name, props)
     if kind == TABLE:
-        if write_as is not None:
-            write_as(obj)
-        else:
-            columns = _column_defs(tree.this)
-            obj.columns = [c.as_json() for c in columns]
-            create_table_storage(ctx, obj, columns)
+        _table_storage(ctx, tree, obj, location, write_as)
     elif kind == DATABASE:
         new_object(ctx, SCHEMA, obj.id, PUBLIC_SCHEMA, ObjectProperties())
     _make_current(ctx, obj)
     ctx.catalog.record_access(ctx.query_id, obj.id, "DDL", operation=operation)
     return ctx.status(f"{kind.capitalize()} {name} successfully created.")
+
+
+def _table_storage(
+    ctx: Context,
+    tree: exp.Create,
+    obj: CatalogObject,
+    location: Path | None,
+    write_as: Callable[[CatalogObject], None] | None,
+) -> None:
+    """A new table's storage: registered where it is (external, SPEC R41), written from a
+    query (CTAS), or an empty version 0 under the warehouse."""
+    if location is not None:
+        external.register(ctx, obj, location)
+    elif write_as is not None:
+        write_as(obj)
+    else:
+        columns = _column_defs(tree.this)
+        obj.columns = [c.as_json() for c in columns]
+        create_table_storage(ctx, obj, columns)
 
 
 def _created_clone(

@@ -11,7 +11,7 @@ import itertools
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -227,11 +227,14 @@ def resolve_version(ctx: Context, obj: CatalogObject, when: exp.HistoricalData |
             facts = timetravel.StatementFacts(
                 stmt.start_time, max(written) if written else None, max(read) if read else None
             )
+    created_on = obj.created_on
+    if obj.location is not None and versions:  # SPEC R41: history before registration
+        created_on = min(created_on, versions[0].commit_time - timedelta(microseconds=1))
     version = timetravel.resolve(
         point,
         table=str(names.qualified(ctx, obj)),
         versions=versions,
-        created_on=obj.created_on,
+        created_on=created_on,
         now=ctx.now,
         retention_days=ctx.catalog.effective_retention(obj),
         statement=facts,

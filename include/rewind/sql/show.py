@@ -30,6 +30,7 @@ TABLE_COLUMNS = [
     "owner",
     "retention_time",
     "dropped_on",
+    "is_external",  # Snowflake's column: Y for a table registered where it is (SPEC R41)
 ]
 SCHEMA_COLUMNS = [
     "created_on",
@@ -158,6 +159,7 @@ def _table_row(ctx: Context, obj: CatalogObject) -> list[Any]:
         "cluster_by": "",
         "rows": rows,
         "bytes": size,
+        "is_external": "Y" if obj.location is not None else "N",
     }
     return [values[c] for c in TABLE_COLUMNS]
 

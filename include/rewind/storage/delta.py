@@ -19,7 +19,7 @@ import os
 import re
 import shutil
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -77,6 +77,12 @@ class Snapshot:
     # name -> identity: column mapping's id (stable across renames), else the name
     field_ids: dict[str, str] | None = None
     partitioned: bool = False
+    metadata: dict[str, Any] | None = None  # the version's Delta metaData
+
+    @property
+    def configuration(self) -> dict[str, str]:
+        """The version's Delta table properties."""
+        return dict((self.metadata or {}).get("configuration") or {})
 
     @property
     def plain(self) -> bool:
@@ -169,14 +175,37 @@ def _add(file: DataFile, now: datetime) -> AddAction:
 
 
 class TableStore:
-    """Reads and commits the Delta tables under one warehouse root."""
+    """Reads and commits the Delta tables Rewind governs: those it created, under one
+    warehouse root, and external ones at their own locations (SPEC R41).
 
-    def __init__(self, warehouse: Path) -> None:
+    Args:
+        locate: an external table's location by table id (None: the table is Rewind's
+            own); asked once per id, the answer kept (an incarnation never moves).
+    """
+
+    def __init__(self, warehouse: Path, locate: Callable[[int], str | None] | None = None) -> None:
         self.warehouse = warehouse
+        self._locate = locate
+        self._external: dict[int, Path | None] = {}
+
+    def external(self, table_id: int) -> Path | None:
+        """The location of an external table; None for a table under the warehouse."""
+        table_id = int(table_id)
+        if table_id not in self._external:
+            found = self._locate(table_id) if self._locate is not None else None
+            self._external[table_id] = Path(found) if found else None
+        return self._external[table_id]
+
+    def register(self, table_id: int, location: Path | None) -> None:
+        """Know (or, with None, forget) a table's external location in this process."""
+        if location is None:
+            self._external.pop(int(table_id), None)
+        else:
+            self._external[int(table_id)] = location
 
     def path(self, table_id: int) -> Path:
-        """Locations come from ids, never from names (SPEC R4)."""
-        return self.warehouse / str(int(table_id))
+        """Locations come from ids, never from names (SPEC R4, R41)."""
+        return self.external(table_id) or self.warehouse / str(int(table_id))
 
     def table_id_in(self, text: str) -> int | None:
         """The id of the table whose directory ``text`` (an error message) names, if any."""
@@ -277,7 +306,14 @@ class TableStore:
         schema = log.arrow_schema(state.metadata, str(root))
         partitioned = bool(state.metadata.get("partitionColumns"))
         return Snapshot(
-            version, schema, files, root, state.protocol, log.field_ids(state.metadata), partitioned
+            version,
+            schema,
+            files,
+            root,
+            state.protocol,
+            log.field_ids(state.metadata),
+            partitioned,
+            state.metadata,
         )
 
     def latest_version(self, table_id: int, known: int = -1) -> int:
@@ -343,6 +379,21 @@ class TableStore:
             )
         return self._own_version(table_id, base_version, commit_id)
 
+    def set_properties(
+        self, table_id: int, base_version: int, values: dict[str, str], query_id: str, now: datetime
+    ) -> int:
+        """Set Delta table properties (a metadata-only version, SPEC R42)."""
+        commit_id = str(uuid.uuid4())
+        dt = self._delta_table(table_id, base_version)
+        with self._writing(table_id):
+            dt.alter.set_table_properties(
+                values,
+                raise_if_not_exists=False,
+                commit_properties=_props(query_id, now, commit_id),
+                post_commithook_properties=_HOOKS,  # never clean up another team's log
+            )
+        return self._own_version(table_id, base_version, commit_id)
+
     def _own_version(self, table_id: int, base_version: int, commit_id: str) -> int:
         """The version holding the commit ``commit_id`` (found after ``base_version``)."""
         for commit in log.commits_after(self.path(table_id), base_version):
@@ -400,8 +451,10 @@ class TableStore:
             )
 
     def discard(self, table_id: int) -> None:
-        """Remove the whole directory of a table whose creation is being undone."""
-        shutil.rmtree(self.path(table_id), ignore_errors=True)
+        """Remove the whole directory of a table whose creation is being undone; an
+        external table's location is never removed (SPEC R41: its files are the team's)."""
+        if self.external(table_id) is None:
+            shutil.rmtree(self.path(table_id), ignore_errors=True)
 
     def remove_files(self, files: list[Path]) -> None:
         for file in files:

@@ -22,7 +22,7 @@ import contextlib
 import os
 import socket
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ from rewind.storage.delta import TableStore
 from rewind.types import from_spark
 
 FOREIGN_QUERY_TYPE = "DELTA_COMMIT"
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def running_root(store: TableStore) -> Path:
@@ -84,7 +85,10 @@ def sync(
     """
     known = catalog.latest_version(table.id)
     after = known.version if known is not None else -1
-    previous = known.commit_time if known is not None else table.created_on
+    if known is not None:
+        previous = known.commit_time
+    else:  # an external table's history began before its registration (SPEC R41)
+        previous = table.created_on if table.location is None else EARLIEST
     root = store.path(table.id)
     if not (root / log.LOG).exists():
         return after
@@ -207,14 +211,24 @@ def _follow_schema(table: CatalogObject, root: Path, commit: log.Commit) -> None
             kept.append(column)
         elif key in after:
             renamed = after[key]
-            name = renamed if column.name == column.physical else column.name
+            name = renamed.upper() if column.name == column.physical.upper() else column.name
             kept.append(Column(name, renamed, column.type, column.spark))
-    types = {field["name"]: field["type"] for field in log.delta_fields(metadata)}
-    for key, name in after.items():
-        if key not in before and isinstance(types[name], str):
-            ctype = from_spark(types[name])
-            kept.append(Column(name, name, ctype.sql, ctype.spark))
+    new = {name for key, name in after.items() if key not in before}
+    kept.extend(c for c in columns_of(metadata) if c.physical in new)
     table.columns = [c.as_json() for c in kept]
+
+
+def columns_of(metadata: dict[str, Any]) -> list[Column]:
+    """The columns of a Delta ``metaData`` as another engine wrote them: a Delta column
+    ``amount`` is Rewind's column AMOUNT, as an unquoted Snowflake identifier resolves
+    (Delta's names are case-insensitive too); column mapping's physical names are found
+    through :func:`log.field_ids`."""
+    columns = []
+    for field in log.delta_fields(metadata):
+        if isinstance(field["type"], str):
+            ctype = from_spark(field["type"])
+            columns.append(Column(field["name"].upper(), field["name"], ctype.sql, ctype.spark))
+    return columns
 
 
 def _fields(metadata: dict[str, Any]) -> dict[str, str]:

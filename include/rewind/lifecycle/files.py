@@ -1,0 +1,173 @@
+"""The files in the governed table directories, as found on disk (SPEC R29, R33, R41).
+
+``warehouse/<id>/`` and the locations of the external tables Rewind still governs;
+the Delta log and statements' staging areas are not table data. The nightly run reads
+them to track files no version references (:func:`track_leftovers`) and the quality
+step to count the bytes stored independently of the catalog.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from sqlalchemy import select
+
+from rewind import retention
+from rewind.catalog.models import CatalogObject, FileState
+from rewind.catalog.repository import Catalog
+from rewind.constants import FAILSAFE_DAYS
+from rewind.lifecycle.rules import REMOVED
+from rewind.lifecycle.scan import commit_actions
+from rewind.storage import log
+from rewind.storage.delta import STAGING
+
+# Not table data: the Delta log (its checkpoints are parquet too) and the files of
+# statements still being written (SPEC R28), which no table version holds yet.
+NOT_DATA = {"_delta_log", STAGING}
+
+Key = tuple[int, str]  # (table id, data file path relative to the table root)
+
+
+@dataclass(frozen=True)
+class StoredFile:
+    """A data file found in a table directory."""
+
+    table_id: int
+    path: str
+    inode: tuple[int, int]  # (device, inode): a clone's hard link shares its source's
+    size: int
+
+
+def table_data_files(root: Path, table_id: int) -> Iterator[StoredFile]:
+    """Every data file under one table directory, paths '/'-separated as in the log.
+
+    Hidden files (``.``-prefixed: the checksums Hadoop's file system writes beside
+    delta-spark's files) are no table data, as Delta itself reads them.
+    """
+    for folder, dirs, files in os.walk(root):
+        if folder == str(root):
+            dirs[:] = [d for d in dirs if d not in NOT_DATA]
+        for name in files:
+            if name.startswith("."):
+                continue
+            full = os.path.join(folder, name)
+            stat = os.stat(full)
+            path = Path(os.path.relpath(full, root)).as_posix()
+            yield StoredFile(table_id, path, (stat.st_dev, stat.st_ino), stat.st_size)
+
+
+def unread_adds(root: Path, cursor: int) -> set[str]:
+    """Files added by the commits after ``cursor``, which the lifecycle has not read.
+
+    A statement committed after the metrics step (or one that crashed before its
+    catalog commit, R28) leaves such files: they are in no file state and no metrics
+    row yet, so the checks leave them to the next run instead of failing on them.
+    """
+    added: set[str] = set()
+    version = cursor + 1
+    while (root / "_delta_log" / f"{version:020d}.json").exists():
+        for action in commit_actions(root, version):
+            if "add" in action:
+                added.add(log.relative_path(action["add"]["path"]))
+                vector = log.dv_file(action["add"].get("deletionVector"))
+                added.update([vector] if vector else [])
+        version += 1
+    return added
+
+
+def table_roots(warehouse: Path, external: Mapping[int, Path]) -> dict[int, Path]:
+    """table id -> directory of every governed table: ``warehouse/<id>/`` and the
+    locations of external tables still governed (SPEC R41)."""
+    roots = {
+        int(entry.name): entry
+        for entry in (sorted(warehouse.iterdir()) if warehouse.is_dir() else [])
+        if entry.is_dir() and entry.name.isdigit()
+    }
+    roots.update(external)
+    return roots
+
+
+def table_files(
+    roots: Mapping[int, Path], cursors: Mapping[int, int]
+) -> tuple[list[StoredFile], int]:
+    """The data files of every governed table directory.
+
+    Args:
+        roots: table id -> its directory (:func:`table_roots`).
+        cursors: table id -> the last Delta version the lifecycle read (SPEC R32).
+
+    Returns:
+        The files, and how many files of unread commits were left out.
+    """
+    found: list[StoredFile] = []
+    unread = 0
+    for table_id, root in sorted(roots.items()):
+        skip = unread_adds(root, cursors.get(table_id, -1))
+        for file in table_data_files(root, table_id):
+            if file.path in skip:
+                unread += 1
+            else:
+                found.append(file)
+    return found, unread
+
+
+def governed_roots(catalog: Catalog, warehouse: Path, now: datetime) -> dict[int, Path]:
+    """:func:`table_roots` with the external tables the catalog still governs."""
+    external = {
+        table.id: Path(str(table.location))
+        for table in catalog.session.scalars(
+            select(CatalogObject).where(CatalogObject.location.is_not(None))
+        )
+        if not retention.released(
+            table.location, table.dropped_on, table.dropped_retention_days or 0, now
+        )
+    }
+    return table_roots(warehouse, external)
+
+
+def track_leftovers(
+    catalog: Catalog,
+    roots: Mapping[int, Path],
+    cursors: Mapping[int, int],
+    retention_days: Mapping[int, int],
+) -> int:
+    """Start tracking the files in a table directory that no version references (a failed
+    writer's leftovers, which Delta's VACUUM deletes), as removed files (SPEC.md, R33):
+    counted as TIME_TRAVEL_BYTES, and leaving time travel for fail-safe only once older
+    than the table's retention and at least 7 days (Delta's rule: a writer may still be
+    about to commit a younger file). A file a later commit adds becomes current again.
+
+    Returns:
+        How many files started being tracked.
+    """
+    tracked = 0
+    for table_id, root in roots.items():
+        if table_id not in retention_days:
+            continue
+        known = set(
+            catalog.session.scalars(select(FileState.path).where(FileState.table_id == table_id))
+        )
+        files, _ = table_files({table_id: root}, cursors)
+        wait = max(0, FAILSAFE_DAYS - retention_days[table_id])
+        for file in files:
+            if file.path in known:
+                continue
+            modified = datetime.fromtimestamp((root / file.path).stat().st_mtime, UTC)
+            catalog.session.add(
+                FileState(
+                    table_id=table_id,
+                    path=file.path,
+                    size=file.size,
+                    added_version=-1,
+                    state=REMOVED,
+                    removed_version=-1,
+                    removed_at=modified + timedelta(days=wait),
+                )
+            )
+            tracked += 1
+    catalog.session.flush()
+    return tracked
