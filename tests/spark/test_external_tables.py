@@ -1,0 +1,226 @@
+"""The Delta tables a team already has, registered where they are (SPEC R41, R42).
+
+The team's tables are written by other engines as other engines: a plain PySpark job
+with delta-spark in its own process, and a plain delta-rs writer. Rewind registers them
+with ``CREATE EXTERNAL TABLE ... LOCATION = '...' TABLE_FORMAT = DELTA`` and must then
+treat them like its own tables without moving, copying or rewriting a file of theirs.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+from deltalake import DeltaTable, write_deltalake
+from other_engines import delta_spark, stamp, versions
+
+from rewind.errors import RewindError
+from rewind.storage import log
+
+pytestmark = pytest.mark.spark
+
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
+# The team's job: three commits, the last a bad DELETE that lost the row with ID 2.
+TEAM_JOB = """
+spark.conf.set("spark.databricks.delta.properties.defaults.enableDeletionVectors", "false")
+spark.createDataFrame([(1, "a"), (2, "b")], "id long, v string").coalesce(1) \\
+    .write.format("delta").save(path)
+spark.createDataFrame([(3, "c")], "id long, v string").write.format("delta") \\
+    .mode("append").save(path)
+DeltaTable.forPath(spark, path).delete("id = 2")
+"""
+
+
+def rows(conn: Any, sql: str) -> list[tuple[Any, ...]]:
+    return [tuple(r) for r in conn.sql(sql)[-1].rows]
+
+
+def register(conn: Any, name: str, location: str, extra: str = "") -> None:
+    conn.sql(f"CREATE EXTERNAL TABLE {name} LOCATION = '{location}' TABLE_FORMAT = DELTA {extra}")
+
+
+def code_of(conn: Any, sql: str) -> str:
+    with pytest.raises(RewindError) as refused:
+        conn.sql(sql)
+    return refused.value.code
+
+
+def data_files(root: Path) -> dict[str, int]:
+    """Every data file in the table directory, with its modification time (ns)."""
+    return {
+        str(p.relative_to(root)): p.stat().st_mtime_ns
+        for p in root.rglob("*.parquet")
+        if "_delta_log" not in p.parts
+    }
+
+
+def ids(conn: Any, point: str = "") -> list[int]:
+    return [r[0] for r in rows(conn, f"SELECT ID FROM ORDERS {point} ORDER BY ID")]
+
+
+@pytest.fixture
+def lake(tmp_path: Path) -> Path:
+    """The team's table, written by delta-spark, its commits at T0 + 1, 2, 3 hours."""
+    root = tmp_path / "lake" / "orders"
+    delta_spark(root, TEAM_JOB)
+    for version in versions(root):
+        stamp(root, version, T0 + timedelta(hours=version + 1))
+    return root
+
+
+def test_registration_reaches_history_older_than_itself_and_rewrites_nothing_r41_r42(
+    lake: Path, connect: Any
+) -> None:
+    """Registered on day 1 with retention 30: the row the team's DELETE lost (hour 3) is
+    found with AT, restored in place at the team's location (delta-spark's reader sees
+    it), and every statement kind works on it; no data file was moved or rewritten,
+    and the Delta retention properties now cover time travel (R42)."""
+    before = data_files(lake)
+    conn = connect(now=(T0 + timedelta(days=1)).isoformat())
+    conn.sql("CREATE DATABASE LAKE")
+    register(conn, "ORDERS", f"file://{lake}", "DATA_RETENTION_TIME_IN_DAYS = 30 COMMENT = 'team'")
+    assert data_files(lake) == before
+    assert ids(conn) == [1, 3]
+    assert ids(conn, f"AT(TIMESTAMP => '{(T0 + timedelta(hours=2, minutes=30)).isoformat()}')") == [
+        1,
+        2,
+        3,
+    ]
+    shown = conn.sql("SHOW TABLES")[-1]
+    table = dict(zip(shown.columns, shown.rows[0], strict=True))
+    assert (table["is_external"], table["rows"], table["comment"]) == ("Y", 2, "team")
+    configuration = DeltaTable(str(lake)).metadata().configuration
+    assert configuration["delta.deletedFileRetentionDuration"] == "interval 37 days"
+    assert configuration["delta.logRetentionDuration"] == "interval 37 days"
+    # Every kind of statement on it (SPEC R41: every rule applies).
+    later = connect(now=(T0 + timedelta(days=1, hours=1)).isoformat())
+    later.sql("USE SCHEMA LAKE.PUBLIC")
+    later.restore("LAKE.PUBLIC.ORDERS", at=(T0 + timedelta(hours=2, minutes=30)).isoformat())
+    assert ids(later) == [1, 2, 3]
+    assert sorted(DeltaTable(str(lake)).to_pyarrow_table()["id"].to_pylist()) == [1, 2, 3]
+    later.sql("INSERT INTO ORDERS VALUES (4, 'd'); DELETE FROM ORDERS WHERE ID = 1")
+    later.sql("UPDATE ORDERS SET V = 'C' WHERE ID = 3")
+    point = (T0 + timedelta(hours=2, minutes=30)).isoformat()
+    later.sql(f"CREATE TABLE COPY CLONE ORDERS AT(TIMESTAMP => '{point}')")
+    assert rows(later, "SELECT * FROM COPY ORDER BY ID") == [(1, "a"), (2, "b"), (3, "c")]
+    later.sql("DROP TABLE ORDERS")
+    assert all((lake / path).exists() for path in before)  # the team's files stay
+    later.sql("UNDROP TABLE ORDERS")
+    assert rows(later, "SELECT * FROM ORDERS ORDER BY ID") == [(2, "b"), (3, "C"), (4, "d")]
+    assert all((lake / path).exists() for path in before)
+
+
+def test_each_refusal_changes_nothing_r41(tmp_path: Path, connect: Any, home: Path) -> None:
+    """Missing, not Delta, Rewind's own storage, already governed under any spelling,
+    a feature Rewind cannot read, a caller without ACCOUNTADMIN: a clear code each,
+    and neither the catalog nor the team's log changes."""
+    team = tmp_path / "lake" / "events"
+    write_deltalake(str(team), pa.table({"id": [1, 2]}))  # a plain delta-rs writer
+    nested = tmp_path / "lake" / "nested"
+    write_deltalake(str(nested), pa.table({"s": [{"a": 1}]}))
+    (tmp_path / "lake" / "plain").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "lake")
+    now = datetime.now(UTC).isoformat()  # after delta-rs's commits (their clock)
+    conn = connect(now=now)
+    conn.sql("CREATE DATABASE LAKE; CREATE USER BOB")
+    register(conn, "EVENTS", str(team))
+    governed = versions(team)
+    attempts = {
+        f"'{tmp_path}/lake/missing'": "INVALID_LOCATION",
+        f"'{tmp_path}/lake/plain'": "INVALID_LOCATION",
+        "'lake/events'": "INVALID_LOCATION",
+        f"'s3://bucket{team}'": "INVALID_LOCATION",
+        f"'{home}/warehouse'": "INVALID_LOCATION",
+        f"'{home.parent}'": "INVALID_LOCATION",
+        f"'{team}'": "LOCATION_IN_USE",
+        f"'{tmp_path}/lake/../lake/events'": "LOCATION_IN_USE",
+        f"'file://{tmp_path}/link/events'": "LOCATION_IN_USE",
+        f"'{nested}'": "UNSUPPORTED_TABLE_FEATURE",
+    }
+    for location, code in attempts.items():
+        sql = f"CREATE EXTERNAL TABLE OTHER LOCATION = {location} TABLE_FORMAT = DELTA"
+        assert (location, code_of(conn, sql)) == (location, code)
+    bob = connect(now=now, user="BOB")
+    sql = f"CREATE EXTERNAL TABLE LAKE.PUBLIC.MINE LOCATION = '{nested}' TABLE_FORMAT = DELTA"
+    assert code_of(bob, sql) == "ACCESS_DENIED"
+    assert code_of(conn, f"CREATE EXTERNAL TABLE X LOCATION = '{team}'") == "UNSUPPORTED"
+    assert [r[1] for r in rows(conn, "SHOW TABLES")] == ["EVENTS"]
+    assert versions(team) == governed and versions(nested) == [0]
+
+
+def test_another_engines_vacuum_cannot_cut_time_travel_and_a_forced_one_is_named_r42(
+    lake: Path, connect: Any
+) -> None:
+    """On the wall clock (delta-spark's VACUUM reads it): after Rewind's DELETE, the team's
+    VACUUM with its default settings deletes no file Rewind holds (retention 30 days);
+    one with the safety check off deletes the removed file, and the next night's
+    validation fails naming the table and the file."""
+    now = datetime.now(UTC)
+    for version in versions(lake):
+        stamp(lake, version, now - timedelta(hours=3 - version))
+    conn = connect(now=now.isoformat())
+    conn.sql("CREATE DATABASE LAKE")
+    register(conn, "ORDERS", str(lake), "DATA_RETENTION_TIME_IN_DAYS = 30")
+    conn.sql("DELETE FROM ORDERS WHERE ID = 1")
+    held = data_files(lake)
+    out = delta_spark(
+        lake,
+        """
+        print(spark.sql(f"VACUUM delta.`{path}`").count())
+        """,
+    )
+    assert data_files(lake) == held, out
+    night = connect(now=(now + timedelta(days=1)).isoformat())
+    assert night.lifecycle()[-1]["failed"] == 0
+    delta_spark(
+        lake,
+        """
+        spark.conf.set("spark.databricks.delta.retentionDurationCheck.enabled", "false")
+        spark.sql(f"VACUUM delta.`{path}` RETAIN 0 HOURS")
+        """,
+    )
+    gone = sorted(set(held) - set(data_files(lake)))
+    assert gone
+    later = connect(now=(now + timedelta(days=2)).isoformat())
+    with pytest.raises(RewindError) as failed:
+        later.lifecycle()
+    assert failed.value.code == "VALIDATION_FAILED"
+    assert "vanished" in failed.value.message
+    assert "LAKE.PUBLIC.ORDERS id" in failed.value.message
+    assert all(path in failed.value.message for path in gone)
+
+
+def test_a_writer_still_appending_to_a_dropped_external_table_loses_nothing_r41_r42(
+    lake: Path, connect: Any
+) -> None:
+    """Dropped in Rewind, the team's job keeps appending: the nights report the commits
+    after the drop and move none of its files; once the drop's time travel is over,
+    Rewind lets go of the location and every row the team wrote is still there."""
+    now = datetime.now(UTC)
+    for version in versions(lake):
+        stamp(lake, version, now - timedelta(hours=3 - version))
+    conn = connect(now=now.isoformat())
+    conn.sql("CREATE DATABASE LAKE")
+    register(conn, "ORDERS", str(lake))
+    conn.sql("DROP TABLE ORDERS")
+    delta_spark(
+        lake,
+        """
+        spark.createDataFrame([(9, "z")], "id long, v string").write.format("delta") \\
+            .mode("append").save(path)
+        """,
+    )
+    stamp(lake, versions(lake)[-1], now + timedelta(minutes=5))
+    steps = connect(now=(now + timedelta(hours=2)).isoformat()).lifecycle()
+    expired = next(step for step in steps if "tables_written_after_drop" in step)
+    assert expired["tables_written_after_drop"] == ["LAKE.PUBLIC.ORDERS"]
+    assert expired["files_moved"] == 0
+    connect(now=(now + timedelta(days=40)).isoformat()).lifecycle()
+    team_rows = DeltaTable(str(lake)).to_pyarrow_table()["id"].to_pylist()
+    assert sorted(team_rows) == [1, 3, 9]
+    assert all((lake / f.path).exists() for f in log.replay(lake, versions(lake)[-1]).files)
+    assert os.path.isdir(lake / "_delta_log")
