@@ -224,3 +224,23 @@ def test_a_writer_still_appending_to_a_dropped_external_table_loses_nothing_r41_
     assert sorted(team_rows) == [1, 3, 9]
     assert all((lake / f.path).exists() for f in log.replay(lake, versions(lake)[-1]).files)
     assert os.path.isdir(lake / "_delta_log")
+
+
+def test_files_removed_long_before_registration_get_their_full_fail_safe_week_r41(
+    lake: Path, connect: Any, home: Path
+) -> None:
+    """The team's DELETE (hour 3 of day 0) removed a file; registered on day 10 with
+    retention 1, that file is past its window: the first night moves it to fail-safe,
+    where it stays 7 days from the registration, not from its window's end."""
+    registered = T0 + timedelta(days=10)
+    conn = connect(now=registered.isoformat())
+    conn.sql("CREATE DATABASE LAKE")
+    register(conn, "ORDERS", str(lake))
+
+    def night(at: datetime) -> dict[str, Any]:
+        steps = connect(now=at.isoformat()).lifecycle()
+        return {key: value for step in steps for key, value in step.items()}
+
+    assert night(registered + timedelta(hours=1))["files_moved"] == 1
+    assert night(registered + timedelta(days=6, hours=23))["files_purged"] == 0
+    assert night(registered + timedelta(days=7, hours=1))["files_purged"] == 1
