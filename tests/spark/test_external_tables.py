@@ -96,6 +96,15 @@ def test_registration_reaches_history_older_than_itself_and_rewrites_nothing_r41
     configuration = DeltaTable(str(lake)).metadata().configuration
     assert configuration["delta.deletedFileRetentionDuration"] == "interval 37 days"
     assert configuration["delta.logRetentionDuration"] == "interval 37 days"
+    conn.sql("ALTER DATABASE LAKE SET DATA_RETENTION_TIME_IN_DAYS = 60")
+    assert DeltaTable(str(lake)).metadata().configuration["delta.logRetentionDuration"] == (
+        "interval 37 days"  # the table's own 30 days win over its database's 60
+    )
+    conn.sql("ALTER TABLE ORDERS UNSET DATA_RETENTION_TIME_IN_DAYS")  # inherits 60 now
+    configuration = DeltaTable(str(lake)).metadata().configuration
+    assert configuration["delta.deletedFileRetentionDuration"] == "interval 67 days"
+    conn.sql("ALTER TABLE ORDERS SET DATA_RETENTION_TIME_IN_DAYS = 30")  # never lowered
+    assert DeltaTable(str(lake)).metadata().configuration == configuration
     # Every kind of statement on it (SPEC R41: every rule applies).
     later = connect(now=(T0 + timedelta(days=1, hours=1)).isoformat())
     later.sql("USE SCHEMA LAKE.PUBLIC")

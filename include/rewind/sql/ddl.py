@@ -6,6 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import select
 from sqlglot import exp
 
 from rewind import retention, security
@@ -33,7 +34,7 @@ from rewind.sql.context import Context
 from rewind.sql.parse import AlterContainer
 from rewind.sql.values import ObjectProperties, literal, object_properties
 from rewind.storage.columns import Column, add_column, drop_column, table_columns
-from rewind.storage.tables import create_table_storage
+from rewind.storage.tables import create_table_storage, keep_history
 
 PARENT_KIND = {SCHEMA: DATABASE, TABLE: SCHEMA}
 
@@ -344,6 +345,7 @@ def _set_properties(ctx: Context, obj: CatalogObject, props: ObjectProperties) -
             transient=ctx.catalog.is_transient(obj),
             target=_target(obj.kind, names.qualified(ctx, obj).parts),
         )
+        guard_external_tables(ctx, obj)
     if props.has_comment:
         obj.comment = props.comment
 
@@ -352,6 +354,7 @@ def _unset(ctx: Context, obj: CatalogObject, params: list[str]) -> None:
     for param in params:
         if param == RETENTION_PARAM:
             obj.retention_days = None
+            guard_external_tables(ctx, obj)
         elif param == "COMMENT":
             obj.comment = None
         else:
@@ -410,6 +413,20 @@ def _alter_account(ctx: Context, tree: AlterContainer) -> None:
             literal(node), transient=False, param=key, target="the account"
         )
         ctx.catalog.set_account_parameter(key, value)
+    guard_external_tables(ctx, None)
+
+
+def guard_external_tables(ctx: Context, scope: CatalogObject | None) -> None:
+    """Keep the Delta retention properties of the live external tables under ``scope``
+    (None: the account) in step with a retention just changed (SPEC R42)."""
+    ctx.catalog.session.flush()
+    for table in ctx.catalog.session.scalars(
+        select(CatalogObject).where(
+            CatalogObject.location.is_not(None), CatalogObject.dropped_on.is_(None)
+        )
+    ):
+        if scope is None or scope.id in {a.id for a in ctx.catalog.ancestors(table)}:
+            keep_history(ctx, table)
 
 
 # -- USE ------------------------------------------------------------------------------------
