@@ -28,6 +28,7 @@ TABLE_COLUMNS = [  # SPEC R22, in this order
     "owner",
     "retention_time",
     "dropped_on",
+    "is_external",  # Snowflake's, after R22's columns: Y for a registered table (R41)
 ]
 
 
