@@ -90,6 +90,19 @@ class Catalog:
         self.session.flush()
         self.session.add(RoleGrant(role_name=ACCOUNTADMIN, user_name=DEFAULT_USER, created_on=now))
 
+    def external_tables(self, now: datetime, *, released: bool) -> list[CatalogObject]:
+        """External tables (SPEC R41): those Rewind still governs, or (``released``) the
+        dropped ones whose time travel is over, whose locations it let go of."""
+        tables = self.session.scalars(
+            select(CatalogObject).where(CatalogObject.location.is_not(None))
+        )
+        return [
+            t
+            for t in tables
+            if retention.released(t.location, t.dropped_on, t.dropped_retention_days or 0, now)
+            == released
+        ]
+
     def user(self, name: str) -> User | None:
         return self.session.get(User, name)
 

@@ -14,7 +14,6 @@ from typing import Any
 
 from sqlalchemy import or_, select
 
-from rewind import retention
 from rewind.catalog.models import CatalogObject, FileState, LogCursor, TableVersion
 from rewind.catalog.repository import Catalog
 from rewind.home import private_dir
@@ -73,17 +72,7 @@ def held_tables(catalog: Catalog) -> dict[int, str]:
 def release_dropped_external(catalog: Catalog, now: datetime) -> int:
     """Stop tracking the files at a dropped external table's location once its time
     travel is over (SPEC R41): they stay there, the team's, counted by no metric."""
-    released = [
-        table.id
-        for table in catalog.session.scalars(
-            select(CatalogObject).where(
-                CatalogObject.location.is_not(None), CatalogObject.dropped_on.is_not(None)
-            )
-        )
-        if retention.released(
-            table.location, table.dropped_on, table.dropped_retention_days or 0, now
-        )
-    ]
+    released = [table.id for table in catalog.external_tables(now, released=True)]
     rows = catalog.session.scalars(
         select(FileState).where(
             FileState.table_id.in_(released), FileState.state.in_([rules.LIVE, rules.REMOVED])

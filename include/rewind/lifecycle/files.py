@@ -16,8 +16,7 @@ from pathlib import Path
 
 from sqlalchemy import select
 
-from rewind import retention
-from rewind.catalog.models import CatalogObject, FileState
+from rewind.catalog.models import FileState
 from rewind.catalog.repository import Catalog
 from rewind.constants import FAILSAFE_DAYS
 from rewind.lifecycle.rules import REMOVED
@@ -119,12 +118,7 @@ def governed_roots(catalog: Catalog, warehouse: Path, now: datetime) -> dict[int
     """:func:`table_roots` with the external tables the catalog still governs."""
     external = {
         table.id: Path(str(table.location))
-        for table in catalog.session.scalars(
-            select(CatalogObject).where(CatalogObject.location.is_not(None))
-        )
-        if not retention.released(
-            table.location, table.dropped_on, table.dropped_retention_days or 0, now
-        )
+        for table in catalog.external_tables(now, released=False)
     }
     return table_roots(warehouse, external)
 

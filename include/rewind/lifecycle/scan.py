@@ -18,8 +18,7 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from rewind import retention
-from rewind.catalog.models import CatalogObject, FileState, LogCursor, TableVersion
+from rewind.catalog.models import FileState, LogCursor, TableVersion
 from rewind.catalog.repository import Catalog
 from rewind.lifecycle.rules import DELETING, LIVE, MOVING, REMOVED
 from rewind.storage import log, timeline
@@ -36,15 +35,8 @@ def newest_versions(catalog: Catalog, now: datetime) -> dict[int, int]:
             )
         ).all()
     )
-    for table in catalog.session.scalars(
-        select(CatalogObject).where(
-            CatalogObject.location.is_not(None), CatalogObject.dropped_on.is_not(None)
-        )
-    ):
-        if retention.released(
-            table.location, table.dropped_on, table.dropped_retention_days or 0, now
-        ):
-            newest.pop(table.id, None)
+    for table in catalog.external_tables(now, released=True):
+        newest.pop(table.id, None)
     return newest
 
 

@@ -16,7 +16,7 @@ from urllib.parse import unquote, urlparse
 
 from sqlglot import exp
 
-from rewind import retention, security
+from rewind import security
 from rewind.catalog.models import CatalogObject
 from rewind.errors import InvalidLocation, LocationInUse, SqlSyntaxError, UnsupportedError
 from rewind.sql import names
@@ -158,13 +158,7 @@ def check_location(own_roots: tuple[Path, ...], location: Path) -> None:
 
 def _not_governed(ctx: Context, location: Path) -> None:
     """A location (or one inside or around it) already governed, live or dropped."""
-    for other in ctx.catalog.session.query(CatalogObject).filter(
-        CatalogObject.location.is_not(None)
-    ):
-        if retention.released(
-            other.location, other.dropped_on, other.dropped_retention_days or 0, ctx.now
-        ):
-            continue
+    for other in ctx.catalog.external_tables(ctx.now, released=False):
         governed = Path(str(other.location))
         if (
             governed == location
