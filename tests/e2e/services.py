@@ -270,7 +270,12 @@ class Airflow:
                 f"{name}:{role}" for name, role in AIRFLOW_USERS.items()
             ),
         )
-        env = {k: v for k, v in env.items() if not k.startswith("AIRFLOW_CONN_")}
+        # Nothing of the test process's own Airflow (tests/dags/conftest.py points
+        # AIRFLOW__DATABASE__* at the dag.test() database): this installation's
+        # metadata is its own SQLite file, or runs of other tests show up in it.
+        inherited = ("AIRFLOW_CONN_", "AIRFLOW__DATABASE__")
+        env = {k: v for k, v in env.items() if not k.startswith(inherited)}
+        env["AIRFLOW__DATABASE__SQL_ALCHEMY_CONN"] = f"sqlite:///{self.home / 'airflow.db'}"
         env.update(self.env_extra)
         return env
 

@@ -57,15 +57,17 @@ def _candidates(catalog: Catalog) -> list[FileState]:
 def held_tables(catalog: Catalog) -> dict[int, str]:
     """Dropped tables another engine committed to after the drop (SPEC R42): id -> name.
     None of their files leaves, and their directories stay, until someone decides."""
-    rows = catalog.session.execute(
-        select(CatalogObject)
-        .join(TableVersion, TableVersion.table_id == CatalogObject.id)
+    written_after_drop = (
+        select(TableVersion.table_id)
         .where(
-            CatalogObject.dropped_on.is_not(None),
+            TableVersion.table_id == CatalogObject.id,
             TableVersion.commit_time > CatalogObject.dropped_on,
         )
-        .distinct()
-    ).scalars()
+        .exists()
+    )
+    rows = catalog.session.scalars(
+        select(CatalogObject).where(CatalogObject.dropped_on.is_not(None), written_after_drop)
+    )
     return {table.id: str(catalog.qualified_name(table)) for table in rows}
 
 
