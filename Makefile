@@ -10,6 +10,7 @@ export PYSPARK_PYTHON := $(abspath $(BIN)/python)
 # `make run` and `make airflow`: a project-local Airflow (SQLite metadata) with this repo's
 # DAGs and plugin, Spark on local[2], the demo's Rewind home.
 DEMO_HOME   ?= $(CURDIR)/.rewind-demo
+DEMO_LAKE   ?= $(CURDIR)/.lake-demo
 AIRFLOW_ENV := AIRFLOW_HOME=$(CURDIR)/.airflow AIRFLOW__CORE__DAGS_FOLDER=$(CURDIR)/dags \
 	AIRFLOW__CORE__PLUGINS_FOLDER=$(CURDIR)/plugins AIRFLOW__CORE__LOAD_EXAMPLES=False \
 	AIRFLOW_CONN_SPARK_DEFAULT='{"conn_type": "spark", "host": "local[2]"}' \
@@ -42,7 +43,7 @@ $(JSTAMP): deploy/delta/pom.xml
 setup: $(STAMP) $(JSTAMP)  ## create .venv, install requirements.txt + the rewind package, fetch the Delta jars
 
 run: setup  ## demo: 3 weeks of history, the analyst's time travel, rewind_nightly through Airflow, metrics
-	$(BIN)/python -m rewind.demo build --home $(DEMO_HOME)
+	$(BIN)/python -m rewind.demo build --home $(DEMO_HOME) --lake $(DEMO_LAKE)
 	@$(MAKE) --no-print-directory airflow-db
 	@echo "airflow dags test rewind_nightly (log: .airflow/rewind_nightly.log) ..."
 	@$(AIRFLOW_ENV) $(BIN)/airflow dags test rewind_nightly $$($(BIN)/python -m rewind.demo night) \

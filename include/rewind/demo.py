@@ -3,24 +3,32 @@ through Airflow, then the storage metrics.
 
 ``python -m rewind.demo build`` writes the history into an empty home, the clock moving
 one day at a time (daily orders, a transient staging table refreshed every other day,
-a database dropped for good, a clone), then walks through what an analyst would type:
-time travel (AT/BEFORE by timestamp, offset and statement), DROP / UNDROP, SHOW TABLES
-HISTORY, a clone of the past, a restore in place. A home that is not empty is left as
-it is. ``make run`` then runs ``airflow dags test rewind_nightly`` for ``NIGHT`` (``python
--m rewind.demo night`` prints it): the real DAG, its Spark jobs on local Spark. One run
-decides everything three weeks of nights would have (SPEC R12, R31).
+a database dropped for good, a clone). Beside it, a team's own PySpark job
+(``examples/orders_job.py``, plain delta-spark, no Rewind code) has written its Delta
+table at ``--lake``/orders night after night, a bad DELETE included. The demo then
+walks through the last day: Rewind registers the team's table where it is (SPEC R41),
+the analyst finds the deleted rows with AT and puts them back; then time travel on
+Rewind's own tables (AT/BEFORE by timestamp, offset and statement), DROP / UNDROP,
+SHOW TABLES HISTORY, a clone of the past, a restore in place. A home that is not empty
+is left as it is. ``make run`` then runs ``airflow dags test rewind_nightly`` for
+``NIGHT`` (``python -m rewind.demo night`` prints it): the real DAG, its Spark jobs on
+local Spark. One run decides everything three weeks of nights would have (SPEC R12, R31).
 ``python -m rewind.demo metrics`` prints the storage metrics a platform engineer watches.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import subprocess
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import closing
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from deltalake import DeltaTable
 from rich.console import Console
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -33,6 +41,7 @@ from rewind.config import Config
 from rewind.connection import Connection
 from rewind.errors import RewindError
 from rewind.result import render_table
+from rewind.spark import DEFAULT_DELTA_JARS
 
 START = datetime(2026, 11, 1, 9, tzinfo=UTC)
 DAYS = 21
@@ -52,6 +61,23 @@ METRICS = (
     "RETAINED_FOR_CLONE_BYTES, DELETED, TABLE_ENTERED_FAILSAFE "
     "FROM REWIND.ACCOUNT_USAGE.TABLE_STORAGE_METRICS ORDER BY ID"
 )
+
+
+# The team's job (examples/orders_job.py) runs every night at 02:00 for the day before;
+# its DELETE of the night of Nov 20 removed every EU order.
+TEAM_JOB = Path(__file__).resolve().parents[2] / "examples" / "orders_job.py"
+TEAM_DATES = ("2026-11-08", "2026-11-20")
+BAD_DELETE_ON = "2026-11-19"
+REGISTER = (
+    "CREATE DATABASE lake DATA_RETENTION_TIME_IN_DAYS = 7; "
+    "CREATE EXTERNAL TABLE lake.public.orders LOCATION = '{uri}' TABLE_FORMAT = DELTA "
+    "COMMENT = 'written by the orders job'"
+)
+BY_REGION = (
+    "SELECT region, count(*) AS orders FROM lake.public.orders{point} "
+    "GROUP BY region ORDER BY region"
+)
+BEFORE_DELETE = " AT(TIMESTAMP => '2026-11-20 02:00:30')"  # the job's append, not yet its DELETE
 
 
 def history() -> Iterator[tuple[datetime, str]]:
@@ -74,7 +100,7 @@ def history() -> Iterator[tuple[datetime, str]]:
         yield START + timedelta(days=day), "; ".join(statements)
 
 
-def build(home: Path, console: Console) -> None:
+def build(home: Path, lake: Path, console: Console) -> None:
     """The history and the analyst's walk-through, unless ``home`` already holds a catalog."""
     if (home / "catalog.db").exists():
         console.print(f"[bold]demo warehouse already in {home}[/bold]: keeping it")
@@ -84,14 +110,71 @@ def build(home: Path, console: Console) -> None:
         with closing(rewind.connect(home=home, now=now)) as conn:
             results = conn.sql(script)
         console.print(f"{now:%Y-%m-%d %H:%M}  {len(results)} statements")
-    walk_through(home, console)
+    team_job(lake / "orders", console)
+    walk_through(home, lake / "orders", console)
 
 
-def walk_through(home: Path, console: Console) -> None:
-    """What an analyst types on the last day: the past, DROP/UNDROP, clone, restore."""
+def team_job(table: Path, console: Console) -> None:
+    """The team's nightly job, its runs of ``TEAM_DATES`` replayed in one Spark session;
+    each commit then gets the time of its night (a commit's time is its log file's
+    modification time, Delta's rule for writers without in-commit timestamps)."""
+    if table.exists():
+        raise SystemExit(f"{table} exists: remove it, or give an empty --lake")
+    console.rule(f"the team's own PySpark job writes {table} (delta-spark, no Rewind code)")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REWIND_")}
+    env["DELTA_JARS"] = str(os.environ.get("REWIND_DELTA_JARS") or DEFAULT_DELTA_JARS)
+    first, last = TEAM_DATES
+    job = [sys.executable, str(TEAM_JOB), str(table), "--from", first, "--to", last]
+    subprocess.run(
+        [*job, "--bad-delete-on", BAD_DELETE_ON], env=env, check=True, stderr=subprocess.DEVNULL
+    )
+    commits = list(_team_commits(table))
+    for commit, day, step in commits:
+        night = datetime.fromisoformat(day).replace(hour=2, tzinfo=UTC) + timedelta(days=1)
+        when = (night + timedelta(minutes=step)).timestamp()
+        os.utime(commit, (when, when))
+    console.print(f"{len(commits)} commits, one run a night at 02:00 for {first} to {last}")
+
+
+def _team_commits(table: Path) -> Iterator[tuple[Path, str, int]]:
+    """Each commit file of the team's table, the date its run processed (the job's
+    ``userMetadata``) and its rank within that run."""
+    previous, step = "", 0
+    for commit in sorted((table / "_delta_log").glob("*.json")):
+        info = next(a["commitInfo"] for a in map(json.loads, commit.open()) if "commitInfo" in a)
+        day = info["userMetadata"].removeprefix("orders_job date=")
+        step = step + 1 if day == previous else 0
+        previous = day
+        yield commit, day, step
+
+
+def walk_through(home: Path, table: Path, console: Console) -> None:
+    """What an analyst types on the last day: the team's table registered and its
+    deleted rows put back; then the past, DROP/UNDROP, clone, restore."""
     last_day = START + timedelta(days=DAYS - 1)
     with closing(rewind.connect(home=home, now=last_day + timedelta(hours=3))) as conn:
+        _team_table(conn, table, console)
         _analyst(conn, console)
+
+
+def _team_table(conn: Connection, table: Path, console: Console) -> None:
+    console.rule("Rewind protects the team's table where it is (SPEC R41, R42)")
+    conn.sql(REGISTER.format(uri=table.resolve().as_uri()))
+    guards = DeltaTable(str(table)).metadata().configuration
+    console.print(f"the team's table properties now (R42): {guards}", highlight=False)
+    render_table(
+        conn.sql(
+            "SHOW TABLES IN lake.public; "
+            + BY_REGION.format(point="")
+            + "; "
+            + BY_REGION.format(point=BEFORE_DELETE)
+        )
+    )
+    conn.sql(
+        "INSERT INTO lake.public.orders SELECT * FROM lake.public.orders"
+        f"{BEFORE_DELETE} WHERE region = 'EU'"
+    )
+    render_table(conn.sql(BY_REGION.format(point="")))
 
 
 def _analyst(conn: Connection, console: Console) -> None:
@@ -139,12 +222,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m rewind.demo", description=__doc__)
     parser.add_argument("command", choices=["build", "night", "metrics"])
     parser.add_argument("--home", help="the demo's Rewind home (default: REWIND_HOME)")
+    parser.add_argument("--lake", default=".lake-demo", help="where the team's job writes")
     args = parser.parse_args(argv)
     home = Config.load(home=args.home).home
     if args.command == "night":
         print(NIGHT.date().isoformat())
     elif args.command == "build":
-        build(home, Console())
+        build(home, Path(args.lake).resolve(), Console())
     else:
         show_metrics(home, Console())
     return 0

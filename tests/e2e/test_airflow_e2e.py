@@ -17,10 +17,14 @@ import json
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pytest
+from deltalake import DeltaTable, write_deltalake
+from other_engines import stamp, versions
 from services import NOW, REPO, Airflow, Cluster, build_warehouse, storage_metrics
 
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("spark_standalone")]
@@ -52,10 +56,32 @@ RESTORE_FORM = {
 RESTORE_AFTER = "2026-05-21T06:00:00+00:00"
 
 
+# A team's Delta table beside Rewind's own (SPEC R41): delta-rs wrote it on 2026-04-30,
+# Rewind registered it on 05-01 (retention 14), delta-rs overwrote it on 05-02. On the
+# night of NOW the overwritten file has left time travel and sits in fail-safe.
+TEAM_TABLE = "SHOP.PUBLIC.EVENTS"
+
+
 @pytest.fixture(scope="module")
-def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def team_table(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("lake") / "events"
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory, team_table: Path) -> Path:
+    import rewind
+
     path = tmp_path_factory.mktemp("airflow-e2e") / "rewind-home"
     build_warehouse(path)
+    write_deltalake(str(team_table), pa.table({"id": [1, 2, 3]}))
+    stamp(team_table, 0, datetime(2026, 4, 30, tzinfo=UTC))
+    with rewind.connect(home=path, now="2026-05-01T06:00:00+00:00") as conn:
+        conn.sql(
+            f"CREATE EXTERNAL TABLE {TEAM_TABLE} LOCATION = '{team_table.as_uri()}' "
+            "TABLE_FORMAT = DELTA DATA_RETENTION_TIME_IN_DAYS = 14"
+        )
+    write_deltalake(str(team_table), pa.table({"id": [4]}), mode="overwrite")
+    stamp(team_table, versions(team_table)[-1], datetime(2026, 5, 2, tzinfo=UTC))
     return path
 
 
@@ -136,6 +162,33 @@ def test_nightly_xcom_shows_the_metrics_written(
     assert sum(r["FAILSAFE_BYTES"] for r in rows) > 0  # the night moved data to fail-safe
     validation = airflow.xcom("rewind_nightly", run_id, "validate")
     assert validation["failed"] == 0 and validation["passed"] == validation["expectations"]
+
+
+def test_the_night_protects_a_team_s_delta_table_where_it_is_r41_r42(
+    airflow: Airflow, nightly: tuple[str, dict[str, Any]], home: Path, team_table: Path
+) -> None:
+    """The same night governs a table another engine wrote: the file its overwrite
+    removed went to fail-safe (counted in FAILSAFE_BYTES), its current file and its log
+    stayed at the team's location, and no other file of the team moved."""
+    import rewind
+
+    run_id, run = nightly
+    assert run["state"] == "success", airflow.task_states("rewind_nightly", run_id)
+    current = {Path(f).name for f in DeltaTable(str(team_table)).file_uris()}
+    assert {p.name for p in team_table.glob("*.parquet")} == current  # the removed one left
+    with rewind.connect(home=home, now=NOW) as conn:
+        row = conn.run(
+            "SELECT ACTIVE_BYTES, TIME_TRAVEL_BYTES, FAILSAFE_BYTES "
+            "FROM REWIND.ACCOUNT_USAGE.TABLE_STORAGE_METRICS "
+            f"WHERE TABLE_CATALOG || '.' || TABLE_SCHEMA || '.' || TABLE_NAME = '{TEAM_TABLE}'"
+        ).rows
+        assert conn.run(f"SELECT ID FROM {TEAM_TABLE}").rows == [[4]]
+        assert conn.run(f"SELECT ID FROM {TEAM_TABLE} AT(TIMESTAMP => '2026-05-08')").rows == [[4]]
+    ((active, time_travel, failsafe),) = row
+    assert active > 0 and time_travel == 0 and failsafe > 0
+    assert DeltaTable(str(team_table)).metadata().configuration == {
+        "delta.deletedFileRetentionDuration": "interval 21 days"  # 14 + a week of late nights
+    }
 
 
 def test_restore_through_the_form(

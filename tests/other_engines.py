@@ -20,22 +20,15 @@ from deltalake import write_deltalake
 
 from rewind.spark import DEFAULT_DELTA_JARS
 
-# What a data team's own job starts with: pyspark + delta-spark's jars, extension, catalog.
-HEADER = """\
-import glob, os, sys
-from pyspark.sql import SparkSession
+REPO = Path(__file__).resolve().parents[1]
+# What a data team's own job starts with: examples/orders_job.py's session (pyspark +
+# delta-spark's jars, extension and catalog).
+HEADER = f"""\
+import sys
+sys.path.insert(0, {str(REPO / "examples")!r})
 from delta.tables import DeltaTable
-jars = ",".join(sorted(glob.glob(os.path.join(os.environ["DELTA_JARS"], "*.jar"))))
-spark = (
-    SparkSession.builder.master("local[1]").appName("team-job")
-    .config("spark.jars", jars)
-    .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-    .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
-    .config("spark.ui.enabled", "false")
-    .config("spark.sql.shuffle.partitions", "2")
-    .getOrCreate()
-)
-spark.sparkContext.setLogLevel("ERROR")
+from orders_job import session
+spark = session("team-job")
 path = sys.argv[1]
 """
 
