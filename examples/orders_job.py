@@ -15,7 +15,7 @@ tags its commits — so the history says which run wrote what.
 
 runs the dates in order in one Spark session (a backfill), as ``make run`` does to give
 the demo three weeks of the team's history. ``session()`` is the Spark session such a
-job starts with; the tests' other-engine jobs start with it too (tests/spark/other_engines.py).
+job starts with; the tests' other-engine jobs start with it too (tests/other_engines.py).
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ def session(app: str = "orders-job") -> Any:
         .config("spark.ui.enabled", "false")
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.databricks.delta.snapshotPartitions", "2")  # a small table's log
+        .config("spark.sql.sources.parallelPartitionDiscovery.parallelism", "2")  # VACUUM
         .config("spark.ui.showConsoleProgress", "false")
         .getOrCreate()
     )

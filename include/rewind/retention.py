@@ -6,6 +6,7 @@ minimum, whether the object is transient, drop times) and asks these functions.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
@@ -119,3 +120,37 @@ def released(
         and dropped_on is not None
         and not in_time_travel(dropped_on, retention_at_drop, now)
     )
+
+
+# -- SPEC R42: other engines' VACUUM and log clean-up cannot cut into time travel ---------
+# Delta's own defaults, which Rewind never lowers (VACUUM 7 days, log clean-up 30 days).
+DELTA_DEFAULT_DAYS = {
+    "delta.deletedFileRetentionDuration": 7,
+    "delta.logRetentionDuration": 30,
+}
+# A file that left time travel waits for the next nightly run to be moved out; the
+# properties cover a week of late or failed nights on top of the retention.
+LATE_NIGHTS_DAYS = 7
+_UNIT_DAYS = {"week": 7.0, "day": 1.0, "hour": 1 / 24, "minute": 1 / 1440, "second": 1 / 86400}
+
+
+def interval_days(text: str | None) -> float | None:
+    """The days of a Delta interval property (``interval 30 days``, ``1 week``)."""
+    found = re.fullmatch(
+        r"\s*(?:interval\s+)?(\d+)\s*(week|day|hour|minute|second)s?\s*", text or "", re.I
+    )
+    return int(found[1]) * _UNIT_DAYS[found[2].lower()] if found else None
+
+
+def guarded_properties(retention_days: int, configuration: dict[str, str]) -> dict[str, str]:
+    """The properties to raise so that a Delta-conformant VACUUM or log clean-up elsewhere
+    keeps every file and commit still in time travel, plus a week (the nightly run that
+    moves a file out of time travel may be that late).
+    Never lowers a value (the team's own, or Delta's default): empty when nothing is due."""
+    needed = retention_days + LATE_NIGHTS_DAYS
+    raised = {}
+    for key, default in DELTA_DEFAULT_DAYS.items():
+        have = interval_days(configuration.get(key))
+        if (default if have is None else have) < needed:
+            raised[key] = f"interval {needed} days"
+    return raised

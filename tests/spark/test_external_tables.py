@@ -9,6 +9,7 @@ treat them like its own tables without moving, copying or rewriting a file of th
 from __future__ import annotations
 
 import os
+import shutil
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -58,15 +59,29 @@ def data_files(root: Path) -> dict[str, int]:
     }
 
 
+def night(connect: Any, at: datetime) -> dict[str, Any]:
+    """The nightly lifecycle at ``at``, its steps' counts in one mapping."""
+    steps = connect(now=at.isoformat()).lifecycle()
+    return {key: value for step in steps for key, value in step.items()}
+
+
 def ids(conn: Any, point: str = "") -> list[int]:
     return [r[0] for r in rows(conn, f"SELECT ID FROM ORDERS {point} ORDER BY ID")]
 
 
-@pytest.fixture
-def lake(tmp_path: Path) -> Path:
-    """The team's table, written by delta-spark, its commits at T0 + 1, 2, 3 hours."""
-    root = tmp_path / "lake" / "orders"
+@pytest.fixture(scope="module")
+def written(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The team's job, run once for the module (a JVM of its own)."""
+    root = tmp_path_factory.mktemp("team") / "orders"
     delta_spark(root, TEAM_JOB)
+    return root
+
+
+@pytest.fixture
+def lake(written: Path, tmp_path: Path) -> Path:
+    """A copy of the team's table, its commits at T0 + 1, 2, 3 hours."""
+    root = tmp_path / "lake" / "orders"
+    shutil.copytree(written, root)
     for version in versions(root):
         stamp(root, version, T0 + timedelta(hours=version + 1))
     return root
@@ -113,13 +128,30 @@ def test_registration_reaches_history_older_than_itself_and_rewrites_nothing_r41
     assert sorted(DeltaTable(str(lake)).to_pyarrow_table()["id"].to_pylist()) == [1, 2, 3]
     later.sql("INSERT INTO ORDERS VALUES (4, 'd'); DELETE FROM ORDERS WHERE ID = 1")
     later.sql("UPDATE ORDERS SET V = 'C' WHERE ID = 3")
+    later.sql(
+        "MERGE INTO ORDERS USING (SELECT 4 AS ID, 'D' AS V UNION ALL SELECT 5, 'e') AS S "
+        "ON ORDERS.ID = S.ID WHEN MATCHED THEN UPDATE SET ORDERS.V = S.V "
+        "WHEN NOT MATCHED THEN INSERT (ID, V) VALUES (S.ID, S.V)"
+    )
+    team_view = DeltaTable(str(lake)).to_pyarrow_table().sort_by("id").to_pylist()
+    assert [(r["id"], r["v"]) for r in team_view] == [(2, "b"), (3, "C"), (4, "D"), (5, "e")]
     point = (T0 + timedelta(hours=2, minutes=30)).isoformat()
     later.sql(f"CREATE TABLE COPY CLONE ORDERS AT(TIMESTAMP => '{point}')")
     assert rows(later, "SELECT * FROM COPY ORDER BY ID") == [(1, "a"), (2, "b"), (3, "c")]
     later.sql("DROP TABLE ORDERS")
     assert all((lake / path).exists() for path in before)  # the team's files stay
+    dropped = later.sql("SHOW TABLES HISTORY LIKE 'ORDERS' IN SCHEMA LAKE.PUBLIC")[-1]
+    assert dropped.column("dropped_on")[0] is not None
     later.sql("UNDROP TABLE ORDERS")
-    assert rows(later, "SELECT * FROM ORDERS ORDER BY ID") == [(2, "b"), (3, "C"), (4, "d")]
+    assert rows(later, "SELECT * FROM ORDERS ORDER BY ID") == [
+        (2, "b"),
+        (3, "C"),
+        (4, "D"),
+        (5, "e"),
+    ]
+    registered = (T0 + timedelta(days=1, minutes=30)).isoformat()  # its database's clone
+    later.sql(f"CREATE DATABASE LAKE_THEN CLONE LAKE AT(TIMESTAMP => '{registered}')")
+    assert rows(later, "SELECT ID FROM LAKE_THEN.PUBLIC.ORDERS ORDER BY ID") == [(1,), (3,)]
     assert all((lake / path).exists() for path in before)
 
 
@@ -166,8 +198,8 @@ def test_another_engines_vacuum_cannot_cut_time_travel_and_a_forced_one_is_named
 ) -> None:
     """On the wall clock (delta-spark's VACUUM reads it): after Rewind's DELETE, the team's
     VACUUM with its default settings deletes no file Rewind holds (retention 30 days);
-    one with the safety check off deletes the removed file, and the next night's
-    validation fails naming the table and the file."""
+    one with the safety check off deletes the removed file, and the night's validation
+    fails naming the table and the file."""
     now = datetime.now(UTC)
     for version in versions(lake):
         stamp(lake, version, now - timedelta(hours=3 - version))
@@ -176,22 +208,21 @@ def test_another_engines_vacuum_cannot_cut_time_travel_and_a_forced_one_is_named
     register(conn, "ORDERS", str(lake), "DATA_RETENTION_TIME_IN_DAYS = 30")
     conn.sql("DELETE FROM ORDERS WHERE ID = 1")
     held = data_files(lake)
+    # One job, as a team would run it: VACUUM with the defaults, the files it left, then
+    # VACUUM with the safety check off.
     out = delta_spark(
         lake,
         """
-        print(spark.sql(f"VACUUM delta.`{path}`").count())
-        """,
-    )
-    assert data_files(lake) == held, out
-    night = connect(now=(now + timedelta(days=1)).isoformat())
-    assert night.lifecycle()[-1]["failed"] == 0
-    delta_spark(
-        lake,
-        """
+        from pathlib import Path
+        spark.sql(f"VACUUM delta.`{path}`").collect()
+        files = Path(path).rglob("*.parquet")
+        print(sorted(str(p.relative_to(path)) for p in files if "_delta_log" not in p.parts))
         spark.conf.set("spark.databricks.delta.retentionDurationCheck.enabled", "false")
-        spark.sql(f"VACUUM delta.`{path}` RETAIN 0 HOURS")
+        spark.sql(f"VACUUM delta.`{path}` RETAIN 0 HOURS").collect()
         """,
     )
+    left = next(line for line in out.splitlines() if line.startswith("["))
+    assert left == str(sorted(held)), out
     gone = sorted(set(held) - set(data_files(lake)))
     assert gone
     later = connect(now=(now + timedelta(days=2)).isoformat())
@@ -245,11 +276,120 @@ def test_files_removed_long_before_registration_get_their_full_fail_safe_week_r4
     conn = connect(now=registered.isoformat())
     conn.sql("CREATE DATABASE LAKE")
     register(conn, "ORDERS", str(lake))
+    assert night(connect, registered + timedelta(hours=1))["files_moved"] == 1
+    assert night(connect, registered + timedelta(days=6, hours=23))["files_purged"] == 0
+    assert night(connect, registered + timedelta(days=7, hours=1))["files_purged"] == 1
 
-    def night(at: datetime) -> dict[str, Any]:
-        steps = connect(now=at.isoformat()).lifecycle()
-        return {key: value for step in steps for key, value in step.items()}
 
-    assert night(registered + timedelta(hours=1))["files_moved"] == 1
-    assert night(registered + timedelta(days=6, hours=23))["files_purged"] == 0
-    assert night(registered + timedelta(days=7, hours=1))["files_purged"] == 1
+def test_the_nights_run_over_a_table_whose_early_logs_were_cleaned_after_a_checkpoint_r41_r43(
+    tmp_path: Path, connect: Any
+) -> None:
+    """A delta-rs writer checkpoints at version 2 and its early JSON commits are deleted
+    (what a short logRetentionDuration does) before registration: the table registers
+    and reads right from the checkpoint, a point before it is TIME_TRAVEL_UNAVAILABLE,
+    and the nights take the files version 3 removed through fail-safe to their purge."""
+    root = tmp_path / "lake" / "events"
+    for i in range(3):
+        write_deltalake(str(root), pa.table({"id": [i]}), mode="append")
+    DeltaTable(str(root)).create_checkpoint()
+    for version in (0, 1):
+        log.commit_file(root, version).unlink()
+    write_deltalake(str(root), pa.table({"id": [7]}), mode="overwrite")
+    for version in versions(root):
+        stamp(root, version, T0 + timedelta(hours=version + 1))
+    conn = connect(now=(T0 + timedelta(days=1)).isoformat())
+    conn.sql("CREATE DATABASE LAKE")
+    register(conn, "EVENTS", str(root), "DATA_RETENTION_TIME_IN_DAYS = 1")
+    assert rows(conn, "SELECT ID FROM EVENTS") == [(7,)]
+    then = (T0 + timedelta(hours=3, minutes=30)).isoformat()
+    assert rows(conn, f"SELECT ID FROM EVENTS AT(TIMESTAMP => '{then}') ORDER BY ID") == [
+        (0,),
+        (1,),
+        (2,),
+    ]
+    early = (T0 + timedelta(hours=1, minutes=30)).isoformat()
+    assert code_of(conn, f"SELECT * FROM EVENTS AT(TIMESTAMP => '{early}')") == (
+        "TIME_TRAVEL_UNAVAILABLE"
+    )
+    assert night(connect, T0 + timedelta(days=2))["files_moved"] == 3
+    assert night(connect, T0 + timedelta(days=8))["files_purged"] == 0
+    assert night(connect, T0 + timedelta(days=8, hours=5))["files_purged"] == 3
+    assert rows(conn, "SELECT ID FROM EVENTS") == [(7,)]
+
+
+def test_a_failed_writer_s_leftover_is_time_travel_until_delta_s_week_has_passed_r33_r41(
+    tmp_path: Path, connect: Any
+) -> None:
+    """Two files no version references sit in the team's directory (a failed writer's):
+    one written 20 days before registration, one an hour before. Counted as time travel
+    (R33), the old one goes to fail-safe at the first night; the young one stays where
+    it is until 7 days after it was written (a writer may still be about to commit it),
+    though the table's retention is 1 day."""
+    root = tmp_path / "lake" / "events"
+    write_deltalake(str(root), pa.table({"id": [1, 2]}))
+    stamp(root, 0, T0)
+    (data,) = data_files(root)
+    registered = T0 + timedelta(days=1)
+    sizes = {}
+    for name, written in (("old", T0 - timedelta(days=20)), ("young", registered)):
+        leftover = root / f"part-{name}-leftover.parquet"
+        shutil.copyfile(root / data, leftover)
+        os.utime(leftover, (written.timestamp(), written.timestamp()))
+        sizes[name] = leftover.stat().st_size
+    conn = connect(now=registered.isoformat())
+    conn.sql("CREATE DATABASE LAKE")
+    register(conn, "EVENTS", str(root), "DATA_RETENTION_TIME_IN_DAYS = 1")
+
+    def bytes_at(at: datetime) -> tuple[int, int, int]:
+        session = connect(now=at.isoformat())
+        steps = session.lifecycle()
+        assert steps[-1]["failed"] == 0
+        (row,) = rows(
+            session,
+            "SELECT ACTIVE_BYTES, TIME_TRAVEL_BYTES, FAILSAFE_BYTES "
+            "FROM REWIND.ACCOUNT_USAGE.TABLE_STORAGE_METRICS WHERE TABLE_NAME = 'EVENTS'",
+        )
+        return row
+
+    active = (root / data).stat().st_size
+    assert bytes_at(registered + timedelta(hours=1)) == (active, sizes["young"], sizes["old"])
+    assert not (root / "part-old-leftover.parquet").exists()
+    assert bytes_at(registered + timedelta(days=6, hours=23)) == (
+        active,
+        sizes["young"],
+        sizes["old"],
+    )
+    assert (root / "part-young-leftover.parquet").exists()
+    assert bytes_at(registered + timedelta(days=7, hours=1)) == (active, 0, sizes["young"])
+    assert sorted(data_files(root)) == [data]
+
+
+def test_retention_properties_another_engine_lowered_fail_the_night_by_name_r42(
+    tmp_path: Path, connect: Any
+) -> None:
+    """The team's ALTER (delta-rs) lowers the VACUUM retention Rewind set: the night's
+    validation fails naming the table, the property and what it needs, before a VACUUM
+    elsewhere can act on it; Rewind's ALTER raises it again and the next night passes."""
+    root = tmp_path / "lake" / "events"
+    write_deltalake(str(root), pa.table({"id": [1, 2]}))
+    stamp(root, 0, T0)
+    conn = connect(now=(T0 + timedelta(hours=1)).isoformat())
+    conn.sql("CREATE DATABASE LAKE")
+    register(conn, "EVENTS", str(root), "DATA_RETENTION_TIME_IN_DAYS = 30")
+    DeltaTable(str(root)).alter.set_table_properties(
+        {"delta.deletedFileRetentionDuration": "interval 1 days"}
+    )
+    stamp(root, versions(root)[-1], T0 + timedelta(hours=2))
+    with pytest.raises(RewindError) as failed:
+        connect(now=(T0 + timedelta(days=1)).isoformat()).lifecycle()
+    assert failed.value.code == "VALIDATION_FAILED"
+    assert "LAKE.PUBLIC.EVENTS id" in failed.value.message
+    assert (
+        "delta.deletedFileRetentionDuration is interval 1 days, needs interval 37 days"
+        in failed.value.message
+    )
+    fix = connect(now=(T0 + timedelta(days=1, hours=1)).isoformat())
+    fix.sql("ALTER TABLE LAKE.PUBLIC.EVENTS SET DATA_RETENTION_TIME_IN_DAYS = 30")
+    configuration = DeltaTable(str(root)).metadata().configuration
+    assert configuration["delta.deletedFileRetentionDuration"] == "interval 37 days"
+    assert connect(now=(T0 + timedelta(days=2)).isoformat()).lifecycle()[-1]["failed"] == 0

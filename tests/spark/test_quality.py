@@ -46,7 +46,7 @@ pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("quality")]
 
 DAY0 = datetime(2026, 3, 2, tzinfo=UTC)
 NIGHTS = range(1, 11)
-CHECKS = 11
+CHECKS = 12
 COLUMNS = "(ID INT, V VARCHAR)"
 ROWS = "(1, 'a'), (2, 'b'), (3, 'c')"
 

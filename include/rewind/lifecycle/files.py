@@ -39,6 +39,7 @@ class StoredFile:
     path: str
     inode: tuple[int, int]  # (device, inode): a clone's hard link shares its source's
     size: int
+    modified: datetime
 
 
 def table_data_files(root: Path, table_id: int) -> Iterator[StoredFile]:
@@ -56,7 +57,13 @@ def table_data_files(root: Path, table_id: int) -> Iterator[StoredFile]:
             full = os.path.join(folder, name)
             stat = os.stat(full)
             path = Path(os.path.relpath(full, root)).as_posix()
-            yield StoredFile(table_id, path, (stat.st_dev, stat.st_ino), stat.st_size)
+            yield StoredFile(
+                table_id,
+                path,
+                (stat.st_dev, stat.st_ino),
+                stat.st_size,
+                datetime.fromtimestamp(stat.st_mtime, UTC),
+            )
 
 
 def unread_adds(root: Path, cursor: int) -> set[str]:
@@ -150,7 +157,6 @@ def track_leftovers(
         for file in files:
             if file.path in known:
                 continue
-            modified = datetime.fromtimestamp((root / file.path).stat().st_mtime, UTC)
             catalog.session.add(
                 FileState(
                     table_id=table_id,
@@ -159,7 +165,7 @@ def track_leftovers(
                     added_version=-1,
                     state=REMOVED,
                     removed_version=-1,
-                    removed_at=modified + timedelta(days=wait),
+                    removed_at=file.modified + timedelta(days=wait),
                 )
             )
             tracked += 1

@@ -16,9 +16,11 @@ from typing import TYPE_CHECKING, Any
 from deltalake import DeltaTable
 from sqlalchemy import Row, select
 
+from rewind import retention
 from rewind.catalog.models import CatalogObject, CloneFile, FileState, LogCursor
 from rewind.catalog.repository import Catalog
 from rewind.constants import TABLE
+from rewind.errors import StorageError
 from rewind.identifiers import QualifiedName
 from rewind.lifecycle import files, rules
 from rewind.lifecycle.context import Run
@@ -26,6 +28,7 @@ from rewind.lifecycle.metrics import BYTE_COLUMNS, metrics_path
 from rewind.lifecycle.plan import ACCOUNT_ID, PlanRow, read_plan
 from rewind.quality import disk
 from rewind.quality.expectations import OBJECT
+from rewind.storage import log
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -36,6 +39,7 @@ PLAN = "retention_plan"
 FAIL_SAFE = "fail_safe_manifest"
 TABLE_FILES = "table_files"
 VANISHED = "tracked_files"
+GUARDS = "external_table_properties"
 COUNTED_BYTES = "COUNTED_BYTES"
 UNTRACKED = "UNTRACKED"  # in a table directory but in no file state: purged, or never committed
 DAY = timedelta(days=1)
@@ -192,6 +196,32 @@ def vanished_frame(
     return frame(rows, {OBJECT: "object", "ON_DISK": "bool"})
 
 
+def guards_frame(
+    catalog: Catalog, names: dict[int, str], cursors: Mapping[int, int], now: datetime
+) -> pd.DataFrame:
+    """Each governed external table and whether its Delta retention properties still
+    cover its time travel (SPEC R42): another engine's ``ALTER TABLE ... SET
+    TBLPROPERTIES`` that lowered them is named, with what is needed, before a VACUUM
+    elsewhere acts on it. Read at the last version the lifecycle read."""
+    rows = []
+    for table in catalog.external_tables(now, released=False):
+        if table.id not in cursors:
+            continue
+        try:
+            state = log.replay(Path(str(table.location)), cursors[table.id])
+        except StorageError:  # a broken log: the vanished-files check names what it loses
+            continue
+        have = state.metadata.get("configuration") or {}
+        needed = retention.guarded_properties(catalog.effective_retention(table), have)
+        lowered = ", ".join(
+            f"{key} is {have.get(key) or 'unset'}, needs {value}" for key, value in needed.items()
+        )
+        rows.append(
+            {OBJECT: f"{name_of(names, table.id)}: {lowered}".rstrip(": "), "COVERED": not needed}
+        )
+    return frame(rows, {OBJECT: "object", "COVERED": "bool"})
+
+
 def gather(run: Run) -> RunFacts:
     """Everything the checks of ``run`` read.
 
@@ -219,6 +249,7 @@ def gather(run: Run) -> RunFacts:
             for c in catalog.session.scalars(select(CloneFile))
         }
         roots = files.governed_roots(catalog, run.store.warehouse, run.now)
+        guards = guards_frame(catalog, names, cursors, run.now)
     found, unread = files.table_files(roots, cursors)
     manifest = {(s.table_id, s.path): s.size for s in states if in_failsafe(s.state)}
     return RunFacts(
@@ -227,6 +258,7 @@ def gather(run: Run) -> RunFacts:
             METRICS: metrics_frame(rows, names),
             **file_frames(states, found, names, run.now),
             VANISHED: vanished_frame(states, found, names, roots),
+            GUARDS: guards,
         },
         metric_ids=[int(r["ID"]) for r in rows],
         stored_bytes=disk.stored_bytes(found, manifest, origin),

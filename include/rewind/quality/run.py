@@ -127,6 +127,16 @@ def lifecycle_checks(found: facts.RunFacts) -> list[Check]:
             show_value=False,
         ),
         Check(
+            "every external table's Delta retention properties cover its time travel",
+            "SPEC R42",
+            facts.GUARDS,
+            "ExpectColumnValuesToBeInSet",
+            {"column": "COVERED", "value_set": [True]},
+            "lowered by another writer (ALTER TABLE ... SET DATA_RETENTION_TIME_IN_DAYS "
+            "raises them again): {rows}",
+            show_value=False,
+        ),
+        Check(
             "no expired file is left in a table directory",
             "SPEC R12, R30, R31",
             facts.TABLE_FILES,
