@@ -274,7 +274,7 @@ def test_r33_a_live_table_without_a_metrics_row_fails(broken: Shop) -> None:
         lambda rows: rows.filter(pc.field("ID") != dev),
     )
     assert failure(broken) == (
-        "1 of 11 expectations failed: every live table has a metrics row "
+        f"1 of {CHECKS} expectations failed: every live table has a metrics row "
         f"(missing: {broken.label('ORDERS_DEV')})"
     )
 
@@ -298,7 +298,7 @@ def test_r33_a_negative_byte_column_fails_and_breaks_the_total(broken: Shop) -> 
 
     rewrite(metrics_path(broken.config.system_root), "AS_OF_DATE", LAST.date().isoformat(), tamper)
     assert failure(broken) == (
-        "2 of 11 expectations failed: TIME_TRAVEL_BYTES is never negative "
+        f"2 of {CHECKS} expectations failed: TIME_TRAVEL_BYTES is never negative "
         f"(negative: {broken.label('ORDERS')} = -100); the byte columns add up to the "
         f"stored bytes (counted {counted(broken) - was - 100} bytes, stored {counted(broken)})"
     )
@@ -323,7 +323,7 @@ def test_r12_an_expired_file_copied_back_into_its_table_fails(
     }
     shutil.copyfile(roots[place] / path, broken.config.warehouse_root / str(orders) / path)
     assert failure(broken) == (
-        "2 of 11 expectations failed: the byte columns add up to the stored bytes "
+        f"2 of {CHECKS} expectations failed: the byte columns add up to the stored bytes "
         f"(counted {counted(broken)} bytes, stored {counted(broken) + size}); no expired "
         f"file is left in a table directory (still there: {broken.label('ORDERS')} file "
         f"{path} = {state})"
@@ -340,7 +340,7 @@ def test_r12_a_failsafe_row_past_its_7_days_fails(broken: Shop) -> None:
         assert row is not None
         row.left_time_travel_at = LAST - timedelta(days=8)
     assert failure(broken) == (
-        "1 of 11 expectations failed: no fail-safe row is older than 7 days (days since it "
+        f"1 of {CHECKS} expectations failed: no fail-safe row is older than 7 days (days since it "
         f"left time travel: {broken.label('ORDERS')} file {path} = 8.0)"
     )
 
@@ -366,7 +366,8 @@ def test_r5_a_retention_out_of_range_in_the_plan_fails(
 
     rewrite(plan_path(broken.config.system_root), "RUN_ID", run_id, tamper)
     assert failure(broken) == (
-        f"1 of 11 expectations failed: {expectation} (out of range: {broken.label(table)} = {days})"
+        f"1 of {CHECKS} expectations failed: {expectation} "
+        f"(out of range: {broken.label(table)} = {days})"
     )
 
 
