@@ -87,6 +87,7 @@ lint: setup  ## ruff + mypy
 bench: setup  ## benchmarks, results as JSON under benchmarks/results/
 	$(BIN)/python benchmarks/cli_latency.py
 	$(BIN)/python benchmarks/clone_zero_copy.py
+	$(BIN)/python benchmarks/external_registration.py --tables 1000
 	$(BIN)/python benchmarks/lifecycle_incremental.py
 
 clean:  ## remove the venv and caches

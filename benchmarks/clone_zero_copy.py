@@ -26,8 +26,8 @@ from report import write_report
 
 import rewind
 from rewind.sql import names
+from rewind.sql.tables import commit_files, snapshot
 from rewind.storage.delta import DataFile
-from rewind.storage.tables import commit_files, snapshot
 
 NOW = "2026-11-01T00:00:00+00:00"
 

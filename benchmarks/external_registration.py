@@ -48,7 +48,7 @@ from report import write_report
 
 import rewind
 from rewind.config import Config
-from rewind.lifecycle.runner import run_lifecycle
+from rewind.runner import run_lifecycle
 from rewind.spark import DEFAULT_DELTA_JARS, get_spark
 
 REPO = Path(__file__).resolve().parents[1]

@@ -7,7 +7,7 @@ INITIAL_FILES files on day 0, and each day CHANGED_TABLES tables (round robin) r
 FILES_PER_CHANGE of their oldest files, as an UPDATE does. Tables have 1, 3, 7 or 14
 days of retention. Then it times, in this process:
 
-(a) the first full lifecycle run (``rewind.lifecycle.runner.run_lifecycle``), which
+(a) the first full lifecycle run (``rewind.runner.run_lifecycle``), which
     reads every commit of the warehouse once, and
 (b) the run of the next night, after one more simulated day of changes,
 
@@ -67,12 +67,12 @@ from deltalake import DeltaTable
 import rewind
 from rewind.config import Config
 from rewind.connection import Connection
-from rewind.lifecycle.runner import run_lifecycle
 from rewind.result import Result
+from rewind.runner import run_lifecycle
 from rewind.sql import names
 from rewind.sql.context import Context
+from rewind.sql.tables import commit_files, snapshot
 from rewind.storage.delta import DataFile, Snapshot
-from rewind.storage.tables import commit_files, snapshot
 
 RESULTS = Path(__file__).parent / "results" / "lifecycle_incremental.json"
 BASE = datetime(2025, 1, 1, tzinfo=UTC)  # day 0; the wall clock must be later

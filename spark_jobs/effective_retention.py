@@ -7,7 +7,7 @@ spark-submit spark_jobs/effective_retention.py --home HOME --now ISO_TIMESTAMP -
 
 import sys
 
-from rewind.lifecycle.job import main
+from rewind.runner import main
 
 if __name__ == "__main__":
     sys.exit(main("effective_retention"))

@@ -7,7 +7,7 @@ spark-submit spark_jobs/storage_metrics.py --home HOME --now ISO_TIMESTAMP --run
 
 import sys
 
-from rewind.lifecycle.job import main
+from rewind.runner import main
 
 if __name__ == "__main__":
     sys.exit(main("storage_metrics"))

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
-from rewind.audit.query_type import query_type
 from rewind.catalog.db import make_engine, migrate
 from rewind.catalog.grants import Grants
 from rewind.catalog.models import Statement
@@ -35,14 +34,15 @@ from rewind.errors import (
     UnknownUser,
 )
 from rewind.home import prepare_home
+from rewind.query_type import query_type
 from rewind.result import Result
 from rewind.security import refresh_role, require_lifecycle, session_role
 from rewind.spark_errors import spark_error
 from rewind.sql.context import Context, SessionState
 from rewind.sql.execute import execute
 from rewind.sql.parse import parse, split
+from rewind.sql.tables import naming_table
 from rewind.storage.delta import TableStore
-from rewind.storage.tables import naming_table
 from rewind.storage.timeline import running
 
 # A statement whose commit conflicts with another writer's runs again from the start
@@ -109,14 +109,14 @@ class Connection:
 
     def failsafe_list(self) -> Result:
         """Tables with data in fail-safe (ACCOUNTADMIN only, SPEC R12)."""
-        from rewind.lifecycle.recovery import list_failsafe
+        from rewind.recovery import list_failsafe
 
         root = self.config.failsafe_root
         return self._statement("FAILSAFE LIST", lambda ctx: list_failsafe(ctx, root))
 
     def failsafe_recover(self, table_id: int, into: str, version: int | None = None) -> Result:
         """Recover a table from fail-safe into a new table (ACCOUNTADMIN only, SPEC R12)."""
-        from rewind.lifecycle.recovery import recover
+        from rewind.recovery import recover
 
         text = f"FAILSAFE RECOVER {table_id} INTO {into}" + (
             f" VERSION {version}" if version is not None else ""
@@ -137,7 +137,7 @@ class Connection:
     def lifecycle(self, run_id: str | None = None) -> list[dict[str, Any]]:
         """``rewind lifecycle run`` as this session's user: ACCOUNTADMIN or REWIND_LIFECYCLE
         (SPEC R37), logged as a statement. Returns each step's summary (SPEC R29)."""
-        from rewind.lifecycle.runner import run_lifecycle
+        from rewind.runner import run_lifecycle
 
         steps: list[dict[str, Any]] = []
 

@@ -181,13 +181,6 @@ def require_undrop(ctx: Context, obj: CatalogObject) -> None:
     check(ctx, [Need(OWNERSHIP, obj), create_need(obj.kind, parent)])
 
 
-def authorize(ctx: Context, tree: object) -> None:
-    """The one check before any statement runs: every privilege it needs (SPEC R37)."""
-    from rewind.sql.needs import needs
-
-    check(ctx, needs(ctx, tree))
-
-
 def visible_ids(ctx: Context) -> set[int] | None:
     """Objects SHOW lists to the session's role: those it owns or holds a privilege on,
     and their containers (None: everything, for ACCOUNTADMIN)."""

@@ -4,7 +4,7 @@ A ``Py4JJavaError`` reads "An error occurred while calling o93.parquet." followe
 Java stack trace: the reason is in its chain of causes. A data file Spark cannot read
 (missing, truncated, not Parquet) or a table directory it cannot write is a
 ``STORAGE_ERROR`` whose message holds the file's path, so that the statement can name
-the table it belongs to (:func:`rewind.storage.tables.naming_table`).
+the table it belongs to (:func:`rewind.sql.tables.naming_table`).
 """
 
 from __future__ import annotations

@@ -51,7 +51,7 @@ def warehouse(rewind_home: Path) -> Warehouse:
     """The history, then one lifecycle run in-process: VICTIM's files are in fail-safe."""
     import rewind
     from rewind.config import Config
-    from rewind.lifecycle.runner import run_lifecycle
+    from rewind.runner import run_lifecycle
 
     results = []
     for now, script in HISTORY:

@@ -17,7 +17,7 @@ from test_atomicity import observe
 from test_dml import catalog, clock, query
 
 from rewind.errors import RewindError
-from rewind.lifecycle.runner import STEPS
+from rewind.runner import STEPS
 
 pytestmark = pytest.mark.spark
 

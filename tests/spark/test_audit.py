@@ -27,7 +27,7 @@ from rewind.catalog.db import MIGRATIONS, make_engine
 from rewind.catalog.models import Role, RoleGrant, User
 from rewind.config import Config
 from rewind.errors import RewindError
-from rewind.lifecycle.runner import run_step
+from rewind.runner import run_step
 
 pytestmark = pytest.mark.spark
 

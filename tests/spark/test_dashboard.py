@@ -45,7 +45,7 @@ from rewind.config import Config
 from rewind.dashboard import LAST_RUNS
 from rewind.dashboard_html import human_bytes
 from rewind.lifecycle.metrics import BYTE_COLUMNS, metrics_path
-from rewind.lifecycle.runner import run_lifecycle
+from rewind.runner import run_lifecycle
 
 pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("dashboard")]
 

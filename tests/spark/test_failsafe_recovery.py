@@ -11,7 +11,7 @@ import pytest
 from rewind.clock import parse_timestamp
 from rewind.config import Config
 from rewind.errors import RewindError
-from rewind.lifecycle.runner import run_lifecycle
+from rewind.runner import run_lifecycle
 
 pytestmark = pytest.mark.spark
 

@@ -37,7 +37,7 @@ import rewind
 from rewind.clock import parse_timestamp
 from rewind.config import Config
 from rewind.errors import RewindError
-from rewind.lifecycle.runner import run_lifecycle
+from rewind.runner import run_lifecycle
 
 pytestmark = pytest.mark.spark
 

@@ -34,8 +34,8 @@ from rewind.clock import format_timestamp
 from rewind.config import Config
 from rewind.errors import RewindError
 from rewind.lifecycle import pins
-from rewind.lifecycle.runner import run_lifecycle
 from rewind.result import Result
+from rewind.runner import run_lifecycle
 from rewind.storage.delta import DataFile, TableStore
 
 pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("lifecycle")]

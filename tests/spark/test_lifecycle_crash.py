@@ -53,7 +53,7 @@ import rewind
 from rewind.config import Config
 from rewind.constants import COMMIT_TIME_KEY, FAILSAFE_DAYS
 from rewind.lifecycle.fileops import FAULT_ENV
-from rewind.lifecycle.runner import run_step
+from rewind.runner import run_step
 
 pytestmark = pytest.mark.spark
 

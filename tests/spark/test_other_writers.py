@@ -231,7 +231,7 @@ def test_json_commits_cleaned_up_after_a_checkpoint_r43(
 KILLED_INSERT = """
 import os, signal, sys
 import rewind
-from rewind.storage import tables
+from rewind.sql import tables
 
 def die(*args, **kwargs):  # right after the Delta commit, before the catalog commit
     os.kill(os.getpid(), signal.SIGKILL)

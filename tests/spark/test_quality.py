@@ -37,9 +37,9 @@ from rewind.config import Config
 from rewind.errors import RewindError, ValidationFailed
 from rewind.lifecycle.metrics import metrics_path
 from rewind.lifecycle.plan import plan_path, write_partition
-from rewind.lifecycle.runner import STEPS, run_lifecycle
-from rewind.quality import validate_restored_table, validate_run
+from rewind.quality import validate_restored_table
 from rewind.result import Result
+from rewind.runner import STEPS, run_lifecycle, validate_run
 from rewind.storage.delta import TableStore
 
 pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("quality")]

@@ -1,6 +1,6 @@
 """Column lineage of a statement from its text alone (SPEC R36): what it read, and where
 each column it wrote came from. Tables are given by key with their columns, as
-:mod:`rewind.audit.recording` passes them after resolving names against the catalog.
+:mod:`rewind.sql.recording` passes them after resolving names against the catalog.
 """
 
 from __future__ import annotations

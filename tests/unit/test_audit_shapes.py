@@ -8,9 +8,9 @@ import json
 import pytest
 
 from rewind.audit.ddl import ObjectState, Related, ddl_properties
-from rewind.audit.query_type import query_type
 from rewind.audit.shape import access_columns, root_query_id
 from rewind.catalog.models import ColumnLineage, StatementObject
+from rewind.query_type import query_type
 
 pytestmark = pytest.mark.unit
 

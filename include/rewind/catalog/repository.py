@@ -313,7 +313,7 @@ class Catalog:
         """Record that a statement read, wrote or changed by DDL an object (SPEC R14, R36),
         with the object's name now: ACCESS_HISTORY shows names as they were. ``direct``
         False: the statement reached the object through a container it named (the tables
-        of a schema clone), see :mod:`rewind.audit.recording`."""
+        of a schema clone), see :mod:`rewind.sql.recording`."""
         obj = self.get(object_id)
         self.session.add(
             StatementObject(

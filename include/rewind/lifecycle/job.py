@@ -1,4 +1,4 @@
-"""The shared ``main(argv)`` of the Spark entry points in ``spark_jobs/``.
+"""The harness of the Spark entry points in ``spark_jobs/`` (``rewind.runner.main``).
 
 argparse -> the Spark session from the one factory -> one lifecycle step -> one JSON
 summary line on stdout and, with ``--summary-file``, in that file: the Airflow operator
@@ -11,25 +11,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rewind.clock import parse_timestamp
-from rewind.config import Config
 from rewind.errors import RewindError, error_of
-
-
-def main(step: str, argv: Sequence[str] | None = None) -> int:
-    parser = job_parser(step, f"Rewind lifecycle step {step}")
-    parser.add_argument("--run-id", required=True, help="the lifecycle run id")
-    args = parser.parse_args(argv)
-    from rewind.lifecycle.runner import run_step
-
-    return finish(
-        args.summary_file,
-        lambda: run_step(Config.load(home=args.home), step, args.run_id, parse_timestamp(args.now)),
-    )
 
 
 def job_parser(prog: str, description: str) -> argparse.ArgumentParser:

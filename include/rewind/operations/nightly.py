@@ -37,8 +37,7 @@ def finish_run(home: str, run_id: str, now: str, steps: list[dict[str, Any]]) ->
     Raises:
         ValidationFailed: an expectation failed; the run is recorded first.
     """
-    from rewind.lifecycle.runner import record_run
-    from rewind.quality import validate_run
+    from rewind.runner import record_run, validate_run
 
     config, clock = Config.load(home=home), parse_timestamp(now)
     try:

@@ -35,7 +35,6 @@ from typing import Any
 import pyarrow as pa
 from deltalake import DeltaTable
 
-from rewind.config import Config
 from rewind.constants import FAILSAFE_DAYS, MAX_RETENTION_DAYS, MAX_TRANSIENT_RETENTION_DAYS
 from rewind.errors import RewindError
 from rewind.lifecycle import rules
@@ -194,25 +193,3 @@ def run_at(system_root: Path, now: datetime) -> str:
             code="LIFECYCLE_ORDER",
         )
     return str(max(runs)[1])
-
-
-def validate_run(config: Config, now: datetime, run_id: str | None = None) -> dict[str, Any]:
-    """Validate the lifecycle run ``run_id`` made at ``now`` (SPEC R29 step 6).
-
-    What the Airflow task of step 6 calls, after the storage metrics job; no Spark.
-
-    Args:
-        config: the Rewind configuration (home, catalog).
-        now: the run's clock (the Airflow run's logical end, SPEC R15).
-        run_id: the run; by default the latest run made at ``now``.
-
-    Returns:
-        The JSON summary: ``expectations``, ``passed``, ``failed``, per-expectation
-        ``results`` with observed values, ``stored_bytes``, ``files_checked``.
-
-    Raises:
-        ValidationFailed: when an expectation fails (code VALIDATION_FAILED).
-    """
-    from rewind.lifecycle.runner import run_step  # the runner lists this step
-
-    return run_step(config, "validate", run_id or run_at(config.system_root, now), now)

@@ -23,9 +23,9 @@ from rewind.sql import names
 from rewind.sql.context import Context
 from rewind.sql.parse import IGNORE_SHORT
 from rewind.sql.query import point_of, resolve_version
+from rewind.sql.tables import create_table_storage, snapshot
 from rewind.sql.values import ObjectProperties
 from rewind.storage.columns import table_columns
-from rewind.storage.tables import create_table_storage, snapshot
 
 
 @dataclass

@@ -32,9 +32,9 @@ from rewind.result import Result
 from rewind.sql import clone, external, names
 from rewind.sql.context import Context
 from rewind.sql.parse import AlterContainer
+from rewind.sql.tables import create_table_storage, keep_history
 from rewind.sql.values import ObjectProperties, literal, object_properties
 from rewind.storage.columns import Column, add_column, drop_column, table_columns
-from rewind.storage.tables import create_table_storage, keep_history
 
 PARENT_KIND = {SCHEMA: DATABASE, TABLE: SCHEMA}
 
@@ -296,7 +296,7 @@ def _alter_table_action(ctx: Context, obj: CatalogObject, action: exp.Expression
 
 def add_column_to_table(ctx: Context, obj: CatalogObject, action: exp.ColumnDef) -> None:
     """ADD COLUMN: a new nullable column; old versions read it as NULL (SPEC R18)."""
-    from rewind.storage.tables import add_physical_column
+    from rewind.sql.tables import add_physical_column
 
     if action.args.get("constraints"):
         raise UnsupportedError(f"Column constraints are not supported: {action.sql('snowflake')}.")

@@ -35,14 +35,14 @@ from rewind.sql.query import (
     view_name,
     with_clock,
 )
-from rewind.storage.columns import Column, add_column, table_columns
-from rewind.storage.delta import DataFile, Snapshot
-from rewind.storage.tables import (
+from rewind.sql.tables import (
     arrow_schema,
     commit_files,
     create_table_storage,
     writable_snapshot,
 )
+from rewind.storage.columns import Column, add_column, table_columns
+from rewind.storage.delta import DataFile, Snapshot
 from rewind.types import from_spark
 
 if TYPE_CHECKING:

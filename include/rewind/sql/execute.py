@@ -7,14 +7,14 @@ from typing import Any
 
 from sqlglot import exp
 
-from rewind import security
-from rewind.audit.recording import StatementAudit
 from rewind.errors import UnsupportedError
 from rewind.result import Result
 from rewind.sql import ddl, dml, grants, query, show
 from rewind.sql.access import AccessStatement
 from rewind.sql.context import Context
+from rewind.sql.needs import authorize
 from rewind.sql.parse import AlterContainer
+from rewind.sql.recording import StatementAudit
 
 _HANDLERS: list[tuple[type, Callable[[Context, Any], Result]]] = [
     (exp.Create, ddl.create),
@@ -40,7 +40,7 @@ def execute(ctx: Context, tree: exp.Expression | AlterContainer | AccessStatemen
     The access check comes first (SPEC R37): a denied statement reads and changes nothing.
     The audit capture wraps the handler (SPEC R36): names as the statement found them.
     """
-    security.authorize(ctx, tree)
+    authorize(ctx, tree)
     for kind, handler in _HANDLERS:
         if isinstance(tree, kind):
             audit = StatementAudit.start(ctx, tree)

@@ -21,9 +21,9 @@ from rewind.catalog.models import CatalogObject
 from rewind.errors import InvalidLocation, LocationInUse, SqlSyntaxError, UnsupportedError
 from rewind.sql import names
 from rewind.sql.context import Context
+from rewind.sql.tables import keep_history
 from rewind.sql.values import ObjectProperties, literal
 from rewind.storage import log, timeline
-from rewind.storage.tables import keep_history
 
 FORMAT = "DELTA"
 

@@ -26,6 +26,7 @@ from rewind.security import (
     SELECT,
     UPDATE,
     Need,
+    check,
     create_need,
 )
 from rewind.sql import clone, names
@@ -216,3 +217,8 @@ def needs(ctx: Context, tree: object) -> list[Need]:
         if isinstance(tree, kind):
             return rule(ctx, tree)
     return []
+
+
+def authorize(ctx: Context, tree: object) -> None:
+    """The one check before any statement runs: every privilege it needs (SPEC R37)."""
+    check(ctx, needs(ctx, tree))

@@ -30,11 +30,11 @@ from rewind.result import Result
 from rewind.sql import names
 from rewind.sql.context import Context
 from rewind.sql.frames import collect, version_frame
+from rewind.sql.tables import current_version, snapshot
 from rewind.sql.values import literal
 from rewind.storage import timeline
 from rewind.storage.columns import table_columns
 from rewind.storage.log import HistoryGone
-from rewind.storage.tables import current_version, snapshot
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame

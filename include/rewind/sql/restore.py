@@ -20,7 +20,7 @@ from rewind.result import Result
 from rewind.sql import names
 from rewind.sql.context import Context
 from rewind.sql.query import resolve_version
-from rewind.storage.tables import commit_files, snapshot, writable_snapshot
+from rewind.sql.tables import commit_files, snapshot, writable_snapshot
 
 _OFFSET = re.compile(r"^-?\d+(\.\d+)?$")
 _QUERY_ID = re.compile(

@@ -14,8 +14,8 @@ from rewind.errors import StorageError, UnsupportedError
 from rewind.result import Result
 from rewind.sql import names
 from rewind.sql.context import Context
+from rewind.sql.tables import current_version
 from rewind.sql.values import literal
-from rewind.storage.tables import current_version
 
 TABLE_COLUMNS = [
     "created_on",

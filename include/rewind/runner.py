@@ -1,24 +1,28 @@
-"""The whole nightly lifecycle in-process: ``rewind lifecycle run`` (SPEC R29).
+"""The nightly lifecycle's steps 1–6 (SPEC R29): in-process (``rewind lifecycle run``),
+one step at a time (``main``: the Spark entry points in ``spark_jobs/``), or step 6 alone
+(``validate_run``: Airflow's TaskFlow task, no Spark), all through ``run_step``.
 
-Airflow runs the same step functions as separate Spark jobs (``spark_jobs/``); step 6,
-``validate``, needs no Spark and runs as a TaskFlow task through the same ``run_step``.
+Above both ``rewind.lifecycle`` (steps 1–5) and ``rewind.quality`` (step 6, which reads
+what the lifecycle wrote), so that neither package imports the other's caller.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
 from rewind.catalog.models import LifecycleRun
+from rewind.clock import parse_timestamp
 from rewind.config import Config
 from rewind.lifecycle.context import Run
 from rewind.lifecycle.expire import expire_versions
+from rewind.lifecycle.job import finish, job_parser
 from rewind.lifecycle.metrics import storage_metrics
 from rewind.lifecycle.plan import effective_retention
 from rewind.lifecycle.purge import purge_failsafe
-from rewind.quality.run import validate
+from rewind.quality.run import run_at, validate
 
 STEPS: dict[str, Callable[[Run], dict[str, Any]]] = {
     "effective_retention": effective_retention,
@@ -68,3 +72,34 @@ def _record(run: Run, steps: list[dict[str, Any]]) -> None:
         catalog.session.merge(
             LifecycleRun(run_id=run.run_id, now=run.now, summary={"steps": steps})
         )
+
+
+def validate_run(config: Config, now: datetime, run_id: str | None = None) -> dict[str, Any]:
+    """Validate the lifecycle run ``run_id`` made at ``now`` (SPEC R29 step 6).
+
+    What the Airflow task of step 6 calls, after the storage metrics job; no Spark.
+
+    Args:
+        config: the Rewind configuration (home, catalog).
+        now: the run's clock (the Airflow run's logical end, SPEC R15).
+        run_id: the run; by default the latest run made at ``now``.
+
+    Returns:
+        The JSON summary: ``expectations``, ``passed``, ``failed``, per-expectation
+        ``results`` with observed values, ``stored_bytes``, ``files_checked``.
+
+    Raises:
+        ValidationFailed: when an expectation fails (code VALIDATION_FAILED).
+    """
+    return run_step(config, "validate", run_id or run_at(config.system_root, now), now)
+
+
+def main(step: str, argv: Sequence[str] | None = None) -> int:
+    """A Spark entry point's ``main``: one step of one run, its summary as JSON."""
+    parser = job_parser(step, f"Rewind lifecycle step {step}")
+    parser.add_argument("--run-id", required=True, help="the lifecycle run id")
+    args = parser.parse_args(argv)
+    return finish(
+        args.summary_file,
+        lambda: run_step(Config.load(home=args.home), step, args.run_id, parse_timestamp(args.now)),
+    )
