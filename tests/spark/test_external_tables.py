@@ -393,3 +393,42 @@ def test_retention_properties_another_engine_lowered_fail_the_night_by_name_r42(
     configuration = DeltaTable(str(root)).metadata().configuration
     assert configuration["delta.deletedFileRetentionDuration"] == "interval 37 days"
     assert connect(now=(T0 + timedelta(days=2)).isoformat()).lifecycle()[-1]["failed"] == 0
+
+
+def test_grants_audit_and_fail_safe_recovery_hold_for_an_external_table_r12_r36_r37_r41(
+    tmp_path: Path, connect: Any, home: Path
+) -> None:
+    """A role granted SELECT reads the team's table, and nobody else sees it; the read is in
+    ACCESS_HISTORY under the table's name; the version the team's overwrite replaced,
+    once its files are in fail-safe, is recovered into a new Rewind table."""
+    root = tmp_path / "lake" / "events"
+    write_deltalake(str(root), pa.table({"id": [1, 2]}))
+    stamp(root, 0, T0)
+    write_deltalake(str(root), pa.table({"id": [3]}), mode="overwrite")
+    stamp(root, 1, T0 + timedelta(hours=1))
+    admin = connect(now=(T0 + timedelta(hours=2)).isoformat())
+    admin.sql(
+        "CREATE DATABASE LAKE; CREATE ROLE ANALYST; CREATE USER ANA DEFAULT_ROLE = ANALYST;"
+        "CREATE USER BOB; GRANT ROLE ANALYST TO USER ANA"
+    )
+    register(admin, "EVENTS", str(root), "DATA_RETENTION_TIME_IN_DAYS = 1")
+    admin.sql("GRANT SELECT ON TABLE LAKE.PUBLIC.EVENTS TO ROLE ANALYST")
+    ana = connect(now=(T0 + timedelta(hours=3)).isoformat(), user="ANA")
+    assert rows(ana, "SELECT ID FROM LAKE.PUBLIC.EVENTS") == [(3,)]
+    bob = connect(now=(T0 + timedelta(hours=3)).isoformat(), user="BOB")
+    # Holding nothing on it, BOB is told no such table exists (R37: no existence leak).
+    assert code_of(bob, "SELECT ID FROM LAKE.PUBLIC.EVENTS") == "OBJECT_NOT_FOUND"
+    read = rows(
+        connect(now=(T0 + timedelta(hours=4)).isoformat()),
+        "SELECT a.user_name FROM REWIND.ACCOUNT_USAGE.ACCESS_HISTORY a "
+        "WHERE ARRAY_SIZE(a.base_objects_accessed) > 0 "
+        "AND a.base_objects_accessed[0]:objectName::string = 'LAKE.PUBLIC.EVENTS'",
+    )
+    assert ("ANA",) in read
+    assert night(connect, T0 + timedelta(days=2))["files_moved"] == 1
+    later = connect(now=(T0 + timedelta(days=2, hours=1)).isoformat())
+    (table_id,) = later.failsafe_list().column("table_id")
+    later.failsafe_recover(table_id, "LAKE.PUBLIC.EVENTS_V0", version=0)
+    assert rows(later, "SELECT ID FROM LAKE.PUBLIC.EVENTS_V0 ORDER BY ID") == [(1,), (2,)]
+    assert rows(later, "SELECT ID FROM LAKE.PUBLIC.EVENTS") == [(3,)]
+    assert versions(root) == [0, 1, 2]  # the guard's commit; recovery wrote nothing there
