@@ -176,7 +176,7 @@ def test_lifecycle_run_id_is_a_stable_uuid_per_dag_run() -> None:
 def test_figures_are_the_numbers_of_a_summary() -> None:
     summary = {"step": "storage_metrics", "tables": 3, "failsafe_bytes": 10, "ok": True, "x": {}}
     assert figures("rewind.storage", summary) == {
-        "rewind.sql.tables": 3.0,
+        "rewind.storage.tables": 3.0,
         "rewind.storage.failsafe_bytes": 10.0,
     }
 

@@ -1,7 +1,9 @@
-"""The audit trail (SPEC R36): what each statement read and wrote, shown as Snowflake's
-``REWIND.ACCOUNT_USAGE.ACCESS_HISTORY`` and ``QUERY_HISTORY`` views.
+"""The audit trail's data (SPEC R36): what each statement read and wrote, shown as
+Snowflake's ``REWIND.ACCOUNT_USAGE.ACCESS_HISTORY`` and ``QUERY_HISTORY`` views.
 
-``recording`` captures it while a statement runs (with the column ``lineage`` sqlglot
-finds and the ``ddl`` properties), ``views`` shapes it for SELECT, ``cleanup`` removes
-what is older than 365 days in the nightly lifecycle.
+Layer: above ``catalog`` and ``security`` only. ``shape`` holds the rows' form, ``ddl``
+the properties a DDL statement records, ``lineage`` the column lineage sqlglot finds,
+``views`` shapes the rows for SELECT, ``cleanup`` removes what is older than 365 days
+in the nightly lifecycle. A statement's rows are written by ``rewind.sql.recording``
+(which resolves its names), and its QUERY_TYPE named by ``rewind.query_type``.
 """
