@@ -70,7 +70,7 @@ from rewind.connection import Connection
 from rewind.result import Result
 from rewind.runner import run_lifecycle
 from rewind.sql import names
-from rewind.sql.context import Context
+from rewind.statement import Context
 from rewind.sql.tables import commit_files, snapshot
 from rewind.storage.delta import DataFile, Snapshot
 

@@ -38,10 +38,10 @@ from rewind.query_type import query_type
 from rewind.result import Result
 from rewind.security import refresh_role, require_lifecycle, session_role
 from rewind.spark_errors import spark_error
-from rewind.sql.context import Context, SessionState
 from rewind.sql.execute import execute
 from rewind.sql.parse import parse, split
 from rewind.sql.tables import naming_table
+from rewind.statement import Context, SessionState
 from rewind.storage.delta import TableStore
 from rewind.storage.timeline import running
 

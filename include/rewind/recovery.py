@@ -23,9 +23,9 @@ from rewind.lifecycle import rules
 from rewind.result import Result
 from rewind.security import require_accountadmin
 from rewind.sql import names
-from rewind.sql.context import Context
 from rewind.sql.tables import create_table_storage
 from rewind.sql.values import ObjectProperties
+from rewind.statement import Context
 from rewind.storage.columns import table_columns
 from rewind.storage.delta import DataFile
 

@@ -32,7 +32,7 @@ from rewind.errors import AccessDenied, InvalidValue, UnknownUser, UnsupportedEr
 
 if TYPE_CHECKING:
     from rewind.catalog.models import CatalogObject, User
-    from rewind.sql.context import Context
+    from rewind.statement import Context
 
 SELECT, INSERT, UPDATE, DELETE = "SELECT", "INSERT", "UPDATE", "DELETE"
 CREATE_TABLE, CREATE_SCHEMA, OWNERSHIP = "CREATE TABLE", "CREATE SCHEMA", "OWNERSHIP"

@@ -1,11 +1,14 @@
 """No import cycles between Rewind's packages and top-level modules.
 
 Every ``import rewind...`` counts, also one inside a function (a deferred import is
-still a dependency); only imports under ``if TYPE_CHECKING:`` (annotations) do not.
-The layers this keeps, bottom up: the leaves (errors, constants, clock, retention, ...),
-``catalog``, ``storage``, ``audit`` (its data model), ``lifecycle`` (steps 1–5),
-``quality`` (step 6), ``sql`` (the statements, their authorization and audit), then
-``runner``, ``connection``, ``operations`` and the front ends.
+still a dependency) or under ``if TYPE_CHECKING:`` (a reader follows it all the same),
+as ``../shared/tools/import_cycles.py`` counts them.
+
+The layers this keeps, bottom up: the leaves (errors, constants, clock, retention,
+...), ``catalog``, ``storage``, ``statement`` (a statement's context), ``security``,
+``audit`` (its data model), ``lifecycle`` (steps 1–5), ``quality`` (step 6), ``sql``
+(the statements, their authorization and audit rows), then ``runner``, ``recovery``,
+``connection``, ``operations`` and the front ends.
 """
 
 from __future__ import annotations
@@ -29,14 +32,8 @@ def unit(module: str) -> str:
 
 
 def imported(tree: ast.Module) -> Iterator[str]:
-    """The rewind modules a file imports, outside ``if TYPE_CHECKING:`` blocks."""
-    skipped: set[int] = set()
+    """The rewind modules a file imports, wherever the import sits."""
     for node in ast.walk(tree):
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-            skipped.update(id(child) for stmt in node.body for child in ast.walk(stmt))
-    for node in ast.walk(tree):
-        if id(node) in skipped:
-            continue
         if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             if node.module == "rewind":
                 yield from (f"rewind.{alias.name}" for alias in node.names)

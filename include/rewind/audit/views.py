@@ -22,7 +22,7 @@ from rewind.security import require_accountadmin
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
-    from rewind.sql.context import Context
+    from rewind.statement import Context
 
 ACCESS_HISTORY, QUERY_HISTORY = "ACCESS_HISTORY", "QUERY_HISTORY"
 AUDIT_VIEWS = (ACCESS_HISTORY, QUERY_HISTORY)

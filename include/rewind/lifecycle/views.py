@@ -18,7 +18,7 @@ from rewind.lifecycle.metrics import metrics_path
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
-    from rewind.sql.context import Context
+    from rewind.statement import Context
 
 ACCOUNT_USAGE = ("REWIND", "ACCOUNT_USAGE")
 # BigQuery's INFORMATION_SCHEMA.TABLE_STORAGE names (SPEC R34) over the same figures.

@@ -20,11 +20,11 @@ from rewind.catalog.models import CatalogObject
 from rewind.constants import SCHEMA, TABLE
 from rewind.errors import TimeTravelUnavailable
 from rewind.sql import names
-from rewind.sql.context import Context
 from rewind.sql.parse import IGNORE_SHORT
 from rewind.sql.query import point_of, resolve_version
 from rewind.sql.tables import create_table_storage, snapshot
 from rewind.sql.values import ObjectProperties
+from rewind.statement import Context
 from rewind.storage.columns import table_columns
 
 

@@ -30,10 +30,10 @@ from rewind.errors import (
 from rewind.identifiers import QualifiedName, normalize
 from rewind.result import Result
 from rewind.sql import clone, external, names
-from rewind.sql.context import Context
 from rewind.sql.parse import AlterContainer
 from rewind.sql.tables import create_table_storage, keep_history
 from rewind.sql.values import ObjectProperties, literal, object_properties
+from rewind.statement import Context
 from rewind.storage.columns import Column, add_column, drop_column, table_columns
 
 PARENT_KIND = {SCHEMA: DATABASE, TABLE: SCHEMA}

@@ -17,7 +17,6 @@ from rewind.errors import ExecutionError, InvalidValue, ObjectNotFound, Unsuppor
 from rewind.identifiers import normalize
 from rewind.result import Result
 from rewind.sql import names
-from rewind.sql.context import Context
 from rewind.sql.frames import (
     FILE_COLUMN,
     ROW_COLUMN,
@@ -41,6 +40,7 @@ from rewind.sql.tables import (
     create_table_storage,
     writable_snapshot,
 )
+from rewind.statement import Context
 from rewind.storage.columns import Column, add_column, table_columns
 from rewind.storage.delta import DataFile, Snapshot
 from rewind.types import from_spark

@@ -11,10 +11,10 @@ from rewind.errors import UnsupportedError
 from rewind.result import Result
 from rewind.sql import ddl, dml, grants, query, show
 from rewind.sql.access import AccessStatement
-from rewind.sql.context import Context
 from rewind.sql.needs import authorize
 from rewind.sql.parse import AlterContainer
 from rewind.sql.recording import StatementAudit
+from rewind.statement import Context
 
 _HANDLERS: list[tuple[type, Callable[[Context, Any], Result]]] = [
     (exp.Create, ddl.create),

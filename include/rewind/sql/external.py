@@ -20,9 +20,9 @@ from rewind import security
 from rewind.catalog.models import CatalogObject
 from rewind.errors import InvalidLocation, LocationInUse, SqlSyntaxError, UnsupportedError
 from rewind.sql import names
-from rewind.sql.context import Context
 from rewind.sql.tables import keep_history
 from rewind.sql.values import ObjectProperties, literal
+from rewind.statement import Context
 from rewind.storage import log, timeline
 
 FORMAT = "DELTA"

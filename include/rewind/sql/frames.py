@@ -18,7 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from rewind.errors import UnsupportedError
-from rewind.sql.context import Context
+from rewind.statement import Context
 from rewind.storage.columns import Column
 from rewind.storage.delta import DataFile, Snapshot
 

@@ -26,8 +26,8 @@ from rewind.sql.access import (
     ShowGrants,
     UseRole,
 )
-from rewind.sql.context import Context
 from rewind.sql.ddl import live_object
+from rewind.statement import Context
 
 # SHOW GRANTS ON | TO ROLE and SHOW GRANTS TO USER | OF ROLE, with Snowflake's columns.
 PRIVILEGE_COLUMNS = [

@@ -9,7 +9,7 @@ from rewind.constants import DATABASE, SCHEMA, TABLE
 from rewind.errors import InvalidValue, NoCurrentContainer, ObjectNotFound
 from rewind.identifiers import QualifiedName, normalize
 from rewind.security import can_see
-from rewind.sql.context import Context
+from rewind.statement import Context
 
 
 def parts(table: exp.Table) -> list[str]:

@@ -37,10 +37,10 @@ from rewind.sql.access import (
     GrantRole,
     ShowGrants,
 )
-from rewind.sql.context import Context
 from rewind.sql.ddl import live_object, parent_and_name
 from rewind.sql.parse import AlterContainer
 from rewind.sql.query import table_references
+from rewind.statement import Context
 
 T = TypeVar("T")
 

@@ -28,10 +28,10 @@ from rewind.lifecycle import pins
 from rewind.lifecycle.views import is_system_view, system_view
 from rewind.result import Result
 from rewind.sql import names
-from rewind.sql.context import Context
 from rewind.sql.frames import collect, version_frame
 from rewind.sql.tables import current_version, snapshot
 from rewind.sql.values import literal
+from rewind.statement import Context
 from rewind.storage import timeline
 from rewind.storage.columns import table_columns
 from rewind.storage.log import HistoryGone

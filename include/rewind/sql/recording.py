@@ -36,10 +36,10 @@ from rewind.constants import DATABASE, SCHEMA, TABLE
 from rewind.errors import RewindError
 from rewind.lifecycle.views import is_system_view
 from rewind.sql import names
-from rewind.sql.context import Context
 from rewind.sql.ddl import live_object
 from rewind.sql.parse import AlterContainer
 from rewind.sql.query import table_references
+from rewind.statement import Context
 from rewind.storage.columns import table_columns
 
 _WITH_LINEAGE = (exp.Query, exp.Insert, exp.Update, exp.Delete, exp.Merge)

@@ -18,9 +18,9 @@ from rewind import security
 from rewind.errors import InvalidValue
 from rewind.result import Result
 from rewind.sql import names
-from rewind.sql.context import Context
 from rewind.sql.query import resolve_version
 from rewind.sql.tables import commit_files, snapshot, writable_snapshot
+from rewind.statement import Context
 
 _OFFSET = re.compile(r"^-?\d+(\.\d+)?$")
 _QUERY_ID = re.compile(

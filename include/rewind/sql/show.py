@@ -13,9 +13,9 @@ from rewind.constants import DATABASE, SCHEMA, TABLE
 from rewind.errors import StorageError, UnsupportedError
 from rewind.result import Result
 from rewind.sql import names
-from rewind.sql.context import Context
 from rewind.sql.tables import current_version
 from rewind.sql.values import literal
+from rewind.statement import Context
 
 TABLE_COLUMNS = [
     "created_on",

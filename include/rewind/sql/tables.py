@@ -12,7 +12,7 @@ from rewind import retention
 from rewind.catalog.models import CatalogObject
 from rewind.errors import ClockBehind, RewindError, StorageError
 from rewind.sql import names
-from rewind.sql.context import Context
+from rewind.statement import Context
 from rewind.storage import timeline
 from rewind.storage.columns import Column, add_column, table_columns
 from rewind.storage.delta import DataFile, Snapshot
