@@ -11,14 +11,7 @@ from sqlglot import exp
 
 from rewind.constants import TABLE
 from rewind.errors import RewindError
-from rewind.sql.access import (
-    AccessStatement,
-    CreatePrincipal,
-    DropPrincipal,
-    GrantPrivileges,
-    GrantRole,
-    ShowGrants,
-)
+from rewind.sql import access
 from rewind.sql.parse import AlterContainer, parse
 
 UNKNOWN = "UNKNOWN"
@@ -60,7 +53,7 @@ def query_type(text: str, dialect: str = "snowflake") -> str:
 
 def classify(tree: object) -> str:
     """The query type of a parsed statement."""
-    if isinstance(tree, AccessStatement):
+    if isinstance(tree, access.AccessStatement):
         return _access(tree)
     if isinstance(tree, AlterContainer):
         if tree.kind == "ACCOUNT":
@@ -90,14 +83,14 @@ def _alter_table(tree: exp.Alter) -> str:
     return "ALTER_TABLE"
 
 
-def _access(tree: AccessStatement) -> str:
+def _access(tree: access.AccessStatement) -> str:
     """Snowflake's types for the access statements (SPEC R37)."""
-    if isinstance(tree, CreatePrincipal):
+    if isinstance(tree, access.CreatePrincipal):
         return f"CREATE_{tree.kind}"
-    if isinstance(tree, DropPrincipal):
+    if isinstance(tree, access.DropPrincipal):
         return f"DROP_{tree.kind}"
-    if isinstance(tree, GrantRole | GrantPrivileges):
+    if isinstance(tree, access.GrantRole | access.GrantPrivileges):
         return "GRANT" if tree.grant else "REVOKE"
-    if isinstance(tree, ShowGrants):
+    if isinstance(tree, access.ShowGrants):
         return "SHOW"
     return "USE"  # USE ROLE
