@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rewind.clock import Clock, format_timestamp, parse_timestamp
+from rewind.clock import Clock, format_timestamp, parse_timestamp, parse_timestamp_input
 from rewind.errors import InvalidValue
 
 pytestmark = pytest.mark.unit
@@ -145,3 +145,39 @@ def test_clock_from_invalid_text_raises_invalid_value_r15():
     with pytest.raises(InvalidValue) as raised:
         Clock.from_text("not a time")
     assert raised.value.code == "INVALID_VALUE"
+
+
+# The spellings the seed pages print (Snowflake: 000/003 Time Travel; BigQuery: 001).
+SEVEN_PM_PACIFIC = datetime(2026, 3, 4, 16, 20, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Wed, 04 Mar 2026 09:20:00 -0700",  # Snowflake's AT(TIMESTAMP => ...::timestamp_tz)
+        "Wed Mar 04 09:20:00 -0700 2026",  # Snowflake's default output format
+        "2026-03-04 09:20:00 -07:00",
+        "2026-03-04 09:20:00 -0700",
+        "2026-03-04 16:20:00 UTC",  # BigQuery's TIMESTAMP literal
+        "2026-03-04 08:20:00 America/Los_Angeles",  # PST in March before the switch
+        "04-Mar-2026 16:20:00",
+        "2026-03-04T16:20:00Z",
+    ],
+)
+def test_documented_timestamp_spellings_name_one_instant(text: str) -> None:
+    assert parse_timestamp_input(text).astimezone(UTC) == SEVEN_PM_PACIFIC
+
+
+def test_an_input_timestamp_keeps_its_offset_for_wall_clock_types() -> None:
+    parsed = parse_timestamp_input("Wed, 04 Mar 2026 09:20:00 -0700")
+    assert parsed.replace(tzinfo=None) == datetime(2026, 3, 4, 9, 20)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["yesterday", "1 2 3", "Mon, 99 Foo 2026", "2026-03-04 09:20 Nowhere/City", "x ../etc", ""],
+)
+def test_an_unknown_spelling_is_invalid_value_naming_what_works(text: str) -> None:
+    with pytest.raises(InvalidValue) as refused:
+        parse_timestamp_input(text)
+    assert "RFC 2822" in refused.value.message

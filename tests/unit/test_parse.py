@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import pytest
+import sqlglot
 from sqlglot import exp
 
 from rewind.errors import SqlSyntaxError
 from rewind.sql.parse import AlterContainer, parse, split
+from rewind.sql.query import to_spark
 from rewind.sql.show import like_pattern
 
 pytestmark = pytest.mark.unit
@@ -107,3 +109,51 @@ def test_bad_commands_are_syntax_errors(text: str) -> None:
 def test_show_like_pattern(pattern: str, name: str, matches: bool) -> None:
     """SPEC R22: LIKE in SHOW is case-insensitive with % and _."""
     assert bool(like_pattern(pattern).fullmatch(name)) is matches
+
+
+@pytest.mark.parametrize(
+    ("sql", "spark"),
+    [
+        (
+            "SELECT 'Wed, 04 Mar 2026 09:20:00 -0700'::timestamp_tz",
+            "SELECT CAST('2026-03-04T16:20:00+00:00' AS TIMESTAMP)",
+        ),
+        (
+            "SELECT 'Wed, 04 Mar 2026 09:20:00 -0700'::timestamp_ntz",
+            "SELECT CAST('2026-03-04T09:20:00' AS TIMESTAMP_NTZ)",
+        ),
+        ("SELECT 'not a time'::timestamp", "SELECT CAST('not a time' AS TIMESTAMP)"),
+    ],
+)
+def test_documented_timestamp_literals_reach_spark_as_iso_8601(sql: str, spark: str) -> None:
+    """Snowflake's own examples cast RFC 2822 text; Spark reads ISO 8601 only. What no
+    spelling matches is left for Spark's CAST error to name (SPEC R39)."""
+    assert to_spark(sqlglot.parse_one(sql, read="snowflake")) == spark
+
+
+@pytest.mark.parametrize(
+    ("sql", "dialect", "read_as"),
+    [
+        ("CREATE TABLE b2 LIKE b", "snowflake", "CREATE TABLE b2 AS SELECT * FROM b LIMIT 0"),
+        (
+            "CREATE OR REPLACE TRANSIENT TABLE d.s.b2 LIKE d.s.b COMMENT = 'x'",
+            "snowflake",
+            "CREATE OR REPLACE TRANSIENT TABLE d.s.b2 COMMENT='x' AS SELECT * FROM d.s.b LIMIT 0",
+        ),
+        (
+            "CREATE TABLE ds.b2 LIKE ds.b",
+            "bigquery",
+            "CREATE TABLE ds.b2 AS SELECT * FROM ds.b LIMIT 0",
+        ),
+    ],
+)
+def test_create_table_like_is_read_as_an_empty_ctas(sql: str, dialect: str, read_as: str) -> None:
+    """Issue 13: ``CREATE TABLE b2 LIKE b`` was an INTERNAL_ERROR (KeyError: 'value')."""
+    tree = parse(sql, dialect).tree
+    assert isinstance(tree, exp.Expression)
+    assert tree.sql(dialect) == read_as
+
+
+def test_create_table_like_with_columns_is_a_syntax_error() -> None:
+    with pytest.raises(SqlSyntaxError):
+        parse("CREATE TABLE b2 (x INT) LIKE b")

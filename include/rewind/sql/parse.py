@@ -85,7 +85,7 @@ def parse(statement: str, dialect: str = "snowflake") -> ParsedStatement:
     if dialect == "bigquery":
         from rewind.sql.bigquery import parse_bigquery
 
-        return ParsedStatement(statement, parse_bigquery(statement))
+        return ParsedStatement(statement, _create_like(parse_bigquery(statement)))
     from rewind.sql.access import parse_access  # builds on _AlterParser below
 
     access = parse_access(statement, dialect)  # CREATE ROLE, GRANT, ... (SPEC R37)
@@ -116,7 +116,28 @@ def parse(statement: str, dialect: str = "snowflake") -> ParsedStatement:
         # it is no statement, so it is a syntax error, as in Snowflake (SPEC R39).
         head = statement.split()[0] if statement.split() else statement
         raise SqlSyntaxError(f"SQL compilation error: syntax error: unexpected '{head[:50]}'.")
-    return ParsedStatement(statement, tree)
+    return ParsedStatement(statement, _create_like(tree))
+
+
+def _create_like(tree: exp.Expression | AlterContainer) -> exp.Expression | AlterContainer:
+    """``CREATE TABLE new LIKE old`` (Snowflake, BigQuery): old's columns, no rows — read
+    as ``CREATE TABLE new AS SELECT * FROM old LIMIT 0``, so that authorization (SELECT on
+    old), the audit trail and execution see the one statement it is."""
+    if not isinstance(tree, exp.Create) or not tree.args.get("properties"):
+        return tree
+    properties = tree.args["properties"]
+    likes = [p for p in properties.expressions if isinstance(p, exp.LikeProperty)]
+    if not likes:
+        return tree
+    if len(likes) > 1 or tree.expression is not None or isinstance(tree.this, exp.Schema):
+        raise SqlSyntaxError(
+            "SQL compilation error: CREATE TABLE ... LIKE names one table and no columns."
+        )
+    properties.set("expressions", [p for p in properties.expressions if p is not likes[0]])
+    if not properties.expressions:
+        tree.set("properties", None)
+    tree.set("expression", exp.select("*").from_(likes[0].this.copy()).limit(0))
+    return tree
 
 
 def _parse_negative_properties(statement: str, dialect: str) -> exp.Expression | None:

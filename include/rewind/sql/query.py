@@ -11,7 +11,7 @@ import itertools
 import operator
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,7 +21,7 @@ from sqlglot.optimizer.normalize_identifiers import normalize_identifiers
 
 from rewind import timetravel
 from rewind.catalog.models import CatalogObject
-from rewind.clock import format_timestamp, parse_timestamp
+from rewind.clock import format_timestamp, parse_timestamp, parse_timestamp_input
 from rewind.errors import InvalidValue, StorageError, UnsupportedError
 from rewind.identifiers import normalize
 from rewind.lifecycle import pins
@@ -90,6 +90,29 @@ def _keep_unit(node: exp.Expression) -> exp.Expression:
     return node
 
 
+def _timestamp_literal(node: exp.Expression) -> exp.Expression:
+    """``'<text>'::timestamp_tz`` in any spelling Snowflake or BigQuery accept, some of
+    which Spark does not (RFC 2822, a zone name, an offset after a space): the text
+    becomes ISO 8601, the instant (the session is UTC); for TIMESTAMP_NTZ its wall-clock
+    time (Snowflake drops the offset)."""
+    if not (
+        isinstance(node, exp.Cast | exp.TryCast)
+        and isinstance(node.this, exp.Literal)
+        and node.this.is_string
+        and node.to.is_type(*_TIMESTAMP_TYPES)
+    ):
+        return node
+    try:
+        given = parse_timestamp_input(node.this.this)
+    except InvalidValue:
+        return node  # Spark's own error names the value (SPEC R39)
+    if node.to.is_type(exp.DataType.Type.TIMESTAMPNTZ, exp.DataType.Type.DATETIME):
+        value = given.replace(tzinfo=None).isoformat()
+    else:
+        value = format_timestamp(given)
+    return node.__class__(this=exp.Literal.string(value), to=node.to.copy())
+
+
 # Spark functions that reach outside the catalog: Java static methods (with which a
 # statement could, say, link any file on the machine under a table) and file paths.
 _OUTSIDE_FUNCTIONS = {
@@ -117,6 +140,7 @@ def to_spark(tree: exp.Expression) -> str:
     return (
         normalize_identifiers(tree.copy(), dialect="snowflake")
         .transform(_keep_unit, copy=False)
+        .transform(_timestamp_literal, copy=False)
         .sql(dialect="spark", identify=True)
     )
 
@@ -194,7 +218,7 @@ def _timestamp(ctx: Context, node: exp.Expression) -> datetime:
     ):
         inner = inner.this
     if isinstance(inner, exp.Literal) and inner.is_string:
-        return parse_timestamp(inner.this)
+        return parse_timestamp_input(inner.this).astimezone(UTC)
     bound = with_clock(ctx, node)
     if list(bound.find_all(exp.Column, exp.Select)):
         raise InvalidValue(f"TIMESTAMP => needs a constant, got '{node.sql('snowflake')}'.")

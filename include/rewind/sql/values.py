@@ -74,7 +74,7 @@ def object_properties(props: exp.Properties | None) -> ObjectProperties:
             result.comment = literal(prop.this)
         elif isinstance(prop, exp.Property) and prop.name.upper() == RETENTION_PARAM:
             result.retention = literal(prop.args["value"])
-        elif isinstance(prop, exp.Property):
+        elif type(prop) is exp.Property:
             result.extra = {**(result.extra or {}), prop.name.upper(): literal(prop.args["value"])}
         else:
             raise UnsupportedError(f"Unsupported property: {prop.sql('snowflake')}.")
