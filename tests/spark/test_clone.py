@@ -210,6 +210,18 @@ def test_bigquery_dataset_time_travel_hours(history: dict[str, Any]) -> None:
         )
     assert error.value.code == "TIME_TRAVEL_UNAVAILABLE"
     assert "Cannot read before" in error.value.message
+    # Issue 13: a dataset created in BigQuery's dialect gets its options, or BigQuery's
+    # default window of 168 hours; an invalid window is refused there too.
+    conn.sql(
+        "CREATE SCHEMA DB.WEEK; CREATE SCHEMA DB.THREE OPTIONS (max_time_travel_hours = 72)",
+        dialect="bigquery",
+    )
+    assert rows(conn, "SHOW SCHEMAS LIKE 'WEEK' IN DATABASE DB")[0][8] == 7
+    assert rows(conn, "SHOW SCHEMAS LIKE 'THREE' IN DATABASE DB")[0][8] == 3
+    with pytest.raises(RewindError) as error:
+        conn.sql("CREATE SCHEMA DB.DAY OPTIONS (max_time_travel_hours = 24)", dialect="bigquery")
+    assert error.value.code == "INVALID_RETENTION"
+    assert rows(conn, "SHOW SCHEMAS LIKE 'DAY' IN DATABASE DB") == []
 
 
 def test_zero_copy_inodes_survive_dropping_the_source(history: dict[str, Any]) -> None:

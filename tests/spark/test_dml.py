@@ -311,6 +311,20 @@ def test_ctas_keeps_column_names_types_and_rows(conn: Any, home: Path) -> None:
     assert raised.value.code == "TIME_TRAVEL_UNAVAILABLE"
 
 
+def test_create_table_like_copies_the_columns_and_no_rows(conn: Any, home: Path) -> None:
+    """``CREATE TABLE T2 LIKE T`` (Snowflake's and BigQuery's spelling; an INTERNAL_ERROR
+    before issue 13): T's columns and types, no rows, T untouched."""
+    seed(conn)
+    created = conn.sql("CREATE TABLE T2 LIKE T")[0]
+    assert created.rows == [["Table T2 successfully created."]]
+    copy = conn.sql("SELECT * FROM T2")[0]
+    assert (copy.columns, copy.rows) == (conn.sql("SELECT * FROM T")[0].columns, [])
+    original = pa.schema(DeltaTable(str(table_root(home, "T"))).schema().to_arrow())
+    like = pa.schema(DeltaTable(str(table_root(home, "T2"))).schema().to_arrow())
+    assert [(f.name, f.type) for f in like] == [(f.name, f.type) for f in original]
+    assert query(conn, "SELECT COUNT(*) FROM T") == [(3,)]
+
+
 # -- copy-on-write (SPEC R13) ----------------------------------------------------------------------
 NAMES = {1: "a", 2: "b", 3: "c", 4: "d"}
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -186,6 +186,29 @@ def test_a_point_outside_time_travel_fails_clearly(
     assert raised.value.code == code
     if code == UNAVAILABLE:
         assert "Time travel data is not available for table D.PUBLIC.T" in raised.value.message
+
+
+@pytest.mark.parametrize(
+    "point",
+    [
+        "AT(TIMESTAMP => 'Wed, 31 Dec 2025 19:30:00 -0700'::timestamp_tz)",  # Snowflake's
+        "AT(TIMESTAMP => TIMESTAMP '2026-01-01 02:30:00 UTC')",  # BigQuery's literal
+        "AT(TIMESTAMP => '2025-12-31 18:30:00 America/Los_Angeles')",
+    ],
+)
+def test_the_documents_timestamp_spellings_name_the_same_point_r16(
+    history: History, point: str
+) -> None:
+    """Issue 13: the timestamp literals Snowflake's and BigQuery's pages print (T0 + 2h30,
+    in other zones and spellings) read the version of that instant."""
+    assert history.read(point, hours=5) == STATES[3]
+
+
+def test_a_documented_timestamp_literal_casts_to_its_instant(history: History) -> None:
+    conn = history.session(hours=5)
+    assert query(conn, "SELECT 'Wed, 31 Dec 2025 19:30:00 -0700'::timestamp_tz") == [
+        (T0 + timedelta(hours=2, minutes=30),)
+    ]
 
 
 def test_one_query_joins_several_points_of_the_same_table(history: History) -> None:

@@ -6,7 +6,7 @@ import pytest
 import sqlglot
 from sqlglot import exp
 
-from rewind.errors import SqlSyntaxError
+from rewind.errors import RewindError, SqlSyntaxError
 from rewind.sql.parse import AlterContainer, parse, split
 from rewind.sql.query import to_spark
 from rewind.sql.show import like_pattern
@@ -157,3 +157,34 @@ def test_create_table_like_is_read_as_an_empty_ctas(sql: str, dialect: str, read
 def test_create_table_like_with_columns_is_a_syntax_error() -> None:
     with pytest.raises(SqlSyntaxError):
         parse("CREATE TABLE b2 (x INT) LIKE b")
+
+
+@pytest.mark.parametrize(
+    ("sql", "read_as"),
+    [
+        ("CREATE SCHEMA ds", "CREATE SCHEMA ds DATA_RETENTION_TIME_IN_DAYS=7"),
+        (
+            "CREATE SCHEMA ds OPTIONS (max_time_travel_hours = 72, description = 'x')",
+            "CREATE SCHEMA ds COMMENT='x' DATA_RETENTION_TIME_IN_DAYS=3",
+        ),
+    ],
+)
+def test_bigquery_dataset_options_are_its_retention_and_comment(sql: str, read_as: str) -> None:
+    """Issue 13: the options were accepted and ignored; BigQuery's default is 7 days."""
+    tree = parse(sql, "bigquery").tree
+    assert isinstance(tree, exp.Expression)
+    assert tree.sql("snowflake") == read_as
+
+
+@pytest.mark.parametrize(
+    ("sql", "code"),
+    [
+        ("CREATE SCHEMA ds OPTIONS (max_time_travel_hours = 24)", "INVALID_RETENTION"),
+        ("CREATE SCHEMA ds OPTIONS (max_time_travel_hours = 100)", "INVALID_RETENTION"),
+        ("CREATE SCHEMA ds OPTIONS (is_case_insensitive = TRUE)", "SYNTAX_ERROR"),
+    ],
+)
+def test_bigquery_dataset_options_rewind_cannot_honour_are_refused(sql: str, code: str) -> None:
+    with pytest.raises(RewindError) as refused:
+        parse(sql, "bigquery")
+    assert refused.value.code == code

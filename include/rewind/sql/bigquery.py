@@ -3,8 +3,10 @@
 * ``FROM t FOR SYSTEM_TIME AS OF ts``  -> ``FROM t AT(TIMESTAMP => ts)``
 * ``CREATE TABLE x CLONE t FOR SYSTEM_TIME AS OF ts`` and the snapshot decorator
   ``CLONE t@<epoch millis>`` (negative: milliseconds before now) -> a clone at that point
-* ``ALTER SCHEMA ds SET OPTIONS (max_time_travel_hours = N)`` -> the schema's retention,
-  N / 24 days, N in 48..168 and a multiple of 24.
+* ``ALTER SCHEMA ds SET OPTIONS (max_time_travel_hours = N)`` and ``CREATE SCHEMA ds
+  OPTIONS (...)`` -> the schema's retention, N / 24 days, N in 48..168 and a multiple of
+  24; a dataset created without it gets BigQuery's default window, 168 hours (7 days).
+  ``description`` is the schema's comment.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ _ALTER_OPTIONS = re.compile(
     re.IGNORECASE | re.DOTALL,
 )
 MIN_HOURS, MAX_HOURS = 48, 168
+DEFAULT_HOURS = MAX_HOURS  # BigQuery's default time travel window of a dataset
 
 
 def _parse_one(text: str) -> exp.Expression:
@@ -103,7 +106,44 @@ def parse_bigquery(statement: str) -> exp.Expression | AlterContainer:
 
 
 def _bigquery_tree(tree: exp.Expression) -> exp.Expression:
-    return tree.transform(_system_time).transform(_plain_names)
+    tree = tree.transform(_system_time).transform(_plain_names)
+    if isinstance(tree, exp.Create) and str(tree.args.get("kind", "")).upper() == "SCHEMA":
+        _dataset_options(tree)
+    return tree
+
+
+def _dataset_options(tree: exp.Create) -> None:
+    """CREATE SCHEMA ... OPTIONS (...): ``max_time_travel_hours`` (default 168) becomes the
+    schema's retention, ``description`` its comment; another option is refused."""
+    properties = tree.args.get("properties")
+    hours: exp.Expression = exp.Literal.number(DEFAULT_HOURS)
+    kept: list[exp.Expression] = []
+    for option in properties.expressions if properties else []:
+        key = option.name.lower() if type(option) is exp.Property else ""
+        if key == "max_time_travel_hours":
+            hours = option.args["value"]
+        elif key == "description":
+            kept.append(exp.SchemaCommentProperty(this=option.args["value"]))
+        else:
+            raise SqlSyntaxError(f"Unsupported dataset option {option.sql('bigquery')}.")
+    retention = exp.Property(this=exp.var(RETENTION_PARAM), value=_retention_days(hours))
+    tree.set("properties", exp.Properties(expressions=[retention, *kept]))
+
+
+def _retention_days(option: exp.Expression) -> exp.Expression:
+    """``max_time_travel_hours`` as days of retention, validated as BigQuery does."""
+    hours = literal(option)
+    if (
+        isinstance(hours, bool)
+        or not isinstance(hours, int)
+        or not MIN_HOURS <= hours <= MAX_HOURS
+        or hours % 24
+    ):
+        raise InvalidRetention(
+            f"Invalid value for max_time_travel_hours: {hours}. It must be a multiple of "
+            f"24 between {MIN_HOURS} and {MAX_HOURS}."
+        )
+    return exp.Literal.number(hours // 24)
 
 
 def _alter_options(match: re.Match[str]) -> AlterContainer:
@@ -116,18 +156,7 @@ def _alter_options(match: re.Match[str]) -> AlterContainer:
         key = option.this.name.lower()
         if key != "max_time_travel_hours":
             raise SqlSyntaxError(f"Unsupported dataset option {key}.")
-        hours = literal(option.expression)
-        if (
-            isinstance(hours, bool)
-            or not isinstance(hours, int)
-            or not MIN_HOURS <= hours <= MAX_HOURS
-            or hours % 24
-        ):
-            raise InvalidRetention(
-                f"Invalid value for max_time_travel_hours: {hours}. It must be a multiple of "
-                f"24 between {MIN_HOURS} and {MAX_HOURS}."
-            )
-        properties[RETENTION_PARAM] = exp.Literal.number(hours // 24)
+        properties[RETENTION_PARAM] = _retention_days(option.expression)
     return AlterContainer(
         "SCHEMA",
         exp.Table(this=name.this, db=name.args.get("db")),

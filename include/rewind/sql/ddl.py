@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from sqlalchemy import select
 from sqlglot import exp
@@ -337,8 +336,6 @@ def _swap(ctx: Context, a: CatalogObject, b: CatalogObject) -> None:
 
 
 def _set_properties(ctx: Context, obj: CatalogObject, props: ObjectProperties) -> None:
-    if props.extra:
-        raise UnsupportedError(f"Unsupported parameter: {', '.join(props.extra)}.")
     if props.has_retention:
         obj.retention_days = retention.validate_retention(
             props.retention,
@@ -389,15 +386,13 @@ def alter_container(ctx: Context, tree: AlterContainer) -> Result:
 
 def _container_properties(values: dict[str, exp.Expression]) -> ObjectProperties:
     props = ObjectProperties()
-    extra: dict[str, Any] = {}
     for key, node in values.items():
         if key == RETENTION_PARAM:
             props.retention = literal(node)
         elif key == "COMMENT":
             props.comment = literal(node)
         else:
-            extra[key] = node
-    props.extra = extra or None
+            raise UnsupportedError(f"Unsupported parameter: {key}.")
     return props
 
 

@@ -53,7 +53,6 @@ class ObjectProperties:
     transient: bool = False
     retention: Any = _UNSET
     comment: Any = _UNSET
-    extra: dict[str, Any] | None = None
 
     @property
     def has_retention(self) -> bool:
@@ -75,7 +74,7 @@ def object_properties(props: exp.Properties | None) -> ObjectProperties:
         elif isinstance(prop, exp.Property) and prop.name.upper() == RETENTION_PARAM:
             result.retention = literal(prop.args["value"])
         elif type(prop) is exp.Property:
-            result.extra = {**(result.extra or {}), prop.name.upper(): literal(prop.args["value"])}
+            raise UnsupportedError(f"Unsupported parameter: {prop.name.upper()}.")
         else:
             raise UnsupportedError(f"Unsupported property: {prop.sql('snowflake')}.")
     return result
