@@ -299,3 +299,16 @@ def test_historical_reads_use_the_current_columns(connect: Callable[..., Any]) -
     later.sql("ALTER TABLE C ADD COLUMN A VARCHAR")
     assert read(f"AT(STATEMENT => '{first}')") == (["ID", "B", "A"], [[1, None, None]])
     assert read() == (["ID", "B", "A"], [[1, None, None], [2, 20, None]])
+
+    # RENAME COLUMN (issue 13): every version reads the column under its new name, and
+    # ACCESS_HISTORY records the new name (002).
+    renamed = later.sql("ALTER TABLE C RENAME COLUMN B TO BEE")[0].query_id
+    assert read(f"AT(STATEMENT => '{second}')") == (
+        ["ID", "BEE", "A"],
+        [[1, None, None], [2, 20, None]],
+    )
+    (ddl,) = later.sql(
+        "SELECT object_modified_by_ddl:properties:columns:B:name:value::string "
+        f"FROM REWIND.ACCOUNT_USAGE.ACCESS_HISTORY WHERE query_id = '{renamed}'"
+    )[0].rows
+    assert ddl == ["BEE"]

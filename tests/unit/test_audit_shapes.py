@@ -47,6 +47,12 @@ T = ObjectState("D.S.T", columns=("A", "B"))
             ObjectState("D.S"),
             {"DATA_RETENTION_TIME_IN_DAYS": {"value": None}},
         ),
+        (  # RENAME COLUMN B TO C: the same column (identity b), its new name (002)
+            "ALTER",
+            ObjectState("D.S.T", columns=("A", "B"), column_ids=("a", "b")),
+            ObjectState("D.S.T", columns=("A", "C"), column_ids=("a", "b")),
+            {"columns": {"B": {"subOperationType": "ALTER", "name": {"value": "C"}}}},
+        ),
         ("DROP", T, T, {}),
         ("UNDROP", None, T, {}),
     ],

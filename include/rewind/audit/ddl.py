@@ -8,7 +8,8 @@ writes them, ``{"<property>": {"value": ...}}``:
   ``cloneSource`` of a clone and, for REPLACE, the ``replacedObjectId``.
 * ALTER: what changed — ``name`` (RENAME, and SWAP, whose ``swapTarget`` is the other
   object as it was named before), parameters set or unset (value NULL), columns added
-  or dropped (``subOperationType`` ADD / DROP).
+  or dropped (``subOperationType`` ADD / DROP), columns renamed (``{"OLD":
+  {"subOperationType": "ALTER", "name": {"value": "NEW"}}}``: 002 records the new name).
 * DROP / UNDROP: none.
 """
 
@@ -32,6 +33,7 @@ class ObjectState:
     comment: str | None = None
     transient: bool = False
     columns: tuple[str, ...] = ()
+    column_ids: tuple[str, ...] = ()  # each column's identity (its physical name), if known
 
 
 @dataclass(frozen=True)
@@ -84,11 +86,30 @@ def changes(before: ObjectState, after: ObjectState) -> dict[str, Any]:
         props["COMMENT"] = {"value": after.comment}
     if after.transient and not before.transient:
         props["TRANSIENT"] = {"value": True}
-    columns = {c: {"subOperationType": "ADD"} for c in after.columns if c not in before.columns}
-    columns |= {c: {"subOperationType": "DROP"} for c in before.columns if c not in after.columns}
+    renamed = _renamed(before, after)
+    columns: dict[str, Any] = {
+        c: {"subOperationType": "ADD"}
+        for c in after.columns
+        if c not in before.columns and c not in renamed.values()
+    }
+    columns |= {
+        c: {"subOperationType": "DROP"}
+        for c in before.columns
+        if c not in after.columns and c not in renamed
+    }
+    columns |= {
+        old: {"subOperationType": "ALTER", "name": {"value": new}} for old, new in renamed.items()
+    }
     if columns:
         props["columns"] = columns
     return props
+
+
+def _renamed(before: ObjectState, after: ObjectState) -> dict[str, str]:
+    """old name -> new name of the columns RENAME COLUMN changed (same identity)."""
+    was = dict(zip(before.column_ids, before.columns, strict=False))
+    now = dict(zip(after.column_ids, after.columns, strict=False))
+    return {was[i]: now[i] for i in was.keys() & now.keys() if was[i] != now[i]}
 
 
 def _value(name: str | None, object_id: int) -> dict[str, Any]:

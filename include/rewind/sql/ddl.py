@@ -33,7 +33,13 @@ from rewind.sql.parse import AlterContainer
 from rewind.sql.tables import create_table_storage, keep_history
 from rewind.sql.values import ObjectProperties, literal, object_properties
 from rewind.statement import Context
-from rewind.storage.columns import Column, add_column, drop_column, table_columns
+from rewind.storage.columns import (
+    Column,
+    add_column,
+    drop_column,
+    rename_column,
+    table_columns,
+)
 
 PARENT_KIND = {SCHEMA: DATABASE, TABLE: SCHEMA}
 
@@ -284,6 +290,11 @@ def _alter_table_action(ctx: Context, obj: CatalogObject, action: exp.Expression
         _unset(ctx, obj, [normalize(e.name) for e in action.expressions])
     elif isinstance(action, exp.ColumnDef):
         add_column_to_table(ctx, obj, action)
+    elif isinstance(action, exp.RenameColumn):
+        renamed = rename_column(
+            table_columns(obj), normalize(action.this.this), normalize(action.args["to"].this)
+        )
+        obj.columns = [c.as_json() for c in renamed]
     elif isinstance(action, exp.Drop) and str(action.args.get("kind")).upper() == "COLUMN":
         for column in action.args.get("tables") or []:
             obj.columns = [

@@ -207,6 +207,7 @@ def state_of(ctx: Context, obj: CatalogObject) -> ObjectState:
         comment=obj.comment,
         transient=obj.is_transient,
         columns=tuple(c.name for c in table_columns(obj)),
+        column_ids=tuple(c.physical for c in table_columns(obj)),
     )
 
 

@@ -66,6 +66,21 @@ def add_column(
     return [*columns, new_column(name, ctype, taken)]
 
 
+def rename_column(columns: list[Column], old: str, new: str) -> list[Column]:
+    """RENAME COLUMN: a new logical name over the same physical column, so every version,
+    old ones included, reads it under the new name (as Snowflake's time travel does)."""
+    if not any(c.name == old for c in columns):
+        raise ObjectNotFound(f"Column '{old}' does not exist.")
+    if new.startswith(RESERVED_PREFIX):
+        raise InvalidValue(
+            f"Column name '{new}' is reserved: names starting with {RESERVED_PREFIX} are "
+            "Rewind's own."
+        )
+    if any(c.name == new for c in columns):
+        raise ObjectAlreadyExists(f"Column '{new}' already exists.")
+    return [Column(new, c.physical, c.type, c.spark) if c.name == old else c for c in columns]
+
+
 def drop_column(columns: list[Column], name: str) -> list[Column]:
     if not any(c.name == name for c in columns):
         raise ObjectNotFound(f"Column '{name}' does not exist.")
