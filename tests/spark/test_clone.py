@@ -193,6 +193,30 @@ def test_bigquery_forms_match_their_snowflake_equivalents(history: dict[str, Any
     assert rows(conn, "SELECT ID, V FROM BQ2 ORDER BY ID") == snowflake
 
 
+def test_bigquery_reaches_a_replaced_and_a_deleted_table_by_its_time_r27(
+    history: dict[str, Any],
+) -> None:
+    """Issue 13 (004: a deleted table stays recoverable within the window): in BigQuery's
+    dialect a point in time names the incarnation that existed then — one replaced by
+    CREATE OR REPLACE since, or one deleted (BigQuery's undelete, ``CLONE t@<ms>``).
+    Snowflake's dialect keeps Snowflake's rule: a dropped table needs UNDROP."""
+    conn = at(history)
+    then = rows(conn, f"SELECT ID, V FROM A2 AT(TIMESTAMP => '{DAY1_NOON}') ORDER BY ID")
+    conn.sql("CREATE OR REPLACE TABLE A2 (ID INT, V VARCHAR)")
+    replaced = conn.sql(
+        f"SELECT ID, V FROM S.A2 FOR SYSTEM_TIME AS OF TIMESTAMP '{DAY1_NOON}' ORDER BY ID",
+        dialect="bigquery",
+    )[-1].rows
+    assert replaced == then
+    assert rows(conn, "SELECT count(*) FROM A2") == [[0]]
+    conn.sql("DROP TABLE A2")
+    millis = 1777636800000  # 2026-05-01T12:00:00Z
+    conn.sql(f"CREATE TABLE S.A2_BACK CLONE S.A2@{millis}", dialect="bigquery")
+    assert rows(conn, "SELECT ID, V FROM A2_BACK ORDER BY ID") == then
+    snowflake = f"SELECT ID FROM A2 AT(TIMESTAMP => '{DAY1_NOON}')"
+    assert code_of(conn, snowflake) == "OBJECT_NOT_FOUND"
+
+
 def test_bigquery_dataset_time_travel_hours(history: dict[str, Any]) -> None:
     """SPEC R27: max_time_travel_hours 48..168 in multiples of 24 sets the retention."""
     conn = at(history)

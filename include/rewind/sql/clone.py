@@ -9,19 +9,19 @@ files each clone shares with whom, for the lifecycle (SPEC R30, R33).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 
 import pyarrow as pa
 from sqlglot import exp
 
-from rewind import security, timetravel
+from rewind import security
 from rewind.catalog.history import members_at, record_shared_files
 from rewind.catalog.models import CatalogObject
 from rewind.constants import SCHEMA, TABLE
 from rewind.errors import TimeTravelUnavailable
 from rewind.sql import names
 from rewind.sql.parse import IGNORE_SHORT
-from rewind.sql.query import point_of, resolve_version
+from rewind.sql.query import point_instant, point_of, resolve_version, table_read
 from rewind.sql.tables import create_table_storage, snapshot
 from rewind.sql.values import ObjectProperties
 from rewind.statement import Context
@@ -71,21 +71,6 @@ def clone_table_into(
     )
 
 
-def _instant(ctx: Context, point: timetravel.Point | None) -> datetime:
-    """The instant a container clone looks at."""
-    if point is None:
-        return ctx.now
-    if point.statement is not None:
-        statement = ctx.catalog.statement(point.statement)
-        if statement is None:
-            raise timetravel.UnknownStatement(f"Statement {point.statement} not found.")
-        return statement.start_time
-    if point.offset_seconds is not None:
-        return ctx.now + timedelta(seconds=point.offset_seconds)
-    assert point.timestamp is not None
-    return point.timestamp
-
-
 def _check_container(ctx: Context, container: CatalogObject, instant: datetime) -> None:
     """SPEC R24: a container clone fails at or before the container's creation."""
     if instant <= container.created_on or instant > ctx.now:
@@ -115,7 +100,7 @@ def clone_schema_into(
     """Clone every table the schema held at the point, under the names it had then."""
     from rewind.sql.ddl import new_object
 
-    instant = _instant(ctx, point_of(ctx, when) if when is not None else None)
+    instant = point_instant(ctx, point_of(ctx, when) if when is not None else None)
     plans: list[tuple[CatalogObject, str, int]] = []
     for table_id, name in sorted(_tables_at(ctx, source, instant, when is None).items()):
         table = ctx.catalog.get(table_id)
@@ -143,13 +128,13 @@ def schemas_at(
         return {
             s.id: s.name for s in ctx.catalog.children(database.id, SCHEMA, include_dropped=False)
         }
-    instant = _instant(ctx, point_of(ctx, when))
+    instant = point_instant(ctx, point_of(ctx, when))
     return members_at(ctx.catalog, database.id, SCHEMA, instant)
 
 
 def _check_point(ctx: Context, source: CatalogObject, when: exp.HistoricalData | None) -> None:
     if when is not None:
-        _check_container(ctx, source, _instant(ctx, point_of(ctx, when)))
+        _check_container(ctx, source, point_instant(ctx, point_of(ctx, when)))
 
 
 def clone_source(ctx: Context, kind: str, tree: exp.Create) -> CatalogObject:
@@ -157,7 +142,7 @@ def clone_source(ctx: Context, kind: str, tree: exp.Create) -> CatalogObject:
     source = tree.args["clone"].this
     parts = names.parts(source)
     if kind == TABLE:
-        return names.table(ctx, parts)
+        return table_read(ctx, source, parts)
     if kind == SCHEMA:
         return names.schema(ctx, parts)
     return names.database(ctx, parts[0] if len(parts) == 1 else None)

@@ -39,7 +39,7 @@ from rewind.sql.access import (
 )
 from rewind.sql.ddl import live_object, parent_and_name
 from rewind.sql.parse import AlterContainer
-from rewind.sql.query import table_references
+from rewind.sql.query import table_read, table_references
 from rewind.statement import Context
 
 T = TypeVar("T")
@@ -66,7 +66,7 @@ def _reads(ctx: Context, tree: exp.Expression, target: exp.Table | None = None) 
         if is_system_view(parts):
             found.append(Need(f"Reading {'.'.join(parts)}"))
         else:
-            found += _on([SELECT], _resolved(names.table, ctx, parts))
+            found += _on([SELECT], _resolved(table_read, ctx, table, parts))
     return found
 
 

@@ -22,11 +22,13 @@ from sqlglot.optimizer.normalize_identifiers import normalize_identifiers
 from rewind import timetravel
 from rewind.catalog.models import CatalogObject
 from rewind.clock import format_timestamp, parse_timestamp, parse_timestamp_input
-from rewind.errors import InvalidValue, StorageError, UnsupportedError
+from rewind.constants import TABLE
+from rewind.errors import InvalidValue, ObjectNotFound, StorageError, UnsupportedError
 from rewind.identifiers import normalize
 from rewind.lifecycle import pins
 from rewind.lifecycle.views import is_system_view, system_view
 from rewind.result import Result
+from rewind.security import can_see
 from rewind.sql import names
 from rewind.sql.frames import collect, version_frame
 from rewind.sql.tables import current_version, snapshot
@@ -232,6 +234,45 @@ def _timestamp(ctx: Context, node: exp.Expression) -> datetime:
     return parse_timestamp(value.isoformat())
 
 
+def point_instant(ctx: Context, point: timetravel.Point | None) -> datetime:
+    """The instant a point names (a container clone's, a BigQuery decorator's)."""
+    if point is None:
+        return ctx.now
+    if point.statement is not None:
+        statement = ctx.catalog.statement(point.statement)
+        if statement is None:
+            raise timetravel.UnknownStatement(f"Statement {point.statement} not found.")
+        return statement.start_time
+    if point.offset_seconds is not None:
+        return ctx.now + timedelta(seconds=point.offset_seconds)
+    assert point.timestamp is not None
+    return point.timestamp
+
+
+def table_read(ctx: Context, table: exp.Table, parts: list[str]) -> CatalogObject:
+    """The table a reference reads: the live one by that name — and in BigQuery's
+    dialect, for a reference with a point in time, the incarnation that existed at that
+    instant: a table deleted or replaced since (BigQuery's undelete is ``CREATE TABLE
+    t2 CLONE t@<epoch ms>``), while the point is within its window (SPEC R27).
+    Authorization, the audit trail and execution all resolve a reference here."""
+    when = table.args.get("when")
+    if when is None or ctx.state.dialect != "bigquery":
+        return names.table(ctx, parts)
+    try:
+        live: CatalogObject | None = names.table(ctx, parts)
+    except ObjectNotFound:
+        live = None
+    instant = point_instant(ctx, point_of(ctx, when))
+    if live is not None and instant >= live.created_on:
+        return live
+    parent, name = names.table_parent(ctx, parts)
+    for old in ctx.catalog.dropped(TABLE, parent.id, name):
+        assert old.dropped_on is not None
+        if old.created_on <= instant < old.dropped_on and can_see(ctx, old):
+            return old
+    return live if live is not None else names.table(ctx, parts)
+
+
 def resolve_version(ctx: Context, obj: CatalogObject, when: exp.HistoricalData | None) -> int:
     """The version a table reference reads: current, or the one its point names (R16, R17)."""
     if when is None:
@@ -316,7 +357,7 @@ def bind(ctx: Context, tree: exp.Expression, binding: Binding) -> exp.Expression
             system_view(ctx, parts).createOrReplaceTempView(view)
             table.replace(exp.Table(this=exp.to_identifier(view, quoted=True), alias=alias))
             continue
-        obj = names.table(ctx, parts)
+        obj = table_read(ctx, table, parts)
         when = table.args.get("when")
         version = resolve_version(ctx, obj, when)
         if when is not None:  # SPEC R19: hold the version until the statement ends

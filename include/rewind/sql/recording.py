@@ -38,7 +38,7 @@ from rewind.lifecycle.views import is_system_view
 from rewind.sql import names
 from rewind.sql.ddl import live_object
 from rewind.sql.parse import AlterContainer
-from rewind.sql.query import table_references
+from rewind.sql.query import table_read, table_references
 from rewind.statement import Context
 from rewind.storage.columns import table_columns
 
@@ -77,7 +77,7 @@ class StatementAudit:
             if is_system_view(parts):
                 continue
             try:
-                obj = names.table(ctx, parts)
+                obj = table_read(ctx, table, parts)
             except RewindError:  # a CTAS target or an unknown name: not a source
                 continue
             key = f"__RW_T{obj.id}"
