@@ -39,7 +39,7 @@ from rewind.result import Result
 from rewind.security import refresh_role, require_lifecycle, session_role
 from rewind.spark_errors import spark_error
 from rewind.sql.execute import execute
-from rewind.sql.parse import parse, split
+from rewind.sql.parse import flow_parts, parse, split
 from rewind.sql.tables import naming_table
 from rewind.statement import Context, SessionState
 from rewind.storage.delta import TableStore
@@ -90,7 +90,13 @@ class Connection:
         """Yield one result per statement as it completes."""
         self.state.dialect = dialect
         for statement in split(text, dialect):
-            yield self.run(statement, dialect)
+            parts = flow_parts(statement, dialect)
+            try:
+                for part in parts[:-1]:  # Snowflake's flow operator: only the last is shown
+                    self.state.flow.append(self.run(part, dialect))
+                yield self.run(parts[-1], dialect)
+            finally:
+                self.state.flow = []
 
     def run(self, statement: str, dialect: str = "snowflake") -> Result:
         """Run one statement (SPEC R28: all or nothing)."""

@@ -25,6 +25,7 @@ class SessionState:
     database: str | None = None
     schema: str | None = None
     dialect: str = "snowflake"
+    flow: list[Result] = field(default_factory=list)  # earlier results of a ->> chain
 
 
 @dataclass

@@ -217,6 +217,25 @@ def test_bigquery_reaches_a_replaced_and_a_deleted_table_by_its_time_r27(
     assert code_of(conn, snowflake) == "OBJECT_NOT_FOUND"
 
 
+def test_snowflake_flow_operator_reads_the_earlier_result_r5(history: dict[str, Any]) -> None:
+    """Issue 13: 000's retention checks run as printed — ``SHOW ... ->> SELECT ... FROM
+    $1`` — showing only the last result; ``$n`` past the chain is a clear error."""
+    conn = at(history)
+    (tables,) = conn.sql(
+        'SHOW TABLES\n  ->> SELECT "name", "retention_time"\n        FROM $1\n'
+        "        WHERE \"name\" IN ('B', 'C') ORDER BY \"name\""
+    )
+    assert tables.rows == [["B", 0], ["C", 5]]
+    schemas = 'SHOW SCHEMAS ->> SELECT "name", "retention_time" FROM $1 WHERE "retention_time" = 0'
+    assert conn.sql(schemas)[-1].rows == []
+    databases = conn.sql(
+        'SHOW DATABASES HISTORY ->> SELECT "name", "retention_time", "dropped_on" FROM $1 '
+        'WHERE "retention_time" > 1'
+    )[-1]
+    assert ["DB", 5, None] in databases.rows
+    assert code_of(conn, "SHOW TABLES ->> SELECT * FROM $2") == "INVALID_VALUE"
+
+
 def test_bigquery_dataset_time_travel_hours(history: dict[str, Any]) -> None:
     """SPEC R27: max_time_travel_hours 48..168 in multiples of 24 sets the retention."""
     conn = at(history)

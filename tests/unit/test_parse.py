@@ -7,7 +7,7 @@ import sqlglot
 from sqlglot import exp
 
 from rewind.errors import RewindError, SqlSyntaxError
-from rewind.sql.parse import AlterContainer, parse, split
+from rewind.sql.parse import AlterContainer, flow_parts, parse, split
 from rewind.sql.query import to_spark
 from rewind.sql.show import like_pattern
 
@@ -188,3 +188,22 @@ def test_bigquery_dataset_options_rewind_cannot_honour_are_refused(sql: str, cod
     with pytest.raises(RewindError) as refused:
         parse(sql, "bigquery")
     assert refused.value.code == code
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        (
+            "SHOW TABLES\n  ->> SELECT \"name\" FROM $1 WHERE \"name\" IN ('A', '->>')",
+            ["SHOW TABLES", "SELECT \"name\" FROM $1 WHERE \"name\" IN ('A', '->>')"],
+        ),
+        (
+            "SHOW TABLES ->> SELECT * FROM $1 ->> SELECT * FROM $2",
+            ["SHOW TABLES", "SELECT * FROM $1", "SELECT * FROM $2"],
+        ),
+        ("SELECT 1", ["SELECT 1"]),
+    ],
+)
+def test_the_flow_operator_splits_at_its_top_level_arrows(text: str, parts: list[str]) -> None:
+    """Issue 13: Snowflake's ``->>`` (000's retention checks); an arrow in a string stays."""
+    assert flow_parts(text) == parts

@@ -76,6 +76,30 @@ def split(text: str, dialect: str = "snowflake") -> list[str]:
     return [p.strip() for p in pieces if p.strip()]
 
 
+def flow_parts(statement: str, dialect: str = "snowflake") -> list[str]:
+    """Snowflake's flow operator: ``SHOW TABLES ->> SELECT ... FROM $1`` is two statements,
+    the second reading the first's result as ``$1`` (``$n``: the n-th of the chain).
+    One part for a statement without a top-level ``->>`` (BigQuery has no such operator)."""
+    if dialect != "snowflake":
+        return [statement]
+    try:
+        tokens = sqlglot.tokenize(statement, read=dialect)
+    except SqlglotError:
+        return [statement]  # parse() names the error
+    parts: list[str] = []
+    start, depth = 0, 0
+    for token in tokens:
+        if token.token_type in (TokenType.L_PAREN, TokenType.L_BRACKET):
+            depth += 1
+        elif token.token_type in (TokenType.R_PAREN, TokenType.R_BRACKET):
+            depth -= 1
+        elif token.token_type == TokenType.DARROW and depth == 0:
+            parts.append(statement[start : token.start])
+            start = token.end + 1
+    parts.append(statement[start:])
+    return [p.strip() for p in parts]
+
+
 def parse(statement: str, dialect: str = "snowflake") -> ParsedStatement:
     """Parse one statement.
 

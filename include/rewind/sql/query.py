@@ -16,6 +16,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import pyarrow as pa
 from sqlglot import exp
 from sqlglot.optimizer.normalize_identifiers import normalize_identifiers
 
@@ -331,6 +332,8 @@ def table_references(tree: exp.Expression) -> list[tuple[exp.Table, list[str]]]:
     ctes = {normalize(c.args["alias"].this) for c in tree.find_all(exp.CTE) if c.args.get("alias")}
     found = []
     for table in tree.find_all(exp.Table, exp.TableFromRows):
+        if flow_index(table) is not None:
+            continue  # an earlier result of the session's own ->> chain: no catalog table
         if not isinstance(table, exp.Table) or not isinstance(table.this, exp.Identifier):
             # Only catalog names are table references: no table functions, stages or
             # IDENTIFIER('format.`/path`') that Spark would read by path (SPEC R38).
@@ -345,10 +348,43 @@ def table_references(tree: exp.Expression) -> list[tuple[exp.Table, list[str]]]:
     return found
 
 
+def flow_index(table: exp.Expression) -> int | None:
+    """n of a ``FROM $n`` reference to the n-th result of a ``->>`` chain, else None."""
+    if isinstance(table, exp.Table) and isinstance(table.this, exp.Parameter):
+        number = table.this.this
+        if isinstance(number, exp.Literal) and not number.is_string and number.this.isdigit():
+            return int(number.this)
+    return None
+
+
+def _bind_flow(ctx: Context, tree: exp.Expression, binding: Binding) -> None:
+    """``$n``: the n-th earlier result of the chain, as a view of its rows."""
+    for table in list(tree.find_all(exp.Table)):
+        n = flow_index(table)
+        if n is None:
+            continue
+        if not 1 <= n <= len(ctx.state.flow):
+            raise InvalidValue(
+                f"${n} names no earlier statement of this ->> chain "
+                f"({len(ctx.state.flow)} before it)."
+            )
+        result = ctx.state.flow[n - 1]
+        rows = pa.Table.from_pylist(
+            [dict(zip(result.columns, row, strict=True)) for row in result.rows],
+            schema=None if result.rows else pa.schema([(c, pa.string()) for c in result.columns]),
+        )
+        view = view_name(ctx)
+        binding.views.append(view)
+        ctx.spark().createDataFrame(rows).createOrReplaceTempView(view)
+        alias = table.args.get("alias")
+        table.replace(exp.Table(this=exp.to_identifier(view, quoted=True), alias=alias))
+
+
 def bind(ctx: Context, tree: exp.Expression, binding: Binding) -> exp.Expression:
     """Replace every table reference in ``tree`` by a view of the version it names,
     and the clock functions by the Rewind clock (SPEC R15)."""
     tree = with_clock(ctx, tree)
+    _bind_flow(ctx, tree, binding)
     for table, parts in table_references(tree):
         view = view_name(ctx)
         binding.views.append(view)
