@@ -384,7 +384,6 @@ def bind(ctx: Context, tree: exp.Expression, binding: Binding) -> exp.Expression
     """Replace every table reference in ``tree`` by a view of the version it names,
     and the clock functions by the Rewind clock (SPEC R15)."""
     tree = with_clock(ctx, tree)
-    _bind_flow(ctx, tree, binding)
     for table, parts in table_references(tree):
         view = view_name(ctx)
         binding.views.append(view)
@@ -407,6 +406,7 @@ def bind(ctx: Context, tree: exp.Expression, binding: Binding) -> exp.Expression
             columns=[c.name for c in table_columns(obj)],
         )
         table.replace(exp.Table(this=exp.to_identifier(view, quoted=True), alias=alias))
+    _bind_flow(ctx, tree, binding)  # after: its views are no catalog tables
     return tree
 
 
