@@ -36,10 +36,11 @@ if TYPE_CHECKING:
 
 SELECT, INSERT, UPDATE, DELETE = "SELECT", "INSERT", "UPDATE", "DELETE"
 CREATE_TABLE, CREATE_SCHEMA, OWNERSHIP = "CREATE TABLE", "CREATE SCHEMA", "OWNERSHIP"
+CREATE_FUNCTION = "CREATE FUNCTION"
 # What can be granted on each kind of object (OWNERSHIP on all three, by transfer).
 PRIVILEGES: dict[str, tuple[str, ...]] = {
     TABLE: (SELECT, INSERT, UPDATE, DELETE),
-    SCHEMA: (CREATE_TABLE,),
+    SCHEMA: (CREATE_TABLE, CREATE_FUNCTION),
     DATABASE: (CREATE_SCHEMA,),
 }
 # The privilege on a container that creating (or undropping) a child in it needs.

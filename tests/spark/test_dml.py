@@ -369,3 +369,50 @@ def test_changing_one_row_replaces_its_whole_file_and_keeps_the_old_one(
     assert query(
         later, f"SELECT NAME FROM T BEFORE(STATEMENT => '{statement}') WHERE ID = {ids[0]}"
     ) == [(NAMES[ids[0]],)]
+
+
+FUNCTION_REFUSALS = [
+    ("CREATE FUNCTION F(X INT) RETURNS INT AS '(SELECT MAX(ID) FROM T)'", "UNSUPPORTED"),
+    ("CREATE FUNCTION F(X INT) RETURNS INT AS 'X + ID'", "INVALID_VALUE"),
+    ("CREATE FUNCTION F(X INT) RETURNS INT LANGUAGE PYTHON AS 'X'", "UNSUPPORTED"),
+    ("CREATE FUNCTION F(X INT) RETURNS TABLE (A INT) AS 'X'", "UNSUPPORTED"),
+    ("CREATE FUNCTION F(X INT) RETURNS INT AS 'X +'", "INVALID_VALUE"),
+    ("CREATE FUNCTION NOPE.F(X INT) RETURNS INT AS 'X'", "OBJECT_NOT_FOUND"),
+    # INT is NUMBER(38,0): TWICE(INT, INT) would match TWICE(NUMBER(10,2), INT)
+    ("DROP FUNCTION TWICE(VARCHAR, INT)", "OBJECT_NOT_FOUND"),
+    ("CREATE FUNCTION TWICE(Y INT) RETURNS INT AS 'Y'", "OBJECT_ALREADY_EXISTS"),
+    ("CREATE FUNCTION LOOP(X INT) RETURNS INT AS 'LOOP(X)'; SELECT LOOP(1)", "INVALID_VALUE"),
+]
+
+
+def test_sql_functions_are_inlined_wherever_they_are_called(
+    conn: Any, connect: Callable[..., Any]
+) -> None:
+    """Snowflake's SQL UDFs: one expression over the arguments, overloaded by arity, kept in
+    the catalog (a later session calls them), usable in every statement kind."""
+    seed(conn)
+    conn.sql(
+        "CREATE FUNCTION TWICE(X NUMBER(10,2)) RETURNS NUMBER(10,2) AS 'X * 2';"
+        "CREATE FUNCTION TWICE(X NUMBER(10,2), N INT) RETURNS NUMBER(10,2) AS $$ X * N $$;"
+        "CREATE FUNCTION IF NOT EXISTS TWICE(X INT) RETURNS INT AS 'X'"
+    )
+    later = open_at(connect, hours=1)
+    assert query(later, "SELECT TWICE(AMOUNT), D.PUBLIC.TWICE(AMOUNT, 3) FROM T WHERE ID = 1") == [
+        (Decimal("20.00"), Decimal("30.00"))
+    ]
+    later.sql("UPDATE T SET AMOUNT = TWICE(AMOUNT) WHERE TWICE(AMOUNT) > 40")
+    assert query(later, "SELECT ID, AMOUNT FROM T ORDER BY ID") == [
+        (1, Decimal("10.00")),
+        (2, Decimal("20.00")),
+        (3, Decimal("60.00")),
+    ]
+    for statement, code in FUNCTION_REFUSALS:
+        with pytest.raises(RewindError) as error:
+            later.sql(statement)
+        assert error.value.code == code, statement
+    later.sql("CREATE OR REPLACE FUNCTION TWICE(X NUMBER(10,2)) RETURNS NUMBER(10,2) AS 'X + X'")
+    assert query(later, "SELECT TWICE(1.5)") == [(Decimal("3.00"),)]
+    later.sql("DROP FUNCTION TWICE(NUMBER); DROP FUNCTION IF EXISTS TWICE(NUMBER)")
+    with pytest.raises(RewindError) as error:
+        later.sql("SELECT TWICE(1)")
+    assert error.value.code == "SQL_COMPILATION_ERROR"

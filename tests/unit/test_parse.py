@@ -6,7 +6,7 @@ import pytest
 import sqlglot
 from sqlglot import exp
 
-from rewind.errors import RewindError, SqlSyntaxError
+from rewind.errors import RewindError, SqlSyntaxError, UnsupportedError
 from rewind.sql.parse import AlterContainer, flow_parts, parse, split
 from rewind.sql.query import to_spark
 from rewind.sql.show import like_pattern
@@ -21,6 +21,26 @@ def test_split_respects_quotes_and_skips_empty_statements() -> None:
         "INSERT INTO t VALUES ('a;b')",
         'SELECT "x;y" FROM t',
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("CREATE TASK T1 AS SELECT 1", "CREATE TASK"),
+        ("CREATE OR REPLACE TASK T1 AS SELECT 1", "CREATE TASK"),
+        ("DROP PIPE P", "DROP PIPE"),
+        ("CREATE NOTEBOOK N", "CREATE NOTEBOOK"),
+        ("CREATE STREAM S ON TABLE T", "CREATE STREAM"),
+    ],
+)
+def test_snowflake_statements_over_other_object_kinds_are_unsupported_not_bad_syntax(
+    text: str, kind: str
+) -> None:
+    """Statements Snowflake's pages print (CREATE TASK) are well formed: UNSUPPORTED names
+    the kind Rewind does not keep (README "The documentation's own examples")."""
+    with pytest.raises(UnsupportedError) as error:
+        parse(text)
+    assert f"does not support {kind} " in str(error.value)
 
 
 @pytest.mark.parametrize("text", ["SELECT 'unterminated", "SELEC 1 FROM", "CREATE TABLE ("])

@@ -28,7 +28,7 @@ pytestmark = pytest.mark.unit
     ("words", "kind", "expected"),
     [
         (["ALL"], "TABLE", ["SELECT", "INSERT", "UPDATE", "DELETE"]),
-        (["ALL PRIVILEGES"], "SCHEMA", ["CREATE TABLE"]),
+        (["ALL PRIVILEGES"], "SCHEMA", ["CREATE TABLE", "CREATE FUNCTION"]),
         (["ALL"], "DATABASE", ["CREATE SCHEMA"]),
         (["SELECT", "ALL", "SELECT"], "TABLE", ["SELECT", "INSERT", "UPDATE", "DELETE"]),
         (["OWNERSHIP"], "SCHEMA", ["OWNERSHIP"]),

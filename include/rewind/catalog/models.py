@@ -22,6 +22,7 @@ from sqlalchemy import (
     String,
     Text,
     TypeDecorator,
+    UniqueConstraint,
     text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -270,3 +271,24 @@ class ColumnLineage(Base):
     target_column: Mapped[str] = mapped_column(String(255))
     source_id: Mapped[int] = mapped_column(BigInteger)
     source_column: Mapped[str] = mapped_column(String(255))
+
+
+# -- SQL user-defined functions (migration 0009) ------------------------------------------------
+class Function(Base):
+    """A SQL scalar function of a schema: ``CREATE FUNCTION name(arg type, ...) RETURNS type
+    AS '<expression>'``. Overloads differ by their number of arguments. Functions are not
+    versioned objects: a dropped one is gone (Snowflake has no UNDROP FUNCTION), and they
+    live and die with their schema's incarnation (``schema_id``)."""
+
+    __tablename__ = "functions"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    schema_id: Mapped[int] = mapped_column(BigInteger, index=True)
+    name: Mapped[str] = mapped_column(String(255))
+    arity: Mapped[int] = mapped_column(Integer)
+    arguments: Mapped[list[list[str]]] = mapped_column(JSON)  # [[name, type], ...]
+    returns: Mapped[str] = mapped_column(Text)
+    body: Mapped[str] = mapped_column(Text)
+    owner_role: Mapped[str] = mapped_column(String(255))
+    created_on: Mapped[datetime] = mapped_column(UtcDateTime())
+
+    __table_args__ = (UniqueConstraint("schema_id", "name", "arity"),)

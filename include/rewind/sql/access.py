@@ -181,7 +181,7 @@ class _AccessParser(_AlterParser):
         while True:
             word = self.take()
             if word == "CREATE":
-                word = f"CREATE {self.take('TABLE', 'SCHEMA')}"
+                word = f"CREATE {self.take('TABLE', 'SCHEMA', 'FUNCTION')}"
             elif word == "ALL" and self.peek() == "PRIVILEGES":
                 word = f"ALL {self.take('PRIVILEGES')}"
             words.append(word)

@@ -9,7 +9,7 @@ from sqlglot import exp
 
 from rewind.errors import UnsupportedError
 from rewind.result import Result
-from rewind.sql import ddl, dml, grants, query, show
+from rewind.sql import ddl, dml, functions, grants, query, show
 from rewind.sql.access import AccessStatement
 from rewind.sql.needs import authorize
 from rewind.sql.parse import AlterContainer
@@ -40,6 +40,13 @@ def execute(ctx: Context, tree: exp.Expression | AlterContainer | AccessStatemen
     The access check comes first (SPEC R37): a denied statement reads and changes nothing.
     The audit capture wraps the handler (SPEC R36): names as the statement found them.
     """
+    if functions.is_function_ddl(tree):
+        assert isinstance(tree, exp.Create | exp.Drop)
+        if isinstance(tree, exp.Create):
+            return functions.create(ctx, tree)
+        return functions.drop(ctx, tree)
+    if isinstance(tree, exp.Expression):
+        tree = functions.inline(ctx, tree)  # before anything reads the statement
     authorize(ctx, tree)
     for kind, handler in _HANDLERS:
         if isinstance(tree, kind):

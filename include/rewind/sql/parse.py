@@ -16,13 +16,16 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 from sqlglot.tokens import Token, TokenType
 
-from rewind.errors import SqlSyntaxError
+from rewind.errors import SqlSyntaxError, UnsupportedError
 
 if TYPE_CHECKING:
     from rewind.sql.access import AccessStatement
 
 logging.getLogger("sqlglot").setLevel(logging.ERROR)
 
+# Statement verbs Snowflake uses over every object kind (CREATE TASK, UNDROP NOTEBOOK ...).
+_VERBS = {"CREATE", "DROP", "UNDROP", "ALTER", "SHOW", "DESCRIBE", "DESC", "EXECUTE"}
+_MODIFIERS = {"OR", "REPLACE", "IF", "NOT", "EXISTS", "TEMPORARY", "TEMP", "TRANSIENT", "SECURE"}
 IGNORE_SHORT = "ignore_insufficient_retention"
 _IGNORE_SHORT = re.compile(
     r"\s+IGNORE\s+TABLES\s+WITH\s+INSUFFICIENT\s+DATA\s+RETENTION\s*$", re.IGNORECASE
@@ -199,7 +202,15 @@ def _parse_command(statement: str, tree: exp.Command, dialect: str) -> AlterCont
     if str(tree.this).upper() == "ALTER":
         tokens = sqlglot.tokenize(statement, read=dialect)[1:]
         return _AlterParser(tokens, statement).parse()
-    head = " ".join(statement.split()[:3])
+    words = statement.split()
+    if words[0].upper() in _VERBS and len(words) > 2:
+        # Snowflake's own statements over objects Rewind does not keep (README "Not
+        # supported"): the statement is known, the object kind is not Rewind's.
+        kind = next((w for w in words[1:] if w.upper() not in _MODIFIERS), "").upper()
+        raise UnsupportedError(
+            f"Rewind does not support {words[0].upper()} {kind} (only tables and their containers)."
+        )
+    head = " ".join(words[:3])
     raise SqlSyntaxError(f"SQL compilation error: unsupported statement '{head} ...'.")
 
 

@@ -94,7 +94,11 @@ def show(ctx: Context, tree: exp.Show) -> Result:
     if like is not None:
         pattern = like_pattern(str(literal(like)))
         found = [o for o in found if pattern.fullmatch(o.name)]
-    found.sort(key=lambda o: (o.name, o.dropped_on is not None, o.dropped_on or o.created_on))
+    # Snowflake's order (the multiple-drop example of its Time Travel page): live objects
+    # by name, then the dropped ones, the most recently dropped first.
+    found.sort(key=lambda o: (o.name, o.created_on.timestamp()))
+    found.sort(key=lambda o: -o.dropped_on.timestamp() if o.dropped_on else 0)
+    found.sort(key=lambda o: o.dropped_on is not None)
     row = {TABLE: _table_row, SCHEMA: _schema_row, DATABASE: _database_row}[kind]
     columns = {TABLE: TABLE_COLUMNS, SCHEMA: SCHEMA_COLUMNS, DATABASE: DATABASE_COLUMNS}[kind]
     return ctx.result(columns, [row(ctx, o) for o in found])
