@@ -445,6 +445,44 @@ def test_the_views_filter_project_and_join_like_tables(audit: History) -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    "source",
+    [
+        "LATERAL FLATTEN(input => a.direct_objects_accessed) f",
+        "LATERAL FLATTEN(a.direct_objects_accessed) f",
+        "TABLE(FLATTEN(input => a.direct_objects_accessed)) f",
+    ],
+)
+def test_lateral_flatten_reads_the_arrays_as_snowflake_users_do(
+    audit: History, source: str
+) -> None:
+    """Snowflake's idiom for ACCESS_HISTORY: FLATTEN each array, then FLATTEN its columns
+    (``value:field`` on each element; OUTER keeps an object with no column)."""
+    rows = view(
+        audit.home,
+        "SELECT f.index AS i, f.value:objectName::string AS object_name, "
+        "c.value:columnName::string AS column_name, c.path AS path "
+        f"FROM {VIEWS}.ACCESS_HISTORY a, {source}, "
+        "LATERAL FLATTEN(input => f.value:columns, outer => true) c "
+        f"WHERE a.query_id = '{audit.ids['select']}' ORDER BY i, column_name",
+        T0 + timedelta(hours=3),
+    )
+    assert [(r["I"], r["OBJECT_NAME"], r["COLUMN_NAME"], r["PATH"]) for r in rows] == [
+        (0, "D.PUBLIC.T", "A", "[0]"),
+        (0, "D.PUBLIC.T", "C", "[1]"),
+        (1, "D.PUBLIC.U", "ID", "[0]"),
+        (1, "D.PUBLIC.U", "X", "[1]"),
+    ]
+    counted = view(
+        audit.home,
+        f"SELECT COUNT(*) AS n FROM {VIEWS}.ACCESS_HISTORY a, {source}, "
+        "LATERAL FLATTEN(input => f.value:columns, outer => true) c "
+        f"WHERE a.query_id = '{audit.ids['count']}' AND c.value IS NULL",
+        T0 + timedelta(hours=3),
+    )
+    assert counted == [{"N": 1}]  # COUNT(*) read T and no column of it
+
+
 # -- access (SPEC R37) and retention (SPEC R36) ----------------------------------------------
 def add_user(home: Path, user: str, role: str, now: datetime) -> None:
     """A user whose only role is ``role``, written to the catalog as an operator would."""

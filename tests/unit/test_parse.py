@@ -227,3 +227,25 @@ def test_bigquery_dataset_options_rewind_cannot_honour_are_refused(sql: str, cod
 def test_the_flow_operator_splits_at_its_top_level_arrows(text: str, parts: list[str]) -> None:
     """Issue 13: Snowflake's ``->>`` (000's retention checks); an arrow in a string stays."""
     assert flow_parts(text) == parts
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "LATERAL FLATTEN(input => a.arr, recursive => true) f",
+        "LATERAL FLATTEN(input => a.arr, path => 'x') f",
+        "LATERAL FLATTEN(outer => true) f",
+        "LATERAL FLATTEN(input => a.arr, outer => 'yes') f",
+    ],
+)
+def test_flatten_options_rewind_cannot_honour_are_refused(source: str) -> None:
+    with pytest.raises(UnsupportedError):
+        parse(f"SELECT f.value FROM t a, {source}")
+
+
+def test_flatten_becomes_a_spark_generator_with_snowflakes_six_columns() -> None:
+    spark = to_spark(parse("SELECT f.value FROM t a, TABLE(FLATTEN(a.arr)) f").tree)
+    assert "LATERAL INLINE(TRANSFORM(`A`.`ARR`, " in spark
+    assert "AS `F`(`SEQ`, `KEY`, `PATH`, `INDEX`, `VALUE`, `THIS`)" in spark
+    nested = to_spark(parse("SELECT c.value FROM t, LATERAL FLATTEN(input => v:cols) c").tree)
+    assert "INLINE(TRANSFORM(FROM_JSON(GET_JSON_OBJECT(`V`, '$.cols'), 'ARRAY<STRING>')" in nested

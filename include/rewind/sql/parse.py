@@ -17,6 +17,7 @@ from sqlglot.errors import SqlglotError
 from sqlglot.tokens import Token, TokenType
 
 from rewind.errors import SqlSyntaxError, UnsupportedError
+from rewind.sql import flatten
 
 if TYPE_CHECKING:
     from rewind.sql.access import AccessStatement
@@ -143,7 +144,7 @@ def parse(statement: str, dialect: str = "snowflake") -> ParsedStatement:
         # it is no statement, so it is a syntax error, as in Snowflake (SPEC R39).
         head = statement.split()[0] if statement.split() else statement
         raise SqlSyntaxError(f"SQL compilation error: syntax error: unexpected '{head[:50]}'.")
-    return ParsedStatement(statement, _create_like(tree))
+    return ParsedStatement(statement, flatten.rewrite(_create_like(tree)))
 
 
 def _create_like(tree: exp.Expression | AlterContainer) -> exp.Expression | AlterContainer:

@@ -1,0 +1,77 @@
+"""Snowflake's ``FLATTEN`` over an array: ``, LATERAL FLATTEN(input => x [, outer => b]) f``
+and ``, TABLE(FLATTEN(x)) f`` — how Snowflake's users read ACCESS_HISTORY's arrays.
+
+sqlglot reads FLATTEN as Spark's EXPLODE with Snowflake's six output columns (SEQ, KEY,
+PATH, INDEX, VALUE, THIS), which Spark's one-column EXPLODE cannot fill. The parser
+rewrites it into a Spark generator that fills them::
+
+    LATERAL INLINE(TRANSFORM(x, (v, i) -> STRUCT(NULL AS SEQ, NULL AS KEY, '[i]' AS PATH,
+                                                  i AS INDEX, v AS VALUE, x AS THIS))) f
+
+so ``f.value``, ``f.index`` and ``f.value:field`` (JSON text) read as in Snowflake. An input
+that is itself a JSON path (``f.value:"columns"``) is JSON text: it is read as an array of
+JSON texts first. SEQ is NULL (Spark has no per-input-row sequence here); only arrays
+flatten (an object's keys, ``path``, ``recursive`` and ``mode`` are refused).
+"""
+
+from __future__ import annotations
+
+import sqlglot
+from sqlglot import exp
+
+from rewind.errors import UnsupportedError
+
+COLUMNS = ("SEQ", "KEY", "PATH", "INDEX", "VALUE", "THIS")
+_GENERATOR = (
+    "{name}(TRANSFORM(__rw_in, (__rw_v, __rw_i) -> STRUCT(CAST(NULL AS BIGINT) AS SEQ, "
+    "CAST(NULL AS STRING) AS KEY, CONCAT('[', __rw_i, ']') AS PATH, __rw_i AS INDEX, "
+    "__rw_v AS VALUE, __rw_in AS THIS)))"
+)
+_JSON_TEXT = (exp.JSONExtract, exp.JSONExtractScalar, exp.ParseJSON)
+
+
+def rewrite(tree: exp.Expression) -> exp.Expression:
+    """``tree`` with every FLATTEN table source turned into Spark's generator."""
+    for source in list(tree.find_all(exp.Lateral, exp.TableFromRows)):
+        if isinstance(source.this, exp.Explode):
+            source.replace(_lateral(source))
+    return tree
+
+
+def _lateral(source: exp.Lateral | exp.TableFromRows) -> exp.Lateral:
+    call = source.this
+    arguments = [call.this, *(call.expressions or [])]
+    values: dict[str, exp.Expression] = {}
+    for position, argument in enumerate(arguments):
+        if isinstance(argument, exp.Kwarg):
+            values[argument.this.name.upper()] = argument.expression
+        elif position == 0:
+            values["INPUT"] = argument
+        else:
+            raise UnsupportedError("FLATTEN takes named arguments after its input.")
+    extra = sorted(set(values) - {"INPUT", "OUTER"})
+    if extra or "INPUT" not in values:
+        raise UnsupportedError(
+            f"FLATTEN supports INPUT => <array> and OUTER => TRUE|FALSE, not {extra or 'none'}."
+        )
+    outer = values.get("OUTER")
+    if outer is not None and not isinstance(outer, exp.Boolean):
+        raise UnsupportedError("FLATTEN's OUTER => takes TRUE or FALSE.")
+    name = "INLINE_OUTER" if outer is not None and outer.this else "INLINE"
+    given = values["INPUT"]
+    if isinstance(given, _JSON_TEXT):  # a JSON path gives JSON text: its array's elements
+        given = exp.Anonymous(
+            this="FROM_JSON", expressions=[given, exp.Literal.string("ARRAY<STRING>")]
+        )
+    generator = sqlglot.parse_one(_GENERATOR.format(name=name), read="spark")
+    for column in list(generator.find_all(exp.Column)):
+        if column.name == "__rw_in":
+            column.replace(given.copy())
+    alias = source.args.get("alias")
+    named = (
+        alias.this.copy() if alias is not None and alias.this else exp.to_identifier("_flattened")
+    )
+    return exp.Lateral(
+        this=generator,
+        alias=exp.TableAlias(this=named, columns=[exp.to_identifier(c) for c in COLUMNS]),
+    )
