@@ -416,3 +416,12 @@ def test_sql_functions_are_inlined_wherever_they_are_called(
     with pytest.raises(RewindError) as error:
         later.sql("SELECT TWICE(1)")
     assert error.value.code == "SQL_COMPILATION_ERROR"
+
+
+def test_unnamed_result_columns_carry_the_products_headers(conn: Any) -> None:
+    """Snowflake heads an expression with its text, BigQuery with f0_, f1_ (Spark would say
+    ``count(1)``); names and aliases are kept."""
+    seed(conn)
+    sql = "SELECT COUNT(*), ID + 1, ID, MAX(NAME) AS TOP FROM D.PUBLIC.T GROUP BY ID"
+    assert conn.sql(sql)[0].columns == ["COUNT(*)", "ID + 1", "ID", "TOP"]
+    assert conn.sql(sql, dialect="bigquery")[0].columns == ["f0_", "f1_", "ID", "TOP"]

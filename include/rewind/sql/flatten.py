@@ -16,10 +16,14 @@ flatten (an object's keys, ``path``, ``recursive`` and ``mode`` are refused).
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 import sqlglot
 from sqlglot import exp
 
 from rewind.errors import UnsupportedError
+
+T = TypeVar("T")
 
 COLUMNS = ("SEQ", "KEY", "PATH", "INDEX", "VALUE", "THIS")
 _GENERATOR = (
@@ -30,10 +34,14 @@ _GENERATOR = (
 _JSON_TEXT = (exp.JSONExtract, exp.JSONExtractScalar, exp.ParseJSON)
 
 
-def rewrite(tree: exp.Expression) -> exp.Expression:
+def rewrite(tree: T) -> T:
     """``tree`` with every FLATTEN table source turned into Spark's generator."""
+    if not isinstance(tree, exp.Expression):
+        return tree
     for source in list(tree.find_all(exp.Lateral, exp.TableFromRows)):
-        if isinstance(source.this, exp.Explode):
+        if isinstance(source, exp.Lateral | exp.TableFromRows) and isinstance(
+            source.this, exp.Explode
+        ):
             source.replace(_lateral(source))
     return tree
 

@@ -448,6 +448,25 @@ def release(ctx: Context, binding: Binding) -> None:
         catalog.dropTempView(view)
 
 
+def _headed(tree: exp.Expression, dialect: str) -> exp.Expression:
+    """A query whose unnamed result columns carry the product's header: Snowflake's is the
+    expression's text (``COUNT(*)``, not Spark's ``count(1)``), BigQuery's ``f0_``, ``f1_``."""
+    first = tree
+    while isinstance(first, exp.SetOperation):
+        first = first.this
+    if not isinstance(first, exp.Select):
+        return tree
+    unnamed = 0
+    for projection in list(first.expressions):
+        if isinstance(projection, exp.Alias | exp.Column | exp.Star | exp.Dot):
+            continue
+        text = projection.sql("snowflake").upper()
+        name = f"f{unnamed}_" if dialect == "bigquery" else text
+        unnamed += 1
+        projection.replace(exp.alias_(projection.copy(), exp.to_identifier(name, quoted=True)))
+    return tree
+
+
 def query_frame(ctx: Context, tree: exp.Expression, binding: Binding) -> DataFrame:
     """A DataFrame for a query tree (table references bound to their versions)."""
     bound = bind(ctx, tree.copy(), binding)
@@ -457,7 +476,8 @@ def query_frame(ctx: Context, tree: exp.Expression, binding: Binding) -> DataFra
 def select(ctx: Context, tree: exp.Expression) -> Result:
     binding = Binding()
     try:
-        columns, rows = collect(query_frame(ctx, tree, binding))
+        headed = _headed(tree.copy(), ctx.state.dialect)
+        columns, rows = collect(query_frame(ctx, headed, binding))
     finally:
         release(ctx, binding)
     return ctx.result(columns, rows)
