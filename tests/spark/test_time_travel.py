@@ -194,6 +194,9 @@ def test_a_point_outside_time_travel_fails_clearly(
         "AT(TIMESTAMP => 'Wed, 31 Dec 2025 19:30:00 -0700'::timestamp_tz)",  # Snowflake's
         "AT(TIMESTAMP => TIMESTAMP '2026-01-01 02:30:00 UTC')",  # BigQuery's literal
         "AT(TIMESTAMP => '2025-12-31 18:30:00 America/Los_Angeles')",
+        "AT(TIMESTAMP => TO_TIMESTAMP_TZ('31/12/2025 19:30 -0700', 'DD/MM/YYYY HH24:MI TZHTZM'))",
+        "AT(TIMESTAMP => TO_TIMESTAMP_TZ('2025-12-31 19:30:00 -07:00', "
+        "'YYYY-MM-DD HH24:MI:SS TZH:TZM'))",
     ],
 )
 def test_the_documents_timestamp_spellings_name_the_same_point_r16(
@@ -209,6 +212,11 @@ def test_a_documented_timestamp_literal_casts_to_its_instant(history: History) -
     assert query(conn, "SELECT 'Wed, 31 Dec 2025 19:30:00 -0700'::timestamp_tz") == [
         (T0 + timedelta(hours=2, minutes=30),)
     ]
+    formatted = "TO_TIMESTAMP_TZ('Jan 1, 2026 2:30 AM +00:00', 'MON DD, YYYY HH12:MI AM TZH:TZM')"
+    assert query(conn, f"SELECT {formatted}") == [(T0 + timedelta(hours=2, minutes=30),)]
+    with pytest.raises(RewindError) as error:
+        conn.sql("SELECT TO_TIMESTAMP_TZ('2026-01-01', 'DD/MM/YYYY')")
+    assert error.value.code == "INVALID_VALUE"
 
 
 def test_one_query_joins_several_points_of_the_same_table(history: History) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import operator
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
@@ -95,9 +96,12 @@ def _keep_unit(node: exp.Expression) -> exp.Expression:
 
 def _timestamp_literal(node: exp.Expression) -> exp.Expression:
     """``'<text>'::timestamp_tz`` in any spelling Snowflake or BigQuery accept, some of
-    which Spark does not (RFC 2822, a zone name, an offset after a space): the text
-    becomes ISO 8601, the instant (the session is UTC); for TIMESTAMP_NTZ its wall-clock
-    time (Snowflake drops the offset)."""
+    which Spark does not (RFC 2822, a zone name, an offset after a space), and
+    ``TO_TIMESTAMP_TZ('<text>', '<format>')`` (Snowflake's format elements, which Spark's
+    patterns do not all have: ``TZH:TZM``): the text becomes ISO 8601, the instant (the
+    session is UTC); for TIMESTAMP_NTZ its wall-clock time (Snowflake drops the offset)."""
+    if isinstance(node, exp.StrToTime):
+        return _formatted_timestamp(node)
     if not (
         isinstance(node, exp.Cast | exp.TryCast)
         and isinstance(node.this, exp.Literal)
@@ -109,11 +113,35 @@ def _timestamp_literal(node: exp.Expression) -> exp.Expression:
         given = parse_timestamp_input(node.this.this)
     except InvalidValue:
         return node  # Spark's own error names the value (SPEC R39)
-    if node.to.is_type(exp.DataType.Type.TIMESTAMPNTZ, exp.DataType.Type.DATETIME):
+    return _instant(given, node.to, node.__class__)
+
+
+def _instant(given: datetime, to: exp.DataType, cast: type[exp.Cast] = exp.Cast) -> exp.Cast:
+    if to.is_type(exp.DataType.Type.TIMESTAMPNTZ, exp.DataType.Type.DATETIME):
         value = given.replace(tzinfo=None).isoformat()
     else:
-        value = format_timestamp(given)
-    return node.__class__(this=exp.Literal.string(value), to=node.to.copy())
+        value = format_timestamp(given if given.tzinfo else given.replace(tzinfo=UTC))
+    return cast(this=exp.Literal.string(value), to=to.copy())
+
+
+def _formatted_timestamp(node: exp.StrToTime) -> exp.Expression:
+    """``TO_TIMESTAMP[_TZ|_NTZ|_LTZ]('<text>', '<format>')`` of two literals, read here
+    (sqlglot holds the format as strftime directives, which Python's strptime reads)."""
+    text, pattern = node.this, node.args.get("format")
+    if not (
+        isinstance(text, exp.Literal)
+        and text.is_string
+        and isinstance(pattern, exp.Literal)
+        and pattern.is_string
+    ):
+        return node
+    directives = re.sub(r"%f_\w+", "%f", pattern.this.replace("%:z", "%z"))
+    try:
+        given = datetime.strptime(text.this, directives)
+    except ValueError:
+        raise InvalidValue(f"Timestamp '{text.this}' does not match its format.") from None
+    to = node.args.get("target_type") or exp.DataType.build("TIMESTAMP_NTZ")
+    return _instant(given, to if isinstance(to, exp.DataType) else exp.DataType.build(to))
 
 
 # Spark functions that reach outside the catalog: Java static methods (with which a
@@ -212,6 +240,7 @@ def _number(node: exp.Expression) -> Decimal:
 
 def _timestamp(ctx: Context, node: exp.Expression) -> datetime:
     """A constant timestamp; CURRENT_TIMESTAMP means the Rewind clock (SPEC R15)."""
+    node = node.transform(_timestamp_literal)  # TO_TIMESTAMP_TZ(text, format) read here
     inner = node
     while isinstance(inner, exp.Cast | exp.TryCast | exp.Paren) or (
         isinstance(inner, exp.Anonymous | exp.StrToTime | exp.TsOrDsToTimestamp)
