@@ -103,10 +103,10 @@ class World:
         self.config = Config.load(home=self.home)
         self.engine: Engine | None = None
 
-    def sql(self, now: datetime, text: str) -> list[Result]:
+    def sql(self, now: datetime, text: str, dialect: str = "snowflake") -> list[Result]:
         conn = rewind.connect(home=self.home, now=format_timestamp(now))
         try:
-            return conn.sql(text)
+            return conn.sql(text, dialect)
         finally:
             conn.close()
 
@@ -364,6 +364,18 @@ WORLD_EVENTS: list[Event] = [
     statement(at(10), "DROP TABLE LC.MISC.CL"),
     *[(at(day), churn(day)) for day in range(1, DAYS)],
     (at(DAYS - 1, 14), lambda w: w.notes.update({"view last": w.view(at(DAYS - 1, 14))})),
+    (
+        at(DAYS - 1, 14),
+        lambda w: w.notes.update(
+            {
+                "bigquery view": w.sql(
+                    at(DAYS - 1, 14),
+                    "SELECT * FROM `region-us`.INFORMATION_SCHEMA.TABLE_STORAGE",
+                    "bigquery",
+                )[-1]
+            }
+        ),
+    ),
 ]
 # Day 0 starts with the tables (an empty home is tested on its own), so from 13:00.
 WORLD_RUNS = [*[at(d, h) for d in range(DAYS) for h in (11, 13)][1:], at(2, 13, 10), at(2, 14, 30)]
@@ -737,6 +749,35 @@ def test_r33_the_sql_view_shows_the_latest_run(world: World) -> None:
     for table_id, row in last.items():
         assert {c: view[table_id][c] for c in BYTES} == {c: row[c] for c in BYTES}
         assert view[table_id]["AS_OF"] == at(DAYS - 1, 13)
+
+
+def test_r34_bigquerys_table_storage_view_has_bigquerys_columns(world: World) -> None:
+    """SPEC R34: `region-us`.INFORMATION_SCHEMA.TABLE_STORAGE, as a BigQuery client names it,
+    carries BigQuery's documented columns over the same figures; what Rewind does not
+    measure is NULL."""
+    result = world.notes["bigquery view"]
+    assert result.columns[:6] == [
+        "PROJECT_ID",
+        "PROJECT_NUMBER",
+        "TABLE_CATALOG",
+        "TABLE_SCHEMA",
+        "TABLE_NAME",
+        "CREATION_TIME",
+    ]
+    rows = [dict(zip(result.columns, row, strict=True)) for row in result.rows]
+    last = world.notes["view last"]
+    by_name = {(r["TABLE_SCHEMA"], r["TABLE_NAME"], r["CREATION_TIME"]): r for r in rows}
+    assert len(by_name) == len(rows) == len(last)
+    for row in last.values():
+        bq = by_name[(row["TABLE_SCHEMA"], row["TABLE_NAME"], row["TABLE_CREATED"])]
+        assert (bq["ACTIVE_PHYSICAL_BYTES"], bq["TIME_TRAVEL_PHYSICAL_BYTES"]) == (
+            row["ACTIVE_BYTES"],
+            row["TIME_TRAVEL_BYTES"],
+        )
+        assert bq["FAIL_SAFE_PHYSICAL_BYTES"] == row["FAILSAFE_BYTES"]
+        assert bq["TOTAL_PHYSICAL_BYTES"] == row["ACTIVE_BYTES"] + row["TIME_TRAVEL_BYTES"]
+        assert (bq["DELETED"], bq["TABLE_DELETION_TIME"]) == (row["DELETED"], row["TABLE_DROPPED"])
+        assert (bq["TOTAL_ROWS"], bq["TABLE_TYPE"]) == (None, "BASE TABLE")
 
 
 # -- idempotence, steps ---------------------------------------------------------------------
