@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from email.utils import format_datetime
 from typing import Any
 
 from hypothesis import strategies as st
@@ -121,7 +122,34 @@ def timestamp(history: History) -> Strategy:
     absurd = st.sampled_from(
         ["'0000-01-01'", "'0001-01-01'", "'9999-12-31 23:59:59'", "'garbage'", "'2026-13-45'"]
     )
-    return weighted((6, near), (2, absurd), (1, st.just("CURRENT_TIMESTAMP()")))
+    # The spellings the two products' pages print (issue 13), right and wrong.
+    printed = weighted(
+        (
+            2,
+            recent(history.instants, 40).map(
+                lambda t: literal(format_datetime(t)) + "::timestamp_tz"
+            ),
+        ),
+        (
+            1,
+            st.sampled_from(
+                [
+                    "'Wed, 26 Jun 2024 09:20:00 -0700'::timestamp_tz",
+                    "'2026-03-01 00:00:00 America/Los_Angeles'::timestamp_tz",
+                    "TIMESTAMP '2026-03-01 10:00:00 UTC'",
+                    "TO_TIMESTAMP_TZ('01/03/2026 10:00 +0000', 'DD/MM/YYYY HH24:MI TZHTZM')",
+                    "TO_TIMESTAMP_TZ('2026-03-01 10:00:00 -07:00', "
+                    "'YYYY-MM-DD HH24:MI:SS TZH:TZM')",
+                    "TO_TIMESTAMP_TZ('2026-03-01', 'DD/MM/YYYY')",
+                    "TO_TIMESTAMP_TZ('x', 'NOT A FORMAT')",
+                    "'Thu, 31 Feb 2026 09:20:00 -0700'::timestamp_tz",
+                    "'2026-03-01 10:00:00 Mars/Olympus'::timestamp_tz",
+                    "DATEADD(days, -4, current_timestamp)::timestamp_tz",
+                ]
+            ),
+        ),
+    )
+    return weighted((6, near), (2, absurd), (1, st.just("CURRENT_TIMESTAMP()")), (3, printed))
 
 
 def point(history: History) -> Strategy:
@@ -270,6 +298,105 @@ def dml() -> Strategy:
     )
 
 
+def functions() -> Strategy:
+    """SQL functions: made (bodies right and wrong), called, dropped (issue 13)."""
+    function = name(["F", "G", "PUBLIC.F", "D.PUBLIC.G"])
+    body = weighted(
+        (4, st.sampled_from(["'X * 2'", "$$ X + 1 $$", "'UPPER(CAST(X AS VARCHAR))'"])),
+        (
+            1,
+            st.sampled_from(
+                ["'Y'", "'(SELECT 1)'", "'X +'", "''", "'F(X)'", "'X FROM T'", "'*'", "$$ $$"]
+            ),
+        ),
+    )
+    create = st.tuples(
+        st.sampled_from(["", "OR REPLACE ", ""]),
+        optional("IF NOT EXISTS "),
+        function,
+        TYPE,
+        TYPE,
+        optional(" LANGUAGE SQL"),
+        body,
+    ).map(lambda p: f"CREATE {p[0]}FUNCTION {p[1]}{p[2]}(X {p[3]}) RETURNS {p[4]}{p[5]} AS {p[6]}")
+    call = st.tuples(function, VALUE, TABLE).map(
+        lambda p: f"SELECT {p[0]}(ID), {p[0]}({p[1]}) FROM {p[2]}"
+    )
+    drop = st.tuples(optional("IF EXISTS "), function, TYPE).map(
+        lambda p: f"DROP FUNCTION {p[0]}{p[1]}({p[2]})"
+    )
+    return weighted((3, create), (3, call), (1, drop))
+
+
+def conformance() -> Strategy:
+    """The other statement kinds the README lists (issue 13), with hostile arguments."""
+    flatten = st.tuples(
+        st.sampled_from(
+            [
+                "input => a.direct_objects_accessed",
+                "a.objects_modified",
+                "input => a.base_objects_accessed, outer => true",
+                "input => a.object_modified_by_ddl",
+                "input => a.direct_objects_accessed, recursive => true",
+                "input => a.query_id, path => 'x'",
+                "outer => false",
+            ]
+        ),
+        st.sampled_from(["LATERAL FLATTEN({}) f", "TABLE(FLATTEN({})) f"]),
+    ).map(
+        lambda p: (
+            "SELECT a.query_id, f.index, f.value:objectName::string "
+            f"FROM REWIND.ACCOUNT_USAGE.ACCESS_HISTORY a, {p[1].format(p[0])}"
+        )
+    )
+    flow = st.tuples(
+        st.sampled_from(["SHOW TABLES", "SHOW SCHEMAS HISTORY", "SHOW DATABASES HISTORY"]),
+        st.sampled_from(
+            [
+                'SELECT "name", "retention_time" FROM $1 WHERE "retention_time" > 1',
+                "SELECT COUNT(*) FROM $1",
+                "SELECT * FROM $2",
+                "SELECT * FROM $0",
+                'SELECT "nope" FROM $1',
+            ]
+        ),
+    ).map(lambda p: f"{p[0]} ->> {p[1]}")
+    location = st.sampled_from(
+        ["/nonexistent/x", "relative/path", "/etc", "file:///tmp", "s3://bucket/t", "", "/"]
+    )
+    return weighted(
+        (2, st.tuples(TABLE, TABLE).map(lambda p: f"CREATE TABLE {p[0]} LIKE {p[1]}")),
+        (
+            2,
+            st.tuples(TABLE, COLUMN, COLUMN).map(
+                lambda p: f"ALTER TABLE {p[0]} RENAME COLUMN {p[1]} TO {p[2]}"
+            ),
+        ),
+        (2, flatten),
+        (2, flow),
+        (
+            1,
+            st.tuples(TABLE, location, st.sampled_from(["DELTA", "PARQUET"])).map(
+                lambda p: (
+                    f"CREATE EXTERNAL TABLE {p[0]} LOCATION = {literal(p[1])} TABLE_FORMAT = {p[2]}"
+                )
+            ),
+        ),
+        (
+            1,
+            st.sampled_from(
+                [
+                    "CREATE TASK T1 AS SELECT 1",
+                    "UNDROP NOTEBOOK N",
+                    "CREATE STAGE S",
+                    "DROP PIPE P",
+                    "GRANT CREATE FUNCTION ON SCHEMA D.PUBLIC TO ROLE R1",
+                ]
+            ),
+        ),
+    )
+
+
 # Brings the seeded objects back (a "revive" action runs them in order), so that reads,
 # writes and points keep meeting tables with data and history however often D, its
 # PUBLIC schema or its tables are dropped, renamed or replaced.
@@ -302,6 +429,31 @@ def bigquery(history: History) -> Strategy:
             2,
             st.tuples(SCHEMA, st.sampled_from(["48", "72", "168", "47", "169", "50", "'x'"])).map(
                 lambda p: f"ALTER SCHEMA {p[0]} SET OPTIONS (max_time_travel_hours = {p[1]})"
+            ),
+        ),
+        (
+            1,
+            st.tuples(
+                SCHEMA,
+                st.sampled_from(
+                    [
+                        "max_time_travel_hours = 72",
+                        "description = 'd'",
+                        "max_time_travel_hours = 24",
+                        "labels = [('a', 'b')]",
+                    ]
+                ),
+            ).map(lambda p: f"CREATE SCHEMA {p[0]} OPTIONS ({p[1]})"),
+        ),
+        (
+            1,
+            st.sampled_from(
+                [
+                    "SELECT table_catalog, total_physical_bytes "
+                    "FROM `region-us`.INFORMATION_SCHEMA.TABLE_STORAGE",
+                    "SELECT COUNT(*), ID + 1 FROM D.PUBLIC.T GROUP BY ID",
+                    "SELECT * FROM `region-eu`.INFORMATION_SCHEMA.TABLES",
+                ]
             ),
         ),
     )
@@ -408,6 +560,8 @@ def actions(history: History) -> Strategy:
         (2, st.just(Action("revive"))),
         (4, sql(bigquery(history), "bigquery")),
         (2, sql(access())),
+        (4, sql(functions())),
+        (5, sql(conformance())),
         (8, sql(garbage())),
         (2, restore.map(lambda r: Action("restore", restore=r))),
         (5, clock.map(lambda seconds: Action("clock", seconds=seconds))),
