@@ -8,6 +8,7 @@ cleanup and the access check get homes of their own.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ from rewind.catalog.models import Role, RoleGrant, User
 from rewind.config import Config
 from rewind.errors import RewindError
 from rewind.runner import run_step
+from rewind.storage.columns import column_id
 
 pytestmark = pytest.mark.spark
 
@@ -44,6 +46,7 @@ class History:
     home: Path
     ids: dict[str, str] = field(default_factory=dict)
     access: dict[str, dict[str, Any]] = field(default_factory=dict)  # query id -> row
+    records: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # all its rows
     queries: dict[str, dict[str, Any]] = field(default_factory=dict)  # query id -> row
 
     def row(self, label: str) -> dict[str, Any]:
@@ -132,10 +135,20 @@ def audit(tmp_path_factory: pytest.TempPathFactory, spark: Any) -> Iterator[Hist
         run(history.home, minute(60), "USE SCHEMA D.PUBLIC; SELECT * FROM NOPE")
     now = T0 + timedelta(hours=2)
     for row in view(history.home, f"SELECT * FROM {VIEWS}.ACCESS_HISTORY", now):
-        history.access[row["QUERY_ID"]] = row
+        history.access.setdefault(row["QUERY_ID"], row)
+        history.records.setdefault(row["QUERY_ID"], []).append(row)
     for row in view(history.home, f"SELECT * FROM {VIEWS}.QUERY_HISTORY", now):
         history.queries[row["QUERY_ID"]] = row
     yield history
+
+
+def column_properties(ddl: dict[str, Any]) -> dict[str, Any]:
+    """``ddl``'s properties, each column's ``objectId`` (002) checked to be the column's
+    id and left out, so the rest compares as a literal."""
+    props = copy.deepcopy(ddl["properties"])
+    for name, column in props.get("columns", {}).items():
+        assert column.pop("objectId") == {"value": column_id(ddl["objectId"], name)}, name
+    return props
 
 
 def columns(entry: dict[str, Any]) -> list[str]:
@@ -170,13 +183,19 @@ def test_select_with_time_travel_and_a_join_lists_the_columns_it_read(audit: His
             "objectDomain": "Table",
             "objectId": t_id,
             "objectName": "D.PUBLIC.T",
-            "columns": [{"columnName": "A"}, {"columnName": "C"}],
+            "columns": [
+                {"columnId": column_id(t_id, "A"), "columnName": "A"},
+                {"columnId": column_id(t_id, "C"), "columnName": "C"},
+            ],
         },
         {
             "objectDomain": "Table",
             "objectId": u_id,
             "objectName": "D.PUBLIC.U",
-            "columns": [{"columnName": "ID"}, {"columnName": "X"}],
+            "columns": [
+                {"columnId": column_id(u_id, "ID"), "columnName": "ID"},
+                {"columnId": column_id(u_id, "X"), "columnName": "X"},
+            ],
         },
     ]
     assert row["BASE_OBJECTS_ACCESSED"] == row["DIRECT_OBJECTS_ACCESSED"]
@@ -224,7 +243,7 @@ def test_ctas_reads_its_sources_and_creates_the_table(audit: History) -> None:
     # The name as it was then: N was renamed to N2 later.
     assert (ddl["objectName"], ddl["operationType"]) == ("D.PUBLIC.N", "CREATE")
     assert ddl["objectId"] == modified["objectId"]
-    assert ddl["properties"] == {
+    assert column_properties(ddl) == {
         "columns": {"S": {"subOperationType": "ADD"}, "C": {"subOperationType": "ADD"}}
     }
 
@@ -315,7 +334,7 @@ def test_ddl_names_its_object_as_it_was_and_what_changed(
         name,
         operation,
     )
-    assert ddl["properties"] == properties
+    assert column_properties(ddl) == properties
     assert isinstance(ddl["objectId"], int)
 
 
@@ -329,6 +348,20 @@ def test_swap_is_an_alter_naming_both_tables_as_they_were(audit: History) -> Non
         "name": {"value": "D.PUBLIC.U"},
         "swapTarget": {"value": "D.PUBLIC.U", "objectId": u_id},
     }
+    # 002: two records with the same query id, one per swapped object.
+    first, second = audit.records[audit.ids["swap"]]
+    v_id = ddl["objectId"]
+    assert second["OBJECT_MODIFIED_BY_DDL"] == {
+        "objectDomain": "Table",
+        "objectId": u_id,
+        "objectName": "D.PUBLIC.U",
+        "operationType": "ALTER",
+        "properties": {
+            "name": {"value": "D.PUBLIC.V"},
+            "swapTarget": {"value": "D.PUBLIC.V", "objectId": v_id},
+        },
+    }
+    assert first["OBJECT_MODIFIED_BY_DDL"] == ddl
 
 
 def test_replace_creates_a_new_incarnation_and_names_the_one_it_dropped(audit: History) -> None:
@@ -338,7 +371,7 @@ def test_replace_creates_a_new_incarnation_and_names_the_one_it_dropped(audit: H
 
     assert (ddl["objectName"], ddl["operationType"]) == ("D.PUBLIC.N2", "REPLACE")
     assert ddl["objectId"] != old
-    assert ddl["properties"] == {
+    assert column_properties(ddl) == {
         "columns": {"Q": {"subOperationType": "ADD"}},
         "replacedObjectId": {"value": old},
     }

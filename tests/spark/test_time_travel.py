@@ -316,7 +316,14 @@ def test_historical_reads_use_the_current_columns(connect: Callable[..., Any]) -
         [[1, None, None], [2, 20, None]],
     )
     (ddl,) = later.sql(
-        "SELECT object_modified_by_ddl:properties:columns:B:name:value::string "
+        "SELECT object_modified_by_ddl:properties:columns:B:name:value::string, "
+        "object_modified_by_ddl:properties:columns:B:objectId:value::bigint "
         f"FROM REWIND.ACCOUNT_USAGE.ACCESS_HISTORY WHERE query_id = '{renamed}'"
     )[0].rows
-    assert ddl == ["BEE"]
+    # The column keeps its columnId under its new name: the one the INSERT recorded.
+    (written,) = later.sql(
+        "SELECT objects_modified[0]:columns[2]:columnName::string, "
+        "objects_modified[0]:columns[2]:columnId::bigint "
+        f"FROM REWIND.ACCOUNT_USAGE.ACCESS_HISTORY WHERE query_id = '{second}'"
+    )[0].rows
+    assert (ddl[0], written[0], ddl[1]) == ("BEE", "B", written[1])

@@ -24,11 +24,12 @@ T = ObjectState("D.S.T", columns=("A", "B"))
         (
             "CREATE",
             None,
-            ObjectState("D.S.T", retention_days=0, transient=True, columns=("A",)),
+            ObjectState("D.S.T", retention_days=0, transient=True, columns=("A",), column_ids=(7,)),
             {
                 "DATA_RETENTION_TIME_IN_DAYS": {"value": 0},
                 "TRANSIENT": {"value": True},
-                "columns": {"A": {"subOperationType": "ADD"}},
+                # 002: a column property names the column's objectId
+                "columns": {"A": {"objectId": {"value": 7}, "subOperationType": "ADD"}},
             },
         ),
         ("ALTER", T, ObjectState("D.S.T2", columns=("A", "B")), {"name": {"value": "D.S.T2"}}),
@@ -49,9 +50,17 @@ T = ObjectState("D.S.T", columns=("A", "B"))
         ),
         (  # RENAME COLUMN B TO C: the same column (identity b), its new name (002)
             "ALTER",
-            ObjectState("D.S.T", columns=("A", "B"), column_ids=("a", "b")),
-            ObjectState("D.S.T", columns=("A", "C"), column_ids=("a", "b")),
-            {"columns": {"B": {"subOperationType": "ALTER", "name": {"value": "C"}}}},
+            ObjectState("D.S.T", columns=("A", "B"), column_ids=(1, 2)),
+            ObjectState("D.S.T", columns=("A", "C"), column_ids=(1, 2)),
+            {
+                "columns": {
+                    "B": {
+                        "objectId": {"value": 2},
+                        "subOperationType": "ALTER",
+                        "name": {"value": "C"},
+                    }
+                }
+            },
         ),
         ("DROP", T, T, {}),
         ("UNDROP", None, T, {}),
@@ -126,7 +135,7 @@ def test_direct_base_and_modified_objects_in_snowflake_shapes() -> None:
             "columns": [{"columnName": "X", "directSources": [source], "baseSources": [source]}],
         }
     ]
-    assert found.object_modified_by_ddl is None
+    assert found.objects_modified_by_ddl == [None]
 
 
 def test_the_last_ddl_row_is_the_statements_object() -> None:
@@ -136,8 +145,9 @@ def test_the_last_ddl_row_is_the_statements_object() -> None:
     ]
     found = access_columns(rows, [], {4: "Table", 5: "Table"})
 
-    assert found.object_modified_by_ddl is not None
-    assert json.loads(found.object_modified_by_ddl) == {
+    (record,) = found.objects_modified_by_ddl
+    assert record is not None
+    assert json.loads(record) == {
         "objectDomain": "Table",
         "objectId": 5,
         "objectName": "D.S.T",
@@ -145,6 +155,42 @@ def test_the_last_ddl_row_is_the_statements_object() -> None:
         "properties": {"p": 1},
     }
     assert found.objects_modified == found.direct_objects_accessed == []
+
+
+def test_a_swap_is_two_records_one_per_object() -> None:
+    """002: ALTER ... SWAP WITH gives two records with the same query id, one per swapped
+    object, each naming the other as its swapTarget."""
+    swap = {"name": {"value": "D.S.U"}, "swapTarget": {"value": "D.S.U", "objectId": 9}}
+    rows = [
+        _row(9, "DDL", object_name="D.S.U", operation="ALTER"),
+        _row(8, "DDL", object_name="D.S.V", operation="ALTER", properties=swap),
+    ]
+    records = access_columns(rows, [], {8: "Table", 9: "Table"}).objects_modified_by_ddl
+    assert [json.loads(r) for r in records if r is not None] == [
+        {
+            "objectDomain": "Table",
+            "objectId": 8,
+            "objectName": "D.S.V",
+            "operationType": "ALTER",
+            "properties": swap,
+        },
+        {
+            "objectDomain": "Table",
+            "objectId": 9,
+            "objectName": "D.S.U",
+            "operationType": "ALTER",
+            "properties": {
+                "name": {"value": "D.S.V"},
+                "swapTarget": {"value": "D.S.V", "objectId": 8},
+            },
+        },
+    ]
+
+
+def test_columns_carry_the_column_id_recorded_with_the_statement() -> None:
+    rows = [_row(2, "READ", object_name="D.S.T", columns=["A"], properties={"columnIds": {"A": 5}})]
+    (entry,) = access_columns(rows, [], {2: "Table"}).direct_objects_accessed
+    assert json.loads(entry)["columns"] == [{"columnId": 5, "columnName": "A"}]
 
 
 def test_a_restore_modifies_its_table_without_columns() -> None:

@@ -4,7 +4,8 @@ Properties are the difference a DDL statement made to its object, each as Snowfl
 writes them, ``{"<property>": {"value": ...}}``:
 
 * CREATE / REPLACE: the parameters given (``DATA_RETENTION_TIME_IN_DAYS``, ``COMMENT``,
-  ``TRANSIENT``), the table's ``columns`` (``{"C": {"subOperationType": "ADD"}}``), the
+  ``TRANSIENT``), the table's ``columns`` (``{"C": {"objectId": {"value": <columnId>},
+  "subOperationType": "ADD"}}``, as 002 prints them), the
   ``cloneSource`` of a clone and, for REPLACE, the ``replacedObjectId``.
 * ALTER: what changed — ``name`` (RENAME, and SWAP, whose ``swapTarget`` is the other
   object as it was named before), parameters set or unset (value NULL), columns added
@@ -33,7 +34,7 @@ class ObjectState:
     comment: str | None = None
     transient: bool = False
     columns: tuple[str, ...] = ()
-    column_ids: tuple[str, ...] = ()  # each column's identity (its physical name), if known
+    column_ids: tuple[int, ...] = ()  # each column's columnId, if known
 
 
 @dataclass(frozen=True)
@@ -87,22 +88,30 @@ def changes(before: ObjectState, after: ObjectState) -> dict[str, Any]:
     if after.transient and not before.transient:
         props["TRANSIENT"] = {"value": True}
     renamed = _renamed(before, after)
+    ids = dict(zip(before.columns, before.column_ids, strict=False))
+    ids |= dict(zip(after.columns, after.column_ids, strict=False))
     columns: dict[str, Any] = {
-        c: {"subOperationType": "ADD"}
+        c: _column(ids, c, "ADD")
         for c in after.columns
         if c not in before.columns and c not in renamed.values()
     }
     columns |= {
-        c: {"subOperationType": "DROP"}
+        c: _column(ids, c, "DROP")
         for c in before.columns
         if c not in after.columns and c not in renamed
     }
     columns |= {
-        old: {"subOperationType": "ALTER", "name": {"value": new}} for old, new in renamed.items()
+        old: {**_column(ids, new, "ALTER"), "name": {"value": new}} for old, new in renamed.items()
     }
     if columns:
         props["columns"] = columns
     return props
+
+
+def _column(ids: dict[str, int], name: str, operation: str) -> dict[str, Any]:
+    """002's shape of a column property: its ``objectId`` (when known) and the operation."""
+    found = {"objectId": {"value": ids[name]}} if name in ids else {}
+    return {**found, "subOperationType": operation}
 
 
 def _renamed(before: ObjectState, after: ObjectState) -> dict[str, str]:

@@ -19,6 +19,7 @@ from typing import Any
 from rewind.catalog.models import ColumnLineage, StatementObject
 
 READ, WRITE, DDL = "READ", "WRITE", "DDL"
+COLUMN_IDS = "columnIds"  # a READ or WRITE row's properties: column name -> columnId
 TABLE_DOMAIN = "Table"
 # WRITE operations that change rows; CTAS's CREATE is marked by the columns it wrote.
 MODIFYING = ("INSERT", "UPDATE", "DELETE", "MERGE", "TRUNCATE", "RESTORE")
@@ -31,7 +32,9 @@ class AccessColumns:
     direct_objects_accessed: list[str]
     base_objects_accessed: list[str]
     objects_modified: list[str]
-    object_modified_by_ddl: str | None
+    # One per ACCESS_HISTORY record of the statement: SWAP WITH has two, one per object
+    # (002: "two records, one for each swap target, with the same query id").
+    objects_modified_by_ddl: list[str | None]
 
 
 def domain(kind: str | None) -> str | None:
@@ -52,16 +55,29 @@ def access_columns(
             [r for r in reads if domains.get(r.object_id) == TABLE_DOMAIN], domains
         ),
         objects_modified=_modified(rows, lineage),
-        object_modified_by_ddl=_ddl([r for r in rows if r.access == DDL], domains),
+        objects_modified_by_ddl=_ddl([r for r in rows if r.access == DDL], domains),
     )
 
 
-def _merged(rows: Iterable[StatementObject]) -> dict[int, tuple[str | None, list[str]]]:
+@dataclass
+class _Merged:
+    name: str | None
+    columns: list[str]
+    ids: dict[str, int]
+
+    def column(self, name: str) -> dict[str, Any]:
+        """``{"columnId", "columnName"}`` (no columnId in rows recorded before it was)."""
+        found = {"columnId": self.ids[name]} if name in self.ids else {}
+        return {**found, "columnName": name}
+
+
+def _merged(rows: Iterable[StatementObject]) -> dict[int, _Merged]:
     """Rows of the same object as one: its first name and the union of columns, in order."""
-    found: dict[int, tuple[str | None, list[str]]] = {}
+    found: dict[int, _Merged] = {}
     for row in rows:
-        columns = found.setdefault(row.object_id, (row.object_name, []))[1]
-        columns += [c for c in row.columns or [] if c not in columns]
+        merged = found.setdefault(row.object_id, _Merged(row.object_name, [], {}))
+        merged.columns += [c for c in row.columns or [] if c not in merged.columns]
+        merged.ids |= (row.properties or {}).get(COLUMN_IDS, {})
     return found
 
 
@@ -71,10 +87,10 @@ def _entry(object_id: int, name: str | None, domain_: str | None) -> dict[str, A
 
 def _accessed(rows: Sequence[StatementObject], domains: Mapping[int, str | None]) -> list[str]:
     entries = []
-    for object_id, (name, columns) in _merged(rows).items():
-        entry = _entry(object_id, name, domains.get(object_id))
+    for object_id, merged in _merged(rows).items():
+        entry = _entry(object_id, merged.name, domains.get(object_id))
         if entry["objectDomain"] == TABLE_DOMAIN:
-            entry["columns"] = [{"columnName": c} for c in columns]
+            entry["columns"] = [merged.column(c) for c in merged.columns]
         entries.append(json.dumps(entry))
     return entries
 
@@ -86,10 +102,10 @@ def _modified(rows: Sequence[StatementObject], lineage: Sequence[ColumnLineage])
         r for r in rows if r.access == WRITE and (r.columns is not None or r.operation in MODIFYING)
     ]
     entries = []
-    for object_id, (name, columns) in _merged(writes).items():
-        entry = _entry(object_id, name, TABLE_DOMAIN)
+    for object_id, merged in _merged(writes).items():
+        entry = _entry(object_id, merged.name, TABLE_DOMAIN)
         entry["columns"] = []
-        for column in columns:
+        for column in merged.columns:
             sources = [
                 {
                     "columnName": edge.source_column,
@@ -102,21 +118,33 @@ def _modified(rows: Sequence[StatementObject], lineage: Sequence[ColumnLineage])
             ]
             # Rewind has no views: a column's direct sources are its base sources.
             entry["columns"].append(
-                {"columnName": column, "directSources": sources, "baseSources": sources}
+                {**merged.column(column), "directSources": sources, "baseSources": sources}
             )
         entries.append(json.dumps(entry))
     return entries
 
 
-def _ddl(rows: Sequence[StatementObject], domains: Mapping[int, str | None]) -> str | None:
-    """The statement's main DDL object: the last one it recorded."""
+def _ddl(rows: Sequence[StatementObject], domains: Mapping[int, str | None]) -> list[str | None]:
+    """The statement's main DDL object (the last one it recorded) and, for a SWAP, its
+    partner, which took the main object's name (one ACCESS_HISTORY record each)."""
     if not rows:
-        return None
+        return [None]
     main = rows[-1]
-    entry = _entry(main.object_id, main.object_name, domains.get(main.object_id))
+    kind = domains.get(main.object_id)
+    entry = _entry(main.object_id, main.object_name, kind)
     entry["operationType"] = main.operation
     entry["properties"] = main.properties or {}
-    return json.dumps(entry)
+    records: list[str | None] = [json.dumps(entry)]
+    swapped = entry["properties"].get("swapTarget")
+    if swapped is not None:
+        partner = _entry(swapped["objectId"], swapped["value"], kind)
+        partner["operationType"] = main.operation
+        partner["properties"] = {
+            "name": {"value": main.object_name},
+            "swapTarget": {"value": main.object_name, "objectId": main.object_id},
+        }
+        records.append(json.dumps(partner))
+    return records
 
 
 def root_query_id(query_id: str, parents: Mapping[str, str]) -> str | None:

@@ -110,7 +110,7 @@ def access_history(catalog: Catalog) -> list[tuple[Any, ...]]:
     rows: list[tuple[Any, ...]] = []
     for s in statements:
         columns = access_columns(recorded[s.query_id], lineage[s.query_id], domains)
-        rows.append(
+        rows += [
             (
                 s.query_id,
                 s.start_time,
@@ -118,10 +118,11 @@ def access_history(catalog: Catalog) -> list[tuple[Any, ...]]:
                 columns.direct_objects_accessed,
                 columns.base_objects_accessed,
                 columns.objects_modified,
-                columns.object_modified_by_ddl,
+                ddl,
                 [],  # policies_referenced: Rewind has no masking or row access policies
                 s.parent_query_id,
                 root_query_id(s.query_id, parents),
             )
-        )
+            for ddl in columns.objects_modified_by_ddl
+        ]
     return rows

@@ -30,7 +30,7 @@ from sqlglot import exp
 
 from rewind.audit.ddl import ObjectState, Related, ddl_properties
 from rewind.audit.lineage import StatementLineage, statement_lineage
-from rewind.audit.shape import DDL, MODIFYING, READ, WRITE
+from rewind.audit.shape import COLUMN_IDS, DDL, MODIFYING, READ, WRITE
 from rewind.catalog.models import CatalogObject, ColumnLineage, StatementObject
 from rewind.constants import DATABASE, SCHEMA, TABLE
 from rewind.errors import RewindError
@@ -40,7 +40,7 @@ from rewind.sql.ddl import live_object
 from rewind.sql.parse import AlterContainer
 from rewind.sql.query import table_read, table_references
 from rewind.statement import Context
-from rewind.storage.columns import table_columns
+from rewind.storage.columns import Column, column_id, table_columns
 
 _WITH_LINEAGE = (exp.Query, exp.Insert, exp.Update, exp.Delete, exp.Merge)
 
@@ -102,6 +102,7 @@ class StatementAudit:
         self._record_writes(ctx, rows, lineage)
         if ddl_rows:
             self._describe_ddl(ctx, rows, ddl_rows)
+        _record_column_ids(ctx, rows)
 
     def _dml_target(self) -> tuple[int, str] | None:
         """The table an INSERT, UPDATE, DELETE or MERGE writes, and the operation."""
@@ -178,6 +179,21 @@ class StatementAudit:
         )
 
 
+def _record_column_ids(ctx: Context, rows: Sequence[StatementObject]) -> None:
+    """The ``columnId`` of each column a READ or WRITE row lists, kept with the row (a
+    later RENAME COLUMN must not change what this statement recorded)."""
+    for row in rows:
+        if row.access == DDL or not row.columns:
+            continue
+        ids = {c.name: column_id(row.object_id, c.physical) for c in _table_columns(ctx, row)}
+        row.properties = {COLUMN_IDS: {c: ids[c] for c in row.columns if c in ids}}
+
+
+def _table_columns(ctx: Context, row: StatementObject) -> list[Column]:
+    obj = ctx.catalog.get(row.object_id)
+    return table_columns(obj) if obj is not None else []
+
+
 def _rows(ctx: Context) -> list[StatementObject]:
     """What the running statement recorded so far, in order."""
     return list(
@@ -207,7 +223,7 @@ def state_of(ctx: Context, obj: CatalogObject) -> ObjectState:
         comment=obj.comment,
         transient=obj.is_transient,
         columns=tuple(c.name for c in table_columns(obj)),
-        column_ids=tuple(c.physical for c in table_columns(obj)),
+        column_ids=tuple(column_id(obj.id, c.physical) for c in table_columns(obj)),
     )
 
 

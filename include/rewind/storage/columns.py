@@ -6,6 +6,7 @@ the same name gets a fresh physical name, so old values never reappear (SPEC R18
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 
@@ -31,6 +32,14 @@ class Column:
 
     def as_json(self) -> dict[str, str]:
         return asdict(self)
+
+
+def column_id(table_id: int, physical: str) -> int:
+    """ACCESS_HISTORY's ``columnId``: a number for one column of one table incarnation,
+    the same for its whole life (RENAME COLUMN keeps the physical column), derived from
+    the table's id and the physical name (48 bits of SHA-256: no catalog state)."""
+    digest = hashlib.sha256(f"{table_id}/{physical}".encode()).digest()
+    return int.from_bytes(digest[:6], "big")
 
 
 def table_columns(obj: CatalogObject) -> list[Column]:
