@@ -70,8 +70,8 @@ from rewind.connection import Connection
 from rewind.result import Result
 from rewind.runner import run_lifecycle
 from rewind.sql import names
-from rewind.statement import Context
 from rewind.sql.tables import commit_files, snapshot
+from rewind.statement import Context
 from rewind.storage.delta import DataFile, Snapshot
 
 RESULTS = Path(__file__).parent / "results" / "lifecycle_incremental.json"

@@ -63,8 +63,9 @@ class InvalidValue(RewindError):
 
 
 class TimeTravelUnavailable(RewindError):
-    """SPEC R17. ``instant`` is the point asked for, ``earliest`` the oldest readable one
-    (the dialects word the message differently from these facts)."""
+    """SPEC R17. ``instant`` is the point asked for, ``earliest`` the oldest readable one,
+    ``created`` whether that is the table's creation (the dialects word the message
+    differently from these facts)."""
 
     code = "TIME_TRAVEL_UNAVAILABLE"
 
@@ -75,9 +76,11 @@ class TimeTravelUnavailable(RewindError):
         table: str | None = None,
         instant: datetime | None = None,
         earliest: datetime | None = None,
+        created: bool = False,
     ) -> None:
         super().__init__(message)
         self.table, self.instant, self.earliest = table, instant, earliest
+        self.created = created
 
 
 class UnknownStatement(RewindError):

@@ -54,7 +54,12 @@ class StatementFacts:
 
 
 def unavailable(
-    table: str, reason: str, earliest: datetime, instant: datetime | None = None
+    table: str,
+    reason: str,
+    earliest: datetime,
+    instant: datetime | None = None,
+    *,
+    created: bool = False,
 ) -> TimeTravelUnavailable:
     return TimeTravelUnavailable(
         f"Time travel data is not available for table {table}. The requested time is either "
@@ -62,6 +67,7 @@ def unavailable(
         table=table,
         instant=instant,
         earliest=earliest,
+        created=created,
     )
 
 
@@ -150,6 +156,7 @@ def _version_at(
             f"{format_timestamp(created_on)}",
             created_on,
             instant,
+            created=True,
         )
     eligible = [
         v.version

@@ -52,6 +52,7 @@ def _run(conn: Any, step: dict[str, Any], ids: dict[str, str]) -> None:
         result = conn.sql(sql, dialect=step.get("dialect", "snowflake"))[-1]
     except RewindError as exc:
         assert exc.code == step.get("error"), f"{where}: {sql}\n-> {exc.code}: {exc}"
+        assert step.get("message", "") in exc.message, f"{where}: {exc.message}"
         return
     assert "error" not in step, f"{where}: {sql} succeeded, expected {step['error']}"
     ids[step.get("name", "")] = result.query_id

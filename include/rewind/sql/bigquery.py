@@ -180,8 +180,18 @@ def reword(error: TimeTravelUnavailable) -> TimeTravelUnavailable:
         f"Invalid snapshot time {asked} for table {table}@{asked}. "
         f"Cannot read before {_millis(error.earliest)}"
     )
+    if error.created:  # 001: "Table ID was created at time ... Creation time: timestamp"
+        created = _millis(error.earliest)
+        message = (
+            f"Invalid snapshot time {asked} for table {table}@{asked}: table {table} was "
+            f"created at time {created}, after it. Creation time: {created}"
+        )
     if error.instant > error.earliest:
         message = f"Invalid snapshot time {asked} for table {table}@{asked}: it is in the future"
     return TimeTravelUnavailable(
-        message, table=error.table, instant=error.instant, earliest=error.earliest
+        message,
+        table=error.table,
+        instant=error.instant,
+        earliest=error.earliest,
+        created=error.created,
     )

@@ -63,6 +63,13 @@ def add_column(
 ) -> list[Column]:
     """``columns`` plus a new one; its name must be new among the live columns and must
     not be one of Rewind's working columns (``__rw_file`` ... in UPDATE, DELETE, MERGE)."""
+    _check_new_name(columns, name)
+    ctype = data_type if isinstance(data_type, ColumnType) else column_type(data_type)
+    taken = set(physical_taken) | {c.physical for c in columns}
+    return [*columns, new_column(name, ctype, taken)]
+
+
+def _check_new_name(columns: list[Column], name: str) -> None:
     if name.startswith(RESERVED_PREFIX):
         raise InvalidValue(
             f"Column name '{name}' is reserved: names starting with {RESERVED_PREFIX} are "
@@ -70,9 +77,6 @@ def add_column(
         )
     if any(c.name == name for c in columns):
         raise ObjectAlreadyExists(f"Column '{name}' already exists.")
-    ctype = data_type if isinstance(data_type, ColumnType) else column_type(data_type)
-    taken = set(physical_taken) | {c.physical for c in columns}
-    return [*columns, new_column(name, ctype, taken)]
 
 
 def rename_column(columns: list[Column], old: str, new: str) -> list[Column]:
@@ -80,13 +84,7 @@ def rename_column(columns: list[Column], old: str, new: str) -> list[Column]:
     old ones included, reads it under the new name (as Snowflake's time travel does)."""
     if not any(c.name == old for c in columns):
         raise ObjectNotFound(f"Column '{old}' does not exist.")
-    if new.startswith(RESERVED_PREFIX):
-        raise InvalidValue(
-            f"Column name '{new}' is reserved: names starting with {RESERVED_PREFIX} are "
-            "Rewind's own."
-        )
-    if any(c.name == new for c in columns):
-        raise ObjectAlreadyExists(f"Column '{new}' already exists.")
+    _check_new_name(columns, new)
     return [Column(new, c.physical, c.type, c.spark) if c.name == old else c for c in columns]
 
 
