@@ -44,8 +44,9 @@ from fastapi.responses import HTMLResponse
 
 from rewind.clock import Clock
 from rewind.config import Config
-from rewind.dashboard import Dashboard, Scope, load_dashboard
+from rewind.dashboard import load_dashboard
 from rewind.dashboard_html import render_page
+from rewind.dashboard_model import Dashboard, Scope
 from rewind.errors import AccessDenied, InvalidValue, RewindError, UnknownUser
 from rewind.operations.identity import rewind_user
 

@@ -21,7 +21,7 @@ from urllib.parse import urlencode
 
 from rewind.clock import format_timestamp
 from rewind.constants import ACCOUNTADMIN
-from rewind.dashboard import WINDOW_DAYS, Dashboard, Figures, Group, first_day
+from rewind.dashboard_model import WINDOW_DAYS, Dashboard, Figures, Group, first_day
 from rewind.lifecycle import rules
 from rewind.lifecycle.metrics import BYTE_COLUMNS
 

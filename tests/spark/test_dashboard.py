@@ -42,8 +42,8 @@ from fastapi.testclient import TestClient
 import rewind
 from rewind.clock import format_timestamp
 from rewind.config import Config
-from rewind.dashboard import LAST_RUNS
 from rewind.dashboard_html import human_bytes
+from rewind.dashboard_model import LAST_RUNS
 from rewind.lifecycle.metrics import BYTE_COLUMNS, metrics_path
 from rewind.runner import run_lifecycle
 

@@ -7,8 +7,8 @@ from datetime import UTC, date, datetime
 import pyarrow as pa
 import pytest
 
-from rewind.dashboard import Scope, first_day
 from rewind.dashboard_html import human_bytes
+from rewind.dashboard_model import Scope, first_day
 
 pytestmark = pytest.mark.unit
 

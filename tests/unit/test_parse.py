@@ -8,8 +8,8 @@ from sqlglot import exp
 
 from rewind.errors import RewindError, SqlSyntaxError, UnsupportedError
 from rewind.sql.parse import AlterContainer, flow_parts, parse, split
-from rewind.sql.query import to_spark
 from rewind.sql.show import like_pattern
+from rewind.sql.spark_sql import to_spark
 
 pytestmark = pytest.mark.unit
 

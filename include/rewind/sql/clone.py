@@ -21,7 +21,8 @@ from rewind.constants import SCHEMA, TABLE
 from rewind.errors import TimeTravelUnavailable
 from rewind.sql import names
 from rewind.sql.parse import IGNORE_SHORT
-from rewind.sql.query import point_instant, point_of, resolve_version, table_read
+from rewind.sql.points import point_instant, point_of
+from rewind.sql.query import resolve_version, table_read
 from rewind.sql.tables import create_table_storage, snapshot
 from rewind.sql.values import ObjectProperties
 from rewind.statement import Context

@@ -1,20 +1,18 @@
-"""CREATE, DROP, UNDROP, ALTER and USE of databases, schemas, tables (SPEC R1–R11, R20–R25)."""
+"""CREATE, DROP, UNDROP and USE of databases, schemas, tables (SPEC R1–R11, R20–R24); ALTER
+is :mod:`rewind.sql.alter`."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
 
-from sqlalchemy import select
 from sqlglot import exp
 
 from rewind import retention, security
 from rewind.catalog.models import CatalogObject
 from rewind.constants import (
     DATABASE,
-    MIN_RETENTION_PARAM,
     PUBLIC_SCHEMA,
-    RETENTION_PARAM,
     SCHEMA,
     TABLE,
 )
@@ -29,16 +27,12 @@ from rewind.errors import (
 from rewind.identifiers import QualifiedName, normalize
 from rewind.result import Result
 from rewind.sql import clone, external, names
-from rewind.sql.parse import AlterContainer
-from rewind.sql.tables import create_table_storage, keep_history
-from rewind.sql.values import ObjectProperties, literal, object_properties
+from rewind.sql.tables import create_table_storage
+from rewind.sql.values import ObjectProperties, object_properties
 from rewind.statement import Context
 from rewind.storage.columns import (
     Column,
     add_column,
-    drop_column,
-    rename_column,
-    table_columns,
 )
 
 PARENT_KIND = {SCHEMA: DATABASE, TABLE: SCHEMA}
@@ -163,7 +157,7 @@ def new_object(
     if props.has_retention:
         path = (*names.qualified(ctx, parent).parts, name) if parent else (name,)
         value = retention.validate_retention(
-            props.retention, transient=transient, target=_target(kind, path)
+            props.retention, transient=transient, target=retention_target(kind, path)
         )
     return ctx.catalog.create(
         kind=kind,
@@ -178,7 +172,7 @@ def new_object(
     )
 
 
-def _target(kind: str, path: tuple[str, ...]) -> str:
+def retention_target(kind: str, path: tuple[str, ...]) -> str:
     """How an INVALID_RETENTION message names its object (SPEC R39)."""
     return f"{kind.lower()} {QualifiedName(path)}"
 
@@ -260,179 +254,6 @@ def undrop(ctx: Context, tree: exp.Undrop) -> Result:
     ctx.catalog.undrop(obj)
     ctx.catalog.record_access(ctx.query_id, obj.id, "DDL", operation="UNDROP")
     return ctx.status(f"{kind.capitalize()} {name} successfully restored.")
-
-
-# -- ALTER (SPEC R25) ------------------------------------------------------------------------
-def alter_table(ctx: Context, tree: exp.Alter) -> Result:
-    if str(tree.args.get("kind", "")).upper() != TABLE:
-        raise UnsupportedError(f"ALTER {tree.args.get('kind')} is not supported.")
-    try:
-        obj = names.table(ctx, names.parts(tree.this))
-    except ObjectNotFound:
-        if tree.args.get("exists"):
-            return ctx.status("Statement executed successfully.")
-        raise
-    for action in tree.args.get("actions") or []:
-        _alter_table_action(ctx, obj, action)
-    ctx.catalog.record_access(ctx.query_id, obj.id, "DDL", operation="ALTER")
-    return ctx.status("Statement executed successfully.")
-
-
-def _alter_table_action(ctx: Context, obj: CatalogObject, action: exp.Expression) -> None:
-    if isinstance(action, exp.AlterRename):
-        _rename(ctx, obj, names.parts(action.this))
-    elif isinstance(action, exp.SwapTable):
-        _swap(ctx, obj, names.table(ctx, names.parts(action.this)))
-    elif isinstance(action, exp.AlterSet):
-        for props in action.expressions:
-            _set_properties(ctx, obj, object_properties(props))
-    elif isinstance(action, exp.Set) and action.args.get("unset"):
-        _unset(ctx, obj, [normalize(e.name) for e in action.expressions])
-    elif isinstance(action, exp.ColumnDef):
-        add_column_to_table(ctx, obj, action)
-    elif isinstance(action, exp.RenameColumn):
-        renamed = rename_column(
-            table_columns(obj), normalize(action.this.this), normalize(action.args["to"].this)
-        )
-        obj.columns = [c.as_json() for c in renamed]
-    elif isinstance(action, exp.Drop) and str(action.args.get("kind")).upper() == "COLUMN":
-        for column in action.args.get("tables") or []:
-            obj.columns = [
-                c.as_json() for c in drop_column(table_columns(obj), normalize(column.this))
-            ]
-    else:
-        raise UnsupportedError(f"Unsupported ALTER TABLE action: {action.sql('snowflake')}.")
-
-
-def add_column_to_table(ctx: Context, obj: CatalogObject, action: exp.ColumnDef) -> None:
-    """ADD COLUMN: a new nullable column; old versions read it as NULL (SPEC R18)."""
-    from rewind.sql.tables import add_physical_column
-
-    if action.args.get("constraints"):
-        raise UnsupportedError(f"Column constraints are not supported: {action.sql('snowflake')}.")
-    add_physical_column(ctx, obj, normalize(action.this), action.args["kind"])
-
-
-def _rename(ctx: Context, obj: CatalogObject, target: list[str]) -> None:
-    if obj.kind == TABLE:
-        parent, name = (
-            names.table_parent(ctx, target)
-            if len(target) > 1
-            else (ctx.catalog.get(obj.parent_id), target[0])
-        )
-        assert parent is not None
-        parent_id = parent.id
-    else:
-        parent_id, name = parent_and_name(ctx, obj.kind, target)
-    if ctx.catalog.live(obj.kind, parent_id, name) is not None:
-        raise ObjectAlreadyExists(f"Object '{name}' already exists.")
-    was = obj.name
-    ctx.catalog.move(obj, parent_id, name, ctx.now)
-    if obj.kind == DATABASE and ctx.state.database == was:
-        ctx.state.database = name
-    if obj.kind == SCHEMA and ctx.state.schema == was:
-        ctx.state.schema = name
-
-
-def _swap(ctx: Context, a: CatalogObject, b: CatalogObject) -> None:
-    """Exchange the names (and parents) of two live objects (SPEC R25)."""
-    if a.id == b.id:
-        raise InvalidValue("An object cannot be swapped with itself.")
-    a_place, b_place = (a.parent_id, a.name), (b.parent_id, b.name)
-    a.name = f"__rewind_swap_{a.id}"  # the live-name index forbids a moment with two Bs
-    ctx.catalog.session.flush()
-    ctx.catalog.move(b, *a_place, ctx.now)
-    ctx.catalog.move(a, *b_place, ctx.now)
-    ctx.catalog.record_access(ctx.query_id, b.id, "DDL", operation="ALTER")
-
-
-def _set_properties(ctx: Context, obj: CatalogObject, props: ObjectProperties) -> None:
-    if props.has_retention:
-        obj.retention_days = retention.validate_retention(
-            props.retention,
-            transient=ctx.catalog.is_transient(obj),
-            target=_target(obj.kind, names.qualified(ctx, obj).parts),
-        )
-        guard_external_tables(ctx, obj)
-    if props.has_comment:
-        obj.comment = props.comment
-
-
-def _unset(ctx: Context, obj: CatalogObject, params: list[str]) -> None:
-    for param in params:
-        if param == RETENTION_PARAM:
-            obj.retention_days = None
-            guard_external_tables(ctx, obj)
-        elif param == "COMMENT":
-            obj.comment = None
-        else:
-            raise UnsupportedError(f"Unsupported parameter: {param}.")
-
-
-def alter_container(ctx: Context, tree: AlterContainer) -> Result:
-    """ALTER ACCOUNT | DATABASE | SCHEMA ... SET | UNSET | RENAME TO | SWAP WITH."""
-    if tree.kind == "ACCOUNT":
-        _alter_account(ctx, tree)
-        return ctx.status("Statement executed successfully.")
-    assert tree.name is not None
-    try:
-        obj = live_object(ctx, tree.kind, names.parts(tree.name))
-    except ObjectNotFound:
-        if tree.if_exists:
-            return ctx.status("Statement executed successfully.")
-        raise
-    if tree.action == "RENAME":
-        assert tree.target is not None
-        _rename(ctx, obj, names.parts(tree.target))
-    elif tree.action == "SWAP":
-        assert tree.target is not None
-        _swap(ctx, obj, live_object(ctx, tree.kind, names.parts(tree.target)))
-    elif tree.action == "UNSET":
-        _unset(ctx, obj, list(tree.properties))
-    else:
-        _set_properties(ctx, obj, _container_properties(tree.properties))
-    ctx.catalog.record_access(ctx.query_id, obj.id, "DDL", operation="ALTER")
-    return ctx.status("Statement executed successfully.")
-
-
-def _container_properties(values: dict[str, exp.Expression]) -> ObjectProperties:
-    props = ObjectProperties()
-    for key, node in values.items():
-        if key == RETENTION_PARAM:
-            props.retention = literal(node)
-        elif key == "COMMENT":
-            props.comment = literal(node)
-        else:
-            raise UnsupportedError(f"Unsupported parameter: {key}.")
-    return props
-
-
-def _alter_account(ctx: Context, tree: AlterContainer) -> None:
-    """Account parameters (SPEC R5, R7); ACCOUNTADMIN only (R37, checked in sql/needs.py)."""
-    for key, node in tree.properties.items():
-        if key not in (RETENTION_PARAM, MIN_RETENTION_PARAM):
-            raise UnsupportedError(f"Unsupported account parameter: {key}.")
-        if tree.action == "UNSET":
-            ctx.catalog.set_account_parameter(key, None)
-            continue
-        value = retention.validate_retention(
-            literal(node), transient=False, param=key, target="the account"
-        )
-        ctx.catalog.set_account_parameter(key, value)
-    guard_external_tables(ctx, None)
-
-
-def guard_external_tables(ctx: Context, scope: CatalogObject | None) -> None:
-    """Keep the Delta retention properties of the live external tables under ``scope``
-    (None: the account) in step with a retention just changed (SPEC R42)."""
-    ctx.catalog.session.flush()
-    for table in ctx.catalog.session.scalars(
-        select(CatalogObject).where(
-            CatalogObject.location.is_not(None), CatalogObject.dropped_on.is_(None)
-        )
-    ):
-        if scope is None or scope.id in {a.id for a in ctx.catalog.ancestors(table)}:
-            keep_history(ctx, table)
 
 
 # -- USE ------------------------------------------------------------------------------------

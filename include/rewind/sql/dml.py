@@ -1,4 +1,5 @@
-"""INSERT, UPDATE, DELETE, TRUNCATE, MERGE and CTAS (SPEC R13, R20, R26).
+"""INSERT, UPDATE, DELETE, TRUNCATE and CTAS (SPEC R13, R20, R26); MERGE is
+:mod:`rewind.sql.merge`, on the same :class:`Target`.
 
 Copy-on-write at the level of data files: a statement that changes one row of a file
 removes the whole file and adds a rewritten one, so the old file stays in time
@@ -13,27 +14,19 @@ from typing import TYPE_CHECKING
 from sqlglot import exp
 
 from rewind.catalog.models import CatalogObject
-from rewind.errors import ExecutionError, InvalidValue, ObjectNotFound, UnsupportedError
+from rewind.errors import InvalidValue, ObjectNotFound, UnsupportedError
 from rewind.identifiers import normalize
 from rewind.result import Result
 from rewind.sql import names
 from rewind.sql.frames import (
     FILE_COLUMN,
-    ROW_COLUMN,
     files_by_uri,
     quote,
     version_frame,
     write_frame,
 )
-from rewind.sql.query import (
-    Binding,
-    bind,
-    query_frame,
-    release,
-    to_spark,
-    view_name,
-    with_clock,
-)
+from rewind.sql.query import Binding, bind, query_frame, release, view_name
+from rewind.sql.spark_sql import to_spark
 from rewind.sql.tables import (
     arrow_schema,
     commit_files,
@@ -50,7 +43,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
 
-def _rows(files: Sequence[DataFile]) -> int:
+def file_rows(files: Sequence[DataFile]) -> int:
     return sum(f.num_records for f in files)
 
 
@@ -89,7 +82,7 @@ def insert(ctx: Context, tree: exp.Insert) -> Result:
         commit_files(ctx, obj, base, files, removes, "INSERT")
     finally:
         release(ctx, binding)
-    return ctx.result(["number of rows inserted"], [[_rows(files)]])
+    return ctx.result(["number of rows inserted"], [[file_rows(files)]])
 
 
 def _column(columns: list[Column], name: str) -> Column:
@@ -106,7 +99,7 @@ def _null(column: Column) -> SparkColumn:
 
 
 # -- UPDATE / DELETE / TRUNCATE -------------------------------------------------------------------
-class _Target:
+class Target:
     """The target of an UPDATE/DELETE/MERGE: a view of its current version whose rows
     carry the data file they live in (``__rw_file``) and their index in it."""
 
@@ -167,7 +160,7 @@ class _Target:
         commit_files(self.ctx, self.obj, self.base, new, removes, operation)
 
 
-def _is_true(condition: exp.Expr) -> exp.Expr:
+def is_true(condition: exp.Expr) -> exp.Expr:
     return exp.Is(this=exp.Paren(this=condition.copy()), expression=exp.true())
 
 
@@ -176,7 +169,7 @@ def delete(ctx: Context, tree: exp.Delete) -> Result:
         raise UnsupportedError("DELETE ... USING is not supported yet.")
     binding = Binding()
     try:
-        target = _Target(ctx, tree.this, binding)
+        target = Target(ctx, tree.this, binding)
         where = tree.args.get("where")
         condition = bind(ctx, where.this.copy(), binding) if where else exp.true()
         uris, count = target.affected(condition)
@@ -184,7 +177,7 @@ def delete(ctx: Context, tree: exp.Delete) -> Result:
             query = (
                 exp.select(*target.all_columns())
                 .from_(target.node.copy())
-                .where(exp.not_(_is_true(condition)))
+                .where(exp.not_(is_true(condition)))
             )
             target.rewrite(uris, ctx.spark().sql(to_spark(query)), [], "DELETE")
     finally:
@@ -197,7 +190,7 @@ def update(ctx: Context, tree: exp.Update) -> Result:
         raise UnsupportedError("UPDATE ... FROM is not supported yet.")
     binding = Binding()
     try:
-        target = _Target(ctx, tree.this, binding)
+        target = Target(ctx, tree.this, binding)
         where = tree.args.get("where")
         condition = bind(ctx, where.this.copy(), binding) if where else exp.true()
         updates = {
@@ -210,7 +203,7 @@ def update(ctx: Context, tree: exp.Update) -> Result:
                 exp.Case(
                     ifs=[
                         exp.If(
-                            this=_is_true(condition),
+                            this=is_true(condition),
                             true=updates[c.name],
                         )
                     ],
@@ -266,203 +259,3 @@ def bind_table_as(ctx: Context, query: exp.Expression) -> Callable[[CatalogObjec
         release(ctx, binding)
 
     return write
-
-
-# -- MERGE (SPEC R26) ----------------------------------------------------------------------
-SOURCE_FLAG = "__rw_src"
-ACTION = "__rw_action"
-
-
-def _alias(select: exp.Select, name: str) -> exp.Subquery:
-    return exp.Subquery(
-        this=select, alias=exp.TableAlias(this=exp.to_identifier(name, quoted=True))
-    )
-
-
-def _case(branches: list[tuple[exp.Expr, exp.Expr]], default: exp.Expr) -> exp.Expr:
-    if not branches:
-        return default
-    return exp.Case(
-        ifs=[exp.If(this=_is_true(cond), true=value) for cond, value in branches], default=default
-    )
-
-
-class _Merge:
-    """MERGE INTO target USING source ON cond WHEN [NOT] MATCHED [AND c] THEN ...
-
-    Target rows matched by the first applicable WHEN MATCHED clause are updated or
-    deleted by rewriting the files they live in (SPEC R13); source rows matched by no
-    target row go through the WHEN NOT MATCHED clauses into new files. One commit.
-    """
-
-    def __init__(self, ctx: Context, tree: exp.Merge, binding: Binding) -> None:
-        self.ctx = ctx
-        self.target = _Target(ctx, tree.this, binding)
-        using = tree.args["using"]
-        alias = using.args.get("alias") or exp.TableAlias(this=using.this.copy())
-        inner = exp.select(exp.Star(), exp.true().as_(SOURCE_FLAG, quoted=True)).from_(using.copy())
-        self.source = exp.Subquery(this=bind(ctx, inner, binding), alias=alias.copy())
-        self.source_alias: exp.Identifier = alias.this
-        self.on = bind(ctx, tree.args["on"].copy(), binding)
-        whens = tree.args["whens"].expressions
-        self.matched = [w for w in whens if w.args.get("matched")]
-        self.unmatched = [w for w in whens if not w.args.get("matched")]
-        if any(w.args.get("source") for w in whens):
-            raise UnsupportedError("WHEN NOT MATCHED BY SOURCE is not supported.")
-
-    def _cond(self, when: exp.When) -> exp.Expression:
-        return (when.args.get("condition") or exp.true()).copy()
-
-    def _matched_branches(
-        self, value_of: Callable[[int, exp.When], exp.Expr]
-    ) -> list[tuple[exp.Expr, exp.Expr]]:
-        flag = exp.column(
-            exp.to_identifier(SOURCE_FLAG, quoted=True), table=self.source_alias.copy()
-        )
-        present = exp.Not(this=exp.Is(this=flag, expression=exp.null()))
-        return [
-            (exp.and_(present, self._cond(w)), value_of(i, w))
-            for i, w in enumerate(self.matched, 1)
-        ]
-
-    def joined(self) -> exp.Select:
-        """Target LEFT JOIN source: each target row with its new values and action."""
-        target = self.target
-        action = _case(
-            self._matched_branches(lambda i, _w: exp.Literal.number(i)), exp.Literal.number(0)
-        )
-        projection: list[exp.Expr] = []
-        for column in target.columns:
-
-            def value(_i: int, when: exp.When, column: Column = column) -> exp.Expression:
-                then = when.args["then"]
-                for eq in then.expressions if isinstance(then, exp.Update) else []:
-                    if normalize(eq.this.this) == column.name:
-                        return eq.expression.copy()
-                return target.col(column.name)
-
-            projection.append(
-                _case(self._matched_branches(value), target.col(column.name)).as_(
-                    column.name, quoted=True
-                )
-            )
-        for extra in (FILE_COLUMN, ROW_COLUMN):
-            projection.append(target.col(extra))
-        projection.append(action.as_(ACTION, quoted=True))
-        return (
-            exp.select(*projection)
-            .from_(target.node.copy())
-            .join(self.source.copy(), on=self.on.copy(), join_type="LEFT")
-        )
-
-    def deletes(self) -> list[int]:
-        return [
-            i for i, w in enumerate(self.matched, 1) if not isinstance(w.args["then"], exp.Update)
-        ]
-
-    def _query(self, select: exp.Select) -> DataFrame:
-        return self.ctx.spark().sql(to_spark(select))
-
-    def run(self) -> list[int]:
-        """Apply the clauses; returns [inserted, updated, deleted] row counts."""
-        joined = _alias(self.joined(), "__rw_j")
-        act, file, row = (exp.column(n, quoted=True) for n in (ACTION, FILE_COLUMN, ROW_COLUMN))
-        deleting = act.copy().isin(*self.deletes() or [-1])
-        acting = joined.copy()
-        total, distinct, deleted = self._query(
-            exp.select(
-                exp.Count(this=exp.Star()),
-                exp.Count(this=exp.Distinct(expressions=[file.copy(), row.copy()])),
-                exp.func("COALESCE", exp.Sum(this=exp.func("IF", deleting.copy(), 1, 0)), 0),
-            )
-            .from_(acting)
-            .where(act.copy() > 0)
-        ).collect()[0]
-        if int(total) != int(distinct):
-            raise ExecutionError(
-                "Duplicate row detected during DML action: a target row matches several "
-                "source rows."
-            )
-        uris = [
-            str(r[0])
-            for r in self._query(
-                exp.select(file.copy()).distinct().from_(joined.copy()).where(act.copy() > 0)
-            ).collect()
-        ]
-        # A target row joined to several non-acting source rows appears several times:
-        # keep one copy per (file, row), the acting one if there is one.
-        rank = exp.Window(
-            this=exp.RowNumber(),
-            partition_by=[file.copy(), row.copy()],
-            order=exp.Order(expressions=[exp.Ordered(this=act.copy(), desc=True)]),
-        )
-        ranked = exp.select(exp.Star(), rank.as_("__rw_rn", quoted=True)).from_(joined.copy())
-        keep = (
-            exp.select(*[exp.column(c.name, quoted=True) for c in self.target.columns], file.copy())
-            .from_(_alias(ranked, "__rw_r"))
-            .where(exp.and_(exp.column("__rw_rn", quoted=True).eq(1), exp.not_(deleting)))
-        )
-        inserted = self.inserted()
-        self.target.rewrite(uris, self._query(keep), inserted, "MERGE")
-        return [_rows(inserted), int(total) - int(deleted), int(deleted)]
-
-    def inserted(self) -> list[DataFile]:
-        """Source rows that match no target row, through the WHEN NOT MATCHED clauses."""
-        if not self.unmatched:
-            return []
-        columns = self.target.columns
-        values: list[dict[str, exp.Expression]] = []
-        for when in self.unmatched:
-            then = when.args["then"]
-            names_ = (
-                [normalize(c.this) for c in then.this.expressions]
-                if then.this
-                else [c.name for c in columns]
-            )
-            given = then.expression.expressions
-            if len(names_) != len(given):
-                raise InvalidValue(
-                    "MERGE INSERT: the column list and the VALUES list differ in length."
-                )
-            values.append(
-                {self.target.column(n).name: v for n, v in zip(names_, given, strict=True)}
-            )
-        projection = [
-            _case(
-                [
-                    (
-                        self._cond(w),
-                        v[c.name].copy()
-                        if c.name in v
-                        else exp.cast(exp.null(), c.spark, dialect="spark"),
-                    )
-                    for w, v in zip(self.unmatched, values, strict=True)
-                ],
-                exp.null(),
-            ).as_(c.name, quoted=True)
-            for c in columns
-        ]
-        any_clause = exp.or_(*[_is_true(self._cond(w)) for w in self.unmatched])
-        query = (
-            exp.select(*projection)
-            .from_(self.source.copy())
-            .join(self.target.node.copy(), on=self.on.copy(), join_type="LEFT ANTI")
-            .where(any_clause)
-        )
-        frame = self.ctx.spark().sql(to_spark(query))
-        base = self.target.base
-        return write_frame(self.ctx, base.root, frame, columns, base.schema)
-
-
-def merge(ctx: Context, tree: exp.Merge) -> Result:
-    binding = Binding()
-    try:
-        # The WHEN clauses are not bound table by table: give them the clock here (R15).
-        clocked = with_clock(ctx, tree.copy())
-        assert isinstance(clocked, exp.Merge)
-        counts = _Merge(ctx, clocked, binding).run()
-    finally:
-        release(ctx, binding)
-    return ctx.result(
-        ["number of rows inserted", "number of rows updated", "number of rows deleted"], [counts]
-    )

@@ -9,7 +9,7 @@ from sqlglot import exp
 
 from rewind.errors import UnsupportedError
 from rewind.result import Result
-from rewind.sql import ddl, dml, functions, grants, query, show
+from rewind.sql import alter, ddl, dml, functions, grants, merge, query, show
 from rewind.sql.access import AccessStatement
 from rewind.sql.needs import authorize
 from rewind.sql.parse import AlterContainer
@@ -20,15 +20,15 @@ _HANDLERS: list[tuple[type, Callable[[Context, Any], Result]]] = [
     (exp.Create, ddl.create),
     (exp.Drop, ddl.drop),
     (exp.Undrop, ddl.undrop),
-    (exp.Alter, ddl.alter_table),
-    (AlterContainer, ddl.alter_container),
+    (exp.Alter, alter.alter_table),
+    (AlterContainer, alter.alter_container),
     (exp.Use, ddl.use),
     (exp.Show, show.show),
     (exp.Insert, dml.insert),
     (exp.Update, dml.update),
     (exp.Delete, dml.delete),
     (exp.TruncateTable, dml.truncate),
-    (exp.Merge, dml.merge),
+    (exp.Merge, merge.merge),
     (exp.Query, query.select),
     (AccessStatement, grants.run),
 ]

@@ -2,28 +2,23 @@
 
 Each table reference becomes a temporary view over the files of the version its
 point names, projected onto the table's current columns; the rest of the query is
-transpiled from Snowflake SQL to Spark SQL by sqlglot.
+transpiled from Snowflake SQL to Spark SQL (:mod:`rewind.sql.spark_sql`); points in time are
+read by :mod:`rewind.sql.points`.
 """
 
 from __future__ import annotations
 
 import itertools
-import operator
-import re
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime, timedelta
-from decimal import Decimal
+from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
 from sqlglot import exp
-from sqlglot.optimizer.normalize_identifiers import normalize_identifiers
 
 from rewind import timetravel
 from rewind.catalog.models import CatalogObject
-from rewind.clock import format_timestamp, parse_timestamp, parse_timestamp_input
 from rewind.constants import TABLE
 from rewind.errors import InvalidValue, ObjectNotFound, StorageError, UnsupportedError
 from rewind.identifiers import normalize
@@ -33,8 +28,9 @@ from rewind.result import Result
 from rewind.security import can_see
 from rewind.sql import names
 from rewind.sql.frames import collect, version_frame
+from rewind.sql.points import point_instant, point_of, with_clock
+from rewind.sql.spark_sql import to_spark
 from rewind.sql.tables import current_version, snapshot
-from rewind.sql.values import literal
 from rewind.statement import Context
 from rewind.storage import timeline
 from rewind.storage.columns import table_columns
@@ -56,227 +52,6 @@ class Binding:
 
 def view_name(ctx: Context) -> str:
     return f"__rw_{ctx.query_id.replace('-', '')[:12]}_{next(_view_ids)}"
-
-
-# sqlglot writes Snowflake's DATEADD(unit, n, x) as Spark's DATE_ADD(x, n), which adds
-# *days* whatever the unit and truncates a timestamp to a date; TIMESTAMPADD keeps both,
-# so that the usual Snowflake idiom AT(TIMESTAMP => DATEADD(hour, -1, CURRENT_TIMESTAMP()))
-# names the right instant (SPEC R16). DATE_ADD stays for days on dates (a DATE result).
-_SUB_DAY_UNITS = {"HOUR", "MINUTE", "SECOND", "MILLISECOND", "MICROSECOND"}
-_TIMESTAMP_TYPES = (
-    exp.DataType.Type.TIMESTAMP,
-    exp.DataType.Type.TIMESTAMPTZ,
-    exp.DataType.Type.TIMESTAMPLTZ,
-    exp.DataType.Type.TIMESTAMPNTZ,
-    exp.DataType.Type.DATETIME,
-)
-
-
-def _is_timestamp(node: exp.Expression) -> bool:
-    """Whether ``node`` is visibly a timestamp (the clock, a cast, a sub-day DATEADD)."""
-    if isinstance(node, exp.CurrentTimestamp):
-        return True
-    if isinstance(node, exp.Cast | exp.TryCast):
-        return node.to.is_type(*_TIMESTAMP_TYPES)
-    if isinstance(node, exp.DateAdd | exp.TimestampAdd):
-        return node.text("unit").upper() in _SUB_DAY_UNITS or _is_timestamp(node.this)
-    return False
-
-
-def _keep_unit(node: exp.Expression) -> exp.Expression:
-    if not isinstance(node, exp.DateAdd | exp.TimestampAdd):
-        return node
-    unit = node.text("unit").upper()
-    if unit in _SUB_DAY_UNITS or (unit in ("DAY", "WEEK") and _is_timestamp(node.this)):
-        # transform() does not descend into a replacement: rewrite the arguments here.
-        args = [arg.transform(_keep_unit) for arg in (node.expression, node.this)]
-        return exp.Anonymous(this="TIMESTAMPADD", expressions=[exp.var(unit), *args])
-    return node
-
-
-def _timestamp_literal(node: exp.Expression) -> exp.Expression:
-    """``'<text>'::timestamp_tz`` in any spelling Snowflake or BigQuery accept, some of
-    which Spark does not (RFC 2822, a zone name, an offset after a space), and
-    ``TO_TIMESTAMP_TZ('<text>', '<format>')`` (Snowflake's format elements, which Spark's
-    patterns do not all have: ``TZH:TZM``): the text becomes ISO 8601, the instant (the
-    session is UTC); for TIMESTAMP_NTZ its wall-clock time (Snowflake drops the offset)."""
-    if isinstance(node, exp.StrToTime):
-        return _formatted_timestamp(node)
-    if not (
-        isinstance(node, exp.Cast | exp.TryCast)
-        and isinstance(node.this, exp.Literal)
-        and node.this.is_string
-        and node.to.is_type(*_TIMESTAMP_TYPES)
-    ):
-        return node
-    try:
-        given = parse_timestamp_input(node.this.this)
-    except InvalidValue:
-        return node  # Spark's own error names the value (SPEC R39)
-    return _instant(given, node.to, node.__class__)
-
-
-def _instant(given: datetime, to: exp.DataType, cast: type[exp.Cast] = exp.Cast) -> exp.Cast:
-    if to.is_type(exp.DataType.Type.TIMESTAMPNTZ, exp.DataType.Type.DATETIME):
-        value = given.replace(tzinfo=None).isoformat()
-    else:
-        value = format_timestamp(given if given.tzinfo else given.replace(tzinfo=UTC))
-    return cast(this=exp.Literal.string(value), to=to.copy())
-
-
-def _formatted_timestamp(node: exp.StrToTime) -> exp.Expression:
-    """``TO_TIMESTAMP[_TZ|_NTZ|_LTZ]('<text>', '<format>')`` of two literals, read here
-    (sqlglot holds the format as strftime directives, which Python's strptime reads)."""
-    text, pattern = node.this, node.args.get("format")
-    if not (
-        isinstance(text, exp.Literal)
-        and text.is_string
-        and isinstance(pattern, exp.Literal)
-        and pattern.is_string
-    ):
-        return node
-    directives = re.sub(r"%f_\w+", "%f", pattern.this.replace("%:z", "%z"))
-    try:
-        given = datetime.strptime(text.this, directives)
-    except ValueError:
-        raise InvalidValue(f"Timestamp '{text.this}' does not match its format.") from None
-    to = node.args.get("target_type") or exp.DataType.build("TIMESTAMP_NTZ")
-    return _instant(given, to if isinstance(to, exp.DataType) else exp.DataType.build(to))
-
-
-# Spark functions that reach outside the catalog: Java static methods (with which a
-# statement could, say, link any file on the machine under a table) and file paths.
-_OUTSIDE_FUNCTIONS = {
-    "REFLECT",
-    "JAVA_METHOD",
-    "TRY_REFLECT",
-    "INPUT_FILE_NAME",
-    "INPUT_FILE_BLOCK_START",
-    "INPUT_FILE_BLOCK_LENGTH",
-}
-
-
-def to_spark(tree: exp.Expression) -> str:
-    """Spark SQL for a (bound) Snowflake tree; unquoted names fold to upper case (R4).
-
-    Raises:
-        UnsupportedError: a function that reaches outside the catalog (SPEC R38).
-    """
-    for function in tree.find_all(exp.Anonymous):
-        if function.name.upper() in _OUTSIDE_FUNCTIONS:
-            raise UnsupportedError(
-                f"Function {function.name.upper()} is not supported: it reaches outside "
-                "the catalog."
-            )
-    return (
-        normalize_identifiers(tree.copy(), dialect="snowflake")
-        .transform(_keep_unit, copy=False)
-        .transform(_timestamp_literal, copy=False)
-        .sql(dialect="spark", identify=True)
-    )
-
-
-def with_clock(ctx: Context, tree: exp.Expression) -> exp.Expression:
-    """``tree`` with CURRENT_TIMESTAMP / CURRENT_DATE (and their Snowflake synonyms) as
-    constants of the Rewind clock: Spark's would read the wall clock (SPEC R15)."""
-    instant = exp.Literal.string(format_timestamp(ctx.now))
-
-    def constant(node: exp.Expression) -> exp.Expression:
-        if isinstance(node, exp.CurrentTimestamp):
-            return exp.cast(instant.copy(), "TIMESTAMP")
-        if isinstance(node, exp.CurrentDate):
-            return exp.cast(exp.cast(instant.copy(), "TIMESTAMP"), "DATE")
-        return node
-
-    return tree.transform(constant)
-
-
-def point_of(ctx: Context, when: exp.HistoricalData) -> timetravel.Point:
-    """Turn ``AT|BEFORE(kind => expr)`` into a :class:`timetravel.Point`."""
-    direction = str(when.this).upper()
-    kind = str(when.args.get("kind")).upper()
-    value = when.expression
-    if kind == "OFFSET":
-        return timetravel.Point(direction, offset_seconds=float(_number(value)))
-    if kind == "STATEMENT":
-        text = literal(value)
-        if not isinstance(text, str):
-            raise InvalidValue("STATEMENT => needs a query id string.")
-        return timetravel.Point(direction, statement=text.strip())
-    if kind == "TIMESTAMP":
-        return timetravel.Point(direction, timestamp=_timestamp(ctx, value))
-    raise InvalidValue(f"Unknown time travel point kind {kind}.")
-
-
-_ARITHMETIC: dict[type[exp.Expression], Callable[[Decimal, Decimal], Decimal]] = {
-    exp.Add: operator.add,
-    exp.Sub: operator.sub,
-    exp.Mul: operator.mul,
-    exp.Div: operator.truediv,
-}
-
-
-def _number(node: exp.Expression) -> Decimal:
-    """Constant arithmetic (``-60*5``) for OFFSET."""
-    for op, fn in _ARITHMETIC.items():
-        if isinstance(node, op):
-            try:
-                return fn(_number(node.this), _number(node.expression))
-            except ArithmeticError:
-                text = node.sql("snowflake")
-                raise InvalidValue(f"OFFSET => '{text}' is not a number.") from None
-    if isinstance(node, exp.Neg):
-        return -_number(node.this)
-    if isinstance(node, exp.Paren):
-        return _number(node.this)
-    value = literal(node)
-    if isinstance(value, bool) or not isinstance(value, int | Decimal):
-        raise InvalidValue(f"OFFSET => needs a number of seconds, got '{node.sql('snowflake')}'.")
-    number = Decimal(value)
-    if abs(number) > 10**12:
-        raise InvalidValue(f"OFFSET => {value} is out of range.")
-    return number
-
-
-def _timestamp(ctx: Context, node: exp.Expression) -> datetime:
-    """A constant timestamp; CURRENT_TIMESTAMP means the Rewind clock (SPEC R15)."""
-    node = node.transform(_timestamp_literal)  # TO_TIMESTAMP_TZ(text, format) read here
-    inner = node
-    while isinstance(inner, exp.Cast | exp.TryCast | exp.Paren) or (
-        isinstance(inner, exp.Anonymous | exp.StrToTime | exp.TsOrDsToTimestamp)
-        and len(inner.expressions or []) <= 1
-        and inner.this is not None
-        and isinstance(inner.this, exp.Expression)
-    ):
-        inner = inner.this
-    if isinstance(inner, exp.Literal) and inner.is_string:
-        return parse_timestamp_input(inner.this).astimezone(UTC)
-    bound = with_clock(ctx, node)
-    if list(bound.find_all(exp.Column, exp.Select)):
-        raise InvalidValue(f"TIMESTAMP => needs a constant, got '{node.sql('snowflake')}'.")
-    sql = to_spark(exp.select(exp.cast(bound, "TIMESTAMP").as_("ts")))
-    try:
-        value = ctx.spark().sql(sql).toArrow().column(0)[0].as_py()
-    except OverflowError:  # Spark reaches years Python's datetime does not (R39)
-        raise InvalidValue(f"TIMESTAMP => '{node.sql('snowflake')}' is out of range.") from None
-    if value is None:
-        raise InvalidValue(f"TIMESTAMP => '{node.sql('snowflake')}' is NULL.")
-    return parse_timestamp(value.isoformat())
-
-
-def point_instant(ctx: Context, point: timetravel.Point | None) -> datetime:
-    """The instant a point names (a container clone's, a BigQuery decorator's)."""
-    if point is None:
-        return ctx.now
-    if point.statement is not None:
-        statement = ctx.catalog.statement(point.statement)
-        if statement is None:
-            raise timetravel.UnknownStatement(f"Statement {point.statement} not found.")
-        return statement.start_time
-    if point.offset_seconds is not None:
-        return ctx.now + timedelta(seconds=point.offset_seconds)
-    assert point.timestamp is not None
-    return point.timestamp
 
 
 def table_read(ctx: Context, table: exp.Table, parts: list[str]) -> CatalogObject:

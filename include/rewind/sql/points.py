@@ -1,0 +1,121 @@
+"""Points in time: ``AT | BEFORE (TIMESTAMP | OFFSET | STATEMENT => ...)`` as a
+:class:`rewind.timetravel.Point`, and the instant a point names (SPEC R15, R16)."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+
+from sqlglot import exp
+
+from rewind import timetravel
+from rewind.clock import format_timestamp, parse_timestamp, parse_timestamp_input
+from rewind.errors import InvalidValue
+from rewind.sql.spark_sql import timestamp_literal, to_spark
+from rewind.sql.values import literal
+from rewind.statement import Context
+
+
+def with_clock(ctx: Context, tree: exp.Expression) -> exp.Expression:
+    """``tree`` with CURRENT_TIMESTAMP / CURRENT_DATE (and their Snowflake synonyms) as
+    constants of the Rewind clock: Spark's would read the wall clock (SPEC R15)."""
+    instant = exp.Literal.string(format_timestamp(ctx.now))
+
+    def constant(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.CurrentTimestamp):
+            return exp.cast(instant.copy(), "TIMESTAMP")
+        if isinstance(node, exp.CurrentDate):
+            return exp.cast(exp.cast(instant.copy(), "TIMESTAMP"), "DATE")
+        return node
+
+    return tree.transform(constant)
+
+
+def point_of(ctx: Context, when: exp.HistoricalData) -> timetravel.Point:
+    """Turn ``AT|BEFORE(kind => expr)`` into a :class:`timetravel.Point`."""
+    direction = str(when.this).upper()
+    kind = str(when.args.get("kind")).upper()
+    value = when.expression
+    if kind == "OFFSET":
+        return timetravel.Point(direction, offset_seconds=float(_number(value)))
+    if kind == "STATEMENT":
+        text = literal(value)
+        if not isinstance(text, str):
+            raise InvalidValue("STATEMENT => needs a query id string.")
+        return timetravel.Point(direction, statement=text.strip())
+    if kind == "TIMESTAMP":
+        return timetravel.Point(direction, timestamp=_timestamp(ctx, value))
+    raise InvalidValue(f"Unknown time travel point kind {kind}.")
+
+
+_ARITHMETIC: dict[type[exp.Expression], Callable[[Decimal, Decimal], Decimal]] = {
+    exp.Add: operator.add,
+    exp.Sub: operator.sub,
+    exp.Mul: operator.mul,
+    exp.Div: operator.truediv,
+}
+
+
+def _number(node: exp.Expression) -> Decimal:
+    """Constant arithmetic (``-60*5``) for OFFSET."""
+    for op, fn in _ARITHMETIC.items():
+        if isinstance(node, op):
+            try:
+                return fn(_number(node.this), _number(node.expression))
+            except ArithmeticError:
+                text = node.sql("snowflake")
+                raise InvalidValue(f"OFFSET => '{text}' is not a number.") from None
+    if isinstance(node, exp.Neg):
+        return -_number(node.this)
+    if isinstance(node, exp.Paren):
+        return _number(node.this)
+    value = literal(node)
+    if isinstance(value, bool) or not isinstance(value, int | Decimal):
+        raise InvalidValue(f"OFFSET => needs a number of seconds, got '{node.sql('snowflake')}'.")
+    number = Decimal(value)
+    if abs(number) > 10**12:
+        raise InvalidValue(f"OFFSET => {value} is out of range.")
+    return number
+
+
+def _timestamp(ctx: Context, node: exp.Expression) -> datetime:
+    """A constant timestamp; CURRENT_TIMESTAMP means the Rewind clock (SPEC R15)."""
+    node = node.transform(timestamp_literal)  # TO_TIMESTAMP_TZ(text, format) read here
+    inner = node
+    while isinstance(inner, exp.Cast | exp.TryCast | exp.Paren) or (
+        isinstance(inner, exp.Anonymous | exp.StrToTime | exp.TsOrDsToTimestamp)
+        and len(inner.expressions or []) <= 1
+        and inner.this is not None
+        and isinstance(inner.this, exp.Expression)
+    ):
+        inner = inner.this
+    if isinstance(inner, exp.Literal) and inner.is_string:
+        return parse_timestamp_input(inner.this).astimezone(UTC)
+    bound = with_clock(ctx, node)
+    if list(bound.find_all(exp.Column, exp.Select)):
+        raise InvalidValue(f"TIMESTAMP => needs a constant, got '{node.sql('snowflake')}'.")
+    sql = to_spark(exp.select(exp.cast(bound, "TIMESTAMP").as_("ts")))
+    try:
+        value = ctx.spark().sql(sql).toArrow().column(0)[0].as_py()
+    except OverflowError:  # Spark reaches years Python's datetime does not (R39)
+        raise InvalidValue(f"TIMESTAMP => '{node.sql('snowflake')}' is out of range.") from None
+    if value is None:
+        raise InvalidValue(f"TIMESTAMP => '{node.sql('snowflake')}' is NULL.")
+    return parse_timestamp(value.isoformat())
+
+
+def point_instant(ctx: Context, point: timetravel.Point | None) -> datetime:
+    """The instant a point names (a container clone's, a BigQuery decorator's)."""
+    if point is None:
+        return ctx.now
+    if point.statement is not None:
+        statement = ctx.catalog.statement(point.statement)
+        if statement is None:
+            raise timetravel.UnknownStatement(f"Statement {point.statement} not found.")
+        return statement.start_time
+    if point.offset_seconds is not None:
+        return ctx.now + timedelta(seconds=point.offset_seconds)
+    assert point.timestamp is not None
+    return point.timestamp

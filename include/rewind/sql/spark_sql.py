@@ -1,0 +1,132 @@
+"""Spark SQL for a bound Snowflake tree (sqlglot's transpiler plus what it misses): the
+units of DATEADD, the timestamp spellings Snowflake's and BigQuery's pages print, the
+formats of TO_TIMESTAMP_TZ, and the refusal of functions that reach outside the catalog
+(SPEC R16, R38)."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+from sqlglot import exp
+from sqlglot.optimizer.normalize_identifiers import normalize_identifiers
+
+from rewind.clock import format_timestamp, parse_timestamp_input
+from rewind.errors import InvalidValue, UnsupportedError
+
+# sqlglot writes Snowflake's DATEADD(unit, n, x) as Spark's DATE_ADD(x, n), which adds
+# *days* whatever the unit and truncates a timestamp to a date; TIMESTAMPADD keeps both,
+# so that the usual Snowflake idiom AT(TIMESTAMP => DATEADD(hour, -1, CURRENT_TIMESTAMP()))
+# names the right instant (SPEC R16). DATE_ADD stays for days on dates (a DATE result).
+_SUB_DAY_UNITS = {"HOUR", "MINUTE", "SECOND", "MILLISECOND", "MICROSECOND"}
+_TIMESTAMP_TYPES = (
+    exp.DataType.Type.TIMESTAMP,
+    exp.DataType.Type.TIMESTAMPTZ,
+    exp.DataType.Type.TIMESTAMPLTZ,
+    exp.DataType.Type.TIMESTAMPNTZ,
+    exp.DataType.Type.DATETIME,
+)
+
+
+def _is_timestamp(node: exp.Expression) -> bool:
+    """Whether ``node`` is visibly a timestamp (the clock, a cast, a sub-day DATEADD)."""
+    if isinstance(node, exp.CurrentTimestamp):
+        return True
+    if isinstance(node, exp.Cast | exp.TryCast):
+        return node.to.is_type(*_TIMESTAMP_TYPES)
+    if isinstance(node, exp.DateAdd | exp.TimestampAdd):
+        return node.text("unit").upper() in _SUB_DAY_UNITS or _is_timestamp(node.this)
+    return False
+
+
+def _keep_unit(node: exp.Expression) -> exp.Expression:
+    if not isinstance(node, exp.DateAdd | exp.TimestampAdd):
+        return node
+    unit = node.text("unit").upper()
+    if unit in _SUB_DAY_UNITS or (unit in ("DAY", "WEEK") and _is_timestamp(node.this)):
+        # transform() does not descend into a replacement: rewrite the arguments here.
+        args = [arg.transform(_keep_unit) for arg in (node.expression, node.this)]
+        return exp.Anonymous(this="TIMESTAMPADD", expressions=[exp.var(unit), *args])
+    return node
+
+
+def timestamp_literal(node: exp.Expression) -> exp.Expression:
+    """``'<text>'::timestamp_tz`` in any spelling Snowflake or BigQuery accept, some of
+    which Spark does not (RFC 2822, a zone name, an offset after a space), and
+    ``TO_TIMESTAMP_TZ('<text>', '<format>')`` (Snowflake's format elements, which Spark's
+    patterns do not all have: ``TZH:TZM``): the text becomes ISO 8601, the instant (the
+    session is UTC); for TIMESTAMP_NTZ its wall-clock time (Snowflake drops the offset)."""
+    if isinstance(node, exp.StrToTime):
+        return _formatted_timestamp(node)
+    if not (
+        isinstance(node, exp.Cast | exp.TryCast)
+        and isinstance(node.this, exp.Literal)
+        and node.this.is_string
+        and node.to.is_type(*_TIMESTAMP_TYPES)
+    ):
+        return node
+    try:
+        given = parse_timestamp_input(node.this.this)
+    except InvalidValue:
+        return node  # Spark's own error names the value (SPEC R39)
+    return _instant(given, node.to, node.__class__)
+
+
+def _instant(given: datetime, to: exp.DataType, cast: type[exp.Cast] = exp.Cast) -> exp.Cast:
+    if to.is_type(exp.DataType.Type.TIMESTAMPNTZ, exp.DataType.Type.DATETIME):
+        value = given.replace(tzinfo=None).isoformat()
+    else:
+        value = format_timestamp(given if given.tzinfo else given.replace(tzinfo=UTC))
+    return cast(this=exp.Literal.string(value), to=to.copy())
+
+
+def _formatted_timestamp(node: exp.StrToTime) -> exp.Expression:
+    """``TO_TIMESTAMP[_TZ|_NTZ|_LTZ]('<text>', '<format>')`` of two literals, read here
+    (sqlglot holds the format as strftime directives, which Python's strptime reads)."""
+    text, pattern = node.this, node.args.get("format")
+    if not (
+        isinstance(text, exp.Literal)
+        and text.is_string
+        and isinstance(pattern, exp.Literal)
+        and pattern.is_string
+    ):
+        return node
+    directives = re.sub(r"%f_\w+", "%f", pattern.this.replace("%:z", "%z"))
+    try:
+        given = datetime.strptime(text.this, directives)
+    except ValueError:
+        raise InvalidValue(f"Timestamp '{text.this}' does not match its format.") from None
+    to = node.args.get("target_type") or exp.DataType.build("TIMESTAMP_NTZ")
+    return _instant(given, to if isinstance(to, exp.DataType) else exp.DataType.build(to))
+
+
+# Spark functions that reach outside the catalog: Java static methods (with which a
+# statement could, say, link any file on the machine under a table) and file paths.
+_OUTSIDE_FUNCTIONS = {
+    "REFLECT",
+    "JAVA_METHOD",
+    "TRY_REFLECT",
+    "INPUT_FILE_NAME",
+    "INPUT_FILE_BLOCK_START",
+    "INPUT_FILE_BLOCK_LENGTH",
+}
+
+
+def to_spark(tree: exp.Expression) -> str:
+    """Spark SQL for a (bound) Snowflake tree; unquoted names fold to upper case (R4).
+
+    Raises:
+        UnsupportedError: a function that reaches outside the catalog (SPEC R38).
+    """
+    for function in tree.find_all(exp.Anonymous):
+        if function.name.upper() in _OUTSIDE_FUNCTIONS:
+            raise UnsupportedError(
+                f"Function {function.name.upper()} is not supported: it reaches outside "
+                "the catalog."
+            )
+    return (
+        normalize_identifiers(tree.copy(), dialect="snowflake")
+        .transform(_keep_unit, copy=False)
+        .transform(timestamp_literal, copy=False)
+        .sql(dialect="spark", identify=True)
+    )
