@@ -11,6 +11,7 @@ from rewind.errors import UnsupportedError
 from rewind.result import Result
 from rewind.sql import alter, ddl, dml, functions, grants, merge, query, show
 from rewind.sql.access import AccessStatement
+from rewind.sql.analysis import analyse
 from rewind.sql.needs import authorize
 from rewind.sql.parse import AlterContainer
 from rewind.sql.recording import StatementAudit
@@ -47,10 +48,11 @@ def execute(ctx: Context, tree: exp.Expression | AlterContainer | AccessStatemen
         return functions.drop(ctx, tree)
     if isinstance(tree, exp.Expression):
         tree = functions.inline(ctx, tree)  # before anything reads the statement
-    authorize(ctx, tree)
+    analysis = analyse(ctx, tree)  # what it reads: authorized and audited alike
+    authorize(ctx, tree, analysis)
     for kind, handler in _HANDLERS:
         if isinstance(tree, kind):
-            audit = StatementAudit.start(ctx, tree)
+            audit = StatementAudit.start(ctx, tree, analysis)
             result = handler(ctx, tree)
             audit.finish(ctx)
             return result

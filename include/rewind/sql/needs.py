@@ -18,7 +18,6 @@ from sqlglot import exp
 from rewind.catalog.models import CatalogObject
 from rewind.constants import DATABASE, SCHEMA, TABLE
 from rewind.errors import NoCurrentContainer, ObjectNotFound
-from rewind.lifecycle.views import is_system_view
 from rewind.security import (
     DELETE,
     INSERT,
@@ -37,9 +36,9 @@ from rewind.sql.access import (
     GrantRole,
     ShowGrants,
 )
+from rewind.sql.analysis import Analysis
 from rewind.sql.ddl import live_object, parent_and_name
 from rewind.sql.parse import AlterContainer
-from rewind.sql.query import table_read, table_references
 from rewind.statement import Context
 
 T = TypeVar("T")
@@ -57,34 +56,34 @@ def _on(privileges: list[str], obj: CatalogObject | None) -> list[Need]:
     return [Need(p, obj) for p in dict.fromkeys(privileges)] if obj is not None else []
 
 
-def _reads(ctx: Context, tree: exp.Expression, target: exp.Table | None = None) -> list[Need]:
-    """SELECT on every table ``tree`` reads but ``target``, at any point (AT | BEFORE)."""
+def _reads(ctx: Context, tree: object, analysis: Analysis) -> list[Need]:
+    """SELECT on every table the statement reads, at any point (AT | BEFORE): the
+    statement's analysis, which the audit trail records too."""
     found: list[Need] = []
-    for table, parts in table_references(tree):
-        if table is target:
-            continue
-        if is_system_view(parts):
-            found.append(Need(f"Reading {'.'.join(parts)}"))
-        else:
-            found += _on([SELECT], _resolved(table_read, ctx, table, parts))
+    for read in analysis.reads:
+        if read.system_view:
+            found.append(Need(f"Reading {'.'.join(read.parts)}"))
+        elif read.table_id is not None:
+            found += _on([SELECT], ctx.catalog.get(read.table_id))
     return found
 
 
 def _write(
-    ctx: Context, tree: exp.Expression, target: exp.Table, privileges: list[str]
+    ctx: Context, target: exp.Table, privileges: list[str], analysis: Analysis
 ) -> list[Need]:
     """``privileges`` on the written table, SELECT on every table the statement reads."""
     obj = _resolved(names.table, ctx, names.parts(target))
-    return _on(privileges, obj) + _reads(ctx, tree, target)
+    return _on(privileges, obj) + _reads(ctx, target, analysis)
 
 
-def _insert(ctx: Context, tree: exp.Insert) -> list[Need]:
+def _insert(ctx: Context, tree: exp.Insert, analysis: Analysis) -> list[Need]:
     target = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
     # INSERT OVERWRITE removes the rows there were, as DELETE does (as in Snowflake).
-    return _write(ctx, tree, target, [INSERT, DELETE] if tree.args.get("overwrite") else [INSERT])
+    privileges = [INSERT, DELETE] if tree.args.get("overwrite") else [INSERT]
+    return _write(ctx, target, privileges, analysis)
 
 
-def _merge(ctx: Context, tree: exp.Merge) -> list[Need]:
+def _merge(ctx: Context, tree: exp.Merge, analysis: Analysis) -> list[Need]:
     """Each WHEN clause needs what it does: INSERT, UPDATE or DELETE."""
     privileges = [
         UPDATE
@@ -94,10 +93,10 @@ def _merge(ctx: Context, tree: exp.Merge) -> list[Need]:
         else INSERT
         for when in tree.args["whens"].expressions
     ]
-    return _write(ctx, tree, tree.this, privileges)
+    return _write(ctx, tree.this, privileges, analysis)
 
 
-def _truncate(ctx: Context, tree: exp.TruncateTable) -> list[Need]:
+def _truncate(ctx: Context, tree: exp.TruncateTable, analysis: Analysis) -> list[Need]:
     return [
         need
         for table in tree.expressions
@@ -105,7 +104,7 @@ def _truncate(ctx: Context, tree: exp.TruncateTable) -> list[Need]:
     ]
 
 
-def _create(ctx: Context, tree: exp.Create) -> list[Need]:
+def _create(ctx: Context, tree: exp.Create, analysis: Analysis) -> list[Need]:
     """CREATE on the parent; OR REPLACE: OWNERSHIP of what it replaces; SELECT on what
     CTAS and a table clone read (container clones check each table they take)."""
     kind = str(tree.args.get("kind", "")).upper()
@@ -121,12 +120,10 @@ def _create(ctx: Context, tree: exp.Create) -> list[Need]:
         found += _on([OWNERSHIP], ctx.catalog.live(kind, parent_id, name))
     if tree.args.get("clone") and kind == TABLE:
         found += _on([SELECT], _resolved(clone.clone_source, ctx, kind, tree))
-    if tree.expression is not None:
-        found += _reads(ctx, tree.expression)
-    return found
+    return found + _reads(ctx, tree, analysis)
 
 
-def _drop(ctx: Context, tree: exp.Drop) -> list[Need]:
+def _drop(ctx: Context, tree: exp.Drop, analysis: Analysis) -> list[Need]:
     kind = str(tree.args.get("kind", "")).upper()
     if kind not in (DATABASE, SCHEMA, TABLE):
         return []
@@ -147,7 +144,7 @@ def _move(ctx: Context, obj: CatalogObject, target: list[str]) -> list[Need]:
     return [create_need(obj.kind, ctx.catalog.get(place[0]))]
 
 
-def _alter_table(ctx: Context, tree: exp.Alter) -> list[Need]:
+def _alter_table(ctx: Context, tree: exp.Alter, analysis: Analysis) -> list[Need]:
     """ALTER, RENAME and SWAP need OWNERSHIP (of both tables for SWAP)."""
     if str(tree.args.get("kind", "")).upper() != TABLE:
         return []
@@ -163,7 +160,7 @@ def _alter_table(ctx: Context, tree: exp.Alter) -> list[Need]:
     return found
 
 
-def _alter_container(ctx: Context, tree: AlterContainer) -> list[Need]:
+def _alter_container(ctx: Context, tree: AlterContainer, analysis: Analysis) -> list[Need]:
     if tree.kind == "ACCOUNT":
         return [Need("ALTER ACCOUNT")]  # account parameters: ACCOUNTADMIN (SPEC R37)
     assert tree.name is not None
@@ -178,7 +175,7 @@ def _alter_container(ctx: Context, tree: AlterContainer) -> list[Need]:
     return found
 
 
-def _access(ctx: Context, tree: Any) -> list[Need]:
+def _access(ctx: Context, tree: Any, analysis: Analysis) -> list[Need]:
     """Users, roles and role grants: ACCOUNTADMIN (Snowflake's USERADMIN and SECURITYADMIN
     are folded into it); privileges and SHOW GRANTS ON an object: its OWNERSHIP."""
     if isinstance(tree, CreatePrincipal | DropPrincipal):
@@ -192,14 +189,14 @@ def _access(ctx: Context, tree: Any) -> list[Need]:
     return []
 
 
-_RULES: list[tuple[type | tuple[type, ...], Callable[[Context, Any], list[Need]]]] = [
+_RULES: list[tuple[type | tuple[type, ...], Callable[[Context, Any, Analysis], list[Need]]]] = [
     (exp.Create, _create),
     (exp.Drop, _drop),
     (exp.Alter, _alter_table),
     (AlterContainer, _alter_container),
     (exp.Insert, _insert),
-    (exp.Update, lambda ctx, tree: _write(ctx, tree, tree.this, [UPDATE])),
-    (exp.Delete, lambda ctx, tree: _write(ctx, tree, tree.this, [DELETE])),
+    (exp.Update, lambda ctx, tree, analysis: _write(ctx, tree.this, [UPDATE], analysis)),
+    (exp.Delete, lambda ctx, tree, analysis: _write(ctx, tree.this, [DELETE], analysis)),
     (exp.TruncateTable, _truncate),
     (exp.Merge, _merge),
     (exp.Query, _reads),
@@ -207,7 +204,7 @@ _RULES: list[tuple[type | tuple[type, ...], Callable[[Context, Any], list[Need]]
 ]
 
 
-def needs(ctx: Context, tree: object) -> list[Need]:
+def needs(ctx: Context, tree: object, analysis: Analysis) -> list[Need]:
     """The privileges ``tree`` needs, in the order they are checked (SPEC R37).
 
     UNDROP, USE and SHOW need nothing here: UNDROP checks the incarnation it finds
@@ -215,10 +212,10 @@ def needs(ctx: Context, tree: object) -> list[Need]:
     """
     for kind, rule in _RULES:
         if isinstance(tree, kind):
-            return rule(ctx, tree)
+            return rule(ctx, tree, analysis)
     return []
 
 
-def authorize(ctx: Context, tree: object) -> None:
+def authorize(ctx: Context, tree: object, analysis: Analysis) -> None:
     """The one check before any statement runs: every privilege it needs (SPEC R37)."""
-    check(ctx, needs(ctx, tree))
+    check(ctx, needs(ctx, tree, analysis))

@@ -34,15 +34,13 @@ from rewind.audit.shape import COLUMN_IDS, DDL, MODIFYING, READ, WRITE
 from rewind.catalog.models import CatalogObject, ColumnLineage, StatementObject
 from rewind.constants import DATABASE, SCHEMA, TABLE
 from rewind.errors import RewindError
-from rewind.lifecycle.views import is_system_view
 from rewind.sql import names
+from rewind.sql.analysis import Analysis, reads_tables
 from rewind.sql.ddl import live_object
 from rewind.sql.parse import AlterContainer
-from rewind.sql.query import table_read, table_references
+from rewind.sql.query import table_references
 from rewind.statement import Context
 from rewind.storage.columns import Column, column_id, table_columns
-
-_WITH_LINEAGE = (exp.Query, exp.Insert, exp.Update, exp.Delete, exp.Merge)
 
 
 @dataclass
@@ -56,30 +54,25 @@ class StatementAudit:
     before: dict[int, ObjectState] = field(default_factory=dict)  # what an ALTER names
 
     @classmethod
-    def start(cls, ctx: Context, tree: object) -> StatementAudit:
-        """Resolve what the statement references before it changes any name."""
+    def start(cls, ctx: Context, tree: object, analysis: Analysis) -> StatementAudit:
+        """Take what the statement references (its analysis, resolved before it
+        changes any name) and the state of what an ALTER names."""
         audit = cls(tree)
-        if _has_lineage(tree):
+        if reads_tables(tree):
             assert isinstance(tree, exp.Expression)
-            audit._key_tables(ctx, tree)
+            audit._key_tables(ctx, tree, analysis)
         for obj in _altered(ctx, tree):
             audit.before[obj.id] = state_of(ctx, obj)
         return audit
 
-    def _key_tables(self, ctx: Context, tree: exp.Expression) -> None:
+    def _key_tables(self, ctx: Context, tree: exp.Expression, analysis: Analysis) -> None:
         """Copy ``tree`` with every catalog table renamed to ``__RW_T<id>`` (its key)."""
         keyed = tree.copy()
-        try:
-            references = table_references(keyed)
-        except RewindError:  # a bad name: the statement fails on it, not the audit
-            return
-        for table, parts in references:
-            if is_system_view(parts):
+        references = table_references(keyed)  # the analysis's, in the same order
+        for (table, _), reference in zip(references, analysis.references, strict=True):
+            if reference.table_id is None:  # a system view, a CTAS target, an unknown name
                 continue
-            try:
-                obj = table_read(ctx, table, parts)
-            except RewindError:  # a CTAS target or an unknown name: not a source
-                continue
+            obj = _object(ctx, reference.table_id)
             key = f"__RW_T{obj.id}"
             self.tables[key] = [c.name for c in table_columns(obj)]
             self.ids[key] = obj.id
@@ -229,12 +222,6 @@ def state_of(ctx: Context, obj: CatalogObject) -> ObjectState:
 
 def _related(row: StatementObject) -> Related:
     return Related(row.object_id, row.object_name, row.operation)
-
-
-def _has_lineage(tree: object) -> bool:
-    if isinstance(tree, exp.Create):
-        return isinstance(tree.expression, exp.Query)
-    return isinstance(tree, _WITH_LINEAGE)
 
 
 def _altered(ctx: Context, tree: object) -> list[CatalogObject]:
