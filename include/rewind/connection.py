@@ -38,10 +38,10 @@ from rewind.query_type import query_type
 from rewind.result import Result
 from rewind.security import refresh_role, require_lifecycle, session_role
 from rewind.spark_errors import spark_error
-from rewind.sql.execute import execute
+from rewind.sql.execute import execute, prepare
 from rewind.sql.parse import flow_parts, parse, split
 from rewind.sql.tables import naming_table
-from rewind.statement import Context, SessionState
+from rewind.statement import Analysis, Context, SessionState
 from rewind.storage.delta import TableStore
 from rewind.storage.timeline import running
 
@@ -166,16 +166,7 @@ class Connection:
         query_id, now = str(uuid.uuid4()), self.clock.now()
         for attempt in range(1, COMMIT_ATTEMPTS + 1):
             with Session(self.engine) as session, running(self.store, query_id):
-                ctx = Context(
-                    query_id=query_id,
-                    text=text,
-                    now=now,
-                    catalog=Catalog(session),
-                    store=self.store,
-                    state=self.state,
-                    spark_provider=self.spark,
-                    own_roots=(self.config.home, self.config.failsafe_root),
-                )
+                ctx = self._context(session, query_id, now, text)
                 try:
                     refresh_role(ctx)  # a role revoked since USE ROLE is gone (SPEC R37)
                     result = action(ctx)
@@ -200,6 +191,26 @@ class Connection:
                         raise
                     raise error from exc
         raise AssertionError("unreachable")
+
+    def analyse(self, statement: str, dialect: str = "snowflake") -> Analysis:
+        """What ``statement`` would read, write, create, drop and alter if it ran now (its
+        analysis, from which it is authorized and audited), without running it or
+        checking privileges; nothing is logged or changed."""
+        with Session(self.engine) as session:
+            ctx = self._context(session, str(uuid.uuid4()), self.clock.now(), statement)
+            return prepare(ctx, parse(statement, dialect).tree)[1]
+
+    def _context(self, session: Session, query_id: str, now: datetime, text: str) -> Context:
+        return Context(
+            query_id=query_id,
+            text=text,
+            now=now,
+            catalog=Catalog(session),
+            store=self.store,
+            state=self.state,
+            spark_provider=self.spark,
+            own_roots=(self.config.home, self.config.failsafe_root),
+        )
 
     def _log(self, session: Session, ctx: Context, status: str, error: RewindError | None) -> None:
         session.add(

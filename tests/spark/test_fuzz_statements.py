@@ -7,6 +7,9 @@ run one after another on one warehouse, and after every statement either it succ
 or it raised a RewindError with a stable code and one line (R39) — never another
 exception — and a failed statement changed nothing: every catalog row and the listing
 of the warehouse, fail-safe and system stores are compared before and after (R28).
+And what each successful statement was authorized for is what its audit rows say it
+read, wrote and changed (R36, R37; issue 15): the statement's analysis, from which it is
+authorized, against the ACCESS_HISTORY rows the code that ran it recorded.
 
 Reproducible (``derandomize``, no example database) and fast: one warehouse and one
 Spark session for all examples; most statements are catalog-only. No shrinking: the
@@ -28,10 +31,14 @@ import pytest
 from fuzz_grammar import REVIVE, Action, History, actions, quoted
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
 from test_hostile_input import Observer, assert_r39
 
 import rewind
+from rewind.catalog.models import CatalogObject, StatementObject
 from rewind.errors import RewindError
+from rewind.statement import CREATE, DATA_CHANGES, GRANT, MOVE, Analysis
 
 pytestmark = pytest.mark.spark
 
@@ -74,8 +81,27 @@ class Run:
     def statement(self, action: Action) -> Any:
         if action.kind == "restore":
             table, flag, value = action.restore
-            return self.conn.restore(table, **{flag: value})
-        return self.conn.run(action.text, action.dialect)
+            restored = self.conn.restore(table, **{flag: value})
+            self.counts["restored"] += 1
+            return restored
+        analysis = self.analysis(action)
+        newest = self.newest_object()
+        result = self.conn.run(action.text, action.dialect)
+        if analysis is not None:
+            self.counts["audit checked"] += 1
+            assert_audited_as_analysed(self.conn, analysis, result.query_id, newest, action.text)
+        return result
+
+    def analysis(self, action: Action) -> Analysis | None:
+        """The statement's analysis, as it will run (None: it fails before its analysis)."""
+        try:
+            return self.conn.analyse(action.text, action.dialect)
+        except RewindError:
+            return None
+
+    def newest_object(self) -> int:
+        with Session(self.conn.engine) as session:
+            return session.scalar(select(func.max(CatalogObject.id))) or 0
 
     def step(self, action: Action) -> None:
         """Run one action; a failed statement must be a RewindError that changed nothing."""
@@ -108,6 +134,69 @@ class Run:
         self.observer.close()
 
 
+def assert_audited_as_analysed(
+    conn: Any, analysis: Analysis, query_id: str, newest_before: int, text: str
+) -> None:
+    """What the statement was authorized for (its analysis) is exactly what its audit rows
+    say it read, wrote and changed by DDL (SPEC R36, R37).
+
+    Reads: every resolved table reference, the object CLONE copies and the rows an
+    UPDATE, DELETE or MERGE rewrites are its direct READ rows; a container clone's tables
+    (checked one by one as the clone takes them) are base-only READ rows under the
+    container. Writes: the table of each row change is its data WRITE rows' table. DDL:
+    what it replaces, drops, alters or swaps are the DDL rows of objects that existed
+    before; a CREATE made one new object in the container it was authorized on (or,
+    IF NOT EXISTS, nothing). UNDROP finds its incarnation as it runs and checks it
+    there (SPEC R37), so its one DDL row is the check.
+    """
+    with Session(conn.engine) as session:
+        rows = list(
+            session.scalars(select(StatementObject).where(StatementObject.query_id == query_id))
+        )
+        pairs = session.execute(select(CatalogObject.id, CatalogObject.parent_id)).all()
+        parents: dict[int, int | None] = {i: p for i, p in pairs}
+    audit = [(r.access, r.operation, r.object_id, r.direct) for r in rows]
+    shown = f"{text!r}: analysis {analysis}, audit {audit}"
+    verb = text.lstrip().split(maxsplit=1)[0].upper() if text.strip() else ""
+    if verb == "UNDROP":
+        assert [(r.access, r.operation) for r in rows] == [("DDL", "UNDROP")], shown
+        return
+    if verb == "CREATE" and not rows and "IF NOT EXISTS" in " ".join(text.upper().split()):
+        return  # it existed: authorized to create it, the statement did nothing
+    reads = {r.object_id for r in analysis.reads if r.object_id is not None}
+    writes = {c.object_id for c in analysis.changes if c.operation in DATA_CHANGES}
+    rewritten = {r.object_id for r in analysis.references if r.target and r.object_id}
+    if verb in ("UPDATE", "DELETE", "MERGE"):
+        reads |= rewritten  # its rows, read to rewrite them (needs no SELECT, as in Snowflake)
+    source = analysis.clone_source.object_id if analysis.clone_source else None
+    if source is not None:
+        reads.add(source)
+    assert {r.object_id for r in rows if r.access == "READ" and r.direct} == reads, shown
+    for row in rows:
+        if row.access == "READ" and not row.direct:
+            assert source is not None and _under(row.object_id, source, parents), shown
+    data_writes = {r.object_id for r in rows if r.access == "WRITE" and r.operation != "CREATE"}
+    assert data_writes == writes, shown
+    existing = {
+        c.object_id
+        for c in analysis.changes
+        if c.object_id is not None and c.operation not in (*DATA_CHANGES, GRANT, MOVE)
+    }
+    ddl = [r for r in rows if r.access == "DDL"]
+    assert {r.object_id for r in ddl if r.object_id <= newest_before} == existing, shown
+    created = {r.object_id for r in ddl if r.object_id > newest_before}
+    expected = [c.parent_id or None for c in analysis.changes if c.operation == CREATE]
+    assert [parents[i] or None for i in created] == expected, shown
+
+
+def _under(object_id: int, container: int, parents: dict[int, int | None]) -> bool:
+    while object_id:
+        object_id = parents.get(object_id) or 0
+        if object_id == container:
+            return True
+    return False
+
+
 def test_generated_statements_fail_cleanly_or_succeed(tmp_path: Path, spark: Any) -> None:
     """SPEC R28, R39: at least 3,000 generated statements from the whole grammar the
     README lists, each one a success or a RewindError with a stable code that changed
@@ -138,4 +227,5 @@ def test_generated_statements_fail_cleanly_or_succeed(tmp_path: Path, spark: Any
     assert run.counts["statements"] >= MIN_STATEMENTS
     # The grammar reaches both outcomes in bulk: successes, and failures of many kinds.
     assert run.counts["SUCCESS"] >= MIN_STATEMENTS // 10
-    assert len(set(run.counts) - {"statements", "SUCCESS"}) >= 8
+    assert len(set(run.counts) - {"statements", "SUCCESS", "audit checked", "restored"}) >= 8
+    assert run.counts["audit checked"] == run.counts["SUCCESS"] - run.counts["restored"]

@@ -54,7 +54,7 @@ def create(ctx: Context, tree: exp.Create) -> Result:
     else:
         props = object_properties(tree.args.get("properties"))
     parent_id, name = parent_and_name(ctx, kind, names.parts(target))
-    source = clone.clone_source(ctx, kind, tree) if tree.args.get("clone") else None
+    source = _clone_source(ctx)
     existing = ctx.catalog.live(kind, parent_id, name)
     operation = "CREATE"
     if existing is not None and tree.args.get("exists"):
@@ -81,6 +81,18 @@ def create(ctx: Context, tree: exp.Create) -> Result:
     _make_current(ctx, obj)
     ctx.catalog.record_access(ctx.query_id, obj.id, "DDL", operation=operation)
     return ctx.status(f"{kind.capitalize()} {name} successfully created.")
+
+
+def _clone_source(ctx: Context) -> CatalogObject | None:
+    """The object CLONE copies, as the statement's analysis resolved it (before OR
+    REPLACE drops anything)."""
+    source = ctx.analysis.clone_source
+    if source is None:
+        return None
+    if source.error is not None:
+        raise source.error
+    assert source.object_id is not None
+    return ctx.catalog.get(source.object_id)
 
 
 def _table_storage(

@@ -25,7 +25,7 @@ from rewind.sql.frames import (
     version_frame,
     write_frame,
 )
-from rewind.sql.query import Binding, bind, query_frame, release, view_name
+from rewind.sql.query import Binding, bind, query_frame, referenced, release, view_name
 from rewind.sql.spark_sql import to_spark
 from rewind.sql.tables import (
     arrow_schema,
@@ -61,7 +61,7 @@ def insert(ctx: Context, tree: exp.Insert) -> Result:
     if isinstance(target, exp.Schema):
         named = [normalize(i) for i in target.expressions]
         target = target.this
-    obj = names.table(ctx, names.parts(target))
+    obj = referenced(ctx, target)
     columns = table_columns(obj)
     targets = columns if named is None else [_column(columns, n) for n in named]
     binding = Binding()
@@ -105,7 +105,7 @@ class Target:
 
     def __init__(self, ctx: Context, table: exp.Table, binding: Binding) -> None:
         self.ctx = ctx
-        self.obj = names.table(ctx, names.parts(table))
+        self.obj = referenced(ctx, table)
         self.columns = table_columns(self.obj)
         self.base: Snapshot = writable_snapshot(ctx, self.obj)
         self.view = view_name(ctx)

@@ -15,7 +15,9 @@ from rewind.sql.analysis import analyse
 from rewind.sql.needs import authorize
 from rewind.sql.parse import AlterContainer
 from rewind.sql.recording import StatementAudit
-from rewind.statement import Context
+from rewind.statement import Analysis, Context
+
+Statement = exp.Expression | AlterContainer | AccessStatement
 
 _HANDLERS: list[tuple[type, Callable[[Context, Any], Result]]] = [
     (exp.Create, ddl.create),
@@ -35,7 +37,15 @@ _HANDLERS: list[tuple[type, Callable[[Context, Any], Result]]] = [
 ]
 
 
-def execute(ctx: Context, tree: exp.Expression | AlterContainer | AccessStatement) -> Result:
+def prepare(ctx: Context, tree: Statement) -> tuple[Statement, Analysis]:
+    """The statement as it runs (SQL functions inlined, before anything reads it) and its
+    analysis (:mod:`rewind.sql.analysis`)."""
+    if isinstance(tree, exp.Expression) and not functions.is_function_ddl(tree):
+        tree = functions.inline(ctx, tree)
+    return tree, analyse(ctx, tree)
+
+
+def execute(ctx: Context, tree: Statement) -> Result:
     """Run one statement in ``ctx``; raises :class:`~rewind.errors.RewindError` on failure.
 
     The access check comes first (SPEC R37): a denied statement reads and changes nothing.
@@ -46,10 +56,9 @@ def execute(ctx: Context, tree: exp.Expression | AlterContainer | AccessStatemen
         if isinstance(tree, exp.Create):
             return functions.create(ctx, tree)
         return functions.drop(ctx, tree)
-    if isinstance(tree, exp.Expression):
-        tree = functions.inline(ctx, tree)  # before anything reads the statement
-    analysis = analyse(ctx, tree)  # what it reads: authorized and audited alike
-    authorize(ctx, tree, analysis)
+    tree, analysis = prepare(ctx, tree)
+    ctx.analysis = analysis  # resolved once: authorized, audited and run alike (issue 15)
+    authorize(ctx, analysis)
     for kind, handler in _HANDLERS:
         if isinstance(tree, kind):
             audit = StatementAudit.start(ctx, tree, analysis)

@@ -23,7 +23,7 @@ from rewind.constants import TABLE
 from rewind.errors import InvalidValue, ObjectNotFound, StorageError, UnsupportedError
 from rewind.identifiers import normalize
 from rewind.lifecycle import pins
-from rewind.lifecycle.views import is_system_view, system_view
+from rewind.lifecycle.views import system_view
 from rewind.result import Result
 from rewind.security import can_see
 from rewind.sql import names
@@ -31,7 +31,7 @@ from rewind.sql.frames import collect, version_frame
 from rewind.sql.points import point_instant, point_of, with_clock
 from rewind.sql.spark_sql import to_spark
 from rewind.sql.tables import current_version, snapshot
-from rewind.statement import Context
+from rewind.statement import Context, Reference
 from rewind.storage import timeline
 from rewind.storage.columns import table_columns
 from rewind.storage.log import HistoryGone
@@ -40,6 +40,9 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
 _view_ids = itertools.count()
+# A table reference's index in its statement's Analysis.references (sqlglot node meta,
+# kept by copies): set by rewind.sql.analysis, read by :func:`referenced`.
+REFERENCE = "rewind.reference"
 
 
 @dataclass
@@ -59,7 +62,7 @@ def table_read(ctx: Context, table: exp.Table, parts: list[str]) -> CatalogObjec
     dialect, for a reference with a point in time, the incarnation that existed at that
     instant: a table deleted or replaced since (BigQuery's undelete is ``CREATE TABLE
     t2 CLONE t@<epoch ms>``), while the point is within its window (SPEC R27).
-    Authorization, the audit trail and execution all resolve a reference here."""
+    The statement's analysis resolves each reference here, once (:func:`referenced`)."""
     when = table.args.get("when")
     if when is None or ctx.state.dialect != "bigquery":
         return names.table(ctx, parts)
@@ -76,6 +79,25 @@ def table_read(ctx: Context, table: exp.Table, parts: list[str]) -> CatalogObjec
         if old.created_on <= instant < old.dropped_on and can_see(ctx, old):
             return old
     return live if live is not None else names.table(ctx, parts)
+
+
+def reference_of(ctx: Context, table: exp.Table) -> Reference:
+    """What the statement's analysis resolved ``table`` (one of its references) to."""
+    index = table.meta.get(REFERENCE)
+    assert index is not None, f"an analysed table reference: {table.sql('snowflake')}"
+    return ctx.analysis.references[index]
+
+
+def referenced(ctx: Context, table: exp.Table) -> CatalogObject:
+    """The catalog table a reference reads or a DML statement writes, as the statement's
+    analysis resolved it before it ran (the error then, if its name did not resolve)."""
+    reference = reference_of(ctx, table)
+    if reference.error is not None:
+        raise reference.error
+    assert reference.object_id is not None, "a system view is no catalog table"
+    obj = ctx.catalog.get(reference.object_id)
+    assert obj is not None
+    return obj
 
 
 def resolve_version(ctx: Context, obj: CatalogObject, when: exp.HistoricalData | None) -> int:
@@ -192,11 +214,11 @@ def bind(ctx: Context, tree: exp.Expression, binding: Binding) -> exp.Expression
         view = view_name(ctx)
         binding.views.append(view)
         alias = table.args.get("alias") or exp.TableAlias(this=table.this.copy())
-        if is_system_view(parts):
+        if reference_of(ctx, table).system_view:
             system_view(ctx, parts).createOrReplaceTempView(view)
             table.replace(exp.Table(this=exp.to_identifier(view, quoted=True), alias=alias))
             continue
-        obj = table_read(ctx, table, parts)
+        obj = referenced(ctx, table)
         when = table.args.get("when")
         version = resolve_version(ctx, obj, when)
         if when is not None:  # SPEC R19: hold the version until the statement ends

@@ -6,8 +6,9 @@ WRITE with the version made, DDL with the operation, each with the object's name
 :class:`StatementAudit` wraps the handler (``sql/execute.py``) and adds what needs
 the statement's text:
 
-* before it runs, every table the statement references is resolved (names as the
-  statement finds them) and the objects an ALTER names are snapshotted;
+* before it runs, the statement's analysis (``rewind.sql.analysis``) has resolved every
+  table it references (names as the statement finds them); the objects an ALTER names
+  are snapshotted;
 * after it ran, in the same catalog transaction: READ rows keep only the columns the
   statement referenced, data WRITE rows get the columns written and their source
   columns (``column_lineage``), and the statement's main DDL row gets its properties.
@@ -32,14 +33,8 @@ from rewind.audit.ddl import ObjectState, Related, ddl_properties
 from rewind.audit.lineage import StatementLineage, statement_lineage
 from rewind.audit.shape import COLUMN_IDS, DDL, MODIFYING, READ, WRITE
 from rewind.catalog.models import CatalogObject, ColumnLineage, StatementObject
-from rewind.constants import DATABASE, SCHEMA, TABLE
-from rewind.errors import RewindError
 from rewind.sql import names
-from rewind.sql.analysis import Analysis, reads_tables
-from rewind.sql.ddl import live_object
-from rewind.sql.parse import AlterContainer
-from rewind.sql.query import table_references
-from rewind.statement import Context
+from rewind.statement import ALTER, DATA_CHANGES, SWAP, Analysis, Context
 from rewind.storage.columns import Column, column_id, table_columns
 
 
@@ -49,44 +44,41 @@ class StatementAudit:
 
     tree: object
     keyed: exp.Expression | None = None  # the tree, each catalog table renamed to its key
-    tables: dict[str, list[str]] = field(default_factory=dict)  # key -> columns
+    tables: dict[str, tuple[str, ...]] = field(default_factory=dict)  # key -> columns
     ids: dict[str, int] = field(default_factory=dict)  # key -> object id
+    written: tuple[int, ...] = ()  # the tables its row changes modify
     before: dict[int, ObjectState] = field(default_factory=dict)  # what an ALTER names
 
     @classmethod
     def start(cls, ctx: Context, tree: object, analysis: Analysis) -> StatementAudit:
         """Take what the statement references (its analysis, resolved before it
-        changes any name) and the state of what an ALTER names."""
-        audit = cls(tree)
-        if reads_tables(tree):
-            assert isinstance(tree, exp.Expression)
-            audit._key_tables(ctx, tree, analysis)
-        for obj in _altered(ctx, tree):
-            audit.before[obj.id] = state_of(ctx, obj)
+        changes any name: the keyed statement, each table's columns) and the state of
+        what an ALTER names."""
+        written = [c.object_id for c in analysis.changes if c.operation in DATA_CHANGES]
+        audit = cls(
+            tree,
+            analysis.keyed,
+            dict(analysis.tables),
+            analysis.key_ids(),
+            tuple(t for t in dict.fromkeys(written) if t is not None),
+        )
+        for change in analysis.changes:
+            if change.operation in (ALTER, SWAP):
+                assert change.object_id is not None
+                audit.before[change.object_id] = state_of(ctx, _object(ctx, change.object_id))
         return audit
-
-    def _key_tables(self, ctx: Context, tree: exp.Expression, analysis: Analysis) -> None:
-        """Copy ``tree`` with every catalog table renamed to ``__RW_T<id>`` (its key)."""
-        keyed = tree.copy()
-        references = table_references(keyed)  # the analysis's, in the same order
-        for (table, _), reference in zip(references, analysis.references, strict=True):
-            if reference.table_id is None:  # a system view, a CTAS target, an unknown name
-                continue
-            obj = _object(ctx, reference.table_id)
-            key = f"__RW_T{obj.id}"
-            self.tables[key] = [c.name for c in table_columns(obj)]
-            self.ids[key] = obj.id
-            alias = table.args.get("alias") or exp.TableAlias(this=table.this.copy())
-            table.replace(exp.Table(this=exp.to_identifier(key, quoted=True), alias=alias))
-        self.keyed = keyed
 
     def finish(self, ctx: Context) -> None:
         """Complete the statement's rows, in its own catalog transaction."""
         rows = _rows(ctx)
-        target = self._dml_target()
-        if target is not None and not any(r.access == WRITE for r in rows):
+        unwritten = [
+            t for t in self.written if not any(r.access == WRITE and r.object_id == t for r in rows)
+        ]
+        for table_id in unwritten:
             # It changed no row, so made no version: still, it modified the table.
-            ctx.catalog.record_access(ctx.query_id, target[0], WRITE, operation=target[1])
+            operation = _operation(self.tree)
+            ctx.catalog.record_access(ctx.query_id, table_id, WRITE, operation=operation)
+        if unwritten:
             rows = _rows(ctx)
         ddl_rows = [r for r in rows if r.access == DDL]
         lineage = self._lineage(ctx, ddl_rows)
@@ -96,15 +88,6 @@ class StatementAudit:
         if ddl_rows:
             self._describe_ddl(ctx, rows, ddl_rows)
         _record_column_ids(ctx, rows)
-
-    def _dml_target(self) -> tuple[int, str] | None:
-        """The table an INSERT, UPDATE, DELETE or MERGE writes, and the operation."""
-        if not isinstance(self.keyed, exp.Insert | exp.Update | exp.Delete | exp.Merge):
-            return None
-        table = self.keyed.this
-        table = table.this if isinstance(table, exp.Schema) else table
-        object_id = self.ids.get(table.name) if isinstance(table, exp.Table) else None
-        return None if object_id is None else (object_id, type(self.keyed).__name__.upper())
 
     def _lineage(
         self, ctx: Context, ddl_rows: Sequence[StatementObject]
@@ -172,6 +155,11 @@ class StatementAudit:
         )
 
 
+def _operation(tree: object) -> str:
+    """A data statement's operation: INSERT, UPDATE, DELETE, MERGE or TRUNCATE."""
+    return "TRUNCATE" if isinstance(tree, exp.TruncateTable) else type(tree).__name__.upper()
+
+
 def _record_column_ids(ctx: Context, rows: Sequence[StatementObject]) -> None:
     """The ``columnId`` of each column a READ or WRITE row lists, kept with the row (a
     later RENAME COLUMN must not change what this statement recorded)."""
@@ -222,26 +210,3 @@ def state_of(ctx: Context, obj: CatalogObject) -> ObjectState:
 
 def _related(row: StatementObject) -> Related:
     return Related(row.object_id, row.object_name, row.operation)
-
-
-def _altered(ctx: Context, tree: object) -> list[CatalogObject]:
-    """The live objects an ALTER names (its target, a SWAP's partner), if they exist."""
-    if isinstance(tree, exp.Alter):
-        actions = tree.args.get("actions") or []
-        named = [(TABLE, t) for t in [tree.this, *[a.this for a in actions if _is_swap(a)]]]
-    elif isinstance(tree, AlterContainer) and tree.kind in (DATABASE, SCHEMA):
-        swap = tree.target if tree.action == "SWAP" else None
-        named = [(tree.kind, t) for t in (tree.name, swap) if t is not None]
-    else:
-        return []
-    found = []
-    for kind, name in named:
-        try:
-            found.append(live_object(ctx, kind, names.parts(name)))
-        except RewindError:  # unknown (ALTER ... IF EXISTS): the handler decides
-            continue
-    return found
-
-
-def _is_swap(action: exp.Expression) -> bool:
-    return isinstance(action, exp.SwapTable)
