@@ -27,7 +27,7 @@ from report import write_report
 import rewind
 from rewind.sql import names
 from rewind.sql.tables import commit_files, snapshot
-from rewind.storage.delta import DataFile
+from rewind.storage.snapshot import DataFile
 
 NOW = "2026-11-01T00:00:00+00:00"
 

@@ -72,7 +72,7 @@ from rewind.runner import run_lifecycle
 from rewind.sql import names
 from rewind.sql.tables import commit_files, snapshot
 from rewind.statement import Context
-from rewind.storage.delta import DataFile, Snapshot
+from rewind.storage.snapshot import DataFile, Snapshot
 
 RESULTS = Path(__file__).parent / "results" / "lifecycle_incremental.json"
 BASE = datetime(2025, 1, 1, tzinfo=UTC)  # day 0; the wall clock must be later

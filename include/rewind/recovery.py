@@ -27,7 +27,7 @@ from rewind.sql.tables import create_table_storage
 from rewind.sql.values import ObjectProperties
 from rewind.statement import Context
 from rewind.storage.columns import table_columns
-from rewind.storage.delta import DataFile
+from rewind.storage.snapshot import DataFile
 
 FAILSAFE_COLUMNS = [
     "table_id",

@@ -36,7 +36,8 @@ from rewind.errors import RewindError
 from rewind.lifecycle import pins
 from rewind.result import Result
 from rewind.runner import run_lifecycle
-from rewind.storage.delta import DataFile, TableStore
+from rewind.storage.delta import TableStore
+from rewind.storage.snapshot import DataFile
 
 pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("lifecycle")]
 

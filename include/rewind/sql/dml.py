@@ -35,7 +35,7 @@ from rewind.sql.tables import (
 )
 from rewind.statement import Context
 from rewind.storage.columns import Column, add_column, table_columns
-from rewind.storage.delta import DataFile, Snapshot
+from rewind.storage.snapshot import DataFile, Snapshot
 from rewind.types import from_spark
 
 if TYPE_CHECKING:

@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 from rewind.errors import UnsupportedError
 from rewind.statement import Context
 from rewind.storage.columns import Column
-from rewind.storage.delta import DataFile, Snapshot
+from rewind.storage.snapshot import DataFile, Snapshot
 
 if TYPE_CHECKING:
     from pyspark.sql import Column as SparkColumn

@@ -21,7 +21,7 @@ from rewind.sql.query import Binding, bind, release
 from rewind.sql.spark_sql import to_spark
 from rewind.statement import Context
 from rewind.storage.columns import Column
-from rewind.storage.delta import DataFile
+from rewind.storage.snapshot import DataFile
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame

@@ -15,7 +15,7 @@ from rewind.sql import names
 from rewind.statement import Context
 from rewind.storage import timeline
 from rewind.storage.columns import Column, add_column, table_columns
-from rewind.storage.delta import DataFile, Snapshot
+from rewind.storage.snapshot import DataFile, Snapshot
 
 
 def arrow_schema(columns: Sequence[Column]) -> pa.Schema:

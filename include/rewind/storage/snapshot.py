@@ -1,0 +1,92 @@
+"""What one Delta table version holds (SPEC R14, R40): its data files, schema and protocol,
+as replayed from the log by :mod:`rewind.storage.log` and committed by
+:mod:`rewind.storage.delta`; and which Delta features Rewind can write."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from rewind.errors import UnsupportedTableFeature
+
+
+@dataclass(frozen=True)
+class DataFile:
+    """A data file of one table version (path relative to the table root); another
+    writer's file may carry a deletion vector (``dv_path``, ``deleted_rows``)."""
+
+    path: str
+    size: int
+    num_records: int
+    deleted_rows: int = 0
+    dv_path: str | None = None
+
+
+# Writer features delta-rs commits correctly for Rewind (SPEC R40): anything else (a
+# deletion vector, column mapping's physical names) is refused before a file is written.
+WRITABLE_FEATURES = {"appendOnly", "invariants", "checkConstraints", "timestampNtz"}
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What a table version holds: its schema, data files and Delta protocol."""
+
+    version: int
+    schema: pa.Schema
+    files: tuple[DataFile, ...]
+    root: Path
+    protocol: dict[str, Any] | None = None
+    # name -> identity: column mapping's id (stable across renames), else the name
+    field_ids: dict[str, str] | None = None
+    partitioned: bool = False
+    metadata: dict[str, Any] | None = None  # the version's Delta metaData
+
+    @property
+    def configuration(self) -> dict[str, str]:
+        """The version's Delta table properties."""
+        return dict((self.metadata or {}).get("configuration") or {})
+
+    @property
+    def plain(self) -> bool:
+        """Whether the version's rows are exactly its data files' rows: Delta reader
+        version 1 (no reader feature: no deletion vectors, no column mapping), no
+        partition columns. Delta's own reader reads such a version as those Parquet
+        files, so reading them directly is the same read without Delta's per-version
+        snapshot job (issue 10 note; benchmarks/time_travel_read.py)."""
+        protocol = self.protocol or {}
+        return (
+            int(str(protocol.get("minReaderVersion") or 1)) <= 1
+            and not self.partitioned
+            and not any(f.dv_path or f.deleted_rows for f in self.files)
+        )
+
+    def check_writable(self, table: str) -> None:
+        """Refuse a write Rewind cannot commit correctly (SPEC R40, R43)."""
+        protocol = self.protocol or {}
+        features = set(protocol.get("writerFeatures") or []) | set(
+            protocol.get("readerFeatures") or []
+        )
+        blocked = sorted(features - WRITABLE_FEATURES)
+        if int(str(protocol.get("minReaderVersion") or 1)) > 1 and not blocked:
+            blocked = [f"reader version {protocol.get('minReaderVersion')}"]
+        if blocked or any(f.dv_path or f.deleted_rows for f in self.files):
+            raise UnsupportedTableFeature(
+                f"Table {table} uses Delta features Rewind cannot write yet "
+                f"({', '.join(blocked) or 'deletionVectors'}); Rewind reads it at every "
+                "version, and delta-spark can write it."
+            )
+
+    @property
+    def uris(self) -> list[str]:
+        return [str(self.root / f.path) for f in self.files]
+
+    @property
+    def rows(self) -> int:
+        return sum(f.num_records - f.deleted_rows for f in self.files)
+
+    @property
+    def bytes(self) -> int:
+        return sum(f.size for f in self.files)
