@@ -23,6 +23,32 @@ DELTA_CONF = {
 }
 
 
+# How every Rewind session runs, in process or on a Spark Connect server (spark_server.py):
+# UTC session time zone (the clock is UTC), microsecond Parquet timestamps (what Delta
+# expects), case-sensitive names (quoted identifiers keep their case, SPEC R4), few
+# shuffle and Delta snapshot partitions (small statements dominate).
+SESSION_CONF = {
+    "spark.sql.session.timeZone": "UTC",
+    "spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
+    "spark.sql.shuffle.partitions": "2",
+    # Delta rebuilds an older version's file list with a Spark job over its log, in 50
+    # partitions by default: one is 5x faster on the logs Rewind reads (0.7 s against
+    # 3.6 s per time-travel read of an 8-version table).
+    "spark.databricks.delta.snapshotPartitions": "1",
+    "spark.sql.caseSensitive": "true",
+    "spark.sql.sources.parallelPartitionDiscovery.threshold": "1000000",
+    # SPEC R38: no SQL text reads files by path (parquet.`/any/dir`); Rewind reads table
+    # versions through the DataFrame API only.
+    "spark.sql.runSQLOnFiles": "false",
+}
+# The driver's: no UI, no progress bars, Rewind's log4j configuration.
+DRIVER_CONF = {
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile={LOG4J}",
+}
+
+
 def delta_jars() -> list[str]:
     """The pinned Delta Lake jars (``REWIND_DELTA_JARS``, default ``.jars/`` of the checkout).
 
@@ -79,38 +105,18 @@ def _stderr_to(log: Path | None) -> Iterator[None]:
 
 @lru_cache(maxsize=1)
 def get_spark(master: str = "local[2]", log: Path | None = None) -> SparkSession:
-    """A SparkSession for ``master``, configured the way every Rewind job needs it.
-
-    UTC session time zone (the clock is UTC), microsecond Parquet timestamps (what
-    Delta expects), case-sensitive names (quoted identifiers keep their case, SPEC
-    R4), no UI, few shuffle and Delta snapshot partitions (small statements dominate),
-    and Delta Lake's connector (:func:`with_delta`).
-    """
+    """A SparkSession for ``master`` in this process, configured the way every Rewind job
+    needs it (:data:`SESSION_CONF`, :data:`DRIVER_CONF`) with Delta Lake's connector
+    (:func:`with_delta`)."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 
     builder = SparkSession.builder
     if "PYSPARK_GATEWAY_PORT" not in os.environ:  # under spark-submit, its --master rules
         builder = builder.master(master)
-    builder = (
-        with_delta(builder)
-        .appName("rewind")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MICROS")
-        .config("spark.sql.shuffle.partitions", "2")
-        # Delta rebuilds an older version's file list with a Spark job over its log,
-        # in 50 partitions by default: one is 5x faster on the logs Rewind reads
-        # (0.7 s against 3.6 s per time-travel read of an 8-version table).
-        .config("spark.databricks.delta.snapshotPartitions", "1")
-        .config("spark.sql.caseSensitive", "true")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={LOG4J}")
-        .config("spark.sql.sources.parallelPartitionDiscovery.threshold", "1000000")
-        # SPEC R38: no SQL text reads files by path (parquet.`/any/dir`); Rewind reads
-        # table versions through the DataFrame API only.
-        .config("spark.sql.runSQLOnFiles", "false")
-    )
+    builder = with_delta(builder).appName("rewind")
+    for key, value in {**SESSION_CONF, **DRIVER_CONF}.items():
+        builder = builder.config(key, value)
     with _stderr_to(log):
         spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
