@@ -5,7 +5,12 @@
     rewind restore TABLE (--at | --before) (TIMESTAMP | OFFSET | QUERY_ID)
     rewind lifecycle run [--format table|json]
     rewind failsafe list | recover TABLE_ID --into DB.SCHEMA.NAME [--version N]
+    rewind server start | stop | status    the home's Spark Connect server
     rewind spark-options     spark-submit's options for Delta Lake (jars, extension, catalog)
+
+Statements that need Spark run on the home's Spark Connect server, started on first use
+and stopped after ``REWIND_SPARK_SERVER_IDLE`` seconds idle (``REWIND_SPARK_SERVER=off``:
+in this process; ``REWIND_SPARK_REMOTE=sc://...``: on that server).
 
 Errors are one line on stderr, ``error: <CODE>: <message>``, and exit code 1 (SPEC R39).
 """
@@ -13,13 +18,21 @@ Errors are one line on stderr, ``error: <CODE>: <message>``, and exit code 1 (SP
 from __future__ import annotations
 
 import argparse
+import contextlib
+import itertools
 import json
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Iterator, Sequence
+from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rewind.errors import RewindError
 from rewind.result import Result, render_table, to_csv, to_json
+
+if TYPE_CHECKING:
+    from rewind.connection import Connection
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -57,6 +70,8 @@ def _parser() -> argparse.ArgumentParser:
     recover.add_argument("--into", required=True, help="DB.SCHEMA.NAME of the new table")
     recover.add_argument("--version", type=int, help="default: as dropped / the latest")
     recover.add_argument("--format", choices=["table", "json", "csv"], default="table")
+    server = commands.add_parser("server", help="the home's Spark Connect server")
+    server.add_argument("server_command", choices=["start", "stop", "status"])
     commands.add_parser(
         "spark-options",
         help="spark-submit's options for Delta Lake: spark-submit $(rewind spark-options) job.py",
@@ -73,6 +88,73 @@ def _spark_options(_args: argparse.Namespace) -> int:
     return 0
 
 
+def _server(args: argparse.Namespace) -> int:
+    from rewind import spark_server
+    from rewind.config import Config
+    from rewind.home import prepare_home
+
+    config = Config.load(home=args.home, user=args.user, now=args.now)
+    if args.server_command == "start":
+        prepare_home(config)
+        spinner = partial(_spinner, config.home)
+        endpoint: spark_server.Endpoint | None = spark_server.start(
+            config.home, config.spark_master, spinner
+        )
+    elif args.server_command == "stop":
+        stopped = spark_server.stop(config.home)
+        print(f"Spark Connect server of {config.home}: {'stopped' if stopped else 'not running'}.")
+        return 0
+    else:
+        endpoint = spark_server.running(config.home)
+    if endpoint is None:
+        print(f"Spark Connect server of {config.home}: not running.")
+    else:
+        print(
+            f"Spark Connect server of {config.home}: running on 127.0.0.1:{endpoint.port} "
+            f"(pid {endpoint.jvm}), stops after {endpoint.idle_s} s idle."
+        )
+    return 0
+
+
+_SPIN = "|/-\\"
+
+
+@contextlib.contextmanager
+def _spinner(home: Path) -> Iterator[None]:
+    """What the CLI shows while the home's Spark Connect server starts: a spinner on a
+    terminal; nothing in a pipe, whose stderr carries errors only (SPEC R39)."""
+    if not sys.stderr.isatty():
+        yield
+        return
+    done = threading.Event()
+
+    def spin() -> None:
+        for turn in itertools.count():
+            text = f"{_SPIN[turn % 4]} Starting Spark for {home} (once: later calls reuse it)"
+            print(f"\r{text}", end="", file=sys.stderr, flush=True)
+            if done.wait(0.15):
+                break
+        print("\r\033[K", end="", file=sys.stderr, flush=True)
+
+    thread = threading.Thread(target=spin, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
+
+
+def _connect(args: argparse.Namespace) -> Connection:
+    """The CLI's session: its Spark work on the home's Spark Connect server, started on
+    first use unless REWIND_SPARK_SERVER=off."""
+    from rewind.config import Config
+    from rewind.connection import Connection
+
+    config = Config.load(home=args.home, user=args.user, now=args.now)
+    return Connection(config, start_server=partial(_spinner, config.home))
+
+
 def _emit(results: Sequence[Result], fmt: str) -> None:
     if fmt == "json":
         print(to_json(results))
@@ -84,7 +166,7 @@ def _emit(results: Sequence[Result], fmt: str) -> None:
 
 
 def _sql(args: argparse.Namespace) -> int:
-    from rewind.connection import as_rewind_error, connect
+    from rewind.connection import as_rewind_error
 
     if args.file is not None:
         try:
@@ -98,7 +180,7 @@ def _sql(args: argparse.Namespace) -> int:
     if not text.strip():
         raise RewindError("No statements given.", code="INVALID_VALUE")
     results: list[Result] = []
-    connection = connect(home=args.home, user=args.user, now=args.now)
+    connection = _connect(args)
     try:
         for result in connection.execute(text, args.dialect):
             results.append(result)
@@ -112,18 +194,14 @@ def _sql(args: argparse.Namespace) -> int:
 
 
 def _restore(args: argparse.Namespace) -> int:
-    from rewind.connection import connect
-
-    with connect(home=args.home, user=args.user, now=args.now) as connection:
+    with _connect(args) as connection:
         result = connection.restore(args.table, at=args.at, before=args.before)
     _emit([result], args.format)
     return 0
 
 
 def _failsafe(args: argparse.Namespace) -> int:
-    from rewind.connection import connect
-
-    with connect(home=args.home, user=args.user, now=args.now) as connection:
+    with _connect(args) as connection:
         if args.failsafe_command == "list":
             result = connection.failsafe_list()
         else:
@@ -133,9 +211,7 @@ def _failsafe(args: argparse.Namespace) -> int:
 
 
 def _lifecycle(args: argparse.Namespace) -> int:
-    from rewind.connection import connect
-
-    with connect(home=args.home, user=args.user, now=args.now) as connection:
+    with _connect(args) as connection:
         steps = connection.lifecycle(args.run_id)  # ACCOUNTADMIN only (SPEC R37)
     if args.format == "json":
         print(json.dumps(steps))
@@ -174,6 +250,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "restore": _restore,
             "lifecycle": _lifecycle,
             "failsafe": _failsafe,
+            "server": _server,
             "spark-options": _spark_options,
         }
         return handlers[args.command](args)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rewind.constants import DEFAULT_USER
+from rewind.errors import InvalidValue
 
 
 @dataclass(frozen=True)
@@ -18,6 +19,10 @@ class Config:
         catalog_url: SQLAlchemy URL; default a SQLite file in ``home``.
         failsafe_root: the fail-safe store, kept apart from the warehouse (SPEC R12, R38).
         spark_master: the master URL for the SparkSession factory.
+        spark_remote: a Spark Connect server's URL (``sc://host:port/;token=...``) every
+            statement's Spark work runs on; None for the home's own server or in process.
+        spark_server: ``auto`` (the default): the home's Spark Connect server when it runs
+            (the CLI starts it); ``off``: Spark always runs in the calling process.
         user: the user statements run as.
         now: the clock text (ISO 8601) or None for the system clock (SPEC R15).
         query_tag: Snowflake's QUERY_TAG of every statement of the session (QUERY_HISTORY).
@@ -30,6 +35,8 @@ class Config:
     user: str
     now: str | None
     query_tag: str | None = None
+    spark_remote: str | None = None
+    spark_server: str = "auto"
 
     @property
     def warehouse_root(self) -> Path:
@@ -60,4 +67,12 @@ class Config:
             user=user or env.get("REWIND_USER") or DEFAULT_USER,
             now=now or env.get("REWIND_NOW") or None,
             query_tag=query_tag or env.get("REWIND_QUERY_TAG") or None,
+            spark_remote=env.get("REWIND_SPARK_REMOTE") or None,
+            spark_server=_spark_server(env.get("REWIND_SPARK_SERVER") or "auto"),
         )
+
+
+def _spark_server(text: str) -> str:
+    if text.lower() not in ("auto", "off"):
+        raise InvalidValue(f"REWIND_SPARK_SERVER must be auto or off, not {text!r}.")
+    return text.lower()

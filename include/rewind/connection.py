@@ -11,12 +11,14 @@ import contextlib
 import os
 import uuid
 from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.exc import IntegrityError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
+from rewind import spark_server
 from rewind.catalog.db import make_engine, migrate
 from rewind.catalog.grants import Grants
 from rewind.catalog.models import Statement
@@ -29,6 +31,7 @@ from rewind.errors import (
     ExecutionError,
     ObjectAlreadyExists,
     RewindError,
+    SparkUnavailable,
     StorageError,
     TimeTravelUnavailable,
     UnknownUser,
@@ -56,8 +59,17 @@ if TYPE_CHECKING:
 class Connection:
     """Statements run in order in one session; ``USE`` carries over."""
 
-    def __init__(self, config: Config) -> None:
+    def __init__(
+        self,
+        config: Config,
+        start_server: Callable[[], AbstractContextManager[None]] | None = None,
+    ) -> None:
+        """``start_server``: start the home's Spark Connect server if none runs (the CLI),
+        inside this while it starts (its spinner); None: use one only if it runs."""
         self.config = config
+        self.start_server = start_server
+        self._spark: SparkSession | None = None
+        self._server: spark_server.Endpoint | None = None
         self.clock = Clock.from_text(config.now)
         prepare_home(config)  # SPEC R38: owner-only
         try:
@@ -78,9 +90,47 @@ class Connection:
         self.state = SessionState(user=config.user, role=role)
 
     def spark(self) -> SparkSession:
-        from rewind.spark import get_spark
+        """Where this session's Spark work runs, chosen at its first use: the Spark Connect
+        server of ``REWIND_SPARK_REMOTE``, else the home's own server if it runs (or the
+        CLI starts it), else a SparkSession in this process. A home server that stopped
+        since is started again (CLI) or reported: never waited on."""
+        if self._server is not None:
+            spark_server.touch(self.config.home)
+            current = spark_server.running(self.config.home)
+            if current != self._server:
+                self._release_spark()
+                if current is None and self.start_server is None:
+                    raise SparkUnavailable(
+                        f"The Spark Connect server of {self.config.home} stopped; "
+                        "run `rewind server start`."
+                    )
+                self._server = None  # the server that runs now, or a new one (CLI)
+        if self._spark is None:
+            self._spark = self._open_spark()
+        return self._spark
 
-        return get_spark(self.config.spark_master, self.config.home / "logs" / "spark.log")
+    def _open_spark(self) -> SparkSession:
+        from rewind.spark import get_spark, remote_spark
+
+        config = self.config
+        if config.spark_remote:
+            return remote_spark(config.spark_remote)
+        if config.spark_server == "auto":
+            endpoint = spark_server.running(config.home)
+            if endpoint is None and self.start_server is not None:
+                endpoint = spark_server.start(config.home, config.spark_master, self.start_server)
+            if endpoint is not None:
+                self._server = endpoint
+                return remote_spark(endpoint.url)
+        return get_spark(config.spark_master, config.home / "logs" / "spark.log")
+
+    def _release_spark(self) -> None:
+        """End this session's Spark Connect session (its temporary views go with it); the
+        in-process SparkSession stays for the process's next session."""
+        spark, self._spark = self._spark, None
+        if spark is not None and (self._server is not None or self.config.spark_remote):
+            with contextlib.suppress(Exception):  # a server that is gone has nothing to free
+                spark.stop()
 
     def sql(self, text: str, dialect: str = "snowflake") -> list[Result]:
         """Run ';'-separated statements; raises at the first failure."""
@@ -152,7 +202,7 @@ class Connection:
             # The lifecycle commits through its own engine: end this read transaction
             # first, or SQLite refuses the statement log's write after it.
             ctx.catalog.session.commit()
-            steps.extend(run_lifecycle(self.config, ctx.now, run_id))
+            steps.extend(run_lifecycle(self.config, ctx.now, run_id, self.spark))
             return ctx.status(f"Lifecycle run {steps[0]['run_id']} done.")
 
         self._statement("LIFECYCLE RUN", action)
@@ -226,6 +276,7 @@ class Connection:
         )
 
     def close(self) -> None:
+        self._release_spark()
         self.engine.dispose()
 
     def __enter__(self) -> Connection:
@@ -316,6 +367,8 @@ def connect(
     now: str | datetime | None = None,
     query_tag: str | None = None,
 ) -> Connection:
-    """Open a session on the Rewind home (created on first use)."""
+    """Open a session on the Rewind home (created on first use). Its Spark work runs on
+    the home's Spark Connect server if one runs (``rewind server start``), on
+    ``REWIND_SPARK_REMOTE``'s if set, else in this process (:meth:`Connection.spark`)."""
     now_text = now.isoformat() if isinstance(now, datetime) else now
     return Connection(Config.load(home=home, user=user, now=now_text, query_tag=query_tag))

@@ -113,6 +113,13 @@ class CatalogError(RewindError):
     code = "CATALOG_ERROR"
 
 
+class SparkUnavailable(RewindError):
+    """Spark does not answer: the Spark Connect server did not start, stopped, or cannot
+    be reached."""
+
+    code = "SPARK_UNAVAILABLE"
+
+
 class ConfigurationError(RewindError):
     """Something the installation must provide is missing (Delta Lake's jars)."""
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rewind.catalog.models import LifecycleRun
 from rewind.clock import parse_timestamp
@@ -23,6 +23,9 @@ from rewind.lifecycle.metrics import storage_metrics
 from rewind.lifecycle.plan import effective_retention
 from rewind.lifecycle.purge import purge_failsafe
 from rewind.quality.run import run_at, validate
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 STEPS: dict[str, Callable[[Run], dict[str, Any]]] = {
     "effective_retention": effective_retention,
@@ -42,13 +45,19 @@ def run_step(config: Config, step: str, run_id: str, now: datetime) -> dict[str,
         run.engine.dispose()
 
 
-def run_lifecycle(config: Config, now: datetime, run_id: str | None = None) -> list[dict[str, Any]]:
-    """Steps 1–6 in order; each returns its summary (SPEC R29).
+def run_lifecycle(
+    config: Config,
+    now: datetime,
+    run_id: str | None = None,
+    spark_provider: Callable[[], SparkSession] | None = None,
+) -> list[dict[str, Any]]:
+    """Steps 1–6 in order; each returns its summary (SPEC R29). ``spark_provider``: the
+    session's Spark (default: a SparkSession in this process).
 
     Raises:
         ValidationFailed: step 6 found the run's results wrong (the data steps are done).
     """
-    run = Run.open(config, run_id or str(uuid.uuid4()), now)
+    run = Run.open(config, run_id or str(uuid.uuid4()), now, spark_provider)
     try:
         steps = [{"step": name, "run_id": run.run_id, **step(run)} for name, step in STEPS.items()]
         _record(run, steps)

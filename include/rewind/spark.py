@@ -5,9 +5,11 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import warnings
 from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -123,6 +125,44 @@ def get_spark(master: str = "local[2]", log: Path | None = None) -> SparkSession
     if log is not None:
         _query_errors_to(log)
     return spark
+
+
+def functions(spark: SparkSession) -> ModuleType:
+    """pyspark's column functions for ``spark``'s kind of session. ``pyspark.sql.functions``
+    builds Connect columns only in a process that is in Connect mode as a whole; a Rewind
+    process may hold a session of either kind."""
+    from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+    if isinstance(spark, ConnectSession):
+        from pyspark.sql.connect import functions as connect_functions
+
+        return connect_functions
+    from pyspark.sql import functions as classic_functions
+
+    return classic_functions
+
+
+# A Spark Connect client retries an unreachable server for ten minutes by default; Rewind's
+# servers are local or named by the user, so a few seconds tell it is gone (issue 14).
+_CONNECT_RETRIES = 3
+_CONNECT_MAX_BACKOFF_MS = 1000
+
+
+def remote_spark(url: str) -> SparkSession:
+    """A new Spark Connect session on ``url`` (``sc://host:port/;token=...``) with Rewind's
+    session settings (:data:`SESSION_CONF`); its temporary views are its own."""
+    from pyspark.sql.connect.client.retries import DefaultPolicy
+    from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+    # pyspark warns on stderr when it gives up; the error that follows says it (R39).
+    warnings.filterwarnings("ignore", message=r"\[RETRIES_EXCEEDED\]")
+    spark = ConnectSession.builder.remote(url).create()
+    spark.client.set_retry_policies(
+        [DefaultPolicy(max_retries=_CONNECT_RETRIES, max_backoff=_CONNECT_MAX_BACKOFF_MS)]
+    )
+    for key, value in SESSION_CONF.items():
+        spark.conf.set(key, value)
+    return spark  # type: ignore[return-value]
 
 
 def _query_errors_to(log: Path) -> None:

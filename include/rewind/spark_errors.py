@@ -12,7 +12,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from rewind.errors import ExecutionError, RewindError, SqlSyntaxError, StorageError
+from rewind.errors import (
+    ExecutionError,
+    RewindError,
+    SparkUnavailable,
+    SqlSyntaxError,
+    StorageError,
+)
 
 _MAX_CAUSES = 12
 _READ_FAILED = re.compile(r"\[FAILED_READ_FILE[.\w]*\][^\n]*?\bfile (?P<path>\S+?)\.?(\s|$)")
@@ -65,12 +71,32 @@ def _java_error(exc: BaseException) -> RewindError:
     return ExecutionError(_first_line(named) or root_class)
 
 
+def _unreachable(exc: BaseException) -> RewindError | None:
+    """A Spark Connect server that does not answer or refuses the client's token."""
+    import grpc
+
+    if isinstance(exc, grpc.RpcError):
+        status = exc.code()
+    else:
+        status = getattr(exc, "getGrpcStatusCode", lambda: None)()
+    if status == grpc.StatusCode.UNAVAILABLE:
+        return SparkUnavailable("Spark does not answer: its Spark Connect server is gone.")
+    if status == grpc.StatusCode.UNAUTHENTICATED:
+        return SparkUnavailable(
+            f"The Spark Connect server refused this client: {_first_line(str(exc))}"
+        )
+    return None
+
+
 def spark_error(exc: BaseException) -> RewindError | None:
     """The RewindError for a Spark or Py4J failure; None for any other exception."""
     try:
         from pyspark.errors import AnalysisException, ParseException, PySparkException
     except ImportError:  # pragma: no cover - pyspark is a dependency
         return None
+    unreachable = _unreachable(exc)
+    if unreachable is not None:
+        return unreachable
     if isinstance(exc, ParseException):
         return SqlSyntaxError(f"SQL compilation error: {_first_line(str(exc))}")
     if isinstance(exc, AnalysisException):

@@ -24,6 +24,11 @@ if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 
+# File operations are spread over at most this many Spark tasks (a few per executor core
+# on the clusters Rewind runs on; each task is a batch of moves or deletes).
+TASK_SLICES = 16
+
+
 @dataclass
 class Run:
     """One lifecycle run at one instant (SPEC R15: the Airflow run's logical end)."""
@@ -73,11 +78,13 @@ class Run:
     def run_tasks(self, tasks: Sequence[tuple[str, str, str]]) -> dict[str, str]:
         """Run file operations on the executors in parallel; source -> outcome.
 
-        No tasks, no Spark: an idle night does not start a JVM.
+        A DataFrame of tasks mapped in Arrow batches, so the same code runs in process and
+        on a Spark Connect server (no SparkContext there). No tasks, no Spark: an idle
+        night does not start a JVM.
         """
         if not tasks:
             return {}
-        spark = self.spark_provider()
-        slices = max(1, min(len(tasks), spark.sparkContext.defaultParallelism * 4))
-        outcomes = spark.sparkContext.parallelize(list(tasks), slices).map(fileops.run).collect()
-        return dict(outcomes)
+        frame = self.spark_provider().createDataFrame(list(tasks), fileops.TASK_SCHEMA)
+        slices = min(len(tasks), TASK_SLICES)
+        outcomes = frame.repartition(slices).mapInArrow(fileops.run_batches, fileops.OUTCOME_SCHEMA)
+        return {row["source"]: row["outcome"] for row in outcomes.collect()}

@@ -8,6 +8,11 @@ import os
 import shutil
 import signal
 from collections import Counter
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 FAULT_ENV = "REWIND_FAULT"  # "point:n": SIGKILL the job at the n-th pass of ``point``
 # SPEC R31 crash tests: the job's process group, taken in the driver (which imports this
@@ -84,3 +89,19 @@ def run(task: tuple[str, str, str]) -> tuple[str, str]:
     """``(op, source, target)`` -> ``(source, outcome)``; op is "move" or "delete"."""
     op, source, target = task
     return source, move(source, target) if op == "move" else delete(source)
+
+
+TASK_SCHEMA = "op string, source string, target string"
+OUTCOME_SCHEMA = "source string, outcome string"
+
+
+def run_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """:func:`run` over Arrow batches of :data:`TASK_SCHEMA` (Spark's ``mapInArrow``)."""
+    import pyarrow as pa
+
+    for batch in batches:
+        outcomes = [run((t["op"], t["source"], t["target"])) for t in batch.to_pylist()]
+        yield pa.RecordBatch.from_pylist(
+            [{"source": source, "outcome": outcome} for source, outcome in outcomes],
+            schema=pa.schema([("source", pa.string()), ("outcome", pa.string())]),
+        )

@@ -14,6 +14,7 @@ from deltalake import DeltaTable
 from rewind.audit.views import AUDIT_VIEWS, audit_view
 from rewind.errors import ObjectNotFound
 from rewind.lifecycle.metrics import metrics_path
+from rewind.spark import functions
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -76,8 +77,7 @@ def is_system_view(parts: list[str]) -> bool:
 
 def system_view(ctx: Context, parts: list[str]) -> DataFrame:
     """A DataFrame for ``REWIND.ACCOUNT_USAGE.<name>``."""
-    from pyspark.sql import functions as F
-
+    F = functions(ctx.spark())
     name = _view_name(parts)
     assert name is not None
     if name in AUDIT_VIEWS:

@@ -17,6 +17,7 @@ from rewind.catalog.models import CatalogObject
 from rewind.errors import InvalidValue, ObjectNotFound, UnsupportedError
 from rewind.identifiers import normalize
 from rewind.result import Result
+from rewind.spark import functions
 from rewind.sql import names
 from rewind.sql.frames import (
     FILE_COLUMN,
@@ -75,7 +76,7 @@ def insert(ctx: Context, tree: exp.Insert) -> Result:
         frame = frame.toDF(*[c.name for c in targets])
         for column in columns:
             if column not in targets:
-                frame = frame.withColumn(column.name, _null(column))
+                frame = frame.withColumn(column.name, _null(frame, column))
         base = writable_snapshot(ctx, obj)
         files = write_frame(ctx, base.root, frame, columns, base.schema)
         removes = list(base.files) if tree.args.get("overwrite") else []
@@ -92,10 +93,8 @@ def _column(columns: list[Column], name: str) -> Column:
     raise ObjectNotFound(f"Column '{name}' does not exist.")
 
 
-def _null(column: Column) -> SparkColumn:
-    from pyspark.sql import functions as F
-
-    return F.lit(None).cast(column.spark)
+def _null(frame: DataFrame, column: Column) -> SparkColumn:
+    return functions(frame.sparkSession).lit(None).cast(column.spark)
 
 
 # -- UPDATE / DELETE / TRUNCATE -------------------------------------------------------------------
@@ -149,8 +148,7 @@ class Target:
     ) -> None:
         """Replace the files ``uris`` by the rows of ``frame`` (which still carries
         ``__rw_file``), add ``extra`` new files, and commit (SPEC R13)."""
-        from pyspark.sql import functions as F
-
+        F = functions(frame.sparkSession)
         kept = frame.where(F.col(quote(FILE_COLUMN)).isin(uris))
         kept = kept.select(*[F.col(quote(c.name)) for c in self.columns])
         new = list(extra)

@@ -11,6 +11,7 @@ import shutil
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlparse
 
@@ -18,6 +19,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from rewind.errors import UnsupportedError
+from rewind.spark import functions
 from rewind.statement import Context
 from rewind.storage.columns import Column
 from rewind.storage.snapshot import DataFile, Snapshot
@@ -73,9 +75,8 @@ def version_frame(
     MERGE (``with_file``) is plain by :meth:`Snapshot.check_writable`, and needs the
     files' row indexes, which Delta's reader does not give for it.
     """
-    from pyspark.sql import functions as F
-
     spark = ctx.spark()
+    F = functions(spark)
     if with_file or snap.plain:
         ddl = ", ".join(f"{quote(f.name)} {spark_type(f.type)}" for f in snap.schema)
         frame = (
@@ -113,13 +114,14 @@ def files_by_uri(snap: Snapshot, uris: Sequence[str]) -> list[DataFile]:
     return found
 
 
-def _stored_as(value: SparkColumn, given: DataType, target: pa.DataType) -> SparkColumn:
+def _stored_as(
+    F: ModuleType, value: SparkColumn, given: DataType, target: pa.DataType
+) -> SparkColumn:
     """``value`` cast to a column's type.
 
     A fraction stored into an integer column is rounded half away from zero, as
     Snowflake does for NUMBER(p,0), where a plain Spark cast would truncate (SPEC R26).
     """
-    from pyspark.sql import functions as F
     from pyspark.sql.types import DecimalType, DoubleType, FloatType
 
     if pa.types.is_integer(target) and isinstance(given, DecimalType | DoubleType | FloatType):
@@ -143,14 +145,13 @@ def write_frame(
     Returns:
         The new files, inside ``table_root``, with their sizes and row counts.
     """
-    from pyspark.sql import functions as F
-
+    F = functions(frame.sparkSession)
     by_physical = {c.physical: c for c in columns}
     given = {f.name: f.dataType for f in frame.schema.fields}
     projection = [
         (
             _stored_as(
-                F.col(quote(by_physical[f.name].name)), given[by_physical[f.name].name], f.type
+                F, F.col(quote(by_physical[f.name].name)), given[by_physical[f.name].name], f.type
             )
             if f.name in by_physical
             else F.lit(None).cast(spark_type(f.type))

@@ -1,0 +1,295 @@
+"""A home's long-lived Spark Connect server: interactive statements without a JVM start.
+
+Starting Spark costs seconds; a query on a running Spark costs milliseconds. The
+``rewind`` command therefore runs its Spark work on a Spark Connect server (Spark's own
+client/server protocol) that it starts on first use and that stops by itself after
+``REWIND_SPARK_SERVER_IDLE`` seconds without a statement (default 30 minutes).
+
+One server per home, run as the home's owner (``<home>/server/``, owner-only like the
+rest of the home, SPEC R38): it listens on the loopback interface only and refuses any
+client without the secret token kept in ``<home>/server/state.json`` (0600). A Spark
+Connect server runs whatever it is sent, so whoever could reach it could read every file
+its owner can; the token is passed to the JVM through its environment, never on a
+command line another local user could list.
+
+A small supervisor process (``python -m rewind.spark_server serve <home> ...``) owns the
+JVM: it publishes the endpoint once the server answers, stops the JVM when the home has
+been idle long enough or on ``rewind server stop``, and removes the endpoint whenever the
+JVM is gone, so a client never waits on a dead port (it starts a new one or reports
+``SPARK_UNAVAILABLE``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from rewind.errors import InvalidValue, SparkUnavailable
+from rewind.home import PRIVATE_FILE, private_dir
+
+IDLE_DEFAULT_S = 1800
+START_TIMEOUT_S = 180
+_POLL_S = 0.2
+CONNECT_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """A running server: where it listens and the token it wants."""
+
+    port: int
+    token: str
+    supervisor: int  # the supervisor's pid; the JVM is its child
+    jvm: int
+    idle_s: int
+
+    @property
+    def url(self) -> str:
+        return f"sc://localhost:{self.port}/;token={self.token}"  # plaintext on loopback only
+
+
+def server_dir(home: Path) -> Path:
+    return home / "server"
+
+
+def _state_file(home: Path) -> Path:
+    return server_dir(home) / "state.json"
+
+
+def _used_file(home: Path) -> Path:
+    return server_dir(home) / "last_used"
+
+
+def log_file(home: Path) -> Path:
+    return home / "logs" / "spark-server.log"
+
+
+def _alive(pid: int) -> bool:
+    """A process that runs (a killed JVM its supervisor has not reaped yet does not)."""
+    try:
+        os.kill(pid, 0)
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except (ProcessLookupError, PermissionError):  # gone, or the pid is another user's now
+        return False
+    except OSError:  # no /proc: signal 0 is all there is
+        return True
+    return stat.rsplit(")", 1)[-1].split()[0] not in ("Z", "X")
+
+
+def running(home: Path) -> Endpoint | None:
+    """The home's server if its supervisor and JVM are alive, else None."""
+    try:
+        endpoint = Endpoint(**json.loads(_state_file(home).read_text()))
+    except (OSError, ValueError, TypeError):
+        return None
+    if _alive(endpoint.supervisor) and _alive(endpoint.jvm):
+        return endpoint
+    return None
+
+
+def touch(home: Path) -> None:
+    """A statement ran: the idle clock starts again."""
+    with contextlib.suppress(OSError):
+        os.utime(_used_file(home))
+
+
+@contextlib.contextmanager
+def _locked(home: Path) -> Iterator[None]:
+    """One start or stop at a time per home (two CLI calls at once start one server)."""
+    lock = server_dir(home) / "lock"
+    fd = os.open(lock, os.O_CREAT | os.O_RDWR, PRIVATE_FILE)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def idle_seconds() -> int:
+    text = os.environ.get("REWIND_SPARK_SERVER_IDLE") or str(IDLE_DEFAULT_S)
+    try:
+        idle = int(text)
+    except ValueError:
+        idle = -1
+    if idle < 1:
+        raise InvalidValue(
+            f"REWIND_SPARK_SERVER_IDLE must be a number of seconds >= 1, not {text!r}."
+        )
+    return idle
+
+
+def start(
+    home: Path, master: str, waiting: Callable[[], AbstractContextManager[None]] | None = None
+) -> Endpoint:
+    """The home's server, started if none runs; while this call waits for one to start,
+    it is inside ``waiting()`` (the CLI's spinner).
+
+    Raises:
+        SparkUnavailable: the server did not come up (its log says why).
+    """
+    private_dir(server_dir(home))
+    private_dir(log_file(home).parent)
+    with _locked(home):
+        endpoint = running(home)
+        if endpoint is not None:
+            return endpoint
+        with waiting() if waiting is not None else contextlib.nullcontext():
+            return _spawn(home, master)
+
+
+def _spawn(home: Path, master: str) -> Endpoint:
+    """Start the supervisor and wait until the server answers or the supervisor exits."""
+    _state_file(home).unlink(missing_ok=True)
+    idle = idle_seconds()
+    used = _used_file(home)
+    used.touch(mode=PRIVATE_FILE)
+    os.utime(used)
+    command = [sys.executable, "-m", "rewind.spark_server", "serve", str(home), master]
+    with open(log_file(home), "ab") as log:
+        os.chmod(log_file(home), PRIVATE_FILE)
+        supervisor = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            start_new_session=True,  # outlives the CLI call that started it
+            env={**os.environ, "REWIND_SPARK_SERVER_IDLE": str(idle)},
+        )
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        endpoint = running(home)
+        if endpoint is not None:
+            return endpoint
+        if supervisor.poll() is not None:
+            break
+        time.sleep(_POLL_S)
+    with contextlib.suppress(ProcessLookupError):
+        supervisor.terminate()
+    raise SparkUnavailable(
+        f"The Spark Connect server of {home} did not start; see {log_file(home)}."
+    )
+
+
+def stop(home: Path) -> bool:
+    """Stop the home's server; False if none ran."""
+    if not server_dir(home).is_dir():
+        return False
+    with _locked(home):
+        endpoint = running(home)
+        if endpoint is None:
+            _state_file(home).unlink(missing_ok=True)
+            return False
+        os.kill(endpoint.supervisor, signal.SIGTERM)
+        deadline = time.monotonic() + 60
+        while _alive(endpoint.supervisor) and time.monotonic() < deadline:
+            time.sleep(_POLL_S)
+        return True
+
+
+def _server_command(master: str, port: int) -> list[str]:
+    """spark-submit of the Spark Connect server, with Rewind's settings and Delta Lake."""
+    import pyspark
+
+    from rewind.spark import DRIVER_CONF, SESSION_CONF, submit_options
+
+    conf = {
+        **SESSION_CONF,
+        **DRIVER_CONF,
+        "spark.connect.grpc.binding.address": "127.0.0.1",
+        "spark.connect.grpc.binding.port": str(port),
+    }
+    if master.startswith("local"):  # nothing but this machine needs the driver's ports
+        conf |= {"spark.driver.bindAddress": "127.0.0.1", "spark.driver.host": "127.0.0.1"}
+    spark_submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
+    command = [str(spark_submit), "--class", CONNECT_CLASS, "--master", master]
+    command += ["--name", "rewind-connect", *submit_options()]
+    for key, value in conf.items():
+        command += ["--conf", f"{key}={value}"]
+    return [*command, "spark-internal"]
+
+
+def serve(home: Path, master: str) -> int:
+    """The supervisor: run the JVM, publish its endpoint, stop it when idle or asked."""
+    import pyspark
+
+    os.umask(0o077)
+    idle = idle_seconds()
+    port, token = _free_port(), secrets.token_urlsafe(32)
+    rewind_code = str(Path(__file__).resolve().parents[1])
+    env = {
+        **os.environ,
+        "SPARK_HOME": str(Path(pyspark.__file__).parent),
+        "PYSPARK_PYTHON": sys.executable,
+        # The executors' Python workers run Rewind's file operations (lifecycle).
+        "PYTHONPATH": os.pathsep.join(filter(None, [rewind_code, os.environ.get("PYTHONPATH")])),
+        "SPARK_CONNECT_AUTHENTICATE_TOKEN": token,
+    }
+    jvm = subprocess.Popen(_server_command(master, port), cwd=server_dir(home), env=env)
+    stopping = False
+
+    def on_term(_signum: int, _frame: object) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGTERM, on_term)
+    signal.signal(signal.SIGINT, on_term)
+    published = False
+    try:
+        while not stopping:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                jvm.wait(_POLL_S if not published else 1.0)  # reaps a JVM that died
+                print(f"rewind: the server exited ({jvm.returncode})", flush=True)
+                break
+            if not published and _answers(port):
+                _publish(home, Endpoint(port, token, os.getpid(), jvm.pid, idle))
+                published = True
+            if published and time.time() - _used_file(home).stat().st_mtime > idle:
+                print(f"rewind: idle for {idle} s, stopping the server", flush=True)
+                break
+    finally:
+        _state_file(home).unlink(missing_ok=True)
+        if jvm.poll() is None:
+            jvm.terminate()
+            try:
+                jvm.wait(30)
+            except subprocess.TimeoutExpired:
+                jvm.kill()
+    return 0
+
+
+def _answers(port: int) -> bool:
+    with socket.socket() as probe:
+        probe.settimeout(0.5)
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+def _publish(home: Path, endpoint: Endpoint) -> None:
+    """Write the endpoint owner-only, atomically (a reader sees all of it or nothing)."""
+    partial = _state_file(home).with_suffix(".partial")
+    fd = os.open(partial, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, PRIVATE_FILE)
+    with os.fdopen(fd, "w") as out:
+        json.dump(asdict(endpoint), out)
+    partial.replace(_state_file(home))
+
+
+if __name__ == "__main__":  # the supervisor, started by start()
+    _, verb, home_arg, master_arg = sys.argv
+    sys.exit(serve(Path(home_arg), master_arg) if verb == "serve" else 2)
