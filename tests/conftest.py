@@ -69,7 +69,15 @@ class CliResult:
 
 
 @pytest.fixture
-def cli(home: Path) -> Iterator[Callable[..., CliResult]]:
+def cli_env() -> dict[str, str]:
+    """The ``REWIND_*`` settings of the ``cli`` fixture's calls (the caller's are dropped).
+    Spark in the command's own process here, so that no test leaves a server behind;
+    tests/cli runs on a Spark Connect server (its conftest)."""
+    return {"REWIND_SPARK_SERVER": "off"}
+
+
+@pytest.fixture
+def cli(home: Path, cli_env: dict[str, str]) -> Iterator[Callable[..., CliResult]]:
     """Run the installed ``rewind`` command against the test's home."""
 
     def _run(
@@ -80,7 +88,7 @@ def cli(home: Path) -> Iterator[Callable[..., CliResult]]:
             command += ["--now", now]
         if user is not None:
             command += ["--user", user]
-        env = {k: v for k, v in os.environ.items() if not k.startswith("REWIND_")}
+        env = {k: v for k, v in os.environ.items() if not k.startswith("REWIND_")} | cli_env
         proc = subprocess.run(
             [*command, *args],
             capture_output=True,

@@ -70,6 +70,7 @@ class Connection:
         self.start_server = start_server
         self._spark: SparkSession | None = None
         self._server: spark_server.Endpoint | None = None
+        self._held: int | None = None  # spark_server.hold's lock, while a statement runs
         self.clock = Clock.from_text(config.now)
         prepare_home(config)  # SPEC R38: owner-only
         try:
@@ -94,8 +95,13 @@ class Connection:
         server of ``REWIND_SPARK_REMOTE``, else the home's own server if it runs (or the
         CLI starts it), else a SparkSession in this process. A home server that stopped
         since is started again (CLI) or reported: never waited on."""
+        if (
+            self._held is None
+            and not self.config.spark_remote
+            and self.config.spark_server == "auto"
+        ):
+            self._held = spark_server.hold(self.config.home)  # until the statement ends
         if self._server is not None:
-            spark_server.touch(self.config.home)
             current = spark_server.running(self.config.home)
             if current != self._server:
                 self._release_spark()
@@ -108,6 +114,17 @@ class Connection:
         if self._spark is None:
             self._spark = self._open_spark()
         return self._spark
+
+    @contextlib.contextmanager
+    def _server_held(self) -> Iterator[None]:
+        """A statement: once it ends, the home's server may stop when idle (its first
+        :meth:`spark` call holds the server)."""
+        try:
+            yield
+        finally:
+            held, self._held = self._held, None
+            if held is not None:
+                spark_server.let_go(self.config.home, held)
 
     def _open_spark(self) -> SparkSession:
         from rewind.spark import get_spark, remote_spark
@@ -215,7 +232,11 @@ class Connection:
         state_before = (self.state.database, self.state.schema)
         query_id, now = str(uuid.uuid4()), self.clock.now()
         for attempt in range(1, COMMIT_ATTEMPTS + 1):
-            with Session(self.engine) as session, running(self.store, query_id):
+            with (
+                Session(self.engine) as session,
+                running(self.store, query_id),
+                self._server_held(),
+            ):
                 ctx = self._context(session, query_id, now, text)
                 try:
                     refresh_role(ctx)  # a role revoked since USE ROLE is gone (SPEC R37)

@@ -105,6 +105,33 @@ def touch(home: Path) -> None:
         os.utime(_used_file(home))
 
 
+def hold(home: Path) -> int:
+    """A statement is about to use the home's server: a shared lock that the supervisor's
+    idle stop waits for (a statement may run longer than the idle time). Give the
+    descriptor back to :func:`let_go` when the statement ends; a process that dies lets
+    go by itself."""
+    private_dir(server_dir(home))
+    fd = os.open(server_dir(home) / "clients", os.O_CREAT | os.O_RDWR, PRIVATE_FILE)
+    fcntl.flock(fd, fcntl.LOCK_SH)
+    return fd
+
+
+def let_go(home: Path, fd: int) -> None:
+    touch(home)
+    os.close(fd)
+
+
+def _unused(home: Path) -> int | None:
+    """The clients lock, exclusively, if no statement holds the server; else None."""
+    fd = os.open(server_dir(home) / "clients", os.O_CREAT | os.O_RDWR, PRIVATE_FILE)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
+
+
 @contextlib.contextmanager
 def _locked(home: Path) -> Iterator[None]:
     """One start or stop at a time per home (two CLI calls at once start one server)."""
@@ -259,9 +286,13 @@ def serve(home: Path, master: str) -> int:
                 print(f"rewind: the server exited ({jvm.returncode})", flush=True)
                 break
             if not published and _answers(port):
+                touch(home)  # the idle clock starts when the server answers
                 _publish(home, Endpoint(port, token, os.getpid(), jvm.pid, idle))
                 published = True
-            if published and time.time() - _used_file(home).stat().st_mtime > idle:
+            # An idle server stops, unless a statement holds it; the clients lock stays
+            # taken (until this process exits) while the JVM stops.
+            idle_for = time.time() - _used_file(home).stat().st_mtime
+            if published and idle_for > idle and _unused(home) is not None:
                 print(f"rewind: idle for {idle} s, stopping the server", flush=True)
                 break
     finally:

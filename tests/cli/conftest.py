@@ -1,5 +1,41 @@
-"""Fixtures of the CLI tests (helpers live in cli_helpers.py)."""
+"""Fixtures of the CLI tests (helpers live in cli_helpers.py).
 
+The CLI tests run their Spark work on one Spark Connect server per test process, named
+by ``REWIND_SPARK_REMOTE`` (issue 14): the path every ``rewind sql`` call takes on a
+user's machine, without a server start per test home. test_cli_restore.py runs in the
+command's own process instead, so that both paths stay correct; test_cli_server.py
+covers the home's own server (start on first use, reuse, idle stop, a killed server).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
 from cli_helpers import fails, sql
 
+from rewind import spark_server
+
+REWIND = shutil.which("rewind", path=str(Path(sys.executable).parent)) or "rewind"
+
 __all__ = ["fails", "sql"]
+
+
+@pytest.fixture(scope="session")
+def spark_remote(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A running Spark Connect server's URL (with its token), stopped at the end."""
+    home = tmp_path_factory.mktemp("spark-server") / "home"
+    subprocess.run([REWIND, "--home", str(home), "server", "start"], check=True, timeout=300)
+    endpoint = spark_server.running(home)
+    assert endpoint is not None
+    yield endpoint.url
+    spark_server.stop(home)
+
+
+@pytest.fixture
+def cli_env(spark_remote: str) -> dict[str, str]:
+    return {"REWIND_SPARK_REMOTE": spark_remote}

@@ -12,6 +12,13 @@ from cli_helpers import at, rows
 pytestmark = pytest.mark.cli
 
 
+@pytest.fixture
+def cli_env() -> dict[str, str]:
+    """This module runs Spark in the command's own process (no server): both paths stay
+    correct (issue 14)."""
+    return {"REWIND_SPARK_SERVER": "off"}
+
+
 def test_restore_in_place_then_time_travel_to_the_replaced_state(
     sql: Callable[..., Any], cli: Callable[..., Any]
 ) -> None:

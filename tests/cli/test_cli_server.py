@@ -1,0 +1,258 @@
+"""The home's Spark Connect server (issue 14): started by the first ``rewind`` call that
+needs Spark, reused by the next ones, stopped when idle or asked, owner-only, loopback
+only, token required; a server killed between two statements is started again (CLI) or
+reported as SPARK_UNAVAILABLE (library), never waited on; two homes never share one.
+
+Every test here uses the home's own server (not the suite's REWIND_SPARK_REMOTE) and
+stops it at the end.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import pty
+import signal
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli_helpers import at, rows
+
+from rewind import spark_server
+from rewind.errors import RewindError
+
+pytestmark = pytest.mark.cli
+
+REWIND = str(Path(sys.executable).parent / "rewind")
+SETUP = "CREATE DATABASE d; CREATE TABLE t (id INT, v VARCHAR); INSERT INTO t VALUES (1, 'a')"
+LOOPBACK = {"0100007F", "0000000000000000FFFF00000100007F", "00000000000000000000000001000000"}
+
+
+def run(home: Path, *args: str, env: dict[str, str] | None = None, **kw: Any) -> Any:
+    """``rewind --home home args`` with the home's own server (no REWIND_* of the caller)."""
+    base = {k: v for k, v in os.environ.items() if not k.startswith("REWIND_")}
+    return subprocess.run(
+        [REWIND, "--home", str(home), *args],
+        stdout=subprocess.PIPE,
+        stderr=kw.pop("stderr", subprocess.PIPE),
+        text=True,
+        timeout=300,
+        check=False,
+        env=base | (env or {}),
+        **kw,
+    )
+
+
+def sql(home: Path, text: str, days: float = 0, env: dict[str, str] | None = None) -> Any:
+    done = run(home, "--now", at(days), "sql", "--format", "json", text, env=env)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def error(done: Any) -> str:
+    assert done.returncode == 1, done.stdout
+    (line,) = done.stderr.splitlines()
+    return line
+
+
+@pytest.fixture
+def homes(tmp_path: Path) -> Iterator[Callable[[str], Path]]:
+    """``homes(name)``: a fresh home whose server, if any, is stopped at the end."""
+    made: list[Path] = []
+
+    def make(name: str) -> Path:
+        made.append(tmp_path / name)
+        return made[-1]
+
+    yield make
+    for home in made:
+        spark_server.stop(home)
+
+
+def listening(pid: int) -> list[str]:
+    """The local addresses (hex, as /proc/net shows them) of ``pid``'s listening sockets."""
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        with contextlib.suppress(OSError):  # a descriptor closed meanwhile
+            target = os.readlink(fd)
+            if target.startswith("socket:["):
+                inodes.add(target[8:-1])
+    found = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            if fields[3] == "0A" and fields[9] in inodes:  # LISTEN
+                found.append(fields[1].split(":")[0])
+    return found
+
+
+def test_first_call_starts_the_server_later_calls_reuse_it_owner_only_loopback_token(
+    homes: Callable[[str], Path],
+) -> None:
+    home = homes("home")
+    assert "not running" in run(home, "server", "status").stdout
+    sql(home, SETUP)
+    first = spark_server.running(home)
+    assert first is not None
+    assert rows(sql(home, "SELECT id, v FROM d.public.t AT(OFFSET => -1)", days=0.1)[0]) == [
+        {"ID": 1, "V": "a"}
+    ]
+    assert spark_server.running(home) == first  # reused, not started again
+    assert f"127.0.0.1:{first.port}" in run(home, "server", "status").stdout
+    # SPEC R38: the token is the owner's alone; the server answers on loopback only.
+    state = home / "server" / "state.json"
+    assert stat.S_IMODE(state.stat().st_mode) == 0o600
+    assert stat.S_IMODE((home / "server").stat().st_mode) == 0o700
+    addresses = listening(first.jvm)
+    assert addresses and set(addresses) <= LOOPBACK, addresses
+    # The token travels in the JVM's environment, never on its command line.
+    assert first.token not in Path(f"/proc/{first.jvm}/cmdline").read_text()
+    # A client without the token, or with another one, gets nothing done.
+    for url in (f"sc://localhost:{first.port}", f"sc://localhost:{first.port}/;token=guess"):
+        refused = run(home, "sql", "SELECT 1", env={"REWIND_SPARK_REMOTE": url})
+        assert error(refused).startswith("error: SPARK_UNAVAILABLE: "), refused.stderr
+    assert "stopped" in run(home, "server", "stop").stdout
+    assert spark_server.running(home) is None
+    assert not state.exists()
+    assert "not running" in run(home, "server", "status").stdout
+
+
+def test_the_lifecycle_moves_and_purges_files_through_the_server_r29(
+    homes: Callable[[str], Path],
+) -> None:
+    home = homes("home")
+    sql(home, f"{SETUP}; DELETE FROM d.public.t")
+    done = run(home, "--now", at(40), "lifecycle", "run", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    steps = {s["step"]: s for s in json.loads(done.stdout)}
+    assert steps["expire_versions"]["files_moved"] == 1  # into fail-safe, on the executors
+    assert steps["purge_failsafe"]["files_purged"] == 1  # 40 days: past fail-safe too
+    assert spark_server.running(home) is not None
+
+
+def test_two_homes_never_share_a_server(homes: Callable[[str], Path]) -> None:
+    one, two = homes("one"), homes("two")
+    sql(one, SETUP)
+    sql(two, "CREATE DATABASE d; CREATE TABLE t (id INT, v VARCHAR); INSERT INTO t VALUES (2, 'b')")
+    a, b = spark_server.running(one), spark_server.running(two)
+    assert a is not None and b is not None
+    assert (a.port, a.token, a.jvm) != (b.port, b.token, b.jvm)
+    assert a.token != b.token
+    # One home's token does not open the other's server.
+    crossed = run(
+        one,
+        "sql",
+        "SELECT 1",
+        env={"REWIND_SPARK_REMOTE": f"sc://localhost:{b.port}/;token={a.token}"},
+    )
+    assert error(crossed).startswith("error: SPARK_UNAVAILABLE: ")
+    assert rows(sql(one, "SELECT count(*) AS n FROM d.public.t")[0]) == [{"N": 1}]
+    assert rows(sql(two, "SELECT id FROM d.public.t")[0]) == [{"ID": 2}]
+
+
+def test_a_killed_server_is_started_again_by_the_next_call(homes: Callable[[str], Path]) -> None:
+    home = homes("home")
+    sql(home, SETUP)
+    killed = spark_server.running(home)
+    assert killed is not None
+    os.kill(killed.jvm, signal.SIGKILL)
+    assert rows(sql(home, "SELECT count(*) AS n FROM d.public.t", days=0.1)[0]) == [{"N": 1}]
+    again = spark_server.running(home)
+    assert again is not None and again.jvm != killed.jvm
+
+
+LIBRARY = """
+import os, signal, sys
+import rewind
+from rewind import spark_server
+from rewind.errors import RewindError
+from rewind.errors import RewindError
+home = sys.argv[1]
+conn = rewind.connect(home=home, now=sys.argv[2])
+print(conn.sql("SELECT count(*) FROM d.public.t")[0].rows, flush=True)
+os.kill(spark_server.running(conn.config.home).jvm, signal.SIGKILL)
+for _ in range(2):
+    try:
+        conn.sql("SELECT count(*) FROM d.public.t")
+    except RewindError as exc:
+        print(exc.code, flush=True)
+"""
+
+
+def test_a_session_whose_server_was_killed_reports_it_never_hangs(
+    homes: Callable[[str], Path],
+) -> None:
+    home = homes("home")
+    sql(home, SETUP)
+    done = subprocess.run(
+        [sys.executable, "-c", LIBRARY, str(home), at(0.1)],
+        capture_output=True,
+        text=True,
+        timeout=120,  # a hang fails here
+        check=False,
+        env={k: v for k, v in os.environ.items() if not k.startswith("REWIND_")},
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:3] == ["[[1]]", "SPARK_UNAVAILABLE", "SPARK_UNAVAILABLE"]
+
+
+def test_views_and_pins_are_gone_after_each_statement_even_a_failed_one_r19(
+    homes: Callable[[str], Path],
+) -> None:
+    import rewind
+
+    home = homes("home")
+    sql(home, SETUP)
+    endpoint = spark_server.running(home)
+    with rewind.connect(home=home, now=at(0.1)) as conn:
+        conn.sql("SELECT * FROM d.public.t AT(OFFSET => -60) JOIN d.public.t u USING (id)")
+        with pytest.raises(RewindError) as failed:
+            conn.sql("SELECT 1 / (id - 1) FROM d.public.t AT(OFFSET => -60)")
+        assert failed.value.code == "EXECUTION_ERROR"
+        spark = conn.spark()
+        assert spark_server.running(home) == endpoint  # the statements ran on the server
+        assert type(spark).__module__.startswith("pyspark.sql.connect")
+        assert spark.catalog.listTables() == []  # no temporary view left
+        assert (home / "pins").is_dir()  # the AT reads were pinned (SPEC R19) ...
+        assert not any((home / "pins").glob("*.json"))  # ... and released
+
+
+def test_an_idle_server_stops_by_itself(homes: Callable[[str], Path]) -> None:
+    home = homes("home")
+    sql(home, SETUP, env={"REWIND_SPARK_SERVER_IDLE": "2"})
+    started = spark_server.running(home)
+    assert started is not None and started.idle_s == 2
+    deadline = time.monotonic() + 60
+    while spark_server.running(home) is not None and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert spark_server.running(home) is None
+    assert "idle for 2 s" in spark_server.log_file(home).read_text()
+
+
+def test_off_runs_in_process_and_a_terminal_sees_the_start(homes: Callable[[str], Path]) -> None:
+    home = homes("home")
+    sql(home, SETUP, env={"REWIND_SPARK_SERVER": "off"})
+    assert spark_server.running(home) is None
+    bad = run(home, "sql", "SELECT 1", env={"REWIND_SPARK_SERVER": "sometimes"})
+    assert error(bad).startswith("error: INVALID_VALUE: REWIND_SPARK_SERVER must be auto or off")
+    # On a terminal the first call says that it starts Spark; in a pipe it says nothing.
+    leader, follower = pty.openpty()
+    try:
+        done = run(home, "sql", "SELECT count(*) FROM d.public.t", stderr=follower)
+        os.close(follower)
+        shown = b""
+        with contextlib.suppress(OSError):  # EIO once the command's side is closed
+            while chunk := os.read(leader, 4096):
+                shown += chunk
+    finally:
+        os.close(leader)
+    assert done.returncode == 0
+    assert b"Starting Spark for" in shown
+    assert spark_server.running(home) is not None
