@@ -1,15 +1,18 @@
-"""Wall time of each kind of ``rewind`` CLI call on a fresh home.
+"""Wall time of each kind of ``rewind`` CLI call, three ways side by side (issue 14).
 
-Baseline: ``python -c pass`` with the same interpreter (the floor any Python CLI pays)
-and ``rewind --help`` (import cost of the command itself). Each kind of call runs
-REPEAT times in a subprocess, from the same process tree; the median and spread go
-to benchmarks/results/cli_latency.json.
+- ``warm_server``: the home's Spark Connect server already runs (``rewind server start``
+  before the samples): what every call after the first costs.
+- ``cold_server``: no server runs (``rewind server stop`` before each sample, untimed):
+  the call starts one, as the first call of a day does.
+- ``in_process``: ``REWIND_SPARK_SERVER=off``, each call starts its own Spark (the
+  baseline: how every call ran before issue 14).
 
-    .venv/bin/python benchmarks/cli_latency.py [--repeat N] [--compare DIR]
+Baselines: ``python -c pass`` (the floor any Python command pays) and ``rewind --help``
+(import cost of the command). Each mode has a home of its own with the same small table;
+each sample runs in a subprocess; medians and spread go to
+benchmarks/results/cli_latency.json.
 
-``--compare DIR`` also measures the ``include/`` of another checkout (say the commit
-before a change, ``git worktree add /tmp/before <commit>``) with the same interpreter and
-packages, each call kind of both side by side in the same run, on a home of its own.
+    .venv/bin/python benchmarks/cli_latency.py [--repeat N]
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from report import write_report
@@ -33,29 +37,37 @@ LATER = "2026-11-01T01:00:00+00:00"
 
 SETUP = "CREATE DATABASE bench; CREATE TABLE t (id INT, v VARCHAR); INSERT INTO t VALUES (1, 'a')"
 CALLS = {
-    "ddl": "USE bench; CREATE OR REPLACE TABLE d (id INT)",
-    "dml": "USE bench; INSERT INTO t VALUES (2, 'b')",
-    "select": "USE bench; SELECT count(*) FROM t",
-    "select_at": "USE bench; SELECT count(*) FROM t AT(OFFSET => -1800)",
+    "ddl": ["sql", "USE bench; CREATE OR REPLACE TABLE d (id INT)"],
+    "dml": ["sql", "USE bench; INSERT INTO t VALUES (2, 'b')"],
+    "select": ["sql", "USE bench; SELECT count(*) FROM t"],
+    "select_at": ["sql", "USE bench; SELECT count(*) FROM t AT(OFFSET => -1800)"],
+    "clone": ["sql", "USE bench; CREATE OR REPLACE TABLE c CLONE t AT(OFFSET => -1800)"],
+    "lifecycle": ["lifecycle", "run"],
+}
+MODES = {
+    "warm_server": {},
+    "cold_server": {},
+    "in_process": {"REWIND_SPARK_SERVER": "off"},
 }
 
 
-def run(code: str | None, command: list[str]) -> None:
-    """``command`` with ``code`` (an ``include/`` directory) first on the import path."""
-    env = dict(os.environ)
-    if code is not None:
-        env["PYTHONPATH"] = code
-    subprocess.run(command, check=True, capture_output=True, env=env)
+def rewind(home: Path, mode: str, *args: str) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REWIND_")}
+    command = [REWIND, "--home", str(home), *args]
+    subprocess.run(command, check=True, capture_output=True, env=env | MODES[mode])
 
 
-def timed(code: str | None, command: list[str]) -> float:
-    start = time.perf_counter()
-    run(code, command)
-    return time.perf_counter() - start
-
-
-def measure(code: str | None, command: list[str], repeat: int) -> dict[str, float]:
-    samples = [timed(code, command) for _ in range(repeat)]
+def measure(
+    sample: Callable[[], object], repeat: int, before: Callable[[], object] | None = None
+) -> dict[str, float]:
+    """``sample``'s wall time, ``repeat`` times, each after ``before`` (untimed)."""
+    samples = []
+    for _ in range(repeat):
+        if before is not None:
+            before()
+        start = time.perf_counter()
+        sample()
+        samples.append(time.perf_counter() - start)
     return {
         "median_s": round(statistics.median(samples), 3),
         "min_s": round(min(samples), 3),
@@ -67,34 +79,42 @@ def measure(code: str | None, command: list[str], repeat: int) -> dict[str, floa
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--compare", type=Path, help="a checkout whose include/ to measure too")
     args = parser.parse_args(argv)
-    codes = {"this_checkout": None}
-    if args.compare is not None:
-        codes["compared"] = str((args.compare / "include").resolve())
-    homes = {code: Path(tempfile.mkdtemp(prefix=f"rewind-bench-{code}-")) for code in codes}
+    homes = {
+        mode: Path(tempfile.mkdtemp(prefix=f"rewind-bench-{mode}-")) / "home" for mode in MODES
+    }
+    results: dict[str, dict[str, dict[str, float]]] = {
+        "baseline_python_startup": {
+            "any": measure(lambda: subprocess.run([sys.executable, "-c", "pass"]), args.repeat)
+        },
+        "baseline_rewind_help": {
+            "any": measure(
+                lambda: subprocess.run([REWIND, "--help"], capture_output=True), args.repeat
+            )
+        },
+    }
     try:
-        for code, path in codes.items():
-            run(path, [REWIND, "--home", str(homes[code]), "--now", NOW, "sql", SETUP])
-        results: dict[str, dict[str, dict[str, float]]] = {
-            "baseline_python_startup": {
-                "any": measure(None, [sys.executable, "-c", "pass"], args.repeat)
-            },
-            "baseline_rewind_help": {"any": measure(None, [REWIND, "--help"], args.repeat)},
-        }
-        for kind, sql in CALLS.items():
-            results[kind] = {
-                code: measure(
-                    path,
-                    [REWIND, "--home", str(homes[code]), "--now", LATER, "sql", sql],
-                    args.repeat,
+        for mode, home in homes.items():
+            rewind(home, mode, "--now", NOW, "sql", SETUP)
+        rewind(homes["warm_server"], "warm_server", "server", "start")
+        for kind, call in CALLS.items():
+            results[kind] = {}
+            for mode, home in homes.items():
+                stop = (
+                    (lambda h=home: rewind(h, "cold_server", "server", "stop"))
+                    if mode == "cold_server"
+                    else None
                 )
-                for code, path in codes.items()
-            }
+                results[kind][mode] = measure(
+                    lambda h=home, m=mode, c=call: rewind(h, m, "--now", LATER, *c),
+                    args.repeat,
+                    stop,
+                )
     finally:
         for home in homes.values():
-            shutil.rmtree(home, ignore_errors=True)
-    write_report("cli_latency", {"compared": codes.get("compared"), "results": results})
+            rewind(home, "warm_server", "server", "stop")
+            shutil.rmtree(home.parent, ignore_errors=True)
+    write_report("cli_latency", {"modes": list(MODES), "results": results})
     return 0
 
 

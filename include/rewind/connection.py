@@ -130,16 +130,17 @@ class Connection:
         from rewind.spark import get_spark, remote_spark
 
         config = self.config
+        log = config.home / "logs" / "spark.log"
         if config.spark_remote:
-            return remote_spark(config.spark_remote)
+            return remote_spark(config.spark_remote, log)
         if config.spark_server == "auto":
             endpoint = spark_server.running(config.home)
             if endpoint is None and self.start_server is not None:
                 endpoint = spark_server.start(config.home, config.spark_master, self.start_server)
             if endpoint is not None:
                 self._server = endpoint
-                return remote_spark(endpoint.url)
-        return get_spark(config.spark_master, config.home / "logs" / "spark.log")
+                return remote_spark(endpoint.url, log)
+        return get_spark(config.spark_master, log)
 
     def _release_spark(self) -> None:
         """End this session's Spark Connect session (its temporary views go with it); the

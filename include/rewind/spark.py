@@ -148,9 +148,10 @@ _CONNECT_RETRIES = 3
 _CONNECT_MAX_BACKOFF_MS = 1000
 
 
-def remote_spark(url: str) -> SparkSession:
+def remote_spark(url: str, log: Path | None = None) -> SparkSession:
     """A new Spark Connect session on ``url`` (``sc://host:port/;token=...``) with Rewind's
-    session settings (:data:`SESSION_CONF`); its temporary views are its own."""
+    session settings (:data:`SESSION_CONF`); its temporary views are its own. Failed
+    queries' details go to ``log``, as in process."""
     from pyspark.sql.connect.client.retries import DefaultPolicy
     from pyspark.sql.connect.session import SparkSession as ConnectSession
 
@@ -162,6 +163,8 @@ def remote_spark(url: str) -> SparkSession:
     )
     for key, value in SESSION_CONF.items():
         spark.conf.set(key, value)
+    if log is not None:
+        _query_errors_to(log)
     return spark  # type: ignore[return-value]
 
 
@@ -172,6 +175,7 @@ def _query_errors_to(log: Path) -> None:
 
     from pyspark.logger import PySparkLogger
 
+    log.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
         logger = PySparkLogger.getLogger(name)
         for handler in list(logger.handlers):

@@ -105,6 +105,16 @@ def test_first_call_starts_the_server_later_calls_reuse_it_owner_only_loopback_t
         {"ID": 1, "V": "a"}
     ]
     assert spark_server.running(home) == first  # reused, not started again
+    # SPEC R39: Spark's failures on the server keep their codes, in one line on stderr.
+    for text, code in [
+        ("SELECT nope FROM d.public.t", "SQL_COMPILATION_ERROR"),
+        ("SELECT CAST(v AS INT) FROM d.public.t", "EXECUTION_ERROR"),
+    ]:
+        assert error(run(home, "sql", text)).startswith(f"error: {code}: "), text
+    (data,) = (home / "warehouse").glob("*/*.parquet")
+    data.write_bytes(b"not parquet")
+    broken = error(run(home, "sql", "SELECT * FROM d.public.t"))
+    assert broken == f"error: STORAGE_ERROR: Cannot read data file {data} (table D.PUBLIC.T)."
     assert f"127.0.0.1:{first.port}" in run(home, "server", "status").stdout
     # SPEC R38: the token is the owner's alone; the server answers on loopback only.
     state = home / "server" / "state.json"
