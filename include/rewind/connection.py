@@ -139,7 +139,7 @@ class Connection:
                 endpoint = spark_server.start(config.home, config.spark_master, self.start_server)
             if endpoint is not None:
                 self._server = endpoint
-                return remote_spark(endpoint.url, log)
+                return remote_spark(endpoint.url, log, configure=False)
         return get_spark(config.spark_master, log)
 
     def _release_spark(self) -> None:

@@ -148,10 +148,11 @@ _CONNECT_RETRIES = 3
 _CONNECT_MAX_BACKOFF_MS = 1000
 
 
-def remote_spark(url: str, log: Path | None = None) -> SparkSession:
+def remote_spark(url: str, log: Path | None = None, *, configure: bool = True) -> SparkSession:
     """A new Spark Connect session on ``url`` (``sc://host:port/;token=...``) with Rewind's
-    session settings (:data:`SESSION_CONF`); its temporary views are its own. Failed
-    queries' details go to ``log``, as in process."""
+    session settings (:data:`SESSION_CONF`; ``configure=False``: the server's defaults
+    are those already, as a home's own server's are); its temporary views are its own.
+    Failed queries' details go to ``log``, as in process."""
     from pyspark.sql.connect.client.retries import DefaultPolicy
     from pyspark.sql.connect.session import SparkSession as ConnectSession
 
@@ -161,7 +162,7 @@ def remote_spark(url: str, log: Path | None = None) -> SparkSession:
     spark.client.set_retry_policies(
         [DefaultPolicy(max_retries=_CONNECT_RETRIES, max_backoff=_CONNECT_MAX_BACKOFF_MS)]
     )
-    for key, value in SESSION_CONF.items():
+    for key, value in SESSION_CONF.items() if configure else ():
         spark.conf.set(key, value)
     if log is not None:
         _query_errors_to(log)

@@ -27,6 +27,7 @@ from cli_helpers import at, rows
 
 from rewind import spark_server
 from rewind.errors import RewindError
+from rewind.spark import SESSION_CONF
 
 pytestmark = pytest.mark.cli
 
@@ -183,7 +184,9 @@ import os, signal, sys
 import rewind
 from rewind import spark_server
 from rewind.errors import RewindError
+from rewind.spark import SESSION_CONF
 from rewind.errors import RewindError
+from rewind.spark import SESSION_CONF
 home = sys.argv[1]
 conn = rewind.connect(home=home, now=sys.argv[2])
 print(conn.sql("SELECT count(*) FROM d.public.t")[0].rows, flush=True)
@@ -230,6 +233,9 @@ def test_views_and_pins_are_gone_after_each_statement_even_a_failed_one_r19(
         assert spark_server.running(home) == endpoint  # the statements ran on the server
         assert type(spark).__module__.startswith("pyspark.sql.connect")
         assert spark.catalog.listTables() == []  # no temporary view left
+        # The server's sessions have Rewind's settings (SPEC R4 names, R38 no path reads).
+        for key, value in SESSION_CONF.items():
+            assert spark.conf.get(key) == value, key
         assert (home / "pins").is_dir()  # the AT reads were pinned (SPEC R19) ...
         assert not any((home / "pins").glob("*.json"))  # ... and released
 
