@@ -257,7 +257,8 @@ def serve(home: Path, master: str) -> int:
     """The supervisor: run the JVM, publish its endpoint, stop it when idle or asked."""
     import pyspark
 
-    os.umask(0o077)
+    # No umask of its own: the data files the server writes (into an external table too)
+    # get the modes the user's own Spark would give them; Rewind's own files are 0600.
     idle = idle_seconds()
     port, token = _free_port(), secrets.token_urlsafe(32)
     rewind_code = str(Path(__file__).resolve().parents[1])

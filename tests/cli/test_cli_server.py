@@ -272,3 +272,16 @@ def test_off_runs_in_process_and_a_terminal_sees_the_start(homes: Callable[[str]
     assert done.returncode == 0
     assert b"Starting Spark for" in shown
     assert spark_server.running(home) is not None
+
+
+def test_a_server_that_cannot_start_is_reported_with_its_log(homes: Callable[[str], Path]) -> None:
+    home = homes("home")
+    sql(home, "CREATE DATABASE d; CREATE TABLE t (id INT)")
+    failed = run(
+        home, "sql", "INSERT INTO d.public.t VALUES (1)", env={"REWIND_SPARK_MASTER": "nowhere://"}
+    )
+    line = error(failed)
+    assert line.startswith("error: SPARK_UNAVAILABLE: The Spark Connect server of ")
+    assert str(spark_server.log_file(home)) in line
+    assert spark_server.running(home) is None
+    assert rows(sql(home, "SELECT count(*) AS n FROM d.public.t")[0]) == [{"N": 0}]  # R28
