@@ -122,9 +122,12 @@ class Connection:
         try:
             yield
         finally:
-            held, self._held = self._held, None
-            if held is not None:
-                spark_server.let_go(self.config.home, held)
+            self._let_go()
+
+    def _let_go(self) -> None:
+        held, self._held = self._held, None
+        if held is not None:
+            spark_server.let_go(self.config.home, held)
 
     def _open_spark(self) -> SparkSession:
         from rewind.spark import get_spark, remote_spark
@@ -298,6 +301,7 @@ class Connection:
         )
 
     def close(self) -> None:
+        self._let_go()
         self._release_spark()
         self.engine.dispose()
 
