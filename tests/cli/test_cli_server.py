@@ -4,7 +4,8 @@ only, token required; a server killed between two statements is started again (C
 reported as SPARK_UNAVAILABLE (library), never waited on; two homes never share one.
 
 Every test here uses the home's own server (not the suite's REWIND_SPARK_REMOTE) and
-stops it at the end.
+stops it at the end. The tests that only read share one served home (a server start is
+ten seconds of the suite); each starts it again if another test stopped it.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ import contextlib
 import json
 import os
 import pty
-import signal
 import stat
 import subprocess
 import sys
@@ -30,6 +30,7 @@ from rewind.errors import RewindError
 from rewind.spark import SESSION_CONF
 
 pytestmark = pytest.mark.cli
+SERVED = pytest.mark.xdist_group("cli_server")  # the tests of the shared served home
 
 REWIND = str(Path(sys.executable).parent / "rewind")
 SETUP = "CREATE DATABASE d; CREATE TABLE t (id INT, v VARCHAR); INSERT INTO t VALUES (1, 'a')"
@@ -77,6 +78,33 @@ def homes(tmp_path: Path) -> Iterator[Callable[[str], Path]]:
         spark_server.stop(home)
 
 
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A home whose first ``rewind sql`` call that needed Spark started its server."""
+    home = tmp_path_factory.mktemp("served") / "home"
+    assert "not running" in run(home, "server", "status").stdout
+    first = run(home, "--now", at(0), "sql", SETUP)
+    assert first.returncode == 0 and first.stderr == ""  # in a pipe the start says nothing
+    assert spark_server.running(home) is not None
+    yield home
+    spark_server.stop(home)
+
+
+def on_terminal(home: Path, *args: str, env: dict[str, str]) -> tuple[Any, bytes]:
+    """``run`` with stderr on a terminal (stdout still a pipe); returns what the terminal showed."""
+    leader, follower = pty.openpty()
+    try:
+        done = run(home, *args, env=env, stderr=follower)
+        os.close(follower)
+        shown = b""
+        with contextlib.suppress(OSError):  # EIO once the command's side is closed
+            while chunk := os.read(leader, 4096):
+                shown += chunk
+    finally:
+        os.close(leader)
+    return done, shown
+
+
 def listening(pid: int) -> list[str]:
     """The local addresses (hex, as /proc/net shows them) of ``pid``'s listening sockets."""
     inodes = set()
@@ -94,12 +122,10 @@ def listening(pid: int) -> list[str]:
     return found
 
 
-def test_first_call_starts_the_server_later_calls_reuse_it_owner_only_loopback_token(
-    homes: Callable[[str], Path],
-) -> None:
-    home = homes("home")
-    assert "not running" in run(home, "server", "status").stdout
-    sql(home, SETUP)
+@SERVED
+def test_later_calls_reuse_the_server_owner_only_loopback_token(served: Path) -> None:
+    home = served
+    sql(home, "SELECT 1")  # started again if a test before stopped it
     first = spark_server.running(home)
     assert first is not None
     assert rows(sql(home, "SELECT id, v FROM d.public.t AT(OFFSET => -1)", days=0.1)[0]) == [
@@ -112,10 +138,13 @@ def test_first_call_starts_the_server_later_calls_reuse_it_owner_only_loopback_t
         ("SELECT CAST(v AS INT) FROM d.public.t", "EXECUTION_ERROR"),
     ]:
         assert error(run(home, "sql", text)).startswith(f"error: {code}: "), text
-    (data,) = (home / "warehouse").glob("*/*.parquet")
+    before = set((home / "warehouse").glob("*/*.parquet"))
+    sql(home, "CREATE TABLE d.public.b (id INT); INSERT INTO d.public.b VALUES (1)", days=0.05)
+    (data,) = set((home / "warehouse").glob("*/*.parquet")) - before
     data.write_bytes(b"not parquet")
-    broken = error(run(home, "sql", "SELECT * FROM d.public.t"))
-    assert broken == f"error: STORAGE_ERROR: Cannot read data file {data} (table D.PUBLIC.T)."
+    broken = error(run(home, "sql", "SELECT * FROM d.public.b"))
+    assert broken == f"error: STORAGE_ERROR: Cannot read data file {data} (table D.PUBLIC.B)."
+    assert spark_server.running(home) == first
     assert f"127.0.0.1:{first.port}" in run(home, "server", "status").stdout
     # SPEC R38: the token is the owner's alone; the server answers on loopback only.
     state = home / "server" / "state.json"
@@ -129,100 +158,14 @@ def test_first_call_starts_the_server_later_calls_reuse_it_owner_only_loopback_t
     for url in (f"sc://localhost:{first.port}", f"sc://localhost:{first.port}/;token=guess"):
         refused = run(home, "sql", "SELECT 1", env={"REWIND_SPARK_REMOTE": url})
         assert error(refused).startswith("error: SPARK_UNAVAILABLE: "), refused.stderr
-    assert "stopped" in run(home, "server", "stop").stdout
-    assert spark_server.running(home) is None
-    assert not state.exists()
-    assert "not running" in run(home, "server", "status").stdout
 
 
-def test_the_lifecycle_moves_and_purges_files_through_the_server_r29(
-    homes: Callable[[str], Path],
-) -> None:
-    home = homes("home")
-    sql(home, f"{SETUP}; DELETE FROM d.public.t")
-    done = run(home, "--now", at(40), "lifecycle", "run", "--format", "json")
-    assert done.returncode == 0, done.stderr
-    steps = {s["step"]: s for s in json.loads(done.stdout)}
-    assert steps["expire_versions"]["files_moved"] == 1  # into fail-safe, on the executors
-    assert steps["purge_failsafe"]["files_purged"] == 1  # 40 days: past fail-safe too
-    assert spark_server.running(home) is not None
-
-
-def test_two_homes_never_share_a_server(homes: Callable[[str], Path]) -> None:
-    one, two = homes("one"), homes("two")
-    sql(one, SETUP)
-    sql(two, "CREATE DATABASE d; CREATE TABLE t (id INT, v VARCHAR); INSERT INTO t VALUES (2, 'b')")
-    a, b = spark_server.running(one), spark_server.running(two)
-    assert a is not None and b is not None
-    assert (a.port, a.token, a.jvm) != (b.port, b.token, b.jvm)
-    assert a.token != b.token
-    # One home's token does not open the other's server.
-    crossed = run(
-        one,
-        "sql",
-        "SELECT 1",
-        env={"REWIND_SPARK_REMOTE": f"sc://localhost:{b.port}/;token={a.token}"},
-    )
-    assert error(crossed).startswith("error: SPARK_UNAVAILABLE: ")
-    assert rows(sql(one, "SELECT count(*) AS n FROM d.public.t")[0]) == [{"N": 1}]
-    assert rows(sql(two, "SELECT id FROM d.public.t")[0]) == [{"ID": 2}]
-
-
-def test_a_killed_server_is_started_again_by_the_next_call(homes: Callable[[str], Path]) -> None:
-    home = homes("home")
-    sql(home, SETUP)
-    killed = spark_server.running(home)
-    assert killed is not None
-    os.kill(killed.jvm, signal.SIGKILL)
-    assert rows(sql(home, "SELECT count(*) AS n FROM d.public.t", days=0.1)[0]) == [{"N": 1}]
-    again = spark_server.running(home)
-    assert again is not None and again.jvm != killed.jvm
-
-
-LIBRARY = """
-import os, signal, sys
-import rewind
-from rewind import spark_server
-from rewind.errors import RewindError
-from rewind.spark import SESSION_CONF
-from rewind.errors import RewindError
-from rewind.spark import SESSION_CONF
-home = sys.argv[1]
-conn = rewind.connect(home=home, now=sys.argv[2])
-print(conn.sql("SELECT count(*) FROM d.public.t")[0].rows, flush=True)
-os.kill(spark_server.running(conn.config.home).jvm, signal.SIGKILL)
-for _ in range(2):
-    try:
-        conn.sql("SELECT count(*) FROM d.public.t")
-    except RewindError as exc:
-        print(exc.code, flush=True)
-"""
-
-
-def test_a_session_whose_server_was_killed_reports_it_never_hangs(
-    homes: Callable[[str], Path],
-) -> None:
-    home = homes("home")
-    sql(home, SETUP)
-    done = subprocess.run(
-        [sys.executable, "-c", LIBRARY, str(home), at(0.1)],
-        capture_output=True,
-        text=True,
-        timeout=120,  # a hang fails here
-        check=False,
-        env={k: v for k, v in os.environ.items() if not k.startswith("REWIND_")},
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.split("\n")[:3] == ["[[1]]", "SPARK_UNAVAILABLE", "SPARK_UNAVAILABLE"]
-
-
-def test_views_and_pins_are_gone_after_each_statement_even_a_failed_one_r19(
-    homes: Callable[[str], Path],
-) -> None:
+@SERVED
+def test_views_and_pins_are_gone_after_each_statement_even_a_failed_one_r19(served: Path) -> None:
     import rewind
 
-    home = homes("home")
-    sql(home, SETUP)
+    home = served
+    sql(home, "SELECT 1")  # started again if a test before stopped it
     endpoint = spark_server.running(home)
     with rewind.connect(home=home, now=at(0.1)) as conn:
         conn.sql("SELECT * FROM d.public.t AT(OFFSET => -60) JOIN d.public.t u USING (id)")
@@ -240,11 +183,101 @@ def test_views_and_pins_are_gone_after_each_statement_even_a_failed_one_r19(
         assert not any((home / "pins").glob("*.json"))  # ... and released
 
 
-def test_an_idle_server_stops_by_itself(homes: Callable[[str], Path]) -> None:
+@SERVED
+def test_two_homes_never_share_a_server_and_the_lifecycle_runs_on_it_r29(
+    served: Path, homes: Callable[[str], Path]
+) -> None:
+    one, two = served, homes("two")
+    sql(one, "SELECT 1")  # started again if a test before stopped it
+    sql(two, "CREATE DATABASE d; CREATE TABLE t (id INT, v VARCHAR); INSERT INTO t VALUES (2, 'b')")
+    a, b = spark_server.running(one), spark_server.running(two)
+    assert a is not None and b is not None
+    assert (a.port, a.token, a.jvm) != (b.port, b.token, b.jvm)
+    assert a.token != b.token
+    # One home's token does not open the other's server.
+    crossed = run(
+        one,
+        "sql",
+        "SELECT 1",
+        env={"REWIND_SPARK_REMOTE": f"sc://localhost:{b.port}/;token={a.token}"},
+    )
+    assert error(crossed).startswith("error: SPARK_UNAVAILABLE: ")
+    assert rows(sql(one, "SELECT count(*) AS n FROM d.public.t", days=0.1)[0]) == [{"N": 1}]
+    assert rows(sql(two, "SELECT id FROM d.public.t")[0]) == [{"ID": 2}]
+    # The lifecycle's file operations run on the home's server too (mapInArrow, no RDD).
+    sql(two, "DELETE FROM d.public.t", days=0.1)
+    done = run(two, "--now", at(40), "lifecycle", "run", "--format", "json")
+    assert done.returncode == 0, done.stderr
+    steps = {s["step"]: s for s in json.loads(done.stdout)}
+    assert steps["expire_versions"]["files_moved"] == 1  # into fail-safe, on the executors
+    assert steps["purge_failsafe"]["files_purged"] == 1  # 40 days: past fail-safe too
+    assert spark_server.running(two) == b
+
+
+@SERVED
+def test_stop_by_hand(served: Path) -> None:
+    home = served
+    sql(home, "SELECT 1")  # started again if a test before stopped it
+    assert "stopped" in run(home, "server", "stop").stdout
+    assert spark_server.running(home) is None
+    assert not (home / "server" / "state.json").exists()
+    assert "not running" in run(home, "server", "status").stdout
+
+
+LIBRARY = """
+import os, signal, sys
+import rewind
+from rewind import spark_server
+from rewind.errors import RewindError
+conn = rewind.connect(home=sys.argv[1], now=sys.argv[2])
+print(conn.sql("SELECT count(*) FROM d.public.t")[0].rows, flush=True)
+os.kill(spark_server.running(conn.config.home).jvm, signal.SIGKILL)
+for _ in range(2):
+    try:
+        conn.sql("SELECT count(*) FROM d.public.t")
+    except RewindError as exc:
+        print(exc.code, flush=True)
+"""
+
+
+def test_a_killed_server_is_reported_by_a_session_started_again_by_the_cli_idle_stops(
+    homes: Callable[[str], Path],
+) -> None:
     home = homes("home")
-    sql(home, SETUP, env={"REWIND_SPARK_SERVER_IDLE": "2"})
+    sql(home, SETUP)
+    killed = spark_server.running(home)
+    assert killed is not None
+    # A library session whose server is killed under it reports it, never hangs.
+    done = subprocess.run(
+        [sys.executable, "-c", LIBRARY, str(home), at(0.1)],
+        capture_output=True,
+        text=True,
+        timeout=120,  # a hang fails here
+        check=False,
+        env={k: v for k, v in os.environ.items() if not k.startswith("REWIND_")},
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:3] == ["[[1]]", "SPARK_UNAVAILABLE", "SPARK_UNAVAILABLE"]
+    assert spark_server.running(home) is None
+    # The next CLI call starts it again (here with an idle time of 2 s); on a terminal it
+    # says so, in a pipe it says nothing (every other call here).
+    count = "SELECT count(*) AS n FROM d.public.t"
+    done, shown = on_terminal(
+        home,
+        "--now",
+        at(0.1),
+        "sql",
+        "--format",
+        "json",
+        count,
+        env={"REWIND_SPARK_SERVER_IDLE": "2"},
+    )
+    assert done.returncode == 0
+    assert b"Starting Spark for" in shown
+    assert rows(json.loads(done.stdout)[0]) == [{"N": 1}]
     started = spark_server.running(home)
-    assert started is not None and started.idle_s == 2
+    assert started is not None and started.jvm != killed.jvm and started.idle_s == 2
+    # ... and, idle, it stops by itself.
     deadline = time.monotonic() + 60
     while spark_server.running(home) is not None and time.monotonic() < deadline:
         time.sleep(0.5)
@@ -252,26 +285,12 @@ def test_an_idle_server_stops_by_itself(homes: Callable[[str], Path]) -> None:
     assert "idle for 2 s" in spark_server.log_file(home).read_text()
 
 
-def test_off_runs_in_process_and_a_terminal_sees_the_start(homes: Callable[[str], Path]) -> None:
+def test_off_runs_in_process(homes: Callable[[str], Path]) -> None:
     home = homes("home")
     sql(home, SETUP, env={"REWIND_SPARK_SERVER": "off"})
     assert spark_server.running(home) is None
     bad = run(home, "sql", "SELECT 1", env={"REWIND_SPARK_SERVER": "sometimes"})
     assert error(bad).startswith("error: INVALID_VALUE: REWIND_SPARK_SERVER must be auto or off")
-    # On a terminal the first call says that it starts Spark; in a pipe it says nothing.
-    leader, follower = pty.openpty()
-    try:
-        done = run(home, "sql", "SELECT count(*) FROM d.public.t", stderr=follower)
-        os.close(follower)
-        shown = b""
-        with contextlib.suppress(OSError):  # EIO once the command's side is closed
-            while chunk := os.read(leader, 4096):
-                shown += chunk
-    finally:
-        os.close(leader)
-    assert done.returncode == 0
-    assert b"Starting Spark for" in shown
-    assert spark_server.running(home) is not None
 
 
 def test_a_server_that_cannot_start_is_reported_with_its_log(homes: Callable[[str], Path]) -> None:
@@ -284,4 +303,4 @@ def test_a_server_that_cannot_start_is_reported_with_its_log(homes: Callable[[st
     assert line.startswith("error: SPARK_UNAVAILABLE: The Spark Connect server of ")
     assert str(spark_server.log_file(home)) in line
     assert spark_server.running(home) is None
-    assert rows(sql(home, "SELECT count(*) AS n FROM d.public.t")[0]) == [{"N": 0}]  # R28
+    assert not any((home / "warehouse").rglob("*.parquet"))  # SPEC R28: nothing written
