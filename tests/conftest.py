@@ -19,7 +19,7 @@ REWIND = shutil.which("rewind", path=str(Path(sys.executable).parent)) or "rewin
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Refuse unmarked tests; keep Spark tests of one module on one xdist worker."""
+    """Refuse unmarked tests."""
     unmarked = [i.nodeid for i in items if not MARKERS & {m.name for m in i.iter_markers()}]
     if unmarked:
         raise pytest.UsageError(

@@ -232,14 +232,33 @@ def test_a_user_without_privileges_is_refused(
     assert history(warehouse, run)[-1][:3] == ("ANALYST", "FAIL", "OBJECT_NOT_FOUND")
 
 
+UNDROP_GONE2 = (
+    {"operation": "undrop", "name": "SHOP.PUBLIC.GONE2"},
+    "UNDROP TABLE SHOP.PUBLIC.GONE2",
+)
+RESTORE_ORDERS = (
+    {
+        "operation": "restore_in_place",
+        "name": "SHOP.PUBLIC.ORDERS",
+        "point_kind": "offset",
+        "point_value": "-60",
+    },
+    "RESTORE TABLE SHOP.PUBLIC.ORDERS AT(OFFSET => -60)",
+)
+
+
 @pytest.mark.parametrize(
-    ("mapping", "typed", "user"),
+    ("mapping", "typed", "user", "request_"),
     [
-        ('{"someone_else": "ADMIN"}', None, "dag_test"),  # unmapped: refused as nobody
-        ('{"dag_test": "GHOST"}', None, "GHOST"),  # mapped to a user Rewind does not know
-        ('{"dag_test": "ANALYST"}', "ADMIN", "ANALYST"),  # the form names someone else
+        # unmapped: refused as nobody
+        ('{"someone_else": "ADMIN"}', None, "dag_test", UNDROP_GONE2),
+        # mapped to a user Rewind does not know
+        ('{"dag_test": "GHOST"}', None, "GHOST", UNDROP_GONE2),
+        # the form names someone else
+        ('{"dag_test": "ANALYST"}', "ADMIN", "ANALYST", UNDROP_GONE2),
+        ('{"dag_test": "ANALYST"}', "ADMIN", "ANALYST", RESTORE_ORDERS),
     ],
-    ids=["unmapped", "unknown-user", "typed-admin"],
+    ids=["unmapped", "unknown-user", "typed-admin", "typed-admin-restore"],
 )
 def test_identity_comes_from_the_trigger_never_from_the_form(
     warehouse: Warehouse,
@@ -248,6 +267,7 @@ def test_identity_comes_from_the_trigger_never_from_the_form(
     mapping: str,
     typed: str | None,
     user: str,
+    request_: tuple[dict[str, str], str],
 ) -> None:
     """SPEC R37, R36: whatever the form says, a run acts as the Rewind user mapped from
     the Airflow user who triggered it; a trigger no Rewind user answers to, or a form that
@@ -257,14 +277,15 @@ def test_identity_comes_from_the_trigger_never_from_the_form(
     monkeypatch.setenv("REWIND_AIRFLOW_USERS", mapping)
     files = warehouse.fingerprint()[1]
     extra = {"requested_by": typed} if typed else {}
-    run = restore(operation="undrop", name="SHOP.PUBLIC.GONE2", **extra)
+    form, text = request_
+    run = restore(**form, **extra)
     assert run.task_states()["validate_form"] == "failed"
     assert run.task_states()["restore"] == "upstream_failed"
     assert warehouse.fingerprint()[1] == files
     logged = history(warehouse, run)
     assert len(logged) == 1
     assert logged[0][:3] in ((user, "FAIL", "ACCESS_DENIED"), (user, "FAIL", "UNKNOWN_USER"))
-    assert logged[0][3] == "UNDROP TABLE SHOP.PUBLIC.GONE2"
+    assert logged[0][3] == text
 
 
 def history(warehouse: Warehouse, run: Any) -> list[tuple[Any, ...]]:

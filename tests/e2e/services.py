@@ -388,10 +388,13 @@ class Airflow:
         self.fail(f"{dag_id} run {run_id} did not end in {DAG_RUN_TIMEOUT_S}s: {run}")
         return run
 
-    def task_states(self, dag_id: str, run_id: str) -> dict[str, str]:
+    def task_instances(self, dag_id: str, run_id: str) -> list[dict[str, Any]]:
         quoted = urllib.request.quote(run_id, safe="")
         tis = self.request("GET", f"/api/v2/dags/{dag_id}/dagRuns/{quoted}/taskInstances")
-        return {ti["task_id"]: ti["state"] for ti in tis["task_instances"]}
+        return list(tis["task_instances"])
+
+    def task_states(self, dag_id: str, run_id: str) -> dict[str, str]:
+        return {ti["task_id"]: ti["state"] for ti in self.task_instances(dag_id, run_id)}
 
     def xcom(self, dag_id: str, run_id: str, task_id: str) -> Any:
         """A task's return value as the UI shows it."""

@@ -261,6 +261,8 @@ def test_a_user_cannot_act_as_admin_whatever_the_form_says_r12_r37(
     )
     assert airflow.wait_run("rewind_restore", run_id)["state"] == "failed"
     assert airflow.task_states("rewind_restore", run_id)["validate_form"] == "failed"
+    # A refusal is final: the retry policy fails it at once, no second try (SPEC R39).
+    assert tries(airflow, "rewind_restore", run_id)["validate_form"] == 1
     recovery = airflow.trigger(
         "rewind_failsafe_recovery",
         {"table_id": 1, "target_name": "SHOP.PUBLIC.MINE", "requested_by": "ALICE"},
@@ -270,6 +272,7 @@ def test_a_user_cannot_act_as_admin_whatever_the_form_says_r12_r37(
     assert airflow.wait_run("rewind_failsafe_recovery", recovery)["state"] == "failed"
     states = airflow.task_states("rewind_failsafe_recovery", recovery)
     assert (states["validate_form"], states["list_recoverable"]) == ("success", "failed")
+    assert tries(airflow, "rewind_failsafe_recovery", recovery)["list_recoverable"] == 1
     import rewind
 
     with rewind.connect(home=home, now="2026-05-21T08:00:00+00:00") as conn:
@@ -279,6 +282,11 @@ def test_a_user_cannot_act_as_admin_whatever_the_form_says_r12_r37(
         ).rows
     by_run = {tag.rsplit("/", 1)[1]: (user, code) for user, code, tag in logged}
     assert by_run == {run_id: ("ALICE", "ACCESS_DENIED"), recovery: ("ALICE", "ACCESS_DENIED")}
+
+
+def tries(airflow: Airflow, dag_id: str, run_id: str) -> dict[str, int]:
+    """How many times each task of a run was tried."""
+    return {ti["task_id"]: ti["try_number"] for ti in airflow.task_instances(dag_id, run_id)}
 
 
 def test_rewind_page_in_chromium(

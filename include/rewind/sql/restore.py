@@ -44,7 +44,7 @@ def point(at: str | None, before: str | None) -> exp.HistoricalData:
     )
 
 
-def restore_text(table: str, *, at: str | None, before: str | None) -> str:
+def restore_text(table: str, *, at: str | None = None, before: str | None = None) -> str:
     """The statement text logged for a restore."""
     when = point(at, before)
     return f"RESTORE TABLE {table} {when.this}({when.args['kind']} => {when.expression.sql()})"
