@@ -32,9 +32,11 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
+# Spark needs a JVM (17) and the jars come through Maven: Debian's packages when missing.
 $(JSTAMP): deploy/delta/pom.xml
-	@command -v mvn >/dev/null || { SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq maven; }
+	@command -v java >/dev/null && command -v mvn >/dev/null || { \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq openjdk-17-jre-headless maven; }
 	rm -rf $(JARS)
 	mvn -q -f deploy/delta/pom.xml dependency:copy-dependencies \
 	  -DincludeGroupIds=io.delta -DoutputDirectory=$(CURDIR)/$(JARS)

@@ -18,6 +18,7 @@ benchmarks/results/cli_latency.json.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -26,6 +27,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from report import write_report
@@ -42,8 +44,11 @@ CALLS = {
     "select": ["sql", "USE bench; SELECT count(*) FROM t"],
     "select_at": ["sql", "USE bench; SELECT count(*) FROM t AT(OFFSET => -1800)"],
     "clone": ["sql", "USE bench; CREATE OR REPLACE TABLE c CLONE t AT(OFFSET => -1800)"],
-    "lifecycle": ["lifecycle", "run"],
 }
+# The lifecycle sample has work to do: before it (untimed) a row is inserted and deleted,
+# and the run two days later moves the removed file into fail-safe with Spark (retention
+# 1 day). Each sample is a week after the one before (the clock never runs backwards).
+CHURN = "USE bench; INSERT INTO t VALUES (3, 'c'); DELETE FROM t WHERE id = 3"
 MODES = {
     "warm_server": {},
     "cold_server": {},
@@ -51,10 +56,17 @@ MODES = {
 }
 
 
-def rewind(home: Path, mode: str, *args: str) -> None:
+def rewind(home: Path, mode: str, *args: str) -> str:
     env = {k: v for k, v in os.environ.items() if not k.startswith("REWIND_")}
     command = [REWIND, "--home", str(home), *args]
-    subprocess.run(command, check=True, capture_output=True, env=env | MODES[mode])
+    done = subprocess.run(
+        command, check=True, capture_output=True, text=True, env=env | MODES[mode]
+    )
+    return done.stdout
+
+
+def day(n: int) -> str:
+    return (datetime.fromisoformat(NOW) + timedelta(days=n)).isoformat()
 
 
 def measure(
@@ -74,6 +86,35 @@ def measure(
         "max_s": round(max(samples), 3),
         "runs": repeat,
     }
+
+
+def cold(home: Path, mode: str) -> None:
+    """Before a ``cold_server`` sample: no server runs."""
+    if mode == "cold_server":
+        rewind(home, mode, "server", "stop")
+
+
+def measure_lifecycle(home: Path, mode: str, repeat: int) -> dict[str, float]:
+    """``rewind lifecycle run`` two days after a churn (untimed) that it expires."""
+    days = [7 * (n + 1) for n in range(repeat)]
+    churned: list[int] = []
+
+    def churn() -> None:
+        churned.append(days[len(churned)])
+        rewind(home, mode, "--now", day(churned[-1]), "sql", CHURN)
+        cold(home, mode)
+
+    def run() -> None:
+        out = rewind(
+            home, mode, "--now", day(churned[-1] + 2), "lifecycle", "run", "--format", "json"
+        )
+        moved.append(next(s for s in json.loads(out) if s["step"] == "expire_versions"))
+
+    moved: list[dict[str, int]] = []
+
+    timed = measure(run, repeat, churn)
+    assert all(step["files_moved"] >= 1 for step in moved), moved  # Spark moved files each run
+    return timed
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -100,16 +141,14 @@ def main(argv: list[str] | None = None) -> int:
         for kind, call in CALLS.items():
             results[kind] = {}
             for mode, home in homes.items():
-                stop = (
-                    (lambda h=home: rewind(h, "cold_server", "server", "stop"))
-                    if mode == "cold_server"
-                    else None
-                )
                 results[kind][mode] = measure(
                     lambda h=home, m=mode, c=call: rewind(h, m, "--now", LATER, *c),
                     args.repeat,
-                    stop,
+                    lambda h=home, m=mode: cold(h, m),
                 )
+        results["lifecycle"] = {
+            mode: measure_lifecycle(home, mode, args.repeat) for mode, home in homes.items()
+        }
     finally:
         for home in homes.values():
             rewind(home, "warm_server", "server", "stop")

@@ -31,7 +31,8 @@ from rewind.errors import RewindError
 from rewind.runner import run_step
 from rewind.storage.columns import column_id
 
-pytestmark = pytest.mark.spark
+# One worker for the module: its module fixtures are built once.
+pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("test_audit")]
 
 T0 = datetime(2026, 5, 4, 9, tzinfo=UTC)
 YEAR = timedelta(days=365)  # SPEC R36: the audit trail is kept 365 days

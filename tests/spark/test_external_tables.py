@@ -22,7 +22,8 @@ from other_engines import delta_spark, stamp, versions
 from rewind.errors import RewindError
 from rewind.storage import log
 
-pytestmark = pytest.mark.spark
+# One worker for the module: its module fixtures are built once.
+pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("test_external_tables")]
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 # The team's job: three commits, the last a bad DELETE that lost the row with ID 2.

@@ -36,7 +36,8 @@ from test_hostile_input import (
 
 from rewind.errors import RewindError
 
-pytestmark = pytest.mark.spark
+# One worker for the module: its module fixtures are built once.
+pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("test_failsafe_reads")]
 
 NOW = (4, 1)  # day 4, 01:00: after the lifecycle moved the files
 V1, V2 = "2026-02-01T01:30:00+00:00", "2026-02-01T02:30:00+00:00"  # row 1 / rows 1 and 2

@@ -39,7 +39,8 @@ from rewind.config import Config
 from rewind.errors import RewindError
 from rewind.runner import run_lifecycle
 
-pytestmark = pytest.mark.spark
+# One worker for the module: its module fixtures are built once.
+pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("test_hostile_input")]
 
 DAY = "2026-02-{:02d}T{:02d}:00:00+00:00"
 # The statement log records every statement, failed ones too (SPEC R36).

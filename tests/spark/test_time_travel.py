@@ -22,7 +22,8 @@ import rewind
 from rewind.errors import RewindError
 from rewind.result import Result
 
-pytestmark = pytest.mark.spark
+# One worker for the module: its module fixtures are built once.
+pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("test_time_travel")]
 
 # The history every point test reads: (hours after T0, step name, statement).
 STEPS = [
