@@ -49,6 +49,20 @@ DRIVER_CONF = {
     "spark.ui.showConsoleProgress": "false",
     "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile={LOG4J}",
 }
+# A driver with a local master serves nobody but itself, yet it listens: its RPC and block
+# manager ports answer anyone by default, on the host name's address. Loopback only, and
+# Spark's own authentication (in local mode Spark makes a secret per application), so no
+# other machine and no other local account reads a block of the home's data through them.
+LOCAL_DRIVER_CONF = {
+    "spark.driver.bindAddress": "127.0.0.1",
+    "spark.driver.host": "127.0.0.1",
+    "spark.authenticate": "true",
+}
+
+
+def driver_conf(master: str) -> dict[str, str]:
+    """:data:`DRIVER_CONF`, with :data:`LOCAL_DRIVER_CONF` for a local master."""
+    return {**DRIVER_CONF, **(LOCAL_DRIVER_CONF if master.startswith("local") else {})}
 
 
 def delta_jars() -> list[str]:
@@ -108,16 +122,20 @@ def _stderr_to(log: Path | None) -> Iterator[None]:
 @lru_cache(maxsize=1)
 def get_spark(master: str = "local[2]", log: Path | None = None) -> SparkSession:
     """A SparkSession for ``master`` in this process, configured the way every Rewind job
-    needs it (:data:`SESSION_CONF`, :data:`DRIVER_CONF`) with Delta Lake's connector
+    needs it (:data:`SESSION_CONF`, :func:`driver_conf`) with Delta Lake's connector
     (:func:`with_delta`)."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 
     builder = SparkSession.builder
-    if "PYSPARK_GATEWAY_PORT" not in os.environ:  # under spark-submit, its --master rules
+    if "PYSPARK_GATEWAY_PORT" in os.environ:  # under spark-submit, its --master rules
+        from pyspark import SparkConf
+
+        master = SparkConf().get("spark.master", "")
+    else:
         builder = builder.master(master)
     builder = with_delta(builder).appName("rewind")
-    for key, value in {**SESSION_CONF, **DRIVER_CONF}.items():
+    for key, value in {**SESSION_CONF, **driver_conf(master)}.items():
         builder = builder.config(key, value)
     with _stderr_to(log):
         spark = builder.getOrCreate()

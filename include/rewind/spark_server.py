@@ -235,16 +235,14 @@ def _server_command(master: str, port: int) -> list[str]:
     """spark-submit of the Spark Connect server, with Rewind's settings and Delta Lake."""
     import pyspark
 
-    from rewind.spark import DRIVER_CONF, SESSION_CONF, submit_options
+    from rewind.spark import SESSION_CONF, driver_conf, submit_options
 
     conf = {
         **SESSION_CONF,
-        **DRIVER_CONF,
+        **driver_conf(master),  # with a local master, the driver's ports are loopback only
         "spark.connect.grpc.binding.address": "127.0.0.1",
         "spark.connect.grpc.binding.port": str(port),
     }
-    if master.startswith("local"):  # nothing but this machine needs the driver's ports
-        conf |= {"spark.driver.bindAddress": "127.0.0.1", "spark.driver.host": "127.0.0.1"}
     spark_submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
     command = [str(spark_submit), "--class", CONNECT_CLASS, "--master", master]
     command += ["--name", "rewind-connect", *submit_options()]

@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 from cli_helpers import at, rows
+from sockets import LOOPBACK, listening
 
 from rewind import spark_server
 from rewind.errors import RewindError
@@ -34,7 +35,6 @@ SERVED = pytest.mark.xdist_group("cli_server")  # the tests of the shared served
 
 REWIND = str(Path(sys.executable).parent / "rewind")
 SETUP = "CREATE DATABASE d; CREATE TABLE t (id INT, v VARCHAR); INSERT INTO t VALUES (1, 'a')"
-LOOPBACK = {"0100007F", "0000000000000000FFFF00000100007F", "00000000000000000000000001000000"}
 
 
 def run(home: Path, *args: str, env: dict[str, str] | None = None, **kw: Any) -> Any:
@@ -105,23 +105,6 @@ def on_terminal(home: Path, *args: str, env: dict[str, str]) -> tuple[Any, bytes
     return done, shown
 
 
-def listening(pid: int) -> list[str]:
-    """The local addresses (hex, as /proc/net shows them) of ``pid``'s listening sockets."""
-    inodes = set()
-    for fd in Path(f"/proc/{pid}/fd").iterdir():
-        with contextlib.suppress(OSError):  # a descriptor closed meanwhile
-            target = os.readlink(fd)
-            if target.startswith("socket:["):
-                inodes.add(target[8:-1])
-    found = []
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        for line in Path(table).read_text().splitlines()[1:]:
-            fields = line.split()
-            if fields[3] == "0A" and fields[9] in inodes:  # LISTEN
-                found.append(fields[1].split(":")[0])
-    return found
-
-
 @SERVED
 def test_later_calls_reuse_the_server_owner_only_loopback_token(served: Path) -> None:
     home = served
@@ -179,6 +162,8 @@ def test_views_and_pins_are_gone_after_each_statement_even_a_failed_one_r19(serv
         # The server's sessions have Rewind's settings (SPEC R4 names, R38 no path reads).
         for key, value in SESSION_CONF.items():
             assert spark.conf.get(key) == value, key
+        # Its driver's own ports (RPC, blocks) want Spark's authentication (SPEC R38).
+        assert spark.conf.get("spark.authenticate") == "true"
         assert (home / "pins").is_dir()  # the AT reads were pinned (SPEC R19) ...
         assert not any((home / "pins").glob("*.json"))  # ... and released
 

@@ -56,3 +56,18 @@ def test_a_home_found_readable_by_others_is_tightened_with_a_warning(
     warned = " ".join(r.getMessage() for r in caplog.records)
     assert f"{home} was readable by others (mode 755); tightened to 700" in warned
     assert "catalog.db was readable by others (mode 644); tightened to 600" in warned
+
+
+def test_the_in_process_spark_listens_on_loopback_only_and_wants_its_secret_r38(
+    spark: Any,
+) -> None:
+    """A local driver's RPC and block manager ports: loopback only, with Spark's own
+    authentication (a secret per application), as the home's Spark Connect server's."""
+    from sockets import LOOPBACK, listening
+
+    conf = spark.sparkContext.getConf()
+    assert conf.get("spark.authenticate") == "true"
+    assert conf.get("spark.driver.bindAddress") == "127.0.0.1"
+    jvm = spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid()
+    addresses = listening(jvm)
+    assert addresses and set(addresses) <= LOOPBACK, addresses
