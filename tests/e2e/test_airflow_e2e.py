@@ -280,8 +280,12 @@ def test_a_user_cannot_act_as_admin_whatever_the_form_says_r12_r37(
             "SELECT USER_NAME, ERROR_CODE, QUERY_TAG FROM REWIND.ACCOUNT_USAGE.QUERY_HISTORY "
             "WHERE QUERY_TAG LIKE 'airflow_user=alice;%' ORDER BY START_TIME"
         ).rows
-    by_run = {tag.rsplit("/", 1)[1]: (user, code) for user, code, tag in logged}
-    assert by_run == {run_id: ("ALICE", "ACCESS_DENIED"), recovery: ("ALICE", "ACCESS_DENIED")}
+    # Both runs have the same run id (the same trigger time): the DAG tells them apart.
+    by_run = {tag.split("dag_run=", 1)[1]: (user, code) for user, code, tag in logged}
+    assert by_run == {
+        f"rewind_restore/{run_id}": ("ALICE", "ACCESS_DENIED"),
+        f"rewind_failsafe_recovery/{recovery}": ("ALICE", "ACCESS_DENIED"),
+    }
 
 
 def tries(airflow: Airflow, dag_id: str, run_id: str) -> dict[str, int]:
