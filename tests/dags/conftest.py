@@ -63,14 +63,19 @@ def airflow_db() -> Iterator[Path]:
     shutil.rmtree(AIRFLOW_HOME, ignore_errors=True)
 
 
-@pytest.fixture(scope="session")
-def dagbag() -> Any:
+def parse_dags() -> Any:
     """The repo's DAG files, parsed as Airflow parses them."""
     from airflow.dag_processing.dagbag import DagBag
 
     bag = DagBag(str(REPO / "dags"), known_pools={"default_pool", POOL})
     assert not bag.import_errors, bag.import_errors
     return bag
+
+
+@pytest.fixture(scope="session")
+def dagbag() -> Any:
+    """The DAGs as their files declare them (the tests that run DAGs use a copy of their own)."""
+    return parse_dags()
 
 
 @pytest.fixture(scope="module")
@@ -118,9 +123,11 @@ class Finished:
 
 
 @pytest.fixture(scope="session")
-def run_dag(airflow_db: Path, dagbag: Any) -> Callable[..., Finished]:
+def run_dag(airflow_db: Path) -> Callable[..., Finished]:
     """``run_dag(dag_id, logical_date=, run_after=, conf=)``: one run with ``dag.test()``
-    (tasks in this process, Spark jobs through spark-submit)."""
+    (tasks in this process, Spark jobs through spark-submit), without retries: a parse of
+    its own, so that the ``dagbag`` the DagBag tests read keeps the declared retries."""
+    dagbag = parse_dags()
 
     def _run(
         dag_id: str,
