@@ -9,18 +9,19 @@ it (`REWIND_AIRFLOW_USERS`, same name by default; an unmapped user is refused an
 refusal is in QUERY_HISTORY), and Rewind enforces the role: a user without ACCOUNTADMIN
 fails with `ACCESS_DENIED` and reads nothing (R37). The form has no identity field.
 
-Form: **table_id** (from `rewind failsafe list`, or
-this DAG's `list_recoverable` XCom), **target_name** (`DB.SCHEMA.TABLE`, new) and
-optionally **version**.
+Form: **table_id** (the ACCOUNTADMIN finds it with `rewind failsafe list` or on the Rewind
+page: what fail-safe holds is never listed here, where every reader of the DAG's runs
+would see it, R38), **target_name** (`DB.SCHEMA.TABLE`, new) and optionally **version**.
 
 1. **validate_form** — a bad form fails at once with the reason.
-2. **list_recoverable** — what fail-safe holds and which versions can be recovered
-   (XCom), read as the requesting user.
-3. **recover** — copies the files out of fail-safe into the new table (XCom: the
+2. **recover** — copies the files out of fail-safe into the new table (XCom: the
    statement, its query id and Rewind's message).
 
-The clock is the run's `run_after`. Both steps take the pool `rewind_lifecycle`, so a
-recovery never races the nightly purge of the files it copies.
+Each task derives the user and the request from the run itself, never from the other's
+XCom. The recovery commits at most once per run: a retry or a clear after it committed
+reports it (`already_done`, logged as `ALREADY_DONE`) and copies nothing again.
+The clock is the run's `run_after`. The recovery takes the pool `rewind_lifecycle`, so it
+never races the nightly purge of the files it copies.
 """
 
 from __future__ import annotations
@@ -29,11 +30,14 @@ from typing import Any
 
 from airflow.sdk import Param, dag, task
 
-from rewind.operations.dagkit import HOME, POOL, TRIGGER_TIME, on_trigger
+from rewind.operations.dagkit import HOME, POOL, TRIGGER_TIME, on_trigger, task_run
 
 PARAMS = {
     "table_id": Param(
-        None, type=["null", "integer"], title="Table id", description="see list_recoverable"
+        None,
+        type=["null", "integer"],
+        title="Table id",
+        description="rewind failsafe list, or the Rewind page",
     ),
     "target_name": Param(
         "", type="string", title="Recover into", description="a new table: DB.SCHEMA.TABLE"
@@ -50,33 +54,25 @@ PARAMS = {
 @dag(**on_trigger(), params=PARAMS, tags=["rewind", "failsafe", "admin"], doc_md=__doc__)
 def rewind_failsafe_recovery() -> None:
     @task
-    def validate_form(
-        home: str, now: str, params: dict[str, Any] | None = None, dag_run: Any = None
-    ) -> dict[str, Any]:
+    def validate_form(home: str, now: str) -> dict[str, Any]:
         """The form as a checked request acting as the run's user (a RewindError names
         what is wrong)."""
-        from rewind.operations.trigger import recovery_form
+        from airflow.sdk import get_current_context
 
-        return recovery_form(params or {}, dag_run, home, now)
+        from rewind.operations.trigger import recovery_request_of
 
-    @task(pool=POOL)
-    def list_recoverable(form: dict[str, Any], home: str, now: str) -> list[dict[str, Any]]:
-        """What fail-safe holds, as the requesting user sees it (ACCOUNTADMIN only)."""
-        from rewind.operations.failsafe import list_recoverable
-        from rewind.operations.form import recovery_request
-
-        return list_recoverable(home, recovery_request(form), now)
+        return recovery_request_of(task_run(get_current_context(), home, now)).as_form()
 
     @task(pool=POOL)
-    def recover(form: dict[str, Any], home: str, now: str) -> dict[str, Any]:
-        """Recover the table into a new one, as the requesting user."""
+    def recover(home: str, now: str) -> dict[str, Any]:
+        """Recover the table into a new one, as the run's user, at most once."""
+        from airflow.sdk import get_current_context
+
         from rewind.operations.failsafe import recover
-        from rewind.operations.form import recovery_request
 
-        return recover(home, recovery_request(form), now)
+        return recover(task_run(get_current_context(), home, now))
 
-    form = validate_form(HOME, TRIGGER_TIME)
-    list_recoverable(form, HOME, TRIGGER_TIME) >> recover(form, HOME, TRIGGER_TIME)
+    validate_form(HOME, TRIGGER_TIME) >> recover(HOME, TRIGGER_TIME)
 
 
 rewind_failsafe_recovery()

@@ -22,7 +22,10 @@ run continues the same lifecycle run (SPEC R31).
    (`REWIND_SERVICE_USER`, default `REWIND_SERVICE`, role `REWIND_LIFECYCLE`: the
    lifecycle and nothing else), a manual one as the Rewind user mapped from the Airflow
    user who triggered it; a user who may not run the lifecycle stops the run here.
-   Logged in QUERY_HISTORY with the Airflow user and run in its query tag.
+   Logged in QUERY_HISTORY with the Airflow user, the try and the run in its query tag.
+   Every later task checks it again from the run itself (a task marked successful by
+   hand authorizes nothing), and step 6 reads what each step did from the run's record
+   in the catalog, where each job wrote it, not from XCom.
 
 Every task takes the one slot of the pool `rewind_lifecycle`, which restores and
 fail-safe recoveries share: they never run while a lifecycle step moves files.
@@ -40,9 +43,10 @@ from rewind.operations.dagkit import (
     MACROS,
     POOL,
     START_DATE,
-    RewindSparkJob,
+    LifecycleJob,
     default_args,
     nightly_schedule,
+    task_run,
 )
 
 STEPS = ("effective_retention", "expire_versions", "purge_failsafe", "storage_metrics")
@@ -65,10 +69,11 @@ STORAGE_METRICS = Asset(
 )
 def rewind_nightly() -> None:
     jobs = [
-        RewindSparkJob(
+        LifecycleJob(
             task_id=step,
             job=step,
-            arguments=["--home", HOME, "--now", NOW, "--run-id", RUN_ID],
+            now=NOW,
+            arguments=["--run-id", RUN_ID],
             pool=POOL,
             metrics_prefix="rewind.storage"
             if step == "storage_metrics"
@@ -79,22 +84,26 @@ def rewind_nightly() -> None:
     ]
 
     @task
-    def authorize(home: str, now: str, dag_run: Any = None) -> dict[str, str]:
+    def authorize(home: str, now: str) -> dict[str, str]:
         """The Rewind user this run acts as, allowed to run the lifecycle (SPEC R37)."""
+        from airflow.sdk import get_current_context
+
         from rewind.operations.trigger import lifecycle_user
 
-        return lifecycle_user(dag_run, home, now)
+        return lifecycle_user(task_run(get_current_context(), home, now))
 
     @task(pool=POOL)
-    def validate(
-        steps: list[dict[str, Any]], home: str, now: str, lifecycle_run: str
-    ) -> dict[str, Any]:
-        """Step 6 (Great Expectations), then the run's record with every step's summary."""
+    def validate(home: str, now: str, lifecycle_run: str) -> dict[str, Any]:
+        """Step 6 (Great Expectations) over what the steps recorded, as the run's user."""
+        from airflow.sdk import get_current_context
+
         from rewind.operations.nightly import finish_run
+        from rewind.operations.trigger import lifecycle_user
 
-        return finish_run(home, lifecycle_run, now, steps)
+        lifecycle_user(task_run(get_current_context(), home, now))
+        return finish_run(home, lifecycle_run, now)
 
-    chain(authorize(HOME, NOW), *jobs, validate([job.output for job in jobs], HOME, NOW, RUN_ID))
+    chain(authorize(HOME, NOW), *jobs, validate(HOME, NOW, RUN_ID))
 
 
 rewind_nightly()

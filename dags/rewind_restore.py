@@ -22,8 +22,15 @@ Trigger it with the form:
    ...) fail it without retries and change nothing (R28).
 3. **validate_result** — a Great Expectations row-count check in a Spark job
    (`spark_jobs/validate_restore.py`): every restored table holds the rows it had at
-   the point. A job of its own, so that a retry never runs the operation twice.
-4. **report** — what was done, in the task log and as XCom.
+   the point. Its XCom says what was done, as whom, and how many tables matched.
+
+Every task derives the user and the request from the run itself (who triggered it, with
+which form), never from another task's XCom, which a user who may edit runs can change.
+The restore commits at most once per run, and so does its validation: a retry or a
+clear of a task whose action committed reports it (`already_done`, logged in
+QUERY_HISTORY as `ALREADY_DONE` with the try in the query tag) and repeats nothing. XComs
+and logs name only what the form named and count no rows: anyone who may read this
+DAG's runs reads them.
 
 The clock is the run's `run_after` (the trigger time). The Spark tasks share the pool
 `rewind_lifecycle` with the nightly lifecycle, so a restore never overlaps a step that
@@ -35,12 +42,11 @@ what the triggering user's Rewind user may do (R37): the form has no identity fi
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from airflow.sdk import Param, dag, task
 
-from rewind.operations.dagkit import HOME, POOL, TRIGGER_TIME, RewindSparkJob, on_trigger
+from rewind.operations.dagkit import HOME, POOL, TRIGGER_TIME, RestoreJob, on_trigger, task_run
 
 PARAMS = {
     "operation": Param(
@@ -87,43 +93,20 @@ PARAMS = {
 @dag(**on_trigger(), params=PARAMS, tags=["rewind", "restore", "spark"], doc_md=__doc__)
 def rewind_restore() -> None:
     @task
-    def validate_form(
-        home: str, now: str, params: dict[str, Any] | None = None, dag_run: Any = None
-    ) -> dict[str, Any]:
+    def validate_form(home: str, now: str) -> dict[str, Any]:
         """The form as a checked request acting as the run's user (a RewindError names
         what is wrong)."""
-        from rewind.operations.trigger import restore_form
+        from airflow.sdk import get_current_context
 
-        return restore_form(params or {}, dag_run, home, now)
+        from rewind.operations.trigger import restore_request_of
 
-    restore = RewindSparkJob(
-        task_id="restore",
-        job="restore",
-        arguments=["--home", HOME, "--now", TRIGGER_TIME, "--request", _xcom("validate_form")],
-        pool=POOL,
+        return restore_request_of(task_run(get_current_context(), home, now)).as_form()
+
+    restore = RestoreJob(task_id="restore", job="restore", now=TRIGGER_TIME, pool=POOL)
+    validate_result = RestoreJob(
+        task_id="validate_result", job="validate_restore", now=TRIGGER_TIME, pool=POOL
     )
-    validate_result = RewindSparkJob(
-        task_id="validate_result",
-        job="validate_restore",
-        arguments=["--home", HOME, "--now", TRIGGER_TIME, "--outcome", _xcom("restore")],
-        pool=POOL,
-    )
-
-    @task
-    def report(outcome: dict[str, Any], validation: dict[str, Any]) -> str:
-        """One paragraph: what ran, as whom, and the row counts that matched."""
-        from rewind.operations.restore import describe
-
-        text = describe(outcome, validation)
-        logging.getLogger(__name__).info("%s", text)
-        return text
-
     validate_form(HOME, TRIGGER_TIME) >> restore >> validate_result
-    report(restore.output, validate_result.output)
-
-
-def _xcom(task_id: str) -> str:
-    return f"{{{{ ti.xcom_pull(task_ids='{task_id}') | tojson }}}}"
 
 
 rewind_restore()

@@ -2,7 +2,8 @@
 
 Submitted by Airflow (SparkSubmitOperator) or by hand:
 
-spark-submit spark_jobs/restore.py --home HOME --now ISO_TIMESTAMP --request '{"operation": ...}'
+spark-submit spark_jobs/restore.py --home HOME --now ISO_TIMESTAMP --request '{"operation": ...}' \
+    --dag-id DAG --dag-run-id RUN   # the action is done at most once per DAG run
 """
 
 import sys

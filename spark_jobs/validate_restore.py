@@ -2,7 +2,8 @@
 
 Submitted by Airflow (SparkSubmitOperator) or by hand:
 
-spark-submit spark_jobs/validate_restore.py --home HOME --now ISO_TIMESTAMP --outcome RESTORE_JSON
+spark-submit spark_jobs/validate_restore.py --home HOME --now ISO_TIMESTAMP --request '{...}' \
+    --dag-id DAG --dag-run-id RUN   # the restore that run committed, checked once
 """
 
 import sys

@@ -12,6 +12,7 @@ import os
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -21,11 +22,12 @@ from sqlalchemy.orm import Session
 from rewind import spark_server
 from rewind.catalog.db import make_engine, migrate
 from rewind.catalog.grants import Grants
-from rewind.catalog.models import Statement
+from rewind.catalog.models import RunAction, Statement
 from rewind.catalog.repository import Catalog, table_locator
 from rewind.clock import Clock
 from rewind.config import Config
 from rewind.errors import (
+    AlreadyDone,
     CatalogError,
     ConcurrentWrite,
     ExecutionError,
@@ -54,6 +56,19 @@ COMMIT_ATTEMPTS = 3
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
+
+
+@dataclass(frozen=True)
+class RunKey:
+    """One action of one Airflow run (a restore, a recovery, the validation of one): it
+    commits at most once, whatever re-runs its task (catalog ``run_actions``)."""
+
+    dag_id: str
+    run_id: str
+    action: str
+
+    def __str__(self) -> str:
+        return f"{self.action} of {self.dag_id}/{self.run_id}"
 
 
 class Connection:
@@ -169,20 +184,50 @@ class Connection:
             finally:
                 self.state.flow = []
 
-    def run(self, statement: str, dialect: str = "snowflake") -> Result:
-        """Run one statement (SPEC R28: all or nothing)."""
-        return self._statement(statement, lambda ctx: execute(ctx, parse(statement, dialect).tree))
+    def run(
+        self, statement: str, dialect: str = "snowflake", *, once: RunKey | None = None
+    ) -> Result:
+        """Run one statement (SPEC R28: all or nothing). ``once``: the statement is that
+        run's action, committed at most once (:meth:`done`); AlreadyDone otherwise."""
+        return self._statement(
+            statement, lambda ctx: execute(ctx, parse(statement, dialect).tree), once
+        )
 
-    def restore(self, table: str, *, at: str | None = None, before: str | None = None) -> Result:
+    def restore(
+        self,
+        table: str,
+        *,
+        at: str | None = None,
+        before: str | None = None,
+        once: RunKey | None = None,
+    ) -> Result:
         """Restore ``table`` in place as of a point (``rewind restore``; see sql/restore.py).
 
         ``at`` / ``before``: an ISO timestamp, an offset in seconds (``-3600``) or a
-        statement's query id.
+        statement's query id. ``once``: as :meth:`run`.
         """
         from rewind.sql.restore import restore_table, restore_text
 
         text = restore_text(table, at=at, before=before)
-        return self._statement(text, lambda ctx: restore_table(ctx, table, at=at, before=before))
+        return self._statement(
+            text, lambda ctx: restore_table(ctx, table, at=at, before=before), once
+        )
+
+    def done(self, key: RunKey) -> dict[str, Any] | None:
+        """What ``key``'s action reported when it committed (None: it has not)."""
+        with Session(self.engine) as session:
+            row = session.get(RunAction, (key.dag_id, key.run_id, key.action))
+            return None if row is None else dict(row.outcome)
+
+    def record_done(self, key: RunKey, query_id: str, outcome: dict[str, Any]) -> None:
+        """Record an action that ran no statement of its own (a validation) as done.
+
+        Raises:
+            AlreadyDone: it was recorded already.
+        """
+        with Session(self.engine) as session:
+            _mark_done(session, key, self.config.user, (query_id, self.clock.now()), outcome)
+            session.commit()
 
     def failsafe_list(self) -> Result:
         """Tables with data in fail-safe (ACCOUNTADMIN only, SPEC R12)."""
@@ -191,15 +236,23 @@ class Connection:
         root = self.config.failsafe_root
         return self._statement("FAILSAFE LIST", lambda ctx: list_failsafe(ctx, root))
 
-    def failsafe_recover(self, table_id: int, into: str, version: int | None = None) -> Result:
-        """Recover a table from fail-safe into a new table (ACCOUNTADMIN only, SPEC R12)."""
+    def failsafe_recover(
+        self,
+        table_id: int,
+        into: str,
+        version: int | None = None,
+        *,
+        once: RunKey | None = None,
+    ) -> Result:
+        """Recover a table from fail-safe into a new table (ACCOUNTADMIN only, SPEC R12).
+        ``once``: as :meth:`run`."""
         from rewind.recovery import recover
 
         text = f"FAILSAFE RECOVER {table_id} INTO {into}" + (
             f" VERSION {version}" if version is not None else ""
         )
         root = self.config.failsafe_root
-        return self._statement(text, lambda ctx: recover(ctx, root, table_id, into, version))
+        return self._statement(text, lambda ctx: recover(ctx, root, table_id, into, version), once)
 
     def authorize_lifecycle(self) -> Result:
         """Whether this session's user may run the lifecycle (ACCOUNTADMIN or
@@ -229,10 +282,13 @@ class Connection:
         self._statement("LIFECYCLE RUN", action)
         return steps
 
-    def _statement(self, text: str, action: Callable[[Context], Result]) -> Result:
+    def _statement(
+        self, text: str, action: Callable[[Context], Result], once: RunKey | None = None
+    ) -> Result:
         """Run ``action`` as one statement: one catalog transaction, undo on failure,
         logged with its query id either way (SPEC R14, R28, R36). A conflict with
-        another writer's commit is retried from the start (SPEC R40)."""
+        another writer's commit is retried from the start (SPEC R40). ``once``: the
+        action's record is written in the same transaction, so it commits at most once."""
         state_before = (self.state.database, self.state.schema)
         query_id, now = str(uuid.uuid4()), self.clock.now()
         for attempt in range(1, COMMIT_ATTEMPTS + 1):
@@ -245,6 +301,9 @@ class Connection:
                 try:
                     refresh_role(ctx)  # a role revoked since USE ROLE is gone (SPEC R37)
                     result = action(ctx)
+                    if once is not None:
+                        done = (ctx.query_id, self.clock.now())
+                        _mark_done(session, once, self.config.user, done, result.outcome())
                     self._log(session, ctx, "SUCCESS", None)
                     session.commit()
                     return result
@@ -310,6 +369,32 @@ class Connection:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _mark_done(
+    session: Session,
+    key: RunKey,
+    user: str,
+    done: tuple[str, datetime],
+    outcome: dict[str, Any],
+) -> None:
+    """Add ``key``'s record to ``session``'s transaction; AlreadyDone if it exists (the
+    primary key decides between two tries that raced)."""
+    query_id, at = done
+    row = RunAction(
+        dag_id=key.dag_id,
+        run_id=key.run_id,
+        action=key.action,
+        query_id=query_id,
+        user_name=user,
+        done_at=at,
+        outcome=outcome,
+    )
+    session.add(row)
+    try:
+        session.flush()
+    except IntegrityError:  # the caller rolls the whole transaction back
+        raise AlreadyDone(f"The {key} committed already; it is not repeated.") from None
 
 
 def _first_line(exc: BaseException) -> str:

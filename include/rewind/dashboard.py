@@ -73,13 +73,15 @@ def load_dashboard(
         CatalogError: the catalog exists but cannot be read.
         StorageError: the metrics table exists but cannot be read.
     """
-    board = Dashboard(home=str(config.home), now=now, scope=scope or Scope(), viewer=viewer)
+    board = Dashboard(home="", now=now, scope=scope or Scope(), viewer=viewer)
     engine = _catalog_engine(config.catalog_url)
     if engine is None:
         return board
     try:
         with Session(engine) as session:
             visible = _viewer(board, session)
+            if board.role == ACCOUNTADMIN:  # where the home is, only its administrator
+                board.home = str(config.home)
             _read_catalog(board, session, visible)
     except SQLAlchemyError as exc:
         raise CatalogError(f"Cannot read the catalog: {str(exc).splitlines()[0]}") from None

@@ -91,7 +91,7 @@ def render_page(board: Dashboard, fixed_now: str | None = None) -> str:
     sections = [_header(board, fixed_now)]
     if not board.catalog_found:
         sections.append(
-            f'<p id="empty" class="muted">No Rewind catalog in {escape(board.home)} yet: '
+            f'<p id="empty" class="muted">No Rewind catalog{_in_home(board)} yet: '
             "create a table with the rewind CLI and run the lifecycle.</p>"
         )
     sections += [
@@ -114,6 +114,12 @@ def render_page(board: Dashboard, fixed_now: str | None = None) -> str:
     )
 
 
+def _in_home(board: Dashboard) -> str:
+    """" in <home>" for the home's ACCOUNTADMIN; nothing for anyone else (the path is the
+    server's, not theirs to know)."""
+    return f" in {escape(board.home)}" if board.home else ""
+
+
 def _header(board: Dashboard, fixed_now: str | None) -> str:
     scope = board.scope
     crumbs = [f'<a href="{escape(_link(fixed_now, []))}">Account</a>']
@@ -129,7 +135,7 @@ def _header(board: Dashboard, fixed_now: str | None) -> str:
     )
     json_href = "api/summary" + _link(fixed_now, given).removeprefix("./")
     return (
-        f'<header><h1>Rewind</h1><p class="muted">Storage of {escape(board.home)} as of '
+        f'<header><h1>Rewind</h1><p class="muted">Storage{_in_home(board)} as of '
         f"{_time(board.now)}; latest lifecycle metrics {_time(board.latest_as_of) or 'none'}."
         f' Viewed as <span id="viewer">{escape(board.viewer)}</span> '
         f'(role <span id="role">{escape(board.role)}</span>).'

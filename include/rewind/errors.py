@@ -159,9 +159,23 @@ class AccessDenied(RewindError):
 
 
 class ValidationFailed(RewindError):
-    """A data-quality expectation on the lifecycle's outputs failed (SPEC R29 step 6)."""
+    """A data-quality expectation on the lifecycle's outputs failed (SPEC R29 step 6).
+
+    ``failed``: the titles of the failed expectations, without the objects they name
+    (what Airflow may show to every reader of the run, R37)."""
 
     code = "VALIDATION_FAILED"
+
+    def __init__(self, message: str, failed: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.failed = failed
+
+
+class AlreadyDone(RewindError):
+    """The action an Airflow run asked for committed already (a re-run of its task after
+    a retry or a clear): it is reported, never repeated (issue 25)."""
+
+    code = "ALREADY_DONE"
 
 
 def error_of(code: str, message: str) -> RewindError:

@@ -32,6 +32,16 @@ class Result:
             "rows": [[json_value(v) for v in row] for row in self.rows],
         }
 
+    def outcome(self) -> dict[str, Any]:
+        """What a task reports of the statement: its text, query id and Rewind's message
+        (the status line of a DDL, else the row count)."""
+        status = self.columns == ["status"] and self.rows
+        return {
+            "statement": self.statement,
+            "query_id": self.query_id,
+            "message": str(json_value(self.rows[0][0])) if status else f"{len(self.rows)} rows",
+        }
+
     def column(self, name: str) -> list[Any]:
         """The values of one column, by (case-insensitive) name."""
         index = [c.upper() for c in self.columns].index(name.upper())

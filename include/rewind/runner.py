@@ -13,6 +13,9 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from sqlalchemy.orm import Session
+
+from rewind.catalog.db import make_engine
 from rewind.catalog.models import LifecycleRun
 from rewind.clock import parse_timestamp
 from rewind.config import Config
@@ -37,10 +40,11 @@ STEPS: dict[str, Callable[[Run], dict[str, Any]]] = {
 
 
 def run_step(config: Config, step: str, run_id: str, now: datetime) -> dict[str, Any]:
-    """One step of one run (what a Spark job or an Airflow task calls)."""
+    """One step of one run (what a Spark job or an Airflow task calls); its summary is
+    recorded with the run (:func:`recorded_steps`)."""
     run = Run.open(config, run_id, now)
     try:
-        return {"step": step, "run_id": run_id, **STEPS[step](run)}
+        return _step(run, step)
     finally:
         run.engine.dispose()
 
@@ -59,27 +63,48 @@ def run_lifecycle(
     """
     run = Run.open(config, run_id or str(uuid.uuid4()), now, spark_provider)
     try:
-        steps = [{"step": name, "run_id": run.run_id, **step(run)} for name, step in STEPS.items()]
-        _record(run, steps)
-        return steps
+        return [_step(run, name) for name in STEPS]
     finally:
         run.engine.dispose()
 
 
-def record_run(config: Config, run_id: str, now: datetime, steps: list[dict[str, Any]]) -> None:
-    """Keep a run's per-step summaries as its ``LifecycleRun`` row (what Airflow's
-    ``rewind_nightly`` records after step 6; ``run_lifecycle`` does it in-process)."""
+def _step(run: Run, name: str) -> dict[str, Any]:
+    summary = {"step": name, "run_id": run.run_id, **STEPS[name](run)}
+    _record(run, summary)
+    return summary
+
+
+def record_step(config: Config, run_id: str, now: datetime, summary: dict[str, Any]) -> None:
+    """Record one step's summary (or its error) with the run, replacing an earlier try's."""
     run = Run.open(config, run_id, now)
     try:
-        _record(run, steps)
+        _record(run, summary)
     finally:
         run.engine.dispose()
 
 
-def _record(run: Run, steps: list[dict[str, Any]]) -> None:
-    with run.catalog() as catalog:  # the last runs' summaries, for people (R35)
+def recorded_steps(config: Config, run_id: str) -> list[dict[str, Any]]:
+    """The summaries the steps of ``run_id`` recorded, in step order: what a run did,
+    from the catalog, where only Rewind's own jobs write (never from Airflow's XCom,
+    which any user who may edit a run can change)."""
+    engine = make_engine(config.catalog_url)
+    try:
+        with Session(engine) as session:
+            row = session.get(LifecycleRun, run_id)
+            return list((row.summary or {}).get("steps", [])) if row is not None else []
+    finally:
+        engine.dispose()
+
+
+def _record(run: Run, summary: dict[str, Any]) -> None:
+    """The run's ``LifecycleRun`` row gets ``summary`` in its step's place (SPEC R35)."""
+    with run.catalog() as catalog:
+        row = catalog.session.get(LifecycleRun, run.run_id, with_for_update=True)
+        earlier = (row.summary or {}).get("steps", []) if row is not None else []
+        steps = {s["step"]: s for s in earlier} | {summary["step"]: summary}
+        ordered = sorted(steps.values(), key=lambda s: list(STEPS).index(s["step"]))
         catalog.session.merge(
-            LifecycleRun(run_id=run.run_id, now=run.now, summary={"steps": steps})
+            LifecycleRun(run_id=run.run_id, now=run.now, summary={"steps": ordered})
         )
 
 

@@ -102,10 +102,16 @@ def resolve(
             raise UnknownStatement(f"Statement {point.statement} not found.")
         version = _statement_version(point.when, statement)
         if version is not None:
-            commit = next((v.commit_time for v in versions if v.version == version), None)
-            if version < 0 or commit is None:
+            if version < 0 or all(v.version != version for v in versions):
                 raise unavailable(table, "the statement created the table", created_on)
-            _check_window(table, commit, now, retention_days, created_on)
+            # The requested time is the statement's own (its commit, or when a read-only
+            # statement read), not the commit of the version it names: a version current
+            # for a month is still what a statement of an hour ago saw (SPEC R17).
+            written = statement.written_version
+            instant = next(
+                (v.commit_time for v in versions if v.version == written), statement.start_time
+            )
+            _check_window(table, instant, now, retention_days, created_on)
             return version
         instant = statement.start_time
     elif point.offset_seconds is not None:

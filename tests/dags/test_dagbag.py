@@ -29,7 +29,7 @@ POOLED = {
         "validate",
     },
     "rewind_restore": {"restore", "validate_result"},
-    "rewind_failsafe_recovery": {"list_recoverable", "recover"},
+    "rewind_failsafe_recovery": {"recover"},
 }
 PARSE = """
 import json, sys

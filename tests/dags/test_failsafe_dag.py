@@ -92,26 +92,59 @@ def recover(run_dag: Callable[..., Any]) -> Callable[..., Any]:
 def test_accountadmin_recovers_a_dropped_table(
     warehouse: Warehouse, recover: Callable[..., Any]
 ) -> None:
-    """SPEC R12: ACCOUNTADMIN sees the table in fail-safe and recovers it, as it was when
-    dropped, into a new table."""
+    """SPEC R12: ACCOUNTADMIN recovers the table in fail-safe, as it was when dropped,
+    into a new table; no task lists what fail-safe holds (R38: any reader of the run
+    would see it)."""
     import rewind
 
     run = recover(table_id=warehouse.victim_id, target_name="shop.public.victim_back")
-    assert run.task_states() == dict.fromkeys(
-        ["validate_form", "list_recoverable", "recover"], "success"
-    )
-    [listed] = run.xcom("list_recoverable")
-    assert listed["table_id"] == warehouse.victim_id
-    assert listed["table_name"] == "SHOP.PUBLIC.VICTIM" and listed["files"] >= 1
+    assert run.task_states() == dict.fromkeys(["validate_form", "recover"], "success")
     assert run.xcom("recover")["statement"] == (
         f"FAILSAFE RECOVER {warehouse.victim_id} INTO SHOP.PUBLIC.VICTIM_BACK"
     )
+    assert "VICTIM'" not in str(run.xcom("validate_form")) + str(run.xcom("recover"))
     conn = rewind.connect(home=warehouse.home, now=RECOVERY)
     try:
         rows = conn.sql("SELECT * FROM SHOP.PUBLIC.VICTIM_BACK ORDER BY ID")[0].rows
     finally:
         conn.close()
     assert rows == [[1, "a"], [2, "b"]]
+
+
+def test_a_rerun_of_the_recovery_reports_it_and_copies_nothing(
+    warehouse: Warehouse, recover: Callable[..., Any]
+) -> None:
+    """Issue 25: the recover task run again for the same run (a clear, a retry) finds
+    the recovery committed: it reports the first try's query id with ``already_done``,
+    copies nothing, and QUERY_HISTORY logs the re-run as ALREADY_DONE with its try."""
+    import rewind
+    from rewind.operations.failsafe import recover as recover_task
+    from rewind.operations.trigger import TaskRun
+
+    form = {"table_id": warehouse.victim_id, "target_name": "SHOP.PUBLIC.VICTIM_ONCE"}
+    first = recover(**form)
+    done = first.xcom("recover")
+    files = sorted(p.name for p in (warehouse.home / "warehouse").rglob("*.parquet"))
+    again = recover_task(
+        TaskRun(
+            dag_id="rewind_failsafe_recovery",
+            run_id=first.dag_run.run_id,
+            run_type="manual",
+            triggering_user="dag_test",
+            try_number=2,
+            home=str(warehouse.home),
+            now=RECOVERY.isoformat(),
+            params=form,
+        )
+    )
+    assert again["already_done"] is True and again["query_id"] == done["query_id"]
+    assert sorted(p.name for p in (warehouse.home / "warehouse").rglob("*.parquet")) == files
+    tag = f"airflow_user=dag_test; try=2; dag_run=rewind_failsafe_recovery/{first.dag_run.run_id}"
+    with rewind.connect(home=warehouse.home, now=RECOVERY) as conn:
+        logged = conn.run(
+            f"SELECT ERROR_CODE FROM REWIND.ACCOUNT_USAGE.QUERY_HISTORY WHERE QUERY_TAG = '{tag}'"
+        ).column("ERROR_CODE")
+    assert logged == ["ALREADY_DONE"]
 
 
 def test_a_user_without_accountadmin_is_refused(
@@ -121,15 +154,11 @@ def test_a_user_without_accountadmin_is_refused(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """SPEC R37, R38: triggered by an Airflow user mapped to ANALYST, the library refuses
-    the listing (no ACCOUNTADMIN); the recovery never runs and no table appears."""
+    the recovery (no ACCOUNTADMIN): it reads nothing and no table appears."""
     before = warehouse.tables()
     trigger_as("ANALYST")
     run = recover(table_id=warehouse.victim_id, target_name="SHOP.PUBLIC.MINE")
-    assert run.task_states() == {
-        "validate_form": "success",
-        "list_recoverable": "failed",
-        "recover": "upstream_failed",
-    }
+    assert run.task_states() == {"validate_form": "success", "recover": "failed"}
     assert "rewind.errors.AccessDenied: ACCESS_DENIED: " in capsys.readouterr().out
     assert warehouse.tables() == before
 

@@ -241,6 +241,7 @@ class Airflow:
 
     root: Path
     env_extra: dict[str, str]
+    users: dict[str, str] = field(default_factory=lambda: dict(AIRFLOW_USERS))  # name: role
     port: int = field(default_factory=free_port)
     proc: subprocess.Popen[bytes] | None = None
     token: str = ""
@@ -267,7 +268,7 @@ class Airflow:
             AIRFLOW__LOGGING__WORKER_LOG_SERVER_PORT=str(free_port()),
             AIRFLOW__LOGGING__TRIGGER_LOG_SERVER_PORT=str(free_port()),
             AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_USERS=",".join(
-                f"{name}:{role}" for name, role in AIRFLOW_USERS.items()
+                f"{name}:{role}" for name, role in self.users.items()
             ),
         )
         # Nothing of the test process's own Airflow (tests/dags/conftest.py points

@@ -450,9 +450,12 @@ def test_a_user_sees_only_what_its_role_may_see_and_no_failsafe_r37_r38(
     assert tables == [g for g in in_shop if g["table"] == "ORDERS"]
     assert (mine["dropped"], mine["failsafe"], mine["runs"]) == ([], [], [])
     assert admin["failsafe"] and admin["runs"] and admin["dropped"]
+    # Where the server keeps the home is the administrator's to know (issue 25).
+    assert (admin["home"], mine["home"]) == (str(warehouse.home), "")
     shown = page(client, VIEW_AT)
     assert "admin-only" in shown.ids and "fail-safe" not in shown.ids
-    assert "LAB" not in client.get("/", params={"now": format_timestamp(VIEW_AT)}).text
+    html = client.get("/", params={"now": format_timestamp(VIEW_AT)}).text
+    assert "LAB" not in html and str(warehouse.home) not in html
     viewer("nobody-here")
     response = client.get("/api/summary", params={"now": format_timestamp(VIEW_AT)})
     assert response.status_code == 403 and "UNKNOWN_USER" in response.text

@@ -3,7 +3,6 @@ run acts as (SPEC R37), against a real catalog and QUERY_HISTORY read through Sp
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -13,14 +12,22 @@ from rewind.errors import RewindError
 pytestmark = pytest.mark.spark
 
 
-@dataclass
-class Run:
-    """The fields of Airflow's DAG run that :mod:`rewind.operations.trigger` reads."""
+SCHEDULED = "scheduled__2026-11-20T00:00:00+00:00"
 
-    run_type: str
-    triggering_user_name: str | None
-    dag_id: str = "rewind_nightly"
-    run_id: str = "scheduled__2026-11-20T00:00:00+00:00"
+
+def run(run_type: str, user: str | None, home: str, run_id: str = SCHEDULED) -> Any:
+    """A task's view of its nightly run (what the task reads from its own context)."""
+    from rewind.operations.trigger import TaskRun
+
+    return TaskRun(
+        dag_id="rewind_nightly",
+        run_id=run_id,
+        run_type=run_type,
+        triggering_user=user,
+        try_number=1,
+        home=home,
+        now="2026-11-20T00:00:00+00:00",
+    )
 
 
 def test_a_scheduled_night_acts_as_the_service_user_r37(
@@ -39,12 +46,12 @@ def test_a_scheduled_night_acts_as_the_service_user_r37(
     monkeypatch.setenv("REWIND_AIRFLOW_USERS", '{"admin": "ADMIN", "bob": "BOB"}')
     with rewind.connect(home=home, now=now) as conn:
         conn.sql("CREATE USER BOB")
-    assert lifecycle_user(Run("scheduled", None), home, now)["acting_as"] == "REWIND_SERVICE"
-    assert lifecycle_user(Run("manual", "admin"), home, now)["acting_as"] == "ADMIN"
+    assert lifecycle_user(run("scheduled", None, home))["acting_as"] == "REWIND_SERVICE"
+    assert lifecycle_user(run("manual", "admin", home))["acting_as"] == "ADMIN"
     with pytest.raises(AccessDenied, match="requires role ACCOUNTADMIN or REWIND_LIFECYCLE"):
-        lifecycle_user(Run("manual", "bob", run_id="manual__1"), home, now)
+        lifecycle_user(run("manual", "bob", home, "manual__1"))
     with pytest.raises(AccessDenied, match="not mapped"):
-        lifecycle_user(Run("manual", "eve", run_id="manual__2"), home, now)
+        lifecycle_user(run("manual", "eve", home, "manual__2"))
     with rewind.connect(home=home, now=now, user="REWIND_SERVICE") as service:
         with pytest.raises(RewindError) as refused:
             service.sql("SELECT * FROM REWIND.ACCOUNT_USAGE.QUERY_HISTORY")
@@ -56,9 +63,9 @@ def test_a_scheduled_night_acts_as_the_service_user_r37(
         )[0].rows
     assert sorted(map(tuple, logged)) == sorted(
         [
-            ("REWIND_SERVICE", None, "airflow_user=; dag_run=rewind_nightly/" + Run("", "").run_id),
-            ("ADMIN", None, "airflow_user=admin; dag_run=rewind_nightly/" + Run("", "").run_id),
-            ("BOB", "ACCESS_DENIED", "airflow_user=bob; dag_run=rewind_nightly/manual__1"),
-            ("eve", "ACCESS_DENIED", "airflow_user=eve; dag_run=rewind_nightly/manual__2"),
+            ("REWIND_SERVICE", None, f"airflow_user=; try=1; dag_run=rewind_nightly/{SCHEDULED}"),
+            ("ADMIN", None, f"airflow_user=admin; try=1; dag_run=rewind_nightly/{SCHEDULED}"),
+            ("BOB", "ACCESS_DENIED", "airflow_user=bob; try=1; dag_run=rewind_nightly/manual__1"),
+            ("eve", "ACCESS_DENIED", "airflow_user=eve; try=1; dag_run=rewind_nightly/manual__2"),
         ]
     )

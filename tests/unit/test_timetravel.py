@@ -115,6 +115,31 @@ def test_statement_errors() -> None:
         at(Point(AT, statement="q"), facts=old, now=CREATED + timedelta(days=2), retention=1)
 
 
+def test_a_statement_point_is_checked_at_the_statement_s_time_not_the_version_s() -> None:
+    """SPEC R17: a read made an hour ago of a version committed days ago is in the window
+    (the clone-now validation of issue 25: ``AT(STATEMENT => clone)`` of a table last
+    changed outside its retention); so is BEFORE a recent write of an old version. A
+    statement older than the window is still refused."""
+    later = CREATED + timedelta(days=10)
+    read_old = StatementFacts(later - HOUR, read_version=3)
+    assert at(Point(AT, statement="q"), facts=read_old, now=later) == 3
+    wrote = [*VERSIONS, VersionInfo(4, later - HOUR)]
+    recent_write = StatementFacts(later - HOUR, written_version=4)
+    version = resolve(
+        Point(BEFORE, statement="q"),
+        table="D.S.T",
+        versions=wrote,
+        created_on=CREATED,
+        now=later,
+        retention_days=1,
+        statement=recent_write,
+    )
+    assert version == 3
+    stale = StatementFacts(CREATED + 2 * HOUR, read_version=3)
+    with pytest.raises(TimeTravelUnavailable):
+        at(Point(AT, statement="q"), facts=stale, now=later)
+
+
 @given(st.integers(min_value=1, max_value=3 * 3600), st.sampled_from([AT, BEFORE]))
 def test_resolved_version_is_never_after_the_instant(seconds: int, when: str) -> None:
     """SPEC R16 as a property: the version's commit time is at/before (or before) the point."""

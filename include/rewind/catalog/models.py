@@ -239,6 +239,23 @@ class LifecycleRun(Base):
     summary: Mapped[dict[str, Any] | None] = mapped_column(JSON, nullable=True)
 
 
+class RunAction(Base):
+    """An action an Airflow run asked for (a restore, clone, undrop, recovery, or the
+    validation of one), done at most once: written in the action's own transaction,
+    keyed by DAG, run and action (migration 0010), so a re-run of its task reports it
+    instead of repeating it. ``outcome``: what the task reported (no secrets, no names
+    beyond the run's form)."""
+
+    __tablename__ = "run_actions"
+    dag_id: Mapped[str] = mapped_column(String(250), primary_key=True)
+    run_id: Mapped[str] = mapped_column(String(250), primary_key=True)
+    action: Mapped[str] = mapped_column(String(64), primary_key=True)
+    query_id: Mapped[str] = mapped_column(String(36))
+    user_name: Mapped[str] = mapped_column(String(255))
+    done_at: Mapped[datetime] = mapped_column(UtcDateTime())
+    outcome: Mapped[dict[str, Any]] = mapped_column(JSON)
+
+
 # -- access control (SPEC R37) ----------------------------------------------------------------
 class ObjectGrant(Base):
     """A privilege on one object incarnation, granted to a role (SPEC R37).

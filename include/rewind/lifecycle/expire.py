@@ -54,8 +54,8 @@ def _candidates(catalog: Catalog) -> list[FileState]:
     )
 
 
-def held_tables(catalog: Catalog) -> dict[int, str]:
-    """Dropped tables another engine committed to after the drop (SPEC R42): id -> name.
+def held_tables(catalog: Catalog) -> set[int]:
+    """The ids of dropped tables another engine committed to after the drop (SPEC R42).
     None of their files leaves, and their directories stay, until someone decides."""
     written_after_drop = (
         select(TableVersion.table_id)
@@ -66,9 +66,9 @@ def held_tables(catalog: Catalog) -> dict[int, str]:
         .exists()
     )
     rows = catalog.session.scalars(
-        select(CatalogObject).where(CatalogObject.dropped_on.is_not(None), written_after_drop)
+        select(CatalogObject.id).where(CatalogObject.dropped_on.is_not(None), written_after_drop)
     )
-    return {table.id: str(catalog.qualified_name(table)) for table in rows}
+    return set(rows)
 
 
 def release_dropped_external(catalog: Catalog, now: datetime) -> int:
@@ -144,7 +144,8 @@ def journal_expired(run: Run) -> dict[str, Any]:
         "objects_seen": len(plan),
         "files_released": released,
         "leftover_files_tracked": leftovers,
-        "tables_written_after_drop": sorted(kept.values()),
+        # Ids, not names: Airflow shows this summary to every reader of the run (R37).
+        "tables_written_after_drop": sorted(kept),
     }
 
 

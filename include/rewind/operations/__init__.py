@@ -1,8 +1,10 @@
 """What the Airflow DAGs run, as plain functions (ARCHITECTURE: the three ways in).
 
 ``form`` turns a trigger form into a typed request (or a RewindError naming the field);
-``restore`` runs undrop / clone / restore in place as the requesting user and validates
-the result; ``failsafe`` lists and recovers fail-safe data as the requesting user;
+``trigger`` re-derives in every task whom its run acts for, from the run itself (never
+from XCom), and finds an action the run already committed; ``restore`` runs undrop /
+clone / restore in place as the requesting user, at most once per run, and validates
+the result; ``failsafe`` recovers fail-safe data as the requesting user, once;
 ``nightly`` names the lifecycle run, validates and records it, and names its metrics;
 ``job`` holds the ``spark_jobs/restore.py`` and ``spark_jobs/validate_restore.py``
 entry points. Only ``dagkit`` imports Airflow: the DAGs' shared defaults and the

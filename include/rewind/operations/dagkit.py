@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,6 +35,8 @@ from rewind.operations.nightly import figures, lifecycle_run_id
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
+
+    from rewind.operations.trigger import TaskRun
 
 OWNER = "rewind"
 POOL = "rewind_lifecycle"  # 1 slot: lifecycle mutations, restores and recoveries one at a time
@@ -102,24 +105,56 @@ def on_trigger() -> dict[str, Any]:
     }
 
 
+def task_run(context: Context, home: str, now: str) -> TaskRun:
+    """What a task knows of its run, from its own context: the DAG run as Airflow
+    recorded it (who triggered it, with which form) and this try (issue 25: never XCom).
+    ``home`` and ``now``: the rendered ``HOME`` and the run's clock."""
+    from rewind.operations.trigger import TaskRun
+
+    run = context["dag_run"]
+    return TaskRun(
+        dag_id=run.dag_id,
+        run_id=run.run_id,
+        run_type=str(getattr(run.run_type, "value", run.run_type)),
+        triggering_user=run.triggering_user_name,
+        try_number=int(context["ti"].try_number or 1),
+        home=home,
+        now=now,
+        params=dict(context.get("params") or {}),
+    )
+
+
 class RewindSparkJob(SparkSubmitOperator):
     """``spark_jobs/<job>.py`` through ``spark_default``; returns the job's JSON summary.
 
+    Before it submits, the task re-derives from its own run whom it acts for
+    (:meth:`gate`): a refusal fails it without starting Spark, and an action the run
+    already committed is reported instead of run again.
+
     Args:
         job: the file name in ``spark_jobs/`` without ``.py``.
-        arguments: the job's arguments (templated).
+        now: the run's clock (templated), passed as ``--now``.
+        arguments: the job's other arguments (templated).
         metrics_prefix: when set, every number of the summary is also an Airflow
             gauge ``<metrics_prefix>.<figure>`` (StatsD / OpenTelemetry, SPEC R35).
     """
 
+    template_fields = (*SparkSubmitOperator.template_fields, "home", "now")
+
     def __init__(
-        self, *, job: str, arguments: list[str], metrics_prefix: str | None = None, **kwargs: Any
+        self,
+        *,
+        job: str,
+        now: str,
+        arguments: Sequence[str] = (),
+        metrics_prefix: str | None = None,
+        **kwargs: Any,
     ) -> None:
         from rewind.spark import DELTA_CONF, delta_jars
 
         super().__init__(
             application=str(SPARK_JOBS / f"{job}.py"),
-            application_args=arguments,
+            application_args=["--home", HOME, "--now", now, *arguments],
             conn_id=SPARK_CONN_ID,
             name=f"rewind-{job}",
             # Delta Lake's connector on the driver's class path and the executors' (R43).
@@ -128,13 +163,25 @@ class RewindSparkJob(SparkSubmitOperator):
             **kwargs,
         )
         self.job = job
+        self.home = HOME
+        self.now = now
         self.metrics_prefix = metrics_prefix
 
+    def gate(self, run: TaskRun) -> list[str] | dict[str, Any]:
+        """The job's arguments from the run itself, or the summary without a job (an
+        action already done); raises a RewindError to refuse. Default: no check."""
+        return []
+
     def execute(self, context: Context) -> dict[str, Any]:  # type: ignore[override]
+        gated = self.gate(task_run(context, self.home, self.now))
+        if isinstance(gated, dict):
+            self.log.info("%s: %s", self.job, json.dumps(gated))
+            return gated
         with tempfile.TemporaryDirectory(prefix=f"rewind-{self.job}-") as folder:
             summary_file = Path(folder) / "summary.json"
             self.application_args = [
                 *(self.application_args or []),
+                *gated,
                 "--summary-file",
                 str(summary_file),
             ]
@@ -151,3 +198,24 @@ class RewindSparkJob(SparkSubmitOperator):
             for name, value in figures(self.metrics_prefix, summary).items():
                 Stats.gauge(name, value)
         return summary
+
+
+class LifecycleJob(RewindSparkJob):
+    """A step of ``rewind_nightly``: the run's user may run the lifecycle (SPEC R37),
+    checked by this task itself (a step marked ready by hand is still refused)."""
+
+    def gate(self, run: TaskRun) -> list[str] | dict[str, Any]:
+        from rewind.operations.trigger import lifecycle_user
+
+        lifecycle_user(run)
+        return []
+
+
+class RestoreJob(RewindSparkJob):
+    """``rewind_restore``'s ``restore`` and ``validate_result``: the request re-derived
+    from the run, its action at most once (:func:`rewind.operations.restore.job_arguments`)."""
+
+    def gate(self, run: TaskRun) -> list[str] | dict[str, Any]:
+        from rewind.operations.restore import RESTORE, VALIDATE, job_arguments
+
+        return job_arguments(run, RESTORE if self.job == "restore" else VALIDATE)

@@ -1,41 +1,46 @@
-"""Fail-safe listing and recovery as the requesting user (``rewind_failsafe_recovery``).
+"""Fail-safe recovery as the requesting user (``rewind_failsafe_recovery``).
 
-Both run through ``rewind.connect(user=requested_by)`` (the Rewind user of the Airflow
-user who triggered the run, :mod:`rewind.operations.trigger`): the library lets only
-``ACCOUNTADMIN`` read the fail-safe store (SPEC R12, R37, R38), so a request by anyone
-else fails with ACCESS_DENIED and reads nothing.
+It runs through ``rewind.connect(user=requested_by)`` (the Rewind user of the Airflow
+user who triggered the run, re-derived by the task from its run,
+:mod:`rewind.operations.trigger`): the library lets only ``ACCOUNTADMIN`` read the
+fail-safe store (SPEC R12, R37, R38), so a request by anyone else fails with
+ACCESS_DENIED and reads nothing. What fail-safe holds is never listed in Airflow (any
+reader of the DAG's runs would see it): the ACCOUNTADMIN finds a table id with
+``rewind failsafe list`` or on the Rewind page.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from rewind.operations.form import RecoveryRequest
-from rewind.operations.restore import Home, outcome_of, session_for
-from rewind.result import json_value
+from rewind.errors import AlreadyDone
+from rewind.operations.restore import session_for
+from rewind.operations.trigger import TaskRun, already_done, recovery_request_of
+
+RECOVER = "recover"
 
 
-def list_recoverable(home: Home, request: RecoveryRequest, now: str) -> list[dict[str, Any]]:
-    """What fail-safe holds, one dict per table (``rewind failsafe list``'s columns), as
-    the request's user sees it."""
-    with session_for(home, request, now) as conn:
-        result = conn.failsafe_list()
-    return [
-        {column: json_value(value) for column, value in zip(result.columns, row, strict=True)}
-        for row in result.rows
-    ]
-
-
-def recover(home: Home, request: RecoveryRequest, now: str) -> dict[str, Any]:
-    """Recover ``request.table_id`` into ``request.target`` as the requesting user.
+def recover(run: TaskRun) -> dict[str, Any]:
+    """Recover the form's table into its target as the run's user, at most once per run.
 
     Returns:
-        The request, the statement text, its query id and Rewind's message.
+        The request, the statement text, its query id and Rewind's message;
+        ``already_done`` when an earlier try of the run had committed it.
 
     Raises:
         RewindError: ACCESS_DENIED, NOT_RECOVERABLE, OBJECT_ALREADY_EXISTS, ...; a refused
             recovery creates nothing (SPEC R28).
     """
-    with session_for(home, request, now) as conn:
-        result = conn.failsafe_recover(request.table_id, str(request.target), request.version)
-    return outcome_of(request.as_form(), result)
+    request = recovery_request_of(run)
+    form, key = request.as_form(), run.key(RECOVER)
+    done = already_done(run, request, RECOVER)
+    if done is not None:
+        return {"request": form, **done}
+    with session_for(run.home, request, run.now) as conn:
+        try:
+            result = conn.failsafe_recover(
+                request.table_id, str(request.target), request.version, once=key
+            )
+        except AlreadyDone:
+            return {"request": form, **(conn.done(key) or {}), "already_done": True}
+    return {"request": form, **result.outcome()}

@@ -29,25 +29,47 @@ def lifecycle_run_id(dag_id: str, airflow_run_id: str) -> str:
     return str(uuid.uuid5(AIRFLOW_RUNS, f"{dag_id}/{airflow_run_id}"))
 
 
-def finish_run(home: str, run_id: str, now: str, steps: list[dict[str, Any]]) -> dict[str, Any]:
-    """Step 6, then the run's record: validate what steps 1–5 produced (SPEC R29) and
-    keep every step's summary as the run's ``LifecycleRun`` row (SPEC R35), with the
-    validation's error when it fails.
+def finish_run(home: str, run_id: str, now: str) -> dict[str, Any]:
+    """Step 6 of an Airflow run: validate what steps 1–5 produced (SPEC R29); the run's
+    record (``LifecycleRun``, SPEC R35) holds every step's summary, as each step's job
+    recorded it, and the validation's full report or error (the Rewind page shows it
+    to ACCOUNTADMIN). What it returns and raises, Airflow shows to every reader of the
+    run: expectations and counts, not the objects a failure names (R37).
 
     Raises:
-        ValidationFailed: an expectation failed; the run is recorded first.
+        ValidationFailed: a data step of this run recorded nothing (its task was marked
+            successful without running), or an expectation failed; recorded first.
     """
-    from rewind.runner import record_run, validate_run
+    from rewind.runner import STEPS, record_step, recorded_steps, validate_run
 
     config, clock = Config.load(home=home), parse_timestamp(now)
     try:
+        done = {step["step"] for step in recorded_steps(config, run_id)}
+        missing = [step for step in STEPS if step != "validate" and step not in done]
+        if missing:
+            raise ValidationFailed(
+                f"Lifecycle run {run_id}: step {', '.join(missing)} recorded no summary "
+                "(a task marked successful without running?); run the DAG again."
+            )
         report = validate_run(config, clock, run_id)
     except ValidationFailed as failure:
         error = {"code": failure.code, "message": failure.message}
-        record_run(config, run_id, clock, [*steps, {"step": "validate", "error": error}])
-        raise
-    record_run(config, run_id, clock, [*steps, report])
-    return report
+        record_step(config, run_id, clock, {"step": "validate", "run_id": run_id, "error": error})
+        if not failure.failed:
+            raise
+        raise ValidationFailed(
+            f"Lifecycle run {run_id}: {len(failure.failed)} expectations failed: "
+            f"{'; '.join(failure.failed)} (the objects they name: the Rewind page, as "
+            "ACCOUNTADMIN).",
+            failure.failed,
+        ) from None
+    return {
+        **report,
+        "results": [
+            {key: result[key] for key in ("expectation", "rule", "success")}
+            for result in report["results"]
+        ],
+    }
 
 
 def figures(prefix: str, summary: Mapping[str, Any]) -> dict[str, float]:

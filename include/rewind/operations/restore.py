@@ -1,82 +1,120 @@
 """Undrop, clone or restore in place as the requesting user (``rewind_restore``).
 
 The request runs through ``rewind.connect(user=requested_by)`` — the Rewind user of
-the Airflow user who triggered the run (:mod:`rewind.operations.trigger`) — so Rewind's
-access control decides what that user may do (SPEC R37): nothing here acts with more
-privileges than the user has. The validation that follows, in a job of its own (a
-retry must not run the operation twice), reads as the same user: every restored table
-now, against the same table at the point the operation used.
+the Airflow user who triggered the run, re-derived by each task from its run
+(:mod:`rewind.operations.trigger`) — so Rewind's access control decides what that user
+may do (SPEC R37): nothing here acts with more privileges than the user has. The
+operation commits at most once per run (``RESTORE``), and so does its validation
+(``VALIDATE``, in a job of its own): a re-run of either task reports what was done.
+The validation reads as the same user: every restored table now, against the same
+table at the point the operation used. What a task reports names nothing the form did
+not name and counts no rows (any reader of the DAG's runs sees it, R37, R38).
 """
 
 from __future__ import annotations
 
+import json
 import os
 from typing import TYPE_CHECKING, Any
 
 import rewind
-from rewind.connection import Connection
+from rewind.connection import Connection, RunKey
 from rewind.constants import TABLE
-from rewind.errors import ValidationFailed
+from rewind.errors import AlreadyDone, ExecutionError, ValidationFailed
 from rewind.identifiers import QualifiedName
-from rewind.operations.form import Operation, RecoveryRequest, RestoreRequest, restore_request
-from rewind.result import Result, json_value
+from rewind.operations.form import Operation, RecoveryRequest, RestoreRequest
+from rewind.operations.trigger import TaskRun, already_done, restore_request_of
 
 if TYPE_CHECKING:
     import pandas as pd
 
 Home = str | os.PathLike[str]
+RESTORE, VALIDATE = "restore", "validate"
 
 
-def run_restore(home: Home, request: RestoreRequest, now: str) -> dict[str, Any]:
-    """Run ``request`` in ``home`` at ``now`` (ISO 8601) as its user; the summary is the
-    restore task's XCom.
+def job_arguments(run: TaskRun, action: str) -> list[str] | dict[str, Any]:
+    """What the ``restore`` or ``validate_result`` task hands its Spark job, derived from
+    its own run: the checked request and the run's key; or, when this run's ``action``
+    committed already, what it reported (the job is not started)."""
+    request = restore_request_of(run)
+    done = already_done(run, request, action)
+    if done is not None:
+        return {"request": request.as_form(), **done}
+    return [
+        *("--request", json.dumps(request.as_form())),
+        *("--dag-id", run.dag_id, "--dag-run-id", run.run_id),
+    ]
+
+
+def run_restore(home: Home, request: RestoreRequest, now: str, run: RunKey) -> dict[str, Any]:
+    """Run ``request`` in ``home`` at ``now`` (ISO 8601) as its user, at most once for
+    the run ``run`` (its action ``RESTORE``); the summary is the restore task's XCom.
 
     Returns:
         The request (normalised form), the statement text, its query id and Rewind's
-        message.
+        message; ``already_done`` when an earlier try had committed it.
 
     Raises:
         RewindError: whatever Rewind refused (ACCESS_DENIED, TIME_TRAVEL_UNAVAILABLE, ...);
             a refused operation changed nothing (SPEC R28).
     """
     with session_for(home, request, now) as conn:
-        if request.operation is Operation.RESTORE_IN_PLACE:
-            result = conn.restore(str(request.name), **request.point.restore_args())
-        else:
-            result = conn.run(request.statement())
-    return outcome_of(request.as_form(), result)
+        try:
+            if request.operation is Operation.RESTORE_IN_PLACE:
+                restore = request.point.restore_args()
+                result = conn.restore(str(request.name), **restore, once=run)
+            else:
+                result = conn.run(request.statement(), once=run)
+        except AlreadyDone:
+            return {"request": request.as_form(), **(conn.done(run) or {}), "already_done": True}
+    return {"request": request.as_form(), **result.outcome()}
 
 
-def validate_restore(home: Home, outcome: dict[str, Any], now: str) -> dict[str, Any]:
-    """Check every table a restore produced holds the rows it had at the point.
-
-    Args:
-        home: the Rewind home.
-        outcome: the summary ``run_restore`` returned.
-        now: the clock the restore ran at (an OFFSET point means the same instant).
+def validate_restore(home: Home, request: RestoreRequest, now: str, run: RunKey) -> dict[str, Any]:
+    """Check every table the run's restore produced holds the rows it had at the point,
+    at most once for the run ``run`` (its action ``VALIDATE``).
 
     Returns:
-        ``{"query_id", "tables": [...]}``, one Great Expectations summary per table.
+        ``{"request", "query_id", "tables_checked", "message"}``: the restore's query id,
+        how many tables matched (all of them), and what was done, for people.
 
     Raises:
-        ValidationFailed: naming every table whose rows differ from the point's.
+        ExecutionError: the run's restore has not committed (nothing to validate).
+        ValidationFailed: some tables differ from the point (how many; the counts are
+            the user's statements in QUERY_HISTORY).
     """
     from rewind.quality import validate_restored_table
 
-    request = restore_request(outcome["request"])
-    checked, failed = [], []
+    restore = RunKey(run.dag_id, run.run_id, RESTORE)
     with session_for(home, request, now) as conn:
-        for table in restored_tables(conn, request):
-            reference = at_point(request, table, outcome["query_id"])
-            expected = count_rows(conn, reference)
+        restored = conn.done(restore)
+        if restored is None:
+            raise ExecutionError(
+                f"The {restore} has not committed: there is nothing to validate.",
+                code="NOTHING_TO_VALIDATE",
+            )
+        tables, failed = restored_tables(conn, request), 0
+        for table in tables:
+            expected = count_rows(conn, at_point(request, table, restored["query_id"]))
             try:
-                report = validate_restored_table(str(table), rows_of(conn, str(table)), expected)
-                checked.append({"expected_from": reference, "expected_rows": expected, **report})
-            except ValidationFailed as failure:
-                failed.append(failure.message)
-    if failed:
-        raise ValidationFailed("; ".join(failed))
-    return {"query_id": outcome["query_id"], "tables": checked}
+                validate_restored_table(str(table), rows_of(conn, str(table)), expected)
+            except ValidationFailed:
+                failed += 1
+        if failed:
+            raise ValidationFailed(
+                f"{failed} of {len(tables)} tables of {request.restored} do not hold the rows "
+                "they had at the point (the counts are this user's queries in QUERY_HISTORY)."
+            )
+        summary = {
+            "query_id": restored["query_id"],
+            "tables_checked": len(tables),
+            "message": describe(request, restored, len(tables)),
+        }
+        try:
+            conn.record_done(run, restored["query_id"], summary)
+        except AlreadyDone:
+            return {"request": request.as_form(), **(conn.done(run) or {}), "already_done": True}
+    return {"request": request.as_form(), **summary}
 
 
 def session_for(home: Home, request: RestoreRequest | RecoveryRequest, now: str) -> Connection:
@@ -127,27 +165,11 @@ def rows_of(conn: Connection, table: str) -> pd.DataFrame:
     return pd.DataFrame(result.rows, columns=result.columns)
 
 
-def outcome_of(form: dict[str, Any], result: Result) -> dict[str, Any]:
-    """What a task reports of the statement it ran for a request: the request's form,
-    the statement, its query id and Rewind's message (the status line of a DDL)."""
-    status = result.columns == ["status"] and result.rows
-    return {
-        "request": form,
-        "statement": result.statement,
-        "query_id": result.query_id,
-        "message": str(json_value(result.rows[0][0])) if status else f"{len(result.rows)} rows",
-    }
-
-
-def describe(outcome: dict[str, Any], validation: dict[str, Any]) -> str:
-    """What a restore did, for people: the statement, as whom, Rewind's message, and the
-    row count of every restored table against the point."""
-    request = outcome["request"]
-    counts = "; ".join(
-        f"{table['table']}: {table['expected_rows']} rows, as at {table['expected_from']}"
-        for table in validation["tables"]
-    )
+def describe(request: RestoreRequest, restored: dict[str, Any], tables: int) -> str:
+    """What a restore did, for people: the statement, as whom, Rewind's message, and
+    that every restored table holds the point's rows (no names, no counts)."""
     return (
-        f"{request['operation']} by {request['requested_by']}: {outcome['statement']} "
-        f"(query id {outcome['query_id']}). {outcome['message']} Row counts: {counts}."
+        f"{request.operation.value} by {request.requested_by}: {restored['statement']} "
+        f"(query id {restored['query_id']}). {restored['message']} "
+        f"{tables} table(s) hold the rows they had at the point."
     )

@@ -117,7 +117,8 @@ def require(summary: dict[str, Any]) -> dict[str, Any]:
         return summary
     details = "; ".join(f"{r['expectation']} ({r['detail']})" for r in failed)
     raise ValidationFailed(
-        f"{len(failed)} of {summary['expectations']} expectations failed: {details}"
+        f"{len(failed)} of {summary['expectations']} expectations failed: {details}",
+        tuple(r["expectation"] for r in failed),
     )
 
 
