@@ -271,8 +271,8 @@ def test_a_user_cannot_act_as_admin_whatever_the_form_says_r12_r37(
     )
     assert airflow.wait_run("rewind_failsafe_recovery", recovery)["state"] == "failed"
     states = airflow.task_states("rewind_failsafe_recovery", recovery)
-    assert (states["validate_form"], states["list_recoverable"]) == ("success", "failed")
-    assert tries(airflow, "rewind_failsafe_recovery", recovery)["list_recoverable"] == 1
+    assert (states["validate_form"], states["recover"]) == ("success", "failed")
+    assert tries(airflow, "rewind_failsafe_recovery", recovery)["recover"] == 1
     import rewind
 
     with rewind.connect(home=home, now="2026-05-21T08:00:00+00:00") as conn:
