@@ -44,13 +44,14 @@ $(JSTAMP): deploy/delta/pom.xml
 
 setup: $(STAMP) $(JSTAMP)  ## create .venv, install requirements.txt + the rewind package, fetch the Delta jars
 
-run: setup  ## demo: 3 weeks of history, the analyst's time travel, rewind_nightly through Airflow, metrics
+run: setup  ## demo: 3 weeks of history, the analyst's time travel, rewind_nightly through Airflow, metrics, what next
 	$(BIN)/python -m rewind.demo build --home $(DEMO_HOME) --lake $(DEMO_LAKE)
 	@$(MAKE) --no-print-directory airflow-db
 	@echo "airflow dags test rewind_nightly (log: .airflow/rewind_nightly.log) ..."
 	@$(AIRFLOW_ENV) $(BIN)/airflow dags test rewind_nightly $$($(BIN)/python -m rewind.demo night) \
 	  >.airflow/rewind_nightly.log 2>&1 || { tail -n 40 .airflow/rewind_nightly.log; exit 1; }
 	$(BIN)/python -m rewind.demo metrics --home $(DEMO_HOME)
+	@$(BIN)/python -m rewind.demo next --home $(DEMO_HOME)
 
 airflow: setup airflow-db  ## Airflow UI on http://localhost:8080 (airflow standalone): the Rewind DAGs and page
 	$(AIRFLOW_ENV) $(BIN)/airflow standalone

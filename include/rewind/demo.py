@@ -13,19 +13,24 @@ SHOW TABLES HISTORY, a clone of the past, a restore in place. A home that is not
 is left as it is. ``make run`` then runs ``airflow dags test rewind_nightly`` for
 ``NIGHT`` (``python -m rewind.demo night`` prints it): the real DAG, its Spark jobs on
 local Spark. One run decides everything three weeks of nights would have (SPEC R12, R31).
-``python -m rewind.demo metrics`` prints the storage metrics a platform engineer watches.
+``python -m rewind.demo metrics`` prints the storage metrics a platform engineer watches,
+``python -m rewind.demo next`` where to look next (the Airflow UI, the CLI on the demo's
+home, the logs), each command as it runs from the checkout.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
+import shlex
 import subprocess
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import closing
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 
 from deltalake import DeltaTable
@@ -42,6 +47,7 @@ from rewind.connection import Connection
 from rewind.errors import RewindError
 from rewind.result import render_table
 from rewind.spark import DEFAULT_DELTA_JARS
+from rewind.spark_server import IDLE_DEFAULT_S
 
 START = datetime(2026, 11, 1, 9, tzinfo=UTC)
 DAYS = 21
@@ -218,17 +224,73 @@ def show_metrics(home: Path, console: Console) -> None:
         render_table(conn.sql(METRICS))
 
 
+# The CLI calls `next` prints, on the demo's home as of the morning after the nightly run
+# (a fixed clock: the real one moves past the demo's retention windows). Each is printed in
+# double quotes: no $, backquote, backslash or double quote in them.
+MORNING = NIGHT + timedelta(hours=9)
+NEXT_SQL = (
+    "SHOW TABLES HISTORY IN DATABASE shop",
+    "SELECT count(*) AS orders_on_nov_17 FROM shop.public.orders "
+    "AT(TIMESTAMP => '2026-11-17 12:00:00')",
+)
+
+
+def _shown(path: Path) -> str:
+    """``path`` as typed in the current directory (relative when under it)."""
+    path = path.absolute()
+    with contextlib.suppress(ValueError):
+        path = path.relative_to(Path.cwd())
+    return shlex.quote(str(path))
+
+
+def next_commands(home: Path) -> list[str]:
+    """The CLI calls `next` prints: ``rewind`` by its path in the venv (works without
+    activating it), the demo's home and clock spelled out; the last stops its server."""
+    on_home = f"{_shown(Path(sys.executable).parent / 'rewind')} --home {_shown(home)}"
+    at_morning = f"--now {MORNING:%Y-%m-%dT%H:%M:%SZ}"
+    return [f'{on_home} {at_morning} sql "{sql}"' for sql in NEXT_SQL] + [f"{on_home} server stop"]
+
+
+def next_steps(home: Path, airflow_home: Path, console: Console) -> None:
+    """Where to look after ``make run``: the Airflow UI, the CLI on the demo's home, the
+    logs. Printed without markup or wrapping, so every command pastes as it is."""
+    say = partial(console.print, markup=False, highlight=False, soft_wrap=True)
+    *queries, stop = next_commands(home)
+    passwords = _shown(airflow_home / "simple_auth_manager_passwords.json.generated")
+    console.rule("what next")
+    say("Airflow UI: `make airflow`, then http://localhost:8080 (the Rewind page: /rewind/).")
+    say(f"  Log in as admin: `airflow standalone` prints the password and keeps it in {passwords}")
+    say("The demo's home from the CLI, as of the morning after the nightly run:")
+    for command in queries:
+        say(f"  {command}")
+    say(
+        "  (`source .venv/bin/activate` puts `rewind` on the PATH.) The first call that needs "
+        "Spark starts the home's Spark server (~10 s); later calls reuse it. It stops after "
+        f"{IDLE_DEFAULT_S // 60} idle minutes, or at once with:"
+    )
+    say(f"  {stop}")
+    say(
+        f"Logs: the nightly run {_shown(airflow_home / 'rewind_nightly.log')}; "
+        f"the home's Spark server {_shown(home / 'logs' / 'spark-server.log')}"
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m rewind.demo", description=__doc__)
-    parser.add_argument("command", choices=["build", "night", "metrics"])
+    parser.add_argument("command", choices=["build", "night", "metrics", "next"])
     parser.add_argument("--home", help="the demo's Rewind home (default: REWIND_HOME)")
     parser.add_argument("--lake", default=".lake-demo", help="where the team's job writes")
+    parser.add_argument(
+        "--airflow-home", default=".airflow", help="the project-local AIRFLOW_HOME (for `next`)"
+    )
     args = parser.parse_args(argv)
     home = Config.load(home=args.home).home
     if args.command == "night":
         print(NIGHT.date().isoformat())
     elif args.command == "build":
         build(home, Path(args.lake).resolve(), Console())
+    elif args.command == "next":
+        next_steps(home, Path(args.airflow_home), Console())
     else:
         show_metrics(home, Console())
     return 0

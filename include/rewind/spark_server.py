@@ -3,7 +3,7 @@
 Starting Spark costs seconds; a query on a running Spark costs milliseconds. The
 ``rewind`` command therefore runs its Spark work on a Spark Connect server (Spark's own
 client/server protocol) that it starts on first use and that stops by itself after
-``REWIND_SPARK_SERVER_IDLE`` seconds without a statement (default 30 minutes).
+``REWIND_SPARK_SERVER_IDLE`` seconds without a statement (default 5 minutes).
 
 One server per home, run as the home's owner (``<home>/server/``, owner-only like the
 rest of the home, SPEC R38): it listens on the loopback interface only and refuses any
@@ -39,7 +39,11 @@ from pathlib import Path
 from rewind.errors import InvalidValue, SparkUnavailable
 from rewind.home import PRIVATE_FILE, private_dir
 
-IDLE_DEFAULT_S = 1800
+# An idle server holds ~0.5-0.7 GB of resident memory (most of it outside the Java heap:
+# neither a 512 MB heap cap nor G1 giving its free heap back shrinks it) and saves the next
+# call ~10 s of start-up: worth keeping between the calls of a session, not for half an hour
+# after it, once per home (README, "Answers in a second"; benchmarks/server_footprint.py).
+IDLE_DEFAULT_S = 300
 START_TIMEOUT_S = 180
 _POLL_S = 0.2
 CONNECT_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
