@@ -115,7 +115,7 @@ def render_page(board: Dashboard, fixed_now: str | None = None) -> str:
 
 
 def _in_home(board: Dashboard) -> str:
-    """" in <home>" for the home's ACCOUNTADMIN; nothing for anyone else (the path is the
+    """ " in <home>" for the home's ACCOUNTADMIN; nothing for anyone else (the path is the
     server's, not theirs to know)."""
     return f" in {escape(board.home)}" if board.home else ""
 

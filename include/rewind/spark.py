@@ -107,7 +107,7 @@ def _stderr_to(log: Path | None) -> Iterator[None]:
     if log is None:
         yield
         return
-    log.parent.mkdir(parents=True, exist_ok=True)
+    log.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # the home is owner-only (R38)
     sys.stderr.flush()
     saved = os.dup(2)
     with open(log, "ab") as sink:

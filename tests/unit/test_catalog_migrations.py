@@ -55,5 +55,6 @@ def test_an_older_catalog_is_brought_to_the_head(tmp_path: Path) -> None:
         command.upgrade(cfg, "0008")
     db.migrate(engine)
     with engine.connect() as conn:
-        assert conn.execute(text("SELECT version_num FROM alembic_version")).scalar() == db.HEAD_REVISION
+        revision = conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+        assert revision == db.HEAD_REVISION
         assert conn.execute(text("SELECT count(*) FROM functions")).scalar() == 0
