@@ -4,8 +4,10 @@ Names come from small pools, so that statements meet the objects earlier ones ma
 mixed with hostile quoted names (quotes, dots, slashes, NUL, emoji, 256 characters)
 and random ones; values and points mix valid and absurd ones. What depends on the run
 — query ids of earlier statements, instants of the history — comes from
-:class:`History`. Statements that need Spark (reads and writes of table data) are a
-small share, so that thousands run in minutes (test_fuzz_statements.py).
+:class:`History`. :func:`actions` draws from the whole grammar, where statements that
+need Spark (reads and writes of table data) are a small share (the in-process fuzz,
+tests/unit/test_fuzz_analysis.py), or, with ``mostly_spark``, mostly those (the Spark
+fuzz, tests/spark/test_fuzz_statements.py). The runs: tests/fuzz_run.py.
 """
 
 from __future__ import annotations
@@ -80,8 +82,9 @@ SCHEMA_PART = name(["PUBLIC", "S", '"s.t"'])
 TABLE_PART = name(["T", "U", "V", '"t"', '"x""y"', '"🦀"'])
 COLUMN = name(["ID", "V", '"v"', "W"])
 SCHEMA = st.one_of(SCHEMA_PART, st.tuples(DATABASE, SCHEMA_PART).map(".".join))
+SEEDED = st.sampled_from(["D.PUBLIC.T", "D.PUBLIC.U"])  # the seeded tables, wherever USE is
 TABLE = weighted(
-    (4, st.sampled_from(["D.PUBLIC.T", "D.PUBLIC.U"])),  # the seeded tables, wherever USE is
+    (4, SEEDED),
     (6, TABLE_PART),
     (3, st.tuples(SCHEMA_PART, TABLE_PART).map(".".join)),
     (3, st.tuples(DATABASE, SCHEMA_PART, TABLE_PART).map(".".join)),
@@ -264,8 +267,7 @@ def use() -> Strategy:
 
 
 def select(history: History) -> Strategy:
-    seeded = st.sampled_from(["D.PUBLIC.T", "D.PUBLIC.U"])
-    table = weighted((2, seeded), (1, TABLE))
+    table = weighted((2, SEEDED), (1, TABLE))
     reference = st.tuples(table, weighted((1, st.just("")), (2, point(history)))).map("".join)
     shape = st.sampled_from(
         [
@@ -278,27 +280,38 @@ def select(history: History) -> Strategy:
     return st.tuples(shape, reference).map(lambda p: p[0].format(p[1]))
 
 
-def dml() -> Strategy:
+def dml(table: Strategy = TABLE) -> Strategy:
+    """Row changes of ``table`` (and CTAS from it into any name)."""
     values = st.lists(VALUE, min_size=1, max_size=3).map(lambda v: f"({', '.join(v)})")
     return weighted(
-        (3, st.tuples(TABLE, values).map(lambda p: f"INSERT INTO {p[0]} VALUES {p[1]}")),
-        (1, st.tuples(TABLE, COLUMN, VALUE).map(lambda p: f"UPDATE {p[0]} SET {p[1]} = {p[2]}")),
-        (1, st.tuples(TABLE, VALUE).map(lambda p: f"DELETE FROM {p[0]} WHERE ID = {p[1]}")),
-        (2, TABLE.map(lambda t: f"TRUNCATE TABLE {t}")),
+        (3, st.tuples(table, values).map(lambda p: f"INSERT INTO {p[0]} VALUES {p[1]}")),
+        (1, st.tuples(table, COLUMN, VALUE).map(lambda p: f"UPDATE {p[0]} SET {p[1]} = {p[2]}")),
+        (1, st.tuples(table, VALUE).map(lambda p: f"DELETE FROM {p[0]} WHERE ID = {p[1]}")),
+        (2, table.map(lambda t: f"TRUNCATE TABLE {t}")),
         (
             1,
-            st.tuples(TABLE, VALUE).map(
+            st.tuples(table, VALUE).map(
                 lambda p: (
                     f"MERGE INTO {p[0]} USING (SELECT {p[1]} AS ID) S ON {p[0]}.ID = S.ID "
                     "WHEN MATCHED THEN DELETE WHEN NOT MATCHED THEN INSERT (ID) VALUES (S.ID)"
                 )
             ),
         ),
-        (1, st.tuples(TABLE, TABLE).map(lambda p: f"CREATE TABLE {p[0]} AS SELECT * FROM {p[1]}")),
+        (
+            1,
+            st.tuples(table, VALUE).map(
+                lambda p: (
+                    f"MERGE INTO {p[0]} X USING (SELECT {p[1]} AS ID) S ON X.ID = S.ID "
+                    "WHEN MATCHED THEN UPDATE SET ID = S.ID + 1 "
+                    "WHEN NOT MATCHED THEN INSERT (ID) VALUES (S.ID)"
+                )
+            ),
+        ),
+        (1, st.tuples(TABLE, table).map(lambda p: f"CREATE TABLE {p[0]} AS SELECT * FROM {p[1]}")),
     )
 
 
-def functions() -> Strategy:
+def functions(table: Strategy = TABLE) -> Strategy:
     """SQL functions: made (bodies right and wrong), called, dropped (issue 13)."""
     function = name(["F", "G", "PUBLIC.F", "D.PUBLIC.G"])
     body = weighted(
@@ -319,7 +332,7 @@ def functions() -> Strategy:
         optional(" LANGUAGE SQL"),
         body,
     ).map(lambda p: f"CREATE {p[0]}FUNCTION {p[1]}{p[2]}(X {p[3]}) RETURNS {p[4]}{p[5]} AS {p[6]}")
-    call = st.tuples(function, VALUE, TABLE).map(
+    call = st.tuples(function, VALUE, table).map(
         lambda p: f"SELECT {p[0]}(ID), {p[0]}({p[1]}) FROM {p[2]}"
     )
     drop = st.tuples(optional("IF EXISTS "), function, TYPE).map(
@@ -410,12 +423,12 @@ REVIVE = (
 )
 
 
-def bigquery(history: History) -> Strategy:
+def bigquery(history: History, table: Strategy = TABLE) -> Strategy:
     instant = timestamp(history)
     return weighted(
         (
             2,
-            st.tuples(TABLE, instant).map(
+            st.tuples(table, instant).map(
                 lambda p: f"SELECT * FROM {p[0]} FOR SYSTEM_TIME AS OF {p[1]}"
             ),
         ),
@@ -460,15 +473,36 @@ def bigquery(history: History) -> Strategy:
 
 
 def access() -> Strategy:
-    role = st.sampled_from(["R1", "R2", '"r"', "ACCOUNTADMIN", "PUBLIC"])
+    """Roles and grants; R1 is ANALYST's role (tests/fuzz_run.py's seed), so that what is
+    granted to it and revoked from it changes what ANALYST's sessions may do (SPEC R37)."""
+    role = weighted((3, st.just("R1")), (1, st.sampled_from(["R2", '"r"', "ACCOUNTADMIN"])))
+    on_table = st.tuples(
+        st.sampled_from(["SELECT", "INSERT", "UPDATE, DELETE", "OWNERSHIP", "ALL"]), TABLE
+    ).map(lambda p: f"{p[0]} ON TABLE {p[1]}")
+    on_container = st.tuples(
+        st.sampled_from(["CREATE TABLE", "CREATE SCHEMA", "OWNERSHIP", "ALL PRIVILEGES"]),
+        st.sampled_from(["SCHEMA", "DATABASE"]).flatmap(
+            lambda kind: KIND_NAME[kind].map(lambda n: f"{kind} {n}")
+        ),
+    ).map(lambda p: f"{p[0]} ON {p[1]}")
+    privileges = weighted((3, on_table), (2, on_container))
     return weighted(
         (1, role.map(lambda r: f"CREATE ROLE {r}")),
-        (1, st.tuples(role, TABLE).map(lambda p: f"GRANT SELECT ON TABLE {p[1]} TO ROLE {p[0]}")),
+        (4, st.tuples(privileges, role).map(lambda p: f"GRANT {p[0]} TO ROLE {p[1]}")),
+        (2, st.tuples(privileges, role).map(lambda p: f"REVOKE {p[0]} FROM ROLE {p[1]}")),
         (
             1,
-            st.tuples(role, TABLE).map(lambda p: f"REVOKE SELECT ON TABLE {p[1]} FROM ROLE {p[0]}"),
+            st.tuples(st.sampled_from(["GRANT", "REVOKE"]), role).map(
+                lambda p: f"{p[0]} ROLE {p[1]} {'TO' if p[0] == 'GRANT' else 'FROM'} USER ANALYST"
+            ),
         ),
-        (1, st.just("SHOW GRANTS")),
+        (1, role.map(lambda r: f"USE ROLE {r}")),
+        (
+            1,
+            st.sampled_from(
+                ["SHOW GRANTS", "SHOW GRANTS TO ROLE R1", "SHOW GRANTS TO USER ANALYST"]
+            ),
+        ),
     )
 
 
@@ -532,40 +566,54 @@ def garbage() -> Strategy:
 # -- one action of a run --------------------------------------------------------------------
 @dataclass(frozen=True)
 class Action:
-    """A statement (``dialect``, ``text``), a restore, or the clock moving on."""
+    """A statement (``dialect``, ``text``), a restore, or a new session: the clock moving
+    on (``seconds``), as ``user``."""
 
     kind: str  # "sql", "restore", "clock", "revive" (the REVIVE statements)
     text: str = ""
     dialect: str = "snowflake"
     seconds: int = 0
     restore: tuple[str, str, str] = ("", "", "")  # table, "at" | "before", value
+    user: str = "ADMIN"
 
 
-def actions(history: History) -> Strategy:
-    """The next action of a run; built once, it reads ``history`` as it grows."""
+def actions(history: History, *, mostly_spark: bool = False) -> Strategy:
+    """The next action of a run; built once, it reads ``history`` as it grows.
+
+    ``mostly_spark``: weighted towards the statements that run on Spark (reads, DML,
+    MERGE, CTAS, SQL function calls, the audit views, computed points), with enough DDL
+    and clock moves that they meet dropped, replaced, renamed and cloned tables.
+    """
 
     def sql(strategy: Strategy, dialect: str = "snowflake") -> Strategy:
         return strategy.map(lambda text: Action("sql", text, dialect))
 
+    # Data statements on Spark mostly meet the seeded tables, which hold rows.
+    table = weighted((3, SEEDED), (1, TABLE)) if mostly_spark else TABLE
     restore = st.tuples(TABLE, st.sampled_from(["at", "before"]), _restore_point(history))
-    clock = st.sampled_from([0, 1, 37, 3600, 86400, 3 * 86400])
-    return weighted(
-        (15, sql(create(history))),
-        (8, sql(drop_or_undrop())),
-        (8, sql(show())),
-        (12, sql(alter())),
-        (6, sql(use())),
-        (7, sql(select(history))),
-        (5, sql(dml())),
-        (2, st.just(Action("revive"))),
-        (4, sql(bigquery(history), "bigquery")),
-        (2, sql(access())),
-        (4, sql(functions())),
-        (5, sql(conformance())),
-        (8, sql(garbage())),
-        (2, restore.map(lambda r: Action("restore", restore=r))),
-        (5, clock.map(lambda seconds: Action("clock", seconds=seconds))),
-    )
+    clock = st.tuples(
+        st.sampled_from([0, 1, 37, 3600, 86400, 3 * 86400]),
+        st.sampled_from(["ADMIN", "ADMIN", "ANALYST"]),
+    ).map(lambda c: Action("clock", seconds=c[0], user=c[1]))
+    # (weight in the whole grammar, weight with mostly_spark, what)
+    kinds: list[tuple[int, int, Strategy]] = [
+        (15, 4, sql(create(history))),
+        (8, 2, sql(drop_or_undrop())),
+        (8, 1, sql(show())),
+        (12, 3, sql(alter())),
+        (6, 2, sql(use())),
+        (7, 14, sql(select(history))),
+        (5, 14, sql(dml(table))),
+        (2, 3, st.just(Action("revive"))),
+        (4, 5, sql(bigquery(history, table), "bigquery")),
+        (3, 1, sql(access())),
+        (4, 5, sql(functions(table))),
+        (5, 4, sql(conformance())),
+        (8, 1, sql(garbage())),
+        (2, 2, restore.map(lambda r: Action("restore", restore=r))),
+        (5, 4, clock),
+    ]
+    return weighted(*[(spark if mostly_spark else whole, what) for whole, spark, what in kinds])
 
 
 def _restore_point(history: History) -> Strategy:

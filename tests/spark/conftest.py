@@ -6,8 +6,8 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from observer import Observer
 from test_dml import clock
-from test_hostile_input import Observer
 
 
 @pytest.fixture(scope="module")

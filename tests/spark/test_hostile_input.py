@@ -5,10 +5,10 @@ names and string literals; absurd numbers and points in time (R5, R7, R17, R27);
 Delta logs and data files; a catalog that is locked or read-only; a home that cannot be
 written. Each is refused with a stable code and one line naming the object and the
 reason (R39), and leaves the catalog, the warehouse and the fail-safe store exactly as
-they were: :class:`Observer` compares every catalog row (read by SQLAlchemy reflection)
-and the listing of ``warehouse/``, ``failsafe/`` and ``system/`` (sizes and mtimes)
-before and after. The fuzz test and the fail-safe read test reuse it, and the warehouse
-of :func:`build_world`, which holds data in fail-safe.
+they were: :class:`Observer` (tests/observer.py) compares every catalog row and the
+listing of ``warehouse/``, ``failsafe/`` and ``system/`` (sizes and mtimes) before and
+after. The fail-safe read test reuses the warehouse of :func:`build_world`, which holds
+data in fail-safe; the fuzzers (tests/fuzz_run.py) reuse the Observer.
 
 The tests run as root, for whom file modes are no barrier: read-only files and
 directories are made with ``chattr +i`` (immutable, refused even to root) and, for the
@@ -18,7 +18,6 @@ CLI, with a read-only bind mount in a private mount namespace (``unshare -m``).
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import sqlite3
 import subprocess
@@ -31,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import MetaData, create_engine, select
+from observer import Observer, assert_r39
 
 import rewind
 from rewind.clock import parse_timestamp
@@ -43,73 +42,13 @@ from rewind.runner import run_lifecycle
 pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("test_hostile_input")]
 
 DAY = "2026-02-{:02d}T{:02d}:00:00+00:00"
-# The statement log records every statement, failed ones too (SPEC R36).
-LOG_TABLES = frozenset({"statements"})
-STORES = ("warehouse", "failsafe", "system")
 
 
 def at(day: int, hour: int = 0) -> str:
     return DAY.format(day, hour)
 
 
-# -- what a failed statement must leave as it was ---------------------------------------------
-@dataclass(frozen=True)
-class State:
-    """Every catalog row but the statement log's, and every path of the stores."""
-
-    catalog: dict[str, list[tuple[Any, ...]]]
-    files: dict[str, tuple[int, int] | None]  # path -> (size, mtime ns); None: a directory
-
-    def changes(self, before: State) -> dict[str, Any]:
-        """What differs from ``before`` (empty when nothing does), to read in a failure."""
-        tables = {}
-        for name in set(self.catalog) | set(before.catalog):
-            now, then = self.catalog.get(name, []), before.catalog.get(name, [])
-            if now != then:  # rows hold JSON lists: compared as lists, not as sets
-                gone, new = [r for r in then if r not in now], [r for r in now if r not in then]
-                tables[name] = {"gone": gone, "new": new}
-        paths = set(self.files) | set(before.files)
-        files = sorted(p for p in paths if self.files.get(p, -1) != before.files.get(p, -1))
-        return {k: v for k, v in {"catalog": tables, "files": files}.items() if v}
-
-
-class Observer:
-    """Reads a home's catalog (read-only) and lists its stores, as an operator would."""
-
-    def __init__(self, home: Path) -> None:
-        self.home = home
-        catalog = home / "catalog.db"
-        self.engine = create_engine(f"sqlite:///file:{catalog}?mode=ro&uri=true")
-        self.metadata = MetaData()
-        self.metadata.reflect(self.engine)
-
-    def state(self) -> State:
-        with self.engine.connect() as db:
-            catalog = {
-                name: sorted(map(tuple, db.execute(select(table)).all()), key=repr)
-                for name, table in self.metadata.tables.items()
-                if name not in LOG_TABLES
-            }
-        files: dict[str, tuple[int, int] | None] = {}
-        for store in STORES:
-            for path in sorted((self.home / store).rglob("*")):
-                stat = path.lstat()
-                relative = str(path.relative_to(self.home))
-                files[relative] = None if path.is_dir() else (stat.st_size, stat.st_mtime_ns)
-        return State(catalog, files)
-
-    def close(self) -> None:
-        self.engine.dispose()
-
-
-def assert_r39(error: RewindError, code: str, *named: str) -> None:
-    """SPEC R39: a stable code, one line, naming the object (``named``) and the reason."""
-    assert (error.code, re.fullmatch(r"[A-Z_]+", error.code) is not None) == (code, True), error
-    assert "\n" not in error.message and "Traceback" not in error.message, error.message
-    for word in named:
-        assert word in error.message, (word, error.message)
-
-
+# -- what a failed statement must leave as it was (tests/observer.py) ------------------------
 def refuse(
     conn: Any,
     observer: Observer,
