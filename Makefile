@@ -6,6 +6,9 @@ STAMP  := $(VENV)/.installed
 # Delta Lake's Spark connector (io.delta jars), pinned in deploy/delta/pom.xml, from Maven Central.
 JARS   := .jars
 JSTAMP := $(JARS)/.fetched
+# s3a (hadoop-aws + the AWS SDK modules it needs, deploy/s3/pom.xml) and Rewind's LogStore
+# for S3 (deploy/logstore/, built here with Maven): SPEC R44, R46.
+LOGSTORE_SRC := $(wildcard deploy/logstore/src/main/java/rewind/delta/*.java)
 export PYSPARK_PYTHON := $(abspath $(BIN)/python)
 # `make run` and `make airflow`: a project-local Airflow (SQLite metadata) with this repo's
 # DAGs and plugin, Spark on local[2], the demo's Rewind home.
@@ -25,21 +28,25 @@ AIRFLOW_ENV := AIRFLOW_HOME=$(CURDIR)/.airflow AIRFLOW__CORE__DAGS_FOLDER=$(CURD
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
 
-$(STAMP): requirements.txt pyproject.toml
+$(STAMP): requirements.txt requirements-s3.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -r requirements.txt
 	$(BIN)/pip install --quiet --no-deps -e .
+	$(BIN)/pip install --quiet --no-deps --require-hashes -r requirements-s3.txt
 	touch $(STAMP)
 
 # Spark needs a JVM (17) and the jars come through Maven: Debian's packages when missing.
-$(JSTAMP): deploy/delta/pom.xml
-	@command -v java >/dev/null && command -v mvn >/dev/null || { \
+$(JSTAMP): deploy/delta/pom.xml deploy/s3/pom.xml deploy/logstore/pom.xml $(LOGSTORE_SRC)
+	@command -v java >/dev/null && command -v javac >/dev/null && command -v mvn >/dev/null || { \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); $$SUDO apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq openjdk-17-jre-headless maven; }
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq openjdk-17-jdk-headless maven; }
 	rm -rf $(JARS)
 	mvn -q -f deploy/delta/pom.xml dependency:copy-dependencies \
 	  -DincludeGroupIds=io.delta -DoutputDirectory=$(CURDIR)/$(JARS)
+	mvn -q -f deploy/s3/pom.xml dependency:copy-dependencies -DoutputDirectory=$(CURDIR)/$(JARS) \
+	  -DincludeGroupIds=org.apache.hadoop,software.amazon.awssdk,software.amazon.eventstream,software.amazon.s3.analyticsaccelerator,org.reactivestreams
+	mvn -q -f deploy/logstore/pom.xml package && cp deploy/logstore/target/rewind-logstore.jar $(JARS)/
 	touch $(JSTAMP)
 
 setup: $(STAMP) $(JSTAMP)  ## create .venv, install requirements.txt + the rewind package, fetch the Delta jars

@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -101,3 +102,54 @@ def cli(home: Path, cli_env: dict[str, str]) -> Iterator[Callable[..., CliResult
         return CliResult(proc.returncode, proc.stdout, proc.stderr)
 
     yield _run
+
+
+# --- S3 (SPEC section 11): one SeaweedFS per test session, a bucket per test ----------------
+
+
+@pytest.fixture(scope="session")
+def s3_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A SeaweedFS S3 server on loopback (tests/s3_server.py) for the whole session, with
+    keys of its own: a random secret, which the R45 tests look for where it must not be."""
+    import secrets
+
+    from s3_server import SeaweedFS
+
+    server = SeaweedFS(
+        tmp_path_factory.mktemp("seaweedfs"),
+        access_key="REWINDTEST" + secrets.token_hex(5).upper(),
+        secret_key="s3cret-" + secrets.token_urlsafe(24),
+    )
+    server.start()
+    yield server
+    server.stop()
+
+
+@dataclass
+class S3Bucket:
+    """A fresh bucket of the session's server: ``uri`` (``s3://name/``), ``env`` (the AWS
+    variables that reach it, also set in this process for the test)."""
+
+    name: str
+    uri: str
+    env: dict[str, str]
+    server: Any
+
+
+@pytest.fixture
+def s3_bucket(
+    s3_server: Any, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> S3Bucket:
+    """A new bucket for the test, and the standard AWS variables set to reach it."""
+    import re
+    import secrets
+
+    stem = re.sub(r"[^a-z0-9]+", "-", request.node.name.lower()).strip("-")[:40].strip("-")
+    name = f"{stem}-{secrets.token_hex(4)}"
+    s3_server.create_bucket(name)
+    env = s3_server.env()
+    for key in [k for k in os.environ if k.startswith("AWS_")]:
+        monkeypatch.delenv(key)
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    return S3Bucket(name=name, uri=f"s3://{name}/", env=env, server=s3_server)

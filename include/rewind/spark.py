@@ -18,10 +18,16 @@ if TYPE_CHECKING:
 LOG4J = Path(__file__).with_name("log4j2.properties")
 # `make setup` copies Delta Lake's jars here from Maven Central (deploy/delta/pom.xml).
 DEFAULT_DELTA_JARS = Path(__file__).resolve().parents[2] / ".jars"
+# Rewind's LogStore for S3 (deploy/logstore/, built into .jars/ by `make setup`): Delta's
+# commits to s3:// and s3a:// tables are conditional creates (SPEC R46), where Delta's default
+# for S3 (S3SingleDriverLogStore) lets a second writer's commit overwrite the first's.
+S3_LOGSTORE = "rewind.delta.ConditionalPutLogStore"
 # Delta Lake's SQL extension and catalog: every session reads and writes Delta natively.
 DELTA_CONF = {
     "spark.sql.extensions": "io.delta.sql.DeltaSparkSessionExtension",
     "spark.sql.catalog.spark_catalog": "org.apache.spark.sql.delta.catalog.DeltaCatalog",
+    "spark.delta.logStore.s3a.impl": S3_LOGSTORE,
+    "spark.delta.logStore.s3.impl": S3_LOGSTORE,
 }
 
 
@@ -66,7 +72,9 @@ def driver_conf(master: str) -> dict[str, str]:
 
 
 def delta_jars() -> list[str]:
-    """The pinned Delta Lake jars (``REWIND_DELTA_JARS``, default ``.jars/`` of the checkout).
+    """The pinned Delta Lake jars (``REWIND_DELTA_JARS``, default ``.jars/`` of the checkout),
+    with what reaches S3 where `make setup` put it beside them: s3a (``hadoop-aws`` and the
+    AWS SDK modules it needs, deploy/s3/pom.xml) and Rewind's LogStore (deploy/logstore/).
 
     Raises:
         ConfigurationError: none are there (``make setup`` fetches them).
@@ -87,16 +95,30 @@ def submit_options() -> list[str]:
     """``spark-submit``'s options for Delta Lake: the jars (driver and executors), the SQL
     extension and the catalog. Airflow's operator passes the same (SPEC R43)."""
     options = ["--jars", ",".join(delta_jars())]
-    for key, value in DELTA_CONF.items():
+    for key, value in {**DELTA_CONF, **object_store_conf()}.items():
         options += ["--conf", f"{key}={value}"]
     return options
 
 
+def object_store_conf(*, in_process: bool = False) -> dict[str, str]:
+    """s3a's settings from the AWS settings (rewind.storage.objectstore), empty when none
+    are set. Only ``in_process`` ones may carry keys (those not in the environment, which a
+    JVM started from here cannot read there): never a command line's (SPEC R45)."""
+    from rewind.storage import objectstore
+
+    if not objectstore.configured():
+        return {}
+    s3 = objectstore.settings()
+    secret = objectstore.spark_secret_conf(s3) if in_process else {}
+    return {**objectstore.spark_conf(s3), **secret}
+
+
 def with_delta(builder: SparkSession.Builder) -> SparkSession.Builder:
-    """``builder`` with Delta Lake's jars, SQL extension and catalog: what a user's own
-    PySpark job adds to read and write the tables Rewind governs (SPEC R43)."""
+    """``builder`` with Delta Lake's jars, SQL extension and catalog, and the object store's
+    settings (SPEC R44, R46): what a user's own PySpark job adds to read and write the tables
+    Rewind governs (SPEC R43)."""
     builder = builder.config("spark.jars", ",".join(delta_jars()))
-    for key, value in DELTA_CONF.items():
+    for key, value in {**DELTA_CONF, **object_store_conf(in_process=True)}.items():
         builder = builder.config(key, value)
     return builder
 

@@ -1,0 +1,351 @@
+"""Object stores: the one module that turns the AWS settings into each client's (SPEC R44).
+
+Rewind reaches S3 (and the stores that speak its API: SeaweedFS, MinIO, Ceph, R2, ...)
+through three clients: Spark through Hadoop's s3a, delta-rs through its object store, and
+Rewind's own object calls through boto3. A user sets the standard AWS variables only
+(``AWS_ENDPOINT_URL``, an ``http://`` endpoint included; ``AWS_ACCESS_KEY_ID`` /
+``AWS_SECRET_ACCESS_KEY`` / ``AWS_SESSION_TOKEN``; ``AWS_REGION``; ``AWS_PROFILE`` and the
+shared config and credentials files); botocore resolves them, and this module derives what
+each client needs: path-style addressing and plain HTTP for a custom endpoint, the region,
+the keys. No other module reads ``AWS_*`` variables (STYLE habit 11).
+
+Secrets (SPEC R45) leave this module only towards those clients: delta-rs's
+``storage_options`` and the boto3 client take the keys in process; Spark's s3a reads them
+from the JVM's environment (``EnvironmentVariableCredentialsProvider``) when they came from
+the environment, as they do in a spark-submitted job, and otherwise (a profile, SSO, a
+credential process) from Spark settings made in process (:func:`spark_secret_conf`), never
+on a command line. Error messages name the URI (without any user info) and the reason.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from rewind.errors import ConfigurationError, InvalidLocation, StorageError
+
+if TYPE_CHECKING:
+    from botocore.client import BaseClient
+
+SCHEMES = ("s3", "s3a")
+DEFAULT_REGION = "us-east-1"
+# The variables that say a user configured S3 at all; without one Rewind neither imports
+# botocore nor asks it for credentials (its chain ends at the EC2 instance metadata service).
+AWS_SETTINGS = (
+    "AWS_ENDPOINT_URL",
+    "AWS_ENDPOINT_URL_S3",
+    "AWS_ACCESS_KEY_ID",
+    "AWS_PROFILE",
+    "AWS_REGION",
+    "AWS_DEFAULT_REGION",
+    "AWS_WEB_IDENTITY_TOKEN_FILE",
+    "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+    "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+)
+# s3a's credential providers: the AWS SDK's reader of AWS_ACCESS_KEY_ID / ..._SECRET_... /
+# AWS_SESSION_TOKEN in the JVM's environment; s3a's readers of fs.s3a.access.key & co.
+ENV_PROVIDER = "software.amazon.awssdk.auth.credentials.EnvironmentVariableCredentialsProvider"
+CONF_PROVIDERS = (
+    "org.apache.hadoop.fs.s3a.TemporaryAWSCredentialsProvider,"
+    "org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider"
+)
+S3A = "org.apache.hadoop.fs.s3a.S3AFileSystem"
+# A bucket name as S3 accepts it (3-63 lower-case letters, digits, dots, hyphens).
+_BUCKET = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")
+
+
+@dataclass(frozen=True)
+class S3Settings:
+    """What every client needs to reach the object store (secrets out of ``repr``).
+
+    Attributes:
+        endpoint_url: a custom endpoint (``http://127.0.0.1:8333``), or None for AWS's own.
+        region: the signing region (``us-east-1`` when none is set: a custom endpoint's
+            servers mostly ignore it, and AWS redirects).
+        access_key_id, secret_access_key, session_token: the resolved credentials; None
+            when none were found.
+        keys_in_environment: the keys came from this process's ``AWS_*`` variables, so a
+            JVM it starts (and a spark-submitted job) reads the same there.
+    """
+
+    endpoint_url: str | None = None
+    region: str = DEFAULT_REGION
+    access_key_id: str | None = field(default=None, repr=False)
+    secret_access_key: str | None = field(default=None, repr=False)
+    session_token: str | None = field(default=None, repr=False)
+    keys_in_environment: bool = True
+
+    @property
+    def plain_http(self) -> bool:
+        return bool(self.endpoint_url) and str(self.endpoint_url).lower().startswith("http://")
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """The strings no message may carry (SPEC R45)."""
+        return tuple(s for s in (self.secret_access_key, self.session_token) if s)
+
+
+@dataclass(frozen=True)
+class S3Location:
+    """``s3://bucket/key`` (``key`` without a leading slash; empty: the whole bucket)."""
+
+    bucket: str
+    key: str = ""
+
+    @property
+    def uri(self) -> str:
+        return f"s3://{self.bucket}/{self.key}"
+
+
+def is_object_store(uri: str) -> bool:
+    """Whether ``uri`` names an object in S3 (``s3://`` or ``s3a://``)."""
+    return uri.split("://", 1)[0].lower() in SCHEMES if "://" in uri else False
+
+
+def redact(uri: str) -> str:
+    """``uri`` without any user info (``s3://key:secret@bucket/t`` -> ``s3://***@bucket/t``),
+    for messages: a URI may be quoted, a secret never (SPEC R45)."""
+    scheme, sep, rest = uri.partition("://")
+    if not sep:
+        return uri
+    authority, slash, path = rest.partition("/")
+    if "@" in authority:
+        authority = "***@" + authority.rsplit("@", 1)[1]
+    return f"{scheme}{sep}{authority}{slash}{path}"
+
+
+def parse_location(uri: str) -> S3Location:
+    """The bucket and key of an ``s3://`` / ``s3a://`` URI.
+
+    Raises:
+        InvalidLocation: not an S3 URI, credentials embedded in it (SPEC R45: they belong
+            in the AWS settings, never in a location that the catalog and the query history
+            keep), or no valid bucket name.
+    """
+    shown = redact(uri)
+    if not is_object_store(uri):
+        raise InvalidLocation(f"{shown}: not an s3:// location")
+    authority = uri.split("://", 1)[1].split("/", 1)[0]
+    if "@" in authority:
+        raise InvalidLocation(
+            f"{shown}: a location must not carry credentials; set them in the AWS settings "
+            "(AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, a profile) instead"
+        )
+    parts = urlsplit(uri)
+    bucket = parts.netloc
+    if not _BUCKET.fullmatch(bucket) or ".." in bucket:
+        raise InvalidLocation(f"{shown}: {bucket!r} is not a valid bucket name")
+    if parts.query or parts.fragment:
+        raise InvalidLocation(f"{shown}: an S3 location has no query or fragment")
+    return S3Location(bucket, parts.path.lstrip("/"))
+
+
+def configured(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether any AWS setting is present (:data:`AWS_SETTINGS`)."""
+    env = os.environ if environ is None else environ
+    return any(env.get(name) for name in AWS_SETTINGS)
+
+
+def settings() -> S3Settings:
+    """The settings of the standard AWS chain, as boto3 reads them from this process's
+    environment and the shared config and credentials files (endpoint: ``AWS_ENDPOINT_URL_S3``,
+    ``AWS_ENDPOINT_URL``, the profile's ``endpoint_url``; region: ``AWS_REGION``,
+    ``AWS_DEFAULT_REGION``, the profile's; credentials: botocore's provider chain).
+
+    Raises:
+        ConfigurationError: the profile named does not exist or the config is invalid.
+    """
+    import botocore.exceptions
+    import botocore.session
+    from botocore.configprovider import ConfiguredEndpointProvider
+
+    try:
+        session = botocore.session.Session()
+        scoped = session.get_scoped_config()
+        endpoint = ConfiguredEndpointProvider(
+            full_config=session.full_config, scoped_config=scoped, client_name="s3"
+        ).provide()
+        region = (
+            os.environ.get("AWS_REGION") or session.get_config_variable("region") or DEFAULT_REGION
+        )
+        credentials = session.get_credentials()
+    except botocore.exceptions.BotoCoreError as error:
+        raise ConfigurationError(
+            f"the AWS settings cannot be read: {type(error).__name__}"
+        ) from None
+    if credentials is None:
+        return S3Settings(endpoint_url=endpoint, region=region)
+    frozen = credentials.get_frozen_credentials()
+    return S3Settings(
+        endpoint_url=endpoint,
+        region=region,
+        access_key_id=frozen.access_key,
+        secret_access_key=frozen.secret_key,
+        session_token=frozen.token,
+        keys_in_environment=getattr(credentials, "method", "") == "env",
+    )
+
+
+def spark_conf(s: S3Settings) -> dict[str, str]:
+    """s3a's settings as Spark settings: none of them secret, fit for a command line.
+
+    ``s3://`` URIs reach S3 through s3a too, so that Spark, delta-rs and boto3 name a
+    table by one URI. A custom endpoint gets path-style addressing (``host/bucket/key``:
+    no wildcard DNS needed) and, for ``http://``, no TLS. Credentials come from the JVM's
+    environment, or from :func:`spark_secret_conf` when they are not there.
+    """
+    conf = {
+        "spark.hadoop.fs.s3.impl": S3A,
+        "spark.hadoop.fs.s3a.endpoint.region": s.region,
+        "spark.hadoop.fs.s3a.aws.credentials.provider": (
+            ENV_PROVIDER if s.keys_in_environment else CONF_PROVIDERS
+        ),
+        # Not "delta.enableFastS3AListFrom" (listFrom as a LIST with StartAfter, SPEC R50):
+        # Delta 4.4 calls an s3a method that hadoop-aws 3.5.0 no longer has
+        # (NoSuchMethodError: Listing.createFileStatusListingIterator).
+    }
+    if s.endpoint_url:
+        conf |= {
+            "spark.hadoop.fs.s3a.endpoint": s.endpoint_url,
+            "spark.hadoop.fs.s3a.path.style.access": "true",
+            "spark.hadoop.fs.s3a.connection.ssl.enabled": str(not s.plain_http).lower(),
+        }
+    return conf
+
+
+def spark_secret_conf(s: S3Settings) -> dict[str, str]:
+    """The keys as s3a settings, for a SparkSession built in this process only (never a
+    command line): empty when the JVM reads them from its environment."""
+    if s.keys_in_environment or not s.access_key_id or not s.secret_access_key:
+        return {}
+    conf = {
+        "spark.hadoop.fs.s3a.access.key": s.access_key_id,
+        "spark.hadoop.fs.s3a.secret.key": s.secret_access_key,
+    }
+    if s.session_token:
+        conf["spark.hadoop.fs.s3a.session.token"] = s.session_token
+    return conf
+
+
+def delta_rs_options(s: S3Settings) -> dict[str, str]:
+    """delta-rs's ``storage_options``. Commits are conditional (``If-None-Match``, SPEC R46):
+    delta-rs 1.x's default on S3, named here so that no store is left to guess."""
+    options = {"AWS_REGION": s.region, "AWS_CONDITIONAL_PUT": "etag"}
+    if s.endpoint_url:
+        options["AWS_ENDPOINT_URL"] = s.endpoint_url
+        if s.plain_http:
+            options["AWS_ALLOW_HTTP"] = "true"
+    if s.access_key_id and s.secret_access_key:
+        options["AWS_ACCESS_KEY_ID"] = s.access_key_id
+        options["AWS_SECRET_ACCESS_KEY"] = s.secret_access_key
+        if s.session_token:
+            options["AWS_SESSION_TOKEN"] = s.session_token
+    return options
+
+
+def boto3_kwargs(
+    s: S3Settings, *, connect_timeout: float = 5.0, read_timeout: float = 30.0, attempts: int = 5
+) -> dict[str, Any]:
+    """``boto3.client("s3", **kwargs)``'s arguments: path-style addressing for a custom
+    endpoint, bounded time-outs and retries (SPEC R49)."""
+    from botocore.config import Config
+
+    config = Config(
+        region_name=s.region,
+        connect_timeout=connect_timeout,
+        read_timeout=read_timeout,
+        retries={"max_attempts": attempts, "mode": "standard"},
+        s3={"addressing_style": "path" if s.endpoint_url else "auto"},
+    )
+    kwargs: dict[str, Any] = {"config": config, "endpoint_url": s.endpoint_url}
+    if s.access_key_id and s.secret_access_key:
+        kwargs |= {
+            "aws_access_key_id": s.access_key_id,
+            "aws_secret_access_key": s.secret_access_key,
+            "aws_session_token": s.session_token,
+        }
+    return kwargs
+
+
+def s3_client(s: S3Settings | None = None, **timeouts: Any) -> BaseClient:
+    """A boto3 S3 client for ``s`` (default: :func:`settings`)."""
+    import boto3
+
+    return boto3.client("s3", **boto3_kwargs(s or settings(), **timeouts))
+
+
+# What the store's error codes mean for a user (SPEC R49): the code class and the reason.
+_CREDENTIALS_REJECTED = {"InvalidAccessKeyId", "SignatureDoesNotMatch", "InvalidToken"}
+_EXPIRED = {"ExpiredToken", "TokenRefreshRequired", "RequestExpired"}
+
+
+def probe(
+    uri: str, s: S3Settings | None = None, *, timeout: float = 3.0, attempts: int = 2
+) -> None:
+    """Check that ``uri``'s bucket answers these settings: one LIST of at most one key under
+    the URI's key, within about ``attempts`` x 2 x ``timeout`` seconds. Reads nothing else
+    and writes nothing.
+
+    Raises:
+        InvalidLocation: the URI is not a usable S3 location, or its bucket does not exist.
+        ConfigurationError: no credentials, or the store rejects them (a wrong key or
+            secret, an expired token).
+        StorageError: the endpoint does not answer in time, or refuses the listing
+            (access denied), or fails otherwise.
+    """
+    import botocore.exceptions
+
+    location = parse_location(uri)
+    s = s or settings()
+    shown = redact(uri)
+    if not s.access_key_id or not s.secret_access_key:
+        raise ConfigurationError(
+            f"{shown}: no AWS credentials found (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY "
+            "or a profile)"
+        )
+    client = s3_client(s, connect_timeout=timeout, read_timeout=timeout, attempts=attempts)
+    where = redact(s.endpoint_url) if s.endpoint_url else f"AWS S3 ({s.region})"
+    started = time.monotonic()
+    try:
+        client.list_objects_v2(Bucket=location.bucket, Prefix=location.key, MaxKeys=1)
+    except botocore.exceptions.ClientError as error:
+        code = str(error.response.get("Error", {}).get("Code", ""))
+        status = error.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+        if code == "NoSuchBucket":
+            raise InvalidLocation(
+                f"{shown}: bucket {location.bucket!r} does not exist at {where}"
+            ) from None
+        if code in _CREDENTIALS_REJECTED or code in _EXPIRED:
+            raise ConfigurationError(
+                f"{shown}: {where} rejects the credentials of access key "
+                f"{_key_hint(s.access_key_id)} ({code})"
+            ) from None
+        if code == "AccessDenied" or status == 403:
+            raise StorageError(
+                f"{shown}: access denied to access key {_key_hint(s.access_key_id)} at {where}"
+            ) from None
+        raise StorageError(f"{shown}: {where} answered {code or status}") from None
+    except (
+        botocore.exceptions.EndpointConnectionError,
+        botocore.exceptions.ConnectTimeoutError,
+        botocore.exceptions.ReadTimeoutError,
+        botocore.exceptions.ConnectionClosedError,
+    ) as error:
+        waited = time.monotonic() - started
+        raise StorageError(
+            f"{shown}: the object store at {where} does not answer "
+            f"({type(error).__name__} after {waited:.1f} s)"
+        ) from None
+    except botocore.exceptions.BotoCoreError as error:
+        raise StorageError(f"{shown}: {where}: {type(error).__name__}") from None
+
+
+def _key_hint(access_key_id: str | None) -> str:
+    """An access key id as AWS's own console shows one: its last four characters. The id is
+    no secret, yet a message needs no more of it to tell two keys apart."""
+    return f"...{access_key_id[-4:]}" if access_key_id else "(none)"

