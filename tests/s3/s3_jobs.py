@@ -2,8 +2,9 @@
 of its environment (tests/conftest.py's ``s3_bucket``):
 
     python s3_jobs.py roundtrip s3a://bucket/t
-    python s3_jobs.py spark-append URI WRITER ROUNDS BARRIER [--writers N] [--delta-default-logstore]
+    python s3_jobs.py spark-append URI WRITER ROUNDS BARRIER [--writers N]
     python s3_jobs.py rs-append URI WRITER ROUNDS BARRIER [--writers N]
+    python s3_jobs.py logstore-race s3a://bucket/race WRITER ROUNDS BARRIER [--writers N]
 
 ``roundtrip`` is a plain PySpark job with delta-spark and the project's settings (the
 builder's ``rewind.spark.with_delta``, as a user's own job gets them): it writes and reads
@@ -38,8 +39,9 @@ def barrier(directory: Path, writer: str, round_: int, writers: int, timeout: fl
         time.sleep(0.005)
 
 
-def spark_session(default_logstore: bool = False) -> Any:
+def spark_session() -> Any:
     from pyspark.sql import SparkSession
+
     from rewind.spark import with_delta
 
     builder = with_delta(SparkSession.builder.master("local[1]").appName("s3-job"))
@@ -51,10 +53,6 @@ def spark_session(default_logstore: bool = False) -> Any:
         .config("spark.driver.bindAddress", "127.0.0.1")
         .config("spark.driver.host", "127.0.0.1")
     )
-    if default_logstore:  # Delta's own choice for s3a (the baseline of SPEC R46's test)
-        builder = builder.config(
-            "spark.delta.logStore.s3a.impl", "io.delta.storage.S3SingleDriverLogStore"
-        )
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
@@ -131,8 +129,42 @@ def logstore_contract(spark: Any, log: str) -> dict[str, Any]:
     }
 
 
+def logstore_race(args: argparse.Namespace) -> dict[str, Any]:
+    """Race the other writer at every version: ``write(version, overwrite=False)`` right at
+    the barrier, with Delta's S3 LogStore (``delta``) and then with Rewind's (``rewind``),
+    each on a log of its own under ``uri``. The versions this writer believes it wrote."""
+    from py4j.protocol import Py4JJavaError
+
+    spark = spark_session()
+    jvm, conf = spark._jvm, spark._jsc.hadoopConfiguration()
+    stores = {
+        "delta": jvm.io.delta.storage.S3SingleDriverLogStore(conf),
+        "rewind": jvm.rewind.delta.ConditionalPutLogStore(conf),
+    }
+    won: dict[str, list[int]] = {}
+    for name, store in stores.items():
+        gate = args.barrier / name
+        gate.mkdir(exist_ok=True)
+        won[name] = []
+        for version in range(args.rounds):
+            log = f"{args.uri}/{name}/_delta_log"
+            path = jvm.org.apache.hadoop.fs.Path(f"{log}/{version:020d}.json")
+            actions = jvm.java.util.ArrayList()
+            actions.add(json.dumps({"writer": args.writer, "version": version}))
+            barrier(gate, args.writer, version, args.writers, args.timeout)
+            try:
+                store.write(path, actions.iterator(), False, conf)
+                won[name].append(version)
+            except Py4JJavaError as error:
+                kind = error.java_exception.getClass().getName()
+                if kind != "java.nio.file.FileAlreadyExistsException":
+                    raise
+    spark.stop()
+    return {"writer": args.writer, "commits": args.rounds, "won": won}
+
+
 def spark_append(args: argparse.Namespace) -> dict[str, Any]:
-    spark = spark_session(default_logstore=args.delta_default_logstore)
+    spark = spark_session()
     schema = "writer string, round int, i int"
     started = time.monotonic()
     for round_ in range(args.rounds):
@@ -148,6 +180,7 @@ def spark_append(args: argparse.Namespace) -> dict[str, Any]:
 def rs_append(args: argparse.Namespace) -> dict[str, Any]:
     import pyarrow as pa
     from deltalake import CommitProperties, write_deltalake
+
     from rewind.storage import objectstore
 
     options = objectstore.delta_rs_options(objectstore.settings())
@@ -181,7 +214,7 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser()
     jobs = parser.add_subparsers(dest="job", required=True)
     jobs.add_parser("roundtrip").add_argument("uri")
-    for name in ("spark-append", "rs-append"):
+    for name in ("spark-append", "rs-append", "logstore-race"):
         job = jobs.add_parser(name)
         job.add_argument("uri")
         job.add_argument("writer")
@@ -189,13 +222,14 @@ def main(argv: list[str]) -> int:
         job.add_argument("barrier", type=Path)
         job.add_argument("--writers", type=int, default=2)
         job.add_argument("--timeout", type=float, default=300.0)
-        job.add_argument("--delta-default-logstore", action="store_true")
     args = parser.parse_args(argv)
     try:
         if args.job == "roundtrip":
             result = roundtrip(args.uri)
         elif args.job == "spark-append":
             result = spark_append(args)
+        elif args.job == "logstore-race":
+            result = logstore_race(args)
         else:
             result = rs_append(args)
     except Exception:

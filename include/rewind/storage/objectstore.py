@@ -111,12 +111,22 @@ def redact(uri: str) -> str:
     """``uri`` without any user info (``s3://key:secret@bucket/t`` -> ``s3://***@bucket/t``),
     for messages: a URI may be quoted, a secret never (SPEC R45)."""
     scheme, sep, rest = uri.partition("://")
-    if not sep:
-        return uri
-    authority, slash, path = rest.partition("/")
-    if "@" in authority:
-        authority = "***@" + authority.rsplit("@", 1)[1]
-    return f"{scheme}{sep}{authority}{slash}{path}"
+    at = _user_info_end(rest) if sep else -1
+    return f"{scheme}{sep}***@{rest[at + 1 :]}" if at >= 0 else uri
+
+
+def _user_info_end(rest: str) -> int:
+    """Where the user info of a URI's part after ``://`` ends (its ``@``), or -1. A secret
+    key may hold ``/`` (AWS's do), so the user info does not end at the first ``/``: an ``@``
+    that follows text with a ``:``, or text that is not ``bucket/...``, ends one. A key of
+    a real bucket may hold ``@`` (``s3://lake/a@b``): that is no user info."""
+    at = rest.find("@")
+    if at < 0:
+        return -1
+    head = rest[:at]
+    if "/" not in head or ":" in head or not _BUCKET.fullmatch(head.split("/", 1)[0]):
+        return at
+    return -1
 
 
 def parse_location(uri: str) -> S3Location:
@@ -130,8 +140,7 @@ def parse_location(uri: str) -> S3Location:
     shown = redact(uri)
     if not is_object_store(uri):
         raise InvalidLocation(f"{shown}: not an s3:// location")
-    authority = uri.split("://", 1)[1].split("/", 1)[0]
-    if "@" in authority:
+    if _user_info_end(uri.split("://", 1)[1]) >= 0:
         raise InvalidLocation(
             f"{shown}: a location must not carry credentials; set them in the AWS settings "
             "(AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, a profile) instead"
