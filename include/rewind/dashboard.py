@@ -29,7 +29,6 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
-from deltalake import DeltaTable
 from sqlalchemy import Engine, func, inspect, make_url, select
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
@@ -58,6 +57,7 @@ from rewind.lifecycle import rules
 from rewind.lifecycle.metrics import BYTE_COLUMNS, metrics_path
 from rewind.retention import in_time_travel, time_travel_end
 from rewind.security import session_role, visible_to
+from rewind.storage.arrow_read import read_arrow
 
 
 def load_dashboard(
@@ -108,9 +108,7 @@ def _read_storage(board: Dashboard, path: Path, visible: set[int] | None) -> Non
     if not (path / "_delta_log").exists():
         return
     try:
-        rows = DeltaTable(str(path)).to_pyarrow_table(
-            filters=[("AS_OF_DATE", ">=", first_day(board.now).isoformat())]
-        )
+        rows = read_arrow(path, filters=[("AS_OF_DATE", ">=", first_day(board.now).isoformat())])
     except Exception as exc:  # delta-rs raises several types for a broken table
         raise StorageError(f"Cannot read the storage metrics: {str(exc).splitlines()[0]}") from None
     board.metrics_found = True

@@ -166,9 +166,9 @@ def stored_bytes(home: Path) -> int:
 
 def metrics_of(home: Path, now: datetime) -> dict[str, dict[str, Any]]:
     """The day's TABLE_STORAGE_METRICS rows (the Delta system table), by table name."""
-    from deltalake import DeltaTable
+    from rewind.storage.arrow_read import read_arrow
 
-    rows = DeltaTable(str(home / "system" / "table_storage_metrics")).to_pyarrow_table()
+    rows = read_arrow(home / "system" / "table_storage_metrics")
     return {row["TABLE_NAME"]: row for row in rows.to_pylist() if row["AS_OF"] == now}
 
 

@@ -82,9 +82,9 @@ def build_warehouse(home: Path) -> None:
 
 def storage_metrics(home: Path) -> list[dict[str, Any]]:
     """The rows of ``system/table_storage_metrics`` (SPEC R33), by table id."""
-    from deltalake import DeltaTable
+    from rewind.storage.arrow_read import read_arrow
 
-    rows = DeltaTable(str(home / "system" / "table_storage_metrics")).to_pyarrow_table()
+    rows = read_arrow(home / "system" / "table_storage_metrics")
     return sorted(rows.to_pylist(), key=lambda row: (row["AS_OF_DATE"], row["ID"]))
 
 

@@ -36,7 +36,6 @@ from typing import Any
 from urllib.parse import urlencode, urljoin
 
 import pytest
-from deltalake import DeltaTable
 from fastapi.testclient import TestClient
 
 import rewind
@@ -46,6 +45,7 @@ from rewind.dashboard_html import human_bytes
 from rewind.dashboard_model import LAST_RUNS
 from rewind.lifecycle.metrics import BYTE_COLUMNS, metrics_path
 from rewind.runner import run_lifecycle
+from rewind.storage.arrow_read import read_arrow
 
 pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("dashboard")]
 
@@ -113,7 +113,7 @@ class Warehouse:
 
     def daily_metrics(self) -> dict[str, dict[str, int]]:
         """The metrics time series read on its own: date -> byte column -> bytes."""
-        rows = DeltaTable(str(metrics_path(self.home / "system"))).to_pyarrow_table()
+        rows = read_arrow(metrics_path(self.home / "system"))
         days: dict[str, dict[str, int]] = defaultdict(lambda: dict.fromkeys(BYTE_COLUMNS, 0))
         for row in rows.to_pylist():
             for column in BYTE_COLUMNS:

@@ -21,6 +21,7 @@ from other_engines import delta_spark, stamp, versions
 
 from rewind.errors import RewindError
 from rewind.storage import log
+from rewind.storage.arrow_read import read_arrow
 
 # One worker for the module: its module fixtures are built once.
 pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("test_external_tables")]
@@ -126,7 +127,7 @@ def test_registration_reaches_history_older_than_itself_and_rewrites_nothing_r41
     later.sql("USE SCHEMA LAKE.PUBLIC")
     later.restore("LAKE.PUBLIC.ORDERS", at=(T0 + timedelta(hours=2, minutes=30)).isoformat())
     assert ids(later) == [1, 2, 3]
-    assert sorted(DeltaTable(str(lake)).to_pyarrow_table()["id"].to_pylist()) == [1, 2, 3]
+    assert sorted(read_arrow(lake)["id"].to_pylist()) == [1, 2, 3]
     later.sql("INSERT INTO ORDERS VALUES (4, 'd'); DELETE FROM ORDERS WHERE ID = 1")
     later.sql("UPDATE ORDERS SET V = 'C' WHERE ID = 3")
     later.sql(
@@ -134,7 +135,7 @@ def test_registration_reaches_history_older_than_itself_and_rewrites_nothing_r41
         "ON ORDERS.ID = S.ID WHEN MATCHED THEN UPDATE SET ORDERS.V = S.V "
         "WHEN NOT MATCHED THEN INSERT (ID, V) VALUES (S.ID, S.V)"
     )
-    team_view = DeltaTable(str(lake)).to_pyarrow_table().sort_by("id").to_pylist()
+    team_view = read_arrow(lake).sort_by("id").to_pylist()
     assert [(r["id"], r["v"]) for r in team_view] == [(2, "b"), (3, "C"), (4, "D"), (5, "e")]
     point = (T0 + timedelta(hours=2, minutes=30)).isoformat()
     later.sql(f"CREATE TABLE COPY CLONE ORDERS AT(TIMESTAMP => '{point}')")
@@ -264,7 +265,7 @@ def test_a_writer_still_appending_to_a_dropped_external_table_loses_nothing_r41_
     assert expired["tables_written_after_drop"] == night.run(metrics).column("ID")
     assert expired["files_moved"] == 0
     connect(now=(now + timedelta(days=40)).isoformat()).lifecycle()
-    team_rows = DeltaTable(str(lake)).to_pyarrow_table()["id"].to_pylist()
+    team_rows = read_arrow(lake)["id"].to_pylist()
     assert sorted(team_rows) == [1, 3, 9]
     assert all((lake / f.path).exists() for f in log.replay(lake, versions(lake)[-1]).files)
     assert os.path.isdir(lake / "_delta_log")

@@ -23,7 +23,6 @@ from typing import Any
 
 import pyarrow.parquet as pq
 import pytest
-from deltalake import DeltaTable
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
@@ -36,6 +35,7 @@ from rewind.errors import RewindError
 from rewind.lifecycle import pins
 from rewind.result import Result
 from rewind.runner import run_lifecycle
+from rewind.storage.arrow_read import read_arrow
 from rewind.storage.delta import TableStore
 from rewind.storage.snapshot import DataFile
 
@@ -175,8 +175,10 @@ class World:
                 (row.table_id, row.path): FileRow(row.state, row.left_time_travel_at, row.purge_at)
                 for row in session.scalars(select(FileState))
             }
-        metrics = DeltaTable(str(self.config.system_root / "table_storage_metrics"))
-        rows = metrics.to_pyarrow_table(filters=[("AS_OF_DATE", "=", now.date().isoformat())])
+        rows = read_arrow(
+            self.config.system_root / "table_storage_metrics",
+            filters=[("AS_OF_DATE", "=", now.date().isoformat())],
+        )
         return Seen(
             now,
             steps,

@@ -25,7 +25,6 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
-from deltalake import DeltaTable
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -40,6 +39,7 @@ from rewind.lifecycle.plan import plan_path, write_partition
 from rewind.quality import validate_restored_table
 from rewind.result import Result
 from rewind.runner import STEPS, run_lifecycle, validate_run
+from rewind.storage.arrow_read import read_arrow
 from rewind.storage.delta import TableStore
 
 pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("quality")]
@@ -190,7 +190,7 @@ def failure(shop: Shop) -> str:
 
 def rewrite(path: Path, column: str, value: str, change: Any) -> None:
     """Replace one partition of a system table with ``change(rows)`` (a pyarrow Table)."""
-    rows = DeltaTable(str(path)).to_pyarrow_table(filters=[(column, "=", value)])
+    rows = read_arrow(path, filters=[(column, "=", value)])
     write_partition(path, change(rows), column, value)
 
 
@@ -283,8 +283,9 @@ def test_r33_a_negative_byte_column_fails_and_breaks_the_total(broken: Shop) -> 
     """SPEC R33: a tampered TIME_TRAVEL_BYTES is named, and the total no longer matches
     the bytes on disk."""
     orders = broken.ids["ORDERS"]
-    rows = DeltaTable(str(metrics_path(broken.config.system_root))).to_pyarrow_table(
-        filters=[("AS_OF_DATE", "=", LAST.date().isoformat())]
+    rows = read_arrow(
+        metrics_path(broken.config.system_root),
+        filters=[("AS_OF_DATE", "=", LAST.date().isoformat())],
     )
     was = next(r for r in rows.to_pylist() if r["ID"] == orders)["TIME_TRAVEL_BYTES"]
 

@@ -22,6 +22,7 @@ from rewind.catalog.repository import Catalog
 from rewind.constants import MIN_RETENTION_PARAM, RETENTION_PARAM
 from rewind.errors import RewindError
 from rewind.lifecycle.rules import TableFacts
+from rewind.storage.arrow_read import read_arrow
 
 if TYPE_CHECKING:
     from rewind.lifecycle.context import Run
@@ -128,7 +129,7 @@ def read_plan(system_root: Path, run_id: str) -> dict[int, PlanRow]:
     path = plan_path(system_root)
     table = None
     if (path / "_delta_log").exists():
-        table = DeltaTable(str(path)).to_pyarrow_table(filters=[("RUN_ID", "=", run_id)])
+        table = read_arrow(path, filters=[("RUN_ID", "=", run_id)])
     if table is None or table.num_rows == 0:
         raise RewindError(
             f"No retention plan for run {run_id}: run effective_retention first.",
@@ -147,8 +148,7 @@ def read_previous_plan(system_root: Path, run_id: str, now: datetime) -> dict[in
     path = plan_path(system_root)
     if not (path / "_delta_log").exists():
         return {}
-    table = DeltaTable(str(path))
-    files = pa.table(table.get_add_actions(flatten=True))
+    files = pa.table(DeltaTable(str(path)).get_add_actions(flatten=True))
     runs = [
         (row["max.AS_OF"], row["partition.RUN_ID"])
         for row in files.select(["partition.RUN_ID", "max.AS_OF"]).to_pylist()
@@ -159,7 +159,7 @@ def read_previous_plan(system_root: Path, run_id: str, now: datetime) -> dict[in
     if not runs:
         return {}
     previous = max(runs)[1]
-    return _plan_rows(table.to_pyarrow_table(filters=[("RUN_ID", "=", previous)]))
+    return _plan_rows(read_arrow(path, filters=[("RUN_ID", "=", previous)]))
 
 
 def _plan_rows(table: pa.Table) -> dict[int, PlanRow]:

@@ -2,7 +2,7 @@
 
 Read without Spark: the catalog (objects, file states, shared clone files, log
 cursors), the run's partition of the retention plan and its storage metrics rows
-(Delta system tables read with ``deltalake``), and the warehouse directories.
+(Delta system tables read with ``storage.arrow_read``), and the warehouse directories.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from deltalake import DeltaTable
 from sqlalchemy import Row, select
 
 from rewind import retention
@@ -29,6 +28,7 @@ from rewind.lifecycle.plan import ACCOUNT_ID, PlanRow, read_plan
 from rewind.quality import disk
 from rewind.quality.expectations import OBJECT
 from rewind.storage import log
+from rewind.storage.arrow_read import read_arrow
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -89,9 +89,7 @@ def metric_rows(system_root: Path, now: datetime) -> list[dict[str, Any]]:
     path = metrics_path(system_root)
     if not (path / "_delta_log").exists():
         return []
-    table = DeltaTable(str(path)).to_pyarrow_table(
-        filters=[("AS_OF_DATE", "=", now.date().isoformat())]
-    )
+    table = read_arrow(path, filters=[("AS_OF_DATE", "=", now.date().isoformat())])
     return [row for row in table.to_pylist() if row["AS_OF"] == now]
 
 
