@@ -2,6 +2,7 @@ package rewind.delta;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.util.Arrays;
@@ -14,6 +15,7 @@ import org.apache.hadoop.fs.FSDataOutputStreamBuilder;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Options.CreateFileOptionKeys;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.s3a.AWSServiceIOException;
 import org.apache.hadoop.fs.s3a.RemoteFileChangedException;
 
 /**
@@ -30,6 +32,8 @@ import org.apache.hadoop.fs.s3a.RemoteFileChangedException;
  *       3.4.2+). The store lets exactly one writer create a version; every other gets
  *       {@link FileAlreadyExistsException}, which Delta answers by checking for conflicts and
  *       retrying at the next version. No existence probe comes first: the store decides.</li>
+ *   <li>AWS's 409 (a conditional PUT meeting another write of the key in flight) is
+ *       retried, a few times, as AWS asks.</li>
  *   <li>A retried PUT whose first attempt landed (a time-out after the store wrote) is answered
  *       412 too; the object is then read back, and the commit is ours when its bytes are ours
  *       (a Delta commit carries its transaction's id), so no commit is written twice.</li>
@@ -45,6 +49,9 @@ import org.apache.hadoop.fs.s3a.RemoteFileChangedException;
  * Unavailable") instead of silently overwriting.
  */
 public class ConditionalPutLogStore extends S3SingleDriverLogStore {
+
+    private static final int CONFLICT = 409;
+    private static final int CONFLICT_ATTEMPTS = 5;
 
     public ConditionalPutLogStore(Configuration hadoopConf) {
         super(hadoopConf);
@@ -62,15 +69,44 @@ public class ConditionalPutLogStore extends S3SingleDriverLogStore {
         }
         final FileSystem fs = path.getFileSystem(hadoopConf);
         final byte[] commit = serialize(actions);
+        for (int attempt = 1; ; attempt++) {
+            try {
+                create(fs, path, commit);
+                return;
+            } catch (RemoteFileChangedException
+                     | org.apache.hadoop.fs.FileAlreadyExistsException e) {
+                if (holds(fs, path, commit)) {
+                    return;
+                }
+                throw new FileAlreadyExistsException(path.toString());
+            } catch (AWSServiceIOException e) {
+                // AWS answers 409 (ConditionalRequestConflict) to a conditional PUT that meets
+                // another write of the same key in flight, and asks for a retry: the retry
+                // then sees the winner (412) or wins.
+                if (e.statusCode() != CONFLICT || attempt >= CONFLICT_ATTEMPTS) {
+                    throw e;
+                }
+                pause(attempt);
+            }
+        }
+    }
+
+    /** One PUT of {@code commit} with {@code If-None-Match: *}, at close. */
+    private static void create(FileSystem fs, Path path, byte[] commit) throws IOException {
         final FSDataOutputStreamBuilder<?, ?> create = fs.createFile(path);
         create.overwrite(false)
             .must(CreateFileOptionKeys.FS_OPTION_CREATE_CONDITIONAL_OVERWRITE, true);
         try (FSDataOutputStream out = create.build()) {
             out.write(commit);
-        } catch (RemoteFileChangedException | org.apache.hadoop.fs.FileAlreadyExistsException e) {
-            if (!holds(fs, path, commit)) {
-                throw new FileAlreadyExistsException(path.toString());
-            }
+        }
+    }
+
+    private static void pause(int attempt) throws InterruptedIOException {
+        try {
+            Thread.sleep(50L * attempt);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted between commit attempts");
         }
     }
 
