@@ -28,7 +28,7 @@ from test_hostile_input import (
     World,
     assert_r39,
     at,
-    build_world,
+    copy_world,
     refuse,
     rows,
     run_cli,
@@ -63,7 +63,7 @@ class AccessProbe:
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory, spark: Any) -> Iterator[World]:
-    built = build_world(tmp_path_factory.mktemp("failsafe_reads") / "home")
+    built = copy_world(tmp_path_factory, "failsafe_reads")
     admin = built.connect(*NOW)
     admin.sql(
         "CREATE ROLE ANALYST; CREATE USER ANA DEFAULT_ROLE = ANALYST; "
