@@ -87,7 +87,7 @@ postgres:  ## install Debian's PostgreSQL server for the catalog's integration t
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq postgresql; }
 
 test-fast: setup  ## unit tests only
-	$(BIN)/python -m pytest -m unit -q
+	REWIND_FUZZ_STATEMENTS=600 $(BIN)/python -m pytest -m unit -n 2 -q
 
 lint: setup  ## ruff + mypy
 	$(BIN)/ruff check .
