@@ -15,6 +15,8 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 FAULT_ENV = "REWIND_FAULT"  # "point:n": SIGKILL the job at the n-th pass of ``point``
+# Points: "move" (before a move, and after a cross-device copy), "copied" (after a
+# cross-device copy only), "delete", and the steps' "journal" and "purge_journal".
 # SPEC R31 crash tests: the job's process group, taken in the driver (which imports this
 # module before it starts the JVM) and inherited by the JVM and its Python workers.
 # PySpark's worker daemon puts itself and the workers in a process group of their own:
@@ -71,6 +73,7 @@ def move(source: str, target: str) -> str:
             os.fsync(handle.fileno())
         os.replace(partial, target)
         fault_point("move")
+        fault_point("copied")  # in both places: what a rerun must finish (crash tests)
         os.unlink(source)
     return "moved"
 
