@@ -1,27 +1,26 @@
 """Spark DataFrames over table versions, and writing DataFrames as new data files.
 
 Executors read and write the table directories directly, so the same code runs on
-``local[*]`` and on a standalone cluster sharing the warehouse (ARCHITECTURE).
+``local[*]`` and on a standalone cluster sharing the warehouse (ARCHITECTURE). A table on
+S3 is read and written the same way, through s3a (``s3://`` is s3a in every Rewind
+session, SPEC R44); its staged files get their place by a server-side copy.
 """
 
 from __future__ import annotations
 
-import contextlib
-import shutil
 import uuid
 from collections.abc import Sequence
-from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
-from urllib.parse import unquote, urlparse
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
 from rewind.errors import UnsupportedError
 from rewind.spark import functions
 from rewind.statement import Context
+from rewind.storage import location
 from rewind.storage.columns import Column
+from rewind.storage.location import Root
 from rewind.storage.snapshot import DataFile, Snapshot
 
 if TYPE_CHECKING:
@@ -106,12 +105,8 @@ def version_frame(
 
 def files_by_uri(snap: Snapshot, uris: Sequence[str]) -> list[DataFile]:
     """The data files behind Spark's ``_metadata.file_path`` values."""
-    known = {str((snap.root / f.path).resolve()): f for f in snap.files}
-    found = []
-    for uri in uris:
-        path = str(Path(unquote(urlparse(uri).path)).resolve())
-        found.append(known[path])
-    return found
+    known = {location.canonical(snap.root / f.path): f for f in snap.files}
+    return [known[location.identity(uri)] for uri in uris]
 
 
 def _stored_as(
@@ -131,7 +126,7 @@ def _stored_as(
 
 def write_frame(
     ctx: Context,
-    table_root: Path,
+    table_root: Root,
     frame: DataFrame,
     columns: Sequence[Column],
     schema: pa.Schema,
@@ -164,30 +159,29 @@ def write_frame(
     written: list[DataFile] = []
     ctx.undo.append(lambda: _unlink(table_root, written))
     try:
-        for part in sorted(staging.glob("part-*.parquet")):
-            rows = pq.ParquetFile(part).metadata.num_rows
+        for part, size in location.parts(staging):
+            rows = location.parquet_rows(part)
             if rows == 0:
                 continue
             name = f"part-{uuid.uuid4()}.parquet"
-            size = part.stat().st_size
-            part.rename(table_root / name)
+            location.move(part, table_root / name)
             written.append(DataFile(name, size, rows))
     finally:
         _discard(staging)
     return written
 
 
-def _unlink(root: Path, files: Sequence[DataFile]) -> None:
+def _unlink(root: Root, files: Sequence[DataFile]) -> None:
     for file in files:
-        (root / file.path).unlink(missing_ok=True)
+        location.unlink(root / file.path)
 
 
-def _discard(staging: Path) -> None:
-    """Remove a staging directory, and the staging root once empty: a write that
-    failed half-way (e.g. a bad cast in a Spark task) leaves nothing (SPEC R28)."""
-    shutil.rmtree(staging, ignore_errors=True)
-    with contextlib.suppress(OSError):  # not empty: another statement is staging
-        staging.parent.rmdir()
+def _discard(staging: Root) -> None:
+    """Remove a staging directory, and the staging root once empty (else another
+    statement is staging): a write that failed half-way (e.g. a bad cast in a Spark task)
+    leaves nothing (SPEC R28)."""
+    location.remove_tree(staging)
+    location.remove_if_empty(staging.parent)
 
 
 def collect(frame: DataFrame) -> tuple[list[str], list[list[object]]]:

@@ -32,7 +32,7 @@ from rewind.sql.points import point_instant, point_of, with_clock
 from rewind.sql.spark_sql import to_spark
 from rewind.sql.tables import current_version, snapshot
 from rewind.statement import Context, Reference
-from rewind.storage import timeline
+from rewind.storage import location, timeline
 from rewind.storage.columns import table_columns
 from rewind.storage.log import HistoryGone
 
@@ -252,7 +252,7 @@ def _check_files_held(ctx: Context, obj: CatalogObject, version: int) -> None:
             f"the Delta log of version {version} was cleaned up by another engine",
             ctx.now,
         ) from None
-    missing = [f.path for f in snap.files if not (snap.root / f.path).exists()]
+    missing = [f.path for f in snap.files if not location.exists(snap.root / f.path)]
     if missing and version == current_version(ctx, obj):
         raise StorageError(
             f"Data file {missing[0]} of table {names.qualified(ctx, obj)} is missing."

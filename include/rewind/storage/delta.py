@@ -8,6 +8,12 @@ tables, Rewind's commits go through delta-rs's optimistic concurrency (conflicts
 retried by delta-rs, then refused as CONCURRENT_WRITE), and undoing a failed statement
 touches only the commit that statement made. Snapshots are replayed from the log
 (:mod:`rewind.storage.log`), so deletion vectors count right whoever wrote them.
+
+An external table may live on S3 (SPEC R41, R44): its log is read through
+:mod:`rewind.storage.location` and delta-rs commits to it with the object store's
+``storage_options``, so conditionally (SPEC R46). :meth:`TableStore.root` is a table's
+root of either kind; :meth:`TableStore.path` is a local directory only, and refuses a
+table on an object store rather than let local file code turn ``s3://b/t`` into a path.
 """
 
 from __future__ import annotations
@@ -38,8 +44,9 @@ from rewind.constants import (
     COMMIT_UNDO_KEY,
     DELTA_TABLE_CONFIG,
 )
-from rewind.errors import ConcurrentWrite, StorageError, UnsupportedTableFeature
-from rewind.storage import log
+from rewind.errors import ConcurrentWrite, StorageError, UnsupportedError, UnsupportedTableFeature
+from rewind.storage import location, log, objectstore
+from rewind.storage.location import Root
 from rewind.storage.snapshot import DataFile, Snapshot
 
 # Checkpoints are left to the lifecycle; expired-log cleanup would destroy history.
@@ -106,26 +113,47 @@ class TableStore:
     def __init__(self, warehouse: Path, locate: Callable[[int], str | None] | None = None) -> None:
         self.warehouse = warehouse
         self._locate = locate
-        self._external: dict[int, Path | None] = {}
+        self._external: dict[int, Root | None] = {}
 
-    def external(self, table_id: int) -> Path | None:
+    def external(self, table_id: int) -> Root | None:
         """The location of an external table; None for a table under the warehouse."""
         table_id = int(table_id)
         if table_id not in self._external:
             found = self._locate(table_id) if self._locate is not None else None
-            self._external[table_id] = Path(found) if found else None
+            self._external[table_id] = location.of(found) if found else None
         return self._external[table_id]
 
-    def register(self, table_id: int, location: Path | None) -> None:
+    def register(self, table_id: int, root: Root | None) -> None:
         """Know (or, with None, forget) a table's external location in this process."""
-        if location is None:
+        if root is None:
             self._external.pop(int(table_id), None)
         else:
-            self._external[int(table_id)] = location
+            self._external[int(table_id)] = root
 
-    def path(self, table_id: int) -> Path:
+    def root(self, table_id: int) -> Root:
         """Locations come from ids, never from names (SPEC R4, R41)."""
         return self.external(table_id) or self.warehouse / str(int(table_id))
+
+    def path(self, table_id: int) -> Path:
+        """A table's local directory.
+
+        Raises:
+            UnsupportedError: the table is on an object store, which the code asking
+                (clones, fail-safe recovery, the lifecycle's file moves) does not reach yet.
+        """
+        root = self.root(table_id)
+        if not isinstance(root, Path):
+            raise UnsupportedError(
+                f"Table id {int(table_id)} is on an object store ({root}): this operation "
+                "works on local tables only so far."
+            )
+        return root
+
+    def _options(self, root: Root) -> dict[str, str] | None:
+        """delta-rs's ``storage_options`` for a root on S3 (conditional commits, R46)."""
+        if isinstance(root, Path):
+            return None
+        return objectstore.delta_rs_options(objectstore.settings())
 
     def table_id_in(self, text: str) -> int | None:
         """The id of the table whose directory ``text`` (an error message) names, if any."""
@@ -142,16 +170,16 @@ class TableStore:
             raise
         except CommitFailedError as exc:
             raise ConcurrentWrite(
-                f"Another writer's commit to {self.path(table_id)} conflicts with this "
+                f"Another writer's commit to {self.root(table_id)} conflicts with this "
                 f"statement's ({_reason(exc)}); nothing was committed: run it again."
             ) from None
         except DeltaProtocolError as exc:
             raise UnsupportedTableFeature(
-                f"Cannot write {self.path(table_id)}: {_reason(exc)}."
+                f"Cannot write {self.root(table_id)}: {_reason(exc)}."
             ) from None
         except Exception as exc:  # delta-rs raises OSError and its own exception types
             raise StorageError(
-                f"Cannot write the Delta log of {self.path(table_id)}: {_reason(exc)}."
+                f"Cannot write the Delta log of {self.root(table_id)}: {_reason(exc)}."
             ) from None
 
     def staging(self, table_id: int, query_id: str) -> Path:
@@ -201,10 +229,11 @@ class TableStore:
 
     def _delta_table(self, table_id: int, version: int | None = None) -> DeltaTable:
         try:
-            return DeltaTable(str(self.path(table_id)), version=version)
+            root = self.root(table_id)
+            return DeltaTable(str(root), version=version, storage_options=self._options(root))
         except Exception as exc:  # delta-rs raises several types for a broken log
             raise StorageError(
-                f"Cannot read the Delta log of {self.path(table_id)}: {_reason(exc)}."
+                f"Cannot read the Delta log of {self.root(table_id)}: {_reason(exc)}."
             ) from None
 
     def snapshot(self, table_id: int, version: int) -> Snapshot:
@@ -214,7 +243,7 @@ class TableStore:
             StorageError: the log is broken or does not reach ``version``.
             UnsupportedTableFeature: a feature Rewind cannot read correctly (SPEC R43).
         """
-        root = self.path(table_id)
+        root = self.root(table_id)
         try:
             state = log.replay(root, version)
         except (OSError, ValueError, KeyError, pa.ArrowException) as exc:
@@ -239,7 +268,7 @@ class TableStore:
     def latest_version(self, table_id: int, known: int = -1) -> int:
         """The newest version in the log, probed from ``known`` on (no listing)."""
         version = known
-        for commit in log.commits_after(self.path(table_id), known):
+        for commit in log.commits_after(self.root(table_id), known):
             version = commit.version
         return version
 
@@ -316,7 +345,7 @@ class TableStore:
 
     def _own_version(self, table_id: int, base_version: int, commit_id: str) -> int:
         """The version holding the commit ``commit_id`` (found after ``base_version``)."""
-        for commit in log.commits_after(self.path(table_id), base_version):
+        for commit in log.commits_after(self.root(table_id), base_version):
             if commit.info.get(COMMIT_ID_KEY) == commit_id:
                 return commit.version
         raise StorageError(
@@ -331,15 +360,15 @@ class TableStore:
         deleted; when another writer has committed after it, nothing of theirs is
         touched: a new commit removes what it added and brings back what it removed.
         """
-        root = self.path(table_id)
+        root = self.root(table_id)
         commit = log.read_commit(root, version)
         if commit is None or commit.rewind_query_id != query_id:
             return
         if log.read_commit(root, version + 1) is None:
             # SPEC R28, R40: this log entry and these files are this statement's own.
-            log.commit_file(root, version).unlink(missing_ok=True)
+            location.unlink(log.commit_file(root, version))
             for add in commit.adds():
-                (root / log.relative_path(add["path"])).unlink(missing_ok=True)
+                location.unlink(root / log.relative_path(add["path"]))
             return
         latest = self.latest_version(table_id, version)
         current = {f.path: f for f in self.snapshot(table_id, latest).files}
@@ -355,7 +384,7 @@ class TableStore:
             DataFile(log.relative_path(r["path"]), int(r.get("size") or 0), 0)
             for r in commit.removes()
             if log.relative_path(r["path"]) not in later
-            and (root / log.relative_path(r["path"])).exists()
+            and location.exists(root / log.relative_path(r["path"]))
         ]
         if undo_removes or undo_adds:
             schema = self.snapshot(table_id, latest).schema

@@ -3,19 +3,19 @@
 Pure reading, no writes: the commits after a version (JSON files, probed by number, no
 listing), their commit times, the deletion-vector files their actions name, and the
 snapshot of any version replayed from the newest checkpoint at or before it plus the
-JSON commits after it. Any writer's table reads the same way, whatever engine wrote it.
+JSON commits after it. Any writer's table reads the same way, whatever engine wrote it,
+in a local directory or under an S3 prefix (:mod:`rewind.storage.location`, SPEC R44):
+a commit is one GET, a listing names ``_delta_log`` only (SPEC R50).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
@@ -25,6 +25,8 @@ import pyarrow.parquet as pq
 from rewind.clock import parse_timestamp
 from rewind.constants import COMMIT_QUERY_ID_KEY, COMMIT_TIME_KEY
 from rewind.errors import StorageError, UnsupportedTableFeature
+from rewind.storage import location
+from rewind.storage.location import Root
 
 LOG = "_delta_log"
 # Reader features Rewind reads correctly: through delta-spark for data, through this
@@ -37,7 +39,7 @@ class HistoryGone(StorageError):
     """A version whose log entries another engine cleaned up: nobody can read it."""
 
 
-def commit_file(root: Path, version: int) -> Path:
+def commit_file(root: Root, version: int) -> Root:
     return root / LOG / f"{version:020d}.json"
 
 
@@ -89,16 +91,16 @@ class Commit:
         return next((a["metaData"] for a in self.actions if "metaData" in a), None)
 
 
-def read_commit(root: Path, version: int) -> Commit | None:
+def read_commit(root: Root, version: int) -> Commit | None:
     """The commit ``version``, or None when its JSON file is not there."""
     path = commit_file(root, version)
     try:
-        text = path.read_text()
-        mtime = datetime.fromtimestamp(path.stat().st_mtime, tz=UTC)
+        data, mtime = location.read(path)
     except FileNotFoundError:
         return None
     except OSError as exc:
         raise StorageError(f"Cannot read the Delta log {path}: {exc.strerror}.") from None
+    text = data.decode()
     try:
         actions = tuple(json.loads(line) for line in text.splitlines() if line.strip())
     except json.JSONDecodeError:
@@ -107,19 +109,19 @@ def read_commit(root: Path, version: int) -> Commit | None:
     return Commit(version, actions, dict(info), mtime)
 
 
-def commits_after(root: Path, version: int) -> Iterator[Commit]:
+def commits_after(root: Root, version: int) -> Iterator[Commit]:
     """The commits after ``version`` in order, until the first missing number."""
     while (commit := read_commit(root, version + 1)) is not None:
         yield commit
         version += 1
 
 
-def latest_checkpoint(root: Path, at_most: int | None = None) -> tuple[int, list[Path]] | None:
+def latest_checkpoint(root: Root, at_most: int | None = None) -> tuple[int, list[Root]] | None:
     """The newest classic checkpoint (single or multi-part) at or before ``at_most``."""
-    found: dict[int, list[Path]] = {}
+    found: dict[int, list[Root]] = {}
     parts_expected: dict[int, int] = {}
     try:
-        names = os.listdir(root / LOG)
+        names = location.names(root / LOG)
     except FileNotFoundError:
         return None
     for name in names:
@@ -135,13 +137,13 @@ def latest_checkpoint(root: Path, at_most: int | None = None) -> tuple[int, list
     if not complete:
         return None
     best = max(complete)
-    return best, sorted(found[best])
+    return best, sorted(found[best], key=str)
 
 
-def earliest_commit(root: Path) -> int | None:
+def earliest_commit(root: Root) -> int | None:
     """The oldest version whose JSON commit is still there (others may be cleaned up)."""
     try:
-        names = os.listdir(root / LOG)
+        names = location.names(root / LOG)
     except FileNotFoundError:
         return None
     versions = [
@@ -150,10 +152,10 @@ def earliest_commit(root: Path) -> int | None:
     return min(versions) if versions else None
 
 
-def _checkpoint_actions(files: list[Path]) -> Iterator[dict[str, Any]]:
+def _checkpoint_actions(files: list[Root]) -> Iterator[dict[str, Any]]:
     """The actions of a checkpoint as dicts, like a JSON commit's lines."""
     for file in files:
-        table = pq.read_table(file)
+        table = pq.read_table(location.parquet(file))
         for row in table.to_pylist():
             for kind in ("add", "remove", "metaData", "protocol"):
                 if row.get(kind) is not None:
@@ -257,7 +259,7 @@ def _live(add: dict[str, Any]) -> LiveFile:
     )
 
 
-def replay(root: Path, version: int) -> Replay:
+def replay(root: Root, version: int) -> Replay:
     """The state of ``version``: from the newest checkpoint at or before it, then the
     JSON commits after that checkpoint (SPEC R43: cleaned-up early JSON is fine).
 

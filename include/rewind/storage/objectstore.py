@@ -92,7 +92,12 @@ class S3Settings:
 
 @dataclass(frozen=True)
 class S3Location:
-    """``s3://bucket/key`` (``key`` without a leading slash; empty: the whole bucket)."""
+    """``s3://bucket/key`` (``key`` without a leading slash; empty: the whole bucket).
+
+    Joined like a path (``location / "_delta_log" / name``), so code that reads a table
+    under a root reads it under a local directory or an S3 prefix alike
+    (:mod:`rewind.storage.location`).
+    """
 
     bucket: str
     key: str = ""
@@ -100,6 +105,32 @@ class S3Location:
     @property
     def uri(self) -> str:
         return f"s3://{self.bucket}/{self.key}"
+
+    def __str__(self) -> str:
+        return self.uri
+
+    def __truediv__(self, part: str) -> S3Location:
+        part = str(part).strip("/")
+        return S3Location(self.bucket, f"{self.key}/{part}" if self.key else part)
+
+    @property
+    def parent(self) -> S3Location:
+        return S3Location(self.bucket, self.key.rpartition("/")[0])
+
+    @property
+    def name(self) -> str:
+        return self.key.rpartition("/")[2]
+
+    @property
+    def prefix(self) -> str:
+        """The key prefix of everything under this location (``key/``; ``""``: the bucket)."""
+        return f"{self.key}/" if self.key else ""
+
+    def is_relative_to(self, other: S3Location) -> bool:
+        """Whether this location is ``other`` or under it (whole key segments only)."""
+        return self.bucket == other.bucket and (
+            not other.key or self.key == other.key or self.key.startswith(other.prefix)
+        )
 
 
 def is_object_store(uri: str) -> bool:
@@ -113,6 +144,17 @@ def redact(uri: str) -> str:
     scheme, sep, rest = uri.partition("://")
     at = _user_info_end(rest) if sep else -1
     return f"{scheme}{sep}***@{rest[at + 1 :]}" if at >= 0 else uri
+
+
+# An s3:// or s3a:// URI inside free text (a statement), up to a quote or a blank.
+_URI_IN_TEXT = re.compile(r"\bs3a?://[^\s'\"`]+", re.IGNORECASE)
+
+
+def redact_text(text: str) -> str:
+    """``text`` (a statement, as QUERY_HISTORY keeps it) with every S3 URI in it
+    :func:`redact`-ed: a LOCATION that carried credentials is refused, and its secret is
+    not kept either (SPEC R45)."""
+    return _URI_IN_TEXT.sub(lambda found: redact(found.group(0)), text)
 
 
 def _user_info_end(rest: str) -> int:
@@ -286,6 +328,21 @@ def s3_client(s: S3Settings | None = None, **timeouts: Any) -> BaseClient:
     import boto3
 
     return boto3.client("s3", **boto3_kwargs(s or settings(), **timeouts))
+
+
+_SHARED: dict[tuple[tuple[str, str], ...], BaseClient] = {}
+
+
+def shared_client() -> BaseClient:
+    """One boto3 client per set of ``AWS_*`` variables, for the many small reads of a Delta
+    log (:mod:`rewind.storage.location`): resolving the settings costs about 20 ms, a GET
+    of a commit a few. Keyed by the variables, so a process that changes them (a test's
+    bucket) gets a client of the new settings."""
+    key = tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith("AWS_")))
+    if key not in _SHARED:
+        _SHARED.clear()
+        _SHARED[key] = s3_client()
+    return _SHARED[key]
 
 
 # What the store's error codes mean for a user (SPEC R49): the code class and the reason.

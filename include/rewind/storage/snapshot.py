@@ -5,12 +5,12 @@ as replayed from the log by :mod:`rewind.storage.log` and committed by
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 
 from rewind.errors import UnsupportedTableFeature
+from rewind.storage.location import Root
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class Snapshot:
     version: int
     schema: pa.Schema
     files: tuple[DataFile, ...]
-    root: Path
+    root: Root  # a local directory or an S3 prefix (SPEC R44)
     protocol: dict[str, Any] | None = None
     # name -> identity: column mapping's id (stable across renames), else the name
     field_ids: dict[str, str] | None = None

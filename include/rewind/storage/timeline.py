@@ -29,9 +29,10 @@ from typing import Any
 from rewind.catalog.models import CatalogObject, Statement
 from rewind.catalog.repository import Catalog
 from rewind.constants import COMMIT_UNDO_KEY
-from rewind.storage import log
+from rewind.storage import location, log
 from rewind.storage.columns import Column, table_columns
 from rewind.storage.delta import TableStore
+from rewind.storage.location import Root
 from rewind.types import from_spark
 
 FOREIGN_QUERY_TYPE = "DELTA_COMMIT"
@@ -89,9 +90,7 @@ def sync(
         previous = known.commit_time
     else:  # an external table's history began before its registration (SPEC R41)
         previous = table.created_on if table.location is None else EARLIEST
-    root = store.path(table.id)
-    if not (root / log.LOG).exists():
-        return after
+    root = store.root(table.id)
     if log.read_commit(root, after + 1) is None:
         # JSON commits cleaned up by another engine after a checkpoint: the versions
         # before the oldest one left cannot be read by anyone; carry on from it.
@@ -113,7 +112,7 @@ def _fold(
     catalog: Catalog,
     store: TableStore,
     table: CatalogObject,
-    root: Path,
+    root: Root,
     commit: log.Commit,
     previous: datetime,
 ) -> bool:
@@ -142,7 +141,7 @@ def _fold(
     return True
 
 
-def _undone_later(root: Path, commit: log.Commit) -> bool:
+def _undone_later(root: Root, commit: log.Commit) -> bool:
     return any(
         later.rewind_query_id == commit.rewind_query_id and later.info.get(COMMIT_UNDO_KEY)
         for later in log.commits_after(root, commit.version)
@@ -169,9 +168,9 @@ def _record(
     )
 
 
-def _log_foreign(catalog: Catalog, table: CatalogObject, commit: log.Commit, root: Path) -> str:
+def _log_foreign(catalog: Catalog, table: CatalogObject, commit: log.Commit, root: Root) -> str:
     """Another writer's commit as a statement of the log (QUERY_HISTORY, SPEC R36, R40)."""
-    query_id = commit.derived_query_id(str(root.resolve()))
+    query_id = commit.derived_query_id(location.canonical(root))
     if catalog.statement(query_id) is None:
         when = commit.raw_time()
         engine = str(commit.info.get("engineInfo") or "another Delta writer")
@@ -194,7 +193,7 @@ def _log_foreign(catalog: Catalog, table: CatalogObject, commit: log.Commit, roo
     return query_id
 
 
-def _follow_schema(table: CatalogObject, root: Path, commit: log.Commit) -> None:
+def _follow_schema(table: CatalogObject, root: Root, commit: log.Commit) -> None:
     """Columns another writer added, renamed or dropped become the table's (SPEC R40);
     a column Rewind hid (DROP COLUMN keeps it in the files) stays hidden."""
     metadata = commit.metadata()

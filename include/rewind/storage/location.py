@@ -1,0 +1,228 @@
+"""Where a table's files are: a local directory or an S3 prefix (SPEC R41, R44, R50).
+
+A table root is a :class:`~pathlib.Path` or an :class:`~rewind.storage.objectstore.S3Location`;
+both join with ``/``. The few file operations that reading a Delta log and staging a
+statement's files need are here, once per kind of root, so the code above them (the log
+reader, the writer of new data files) has one implementation for both. On S3 they are
+boto3 calls through :func:`rewind.storage.objectstore.shared_client`; a listing names one
+"directory" (a prefix with a ``/`` delimiter), so listing ``_delta_log`` never lists a
+table's data files (SPEC R50).
+
+Errors are the local ones on both: :class:`FileNotFoundError` for a missing file,
+:class:`OSError` (``strerror``: the store's error code) for anything else, so a caller
+turns both into one message naming the location, never a secret (SPEC R45).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import shutil
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import unquote, urlparse
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from rewind.storage import objectstore
+from rewind.storage.objectstore import S3Location
+
+if TYPE_CHECKING:
+    from botocore.client import BaseClient
+
+Root = Path | S3Location
+_NOT_FOUND = {"NoSuchKey", "404", "NotFound"}
+_FOOTER_READ = 64 * 1024  # bytes: one ranged GET holds the footer of most Parquet files
+
+
+def of(text: str) -> Root:
+    """The root a stored location names: ``s3://`` / ``s3a://`` -> an S3 prefix (without
+    a trailing ``/``), anything else -> a local path.
+
+    Raises:
+        InvalidLocation: an S3 URI that is not usable (credentials in it, a bad bucket).
+    """
+    if objectstore.is_object_store(text):
+        found = objectstore.parse_location(text)
+        return S3Location(found.bucket, found.key.strip("/"))
+    return Path(text)
+
+
+def on_object_store(text: str | None) -> bool:
+    """Whether a stored location (a catalog's ``location``) is on an object store."""
+    return bool(text) and objectstore.is_object_store(str(text))
+
+
+def identity(uri: str) -> str:
+    """A file as Spark names it (``_metadata.file_path``: ``file:/...``, ``s3a://...``), in
+    the form :func:`canonical` gives a root joined with a file's path."""
+    if objectstore.is_object_store(uri):
+        found = objectstore.parse_location(uri)
+        return str(S3Location(found.bucket, unquote(found.key)))
+    return canonical(Path(unquote(urlparse(uri).path)))
+
+
+def canonical(path: Root) -> str:
+    """One spelling per file: a local path resolved, an S3 location as ``s3://``."""
+    return str(path.resolve()) if isinstance(path, Path) else str(path)
+
+
+def overlaps(one: Root, other: Root) -> bool:
+    """Whether one location is the other or holds it (never across kinds)."""
+    if isinstance(one, Path) and isinstance(other, Path):
+        return one.is_relative_to(other) or other.is_relative_to(one)
+    if isinstance(one, S3Location) and isinstance(other, S3Location):
+        return one.is_relative_to(other) or other.is_relative_to(one)
+    return False
+
+
+@contextlib.contextmanager
+def _s3(where: S3Location) -> Iterator[BaseClient]:
+    """The shared client, its errors as the local ones (see the module docstring)."""
+    import botocore.exceptions
+
+    try:
+        yield objectstore.shared_client()
+    except botocore.exceptions.ClientError as error:
+        code = str(error.response.get("Error", {}).get("Code", ""))
+        if code in _NOT_FOUND:
+            raise FileNotFoundError(errno.ENOENT, "no such object", str(where)) from None
+        raise OSError(errno.EIO, code or "error", str(where)) from None
+    except botocore.exceptions.BotoCoreError as error:
+        raise OSError(errno.EIO, type(error).__name__, str(where)) from None
+
+
+def read(path: Root) -> tuple[bytes, datetime]:
+    """A file's bytes and its modification time (S3: ``LastModified``)."""
+    if isinstance(path, Path):
+        data = path.read_bytes()
+        return data, datetime.fromtimestamp(path.stat().st_mtime, tz=UTC)
+    with _s3(path) as client:
+        got = client.get_object(Bucket=path.bucket, Key=path.key)
+        return got["Body"].read(), got["LastModified"].astimezone(UTC)
+
+
+def exists(path: Root) -> bool:
+    """Whether a file is there."""
+    if isinstance(path, Path):
+        return path.exists()
+    try:
+        with _s3(path) as client:
+            client.head_object(Bucket=path.bucket, Key=path.key)
+    except FileNotFoundError:
+        return False
+    return True
+
+
+def names(directory: Root) -> list[str]:
+    """The names in a directory (S3: the objects right under the prefix, paged).
+
+    Raises:
+        FileNotFoundError: a local directory that is not there (an S3 prefix with nothing
+            under it is empty).
+    """
+    if isinstance(directory, Path):
+        return os.listdir(directory)
+    return [key.removeprefix(directory.prefix) for key, _ in _objects(directory, "/")]
+
+
+def _objects(directory: S3Location, delimiter: str = "") -> Iterator[tuple[str, int]]:
+    """(key, size) of the objects under a prefix: right under it with ``delimiter="/"``."""
+    with _s3(directory) as client:
+        pages = client.get_paginator("list_objects_v2").paginate(
+            Bucket=directory.bucket, Prefix=directory.prefix, Delimiter=delimiter
+        )
+        for page in pages:
+            for item in page.get("Contents", []):
+                yield str(item["Key"]), int(item["Size"])
+
+
+def parts(directory: Root) -> list[tuple[Root, int]]:
+    """The ``part-*.parquet`` files a Spark job wrote into ``directory``, with their sizes,
+    in name order."""
+    if isinstance(directory, Path):
+        return [(part, part.stat().st_size) for part in sorted(directory.glob("part-*.parquet"))]
+    found: list[tuple[Root, int]] = []
+    for key, size in sorted(_objects(directory, "/")):
+        name = key.removeprefix(directory.prefix)
+        if name.startswith("part-") and name.endswith(".parquet"):
+            found.append((directory / name, size))
+    return found
+
+
+def parquet(path: Root) -> Path | pa.BufferReader:
+    """A Parquet file for ``pyarrow.parquet`` (S3: its bytes, read once)."""
+    return path if isinstance(path, Path) else pa.BufferReader(read(path)[0])
+
+
+def parquet_rows(path: Root) -> int:
+    """A Parquet file's row count, from its footer (S3: one or two ranged GETs)."""
+    if isinstance(path, Path):
+        return int(pq.ParquetFile(path).metadata.num_rows)
+    tail = _tail(path, _FOOTER_READ)
+    footer = int.from_bytes(tail[-8:-4], "little") + 8
+    if footer > len(tail):
+        tail = _tail(path, footer)
+    # The footer alone, behind the leading magic bytes, reads as a Parquet file's metadata.
+    return int(pq.read_metadata(pa.BufferReader(b"PAR1" + tail[-footer:])).num_rows)
+
+
+def _tail(path: S3Location, size: int) -> bytes:
+    with _s3(path) as client:
+        got = client.get_object(Bucket=path.bucket, Key=path.key, Range=f"bytes=-{size}")
+        return bytes(got["Body"].read())
+
+
+def move(source: Root, destination: Root) -> None:
+    """Give a statement's staged file its place in the table (S3: a server-side copy,
+    then the delete of the staged object)."""
+    if isinstance(source, Path) and isinstance(destination, Path):
+        source.rename(destination)
+        return
+    assert isinstance(source, S3Location) and isinstance(destination, S3Location)
+    with _s3(source) as client:
+        client.copy_object(
+            Bucket=destination.bucket,
+            Key=destination.key,
+            CopySource={"Bucket": source.bucket, "Key": source.key},
+        )
+        client.delete_object(Bucket=source.bucket, Key=source.key)
+
+
+def unlink(path: Root) -> None:
+    """Delete a file; a missing one is no error."""
+    if isinstance(path, Path):
+        path.unlink(missing_ok=True)
+        return
+    with _s3(path) as client:
+        client.delete_object(Bucket=path.bucket, Key=path.key)
+
+
+def remove_tree(directory: Root) -> None:
+    """Delete a statement's staging directory and everything in it (best effort)."""
+    if isinstance(directory, Path):
+        shutil.rmtree(directory, ignore_errors=True)
+        return
+    with contextlib.suppress(OSError):
+        keys = [key for key, _ in _objects(directory)]
+        with _s3(directory) as client:
+            for start in range(0, len(keys), 1000):  # DeleteObjects takes 1000 keys
+                batch = [{"Key": key} for key in keys[start : start + 1000]]
+                client.delete_objects(Bucket=directory.bucket, Delete={"Objects": batch})
+
+
+def remove_if_empty(directory: Root) -> None:
+    """Delete a directory that holds nothing (S3: its marker object, when nothing else
+    is under its prefix); one that holds something stays."""
+    if isinstance(directory, Path):
+        with contextlib.suppress(OSError):
+            directory.rmdir()
+        return
+    with contextlib.suppress(OSError):
+        keys = {key for key, _ in _objects(directory)}
+        if keys <= {directory.prefix}:
+            unlink(S3Location(directory.bucket, directory.prefix))
