@@ -47,6 +47,7 @@ from rewind.sql.execute import execute, prepare
 from rewind.sql.parse import flow_parts, parse, split
 from rewind.sql.tables import naming_table
 from rewind.statement import Analysis, Context, SessionState
+from rewind.storage import objectstore
 from rewind.storage.delta import TableStore
 from rewind.storage.timeline import running
 
@@ -438,7 +439,7 @@ def _statement_row(
     role, dialect = role_and_dialect
     return Statement(
         query_id=query_id,
-        text=text,
+        text=objectstore.redact_text(text),  # SPEC R45
         user_name=config.user,
         role_name=role,
         start_time=times[0],

@@ -4,7 +4,6 @@ is :mod:`rewind.sql.alter`."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 from sqlglot import exp
 
@@ -34,6 +33,7 @@ from rewind.storage.columns import (
     Column,
     add_column,
 )
+from rewind.storage.location import Root
 
 PARENT_KIND = {SCHEMA: DATABASE, TABLE: SCHEMA}
 
@@ -99,7 +99,7 @@ def _table_storage(
     ctx: Context,
     tree: exp.Create,
     obj: CatalogObject,
-    location: Path | None,
+    location: Root | None,
     write_as: Callable[[CatalogObject], None] | None,
 ) -> None:
     """A new table's storage: registered where it is (external, SPEC R41), written from a

@@ -6,6 +6,11 @@ folded into the timeline like any other writer's commits (SPEC R40), and Rewind 
 its ``delta.deletedFileRetentionDuration`` / ``delta.logRetentionDuration`` so that
 another engine's VACUUM cannot cut into time travel (R42). Every refusal happens before
 anything is written.
+
+A location is a local path or an S3 prefix (``s3://bucket/path``, SPEC R44): one with
+credentials in it is refused (R45), the store is asked once whether the bucket answers
+these settings (:func:`rewind.storage.objectstore.probe`, R49), and locations are compared
+as prefixes (LOCATION_IN_USE).
 """
 
 from __future__ import annotations
@@ -18,12 +23,19 @@ from sqlglot import exp
 
 from rewind import security
 from rewind.catalog.models import CatalogObject
-from rewind.errors import InvalidLocation, LocationInUse, SqlSyntaxError, UnsupportedError
+from rewind.errors import (
+    InvalidLocation,
+    LocationInUse,
+    SqlSyntaxError,
+    StorageError,
+    UnsupportedError,
+)
 from rewind.sql import names
 from rewind.sql.tables import keep_history
 from rewind.sql.values import ObjectProperties, literal
 from rewind.statement import Context
-from rewind.storage import log, timeline
+from rewind.storage import location, log, objectstore, timeline
+from rewind.storage.location import Root
 
 FORMAT = "DELTA"
 
@@ -45,24 +57,24 @@ def properties(ctx: Context, tree: exp.Create) -> tuple[str, ObjectProperties]:
     return _properties(tree)
 
 
-def locate(ctx: Context, text: str) -> Path:
+def locate(ctx: Context, text: str) -> Root:
     """The resolved location of a registration, refused (changing nothing) when it is
     missing, unreadable, not a Delta table, Rewind's own or already governed (R41)."""
-    location = resolve_location(text)
-    check_location(ctx.own_roots, location)
-    _not_governed(ctx, location)
-    return location
+    root = resolve_location(text)
+    check_location(ctx.own_roots, root)
+    _not_governed(ctx, root)
+    return root
 
 
-def register(ctx: Context, obj: CatalogObject, location: Path) -> None:
-    """Make the new table ``obj`` the Delta table at ``location``, with its history."""
-    obj.location = str(location)
-    ctx.store.register(obj.id, location)
+def register(ctx: Context, obj: CatalogObject, root: Root) -> None:
+    """Make the new table ``obj`` the Delta table at ``root``, with its history."""
+    obj.location = str(root)  # an S3 URI holds no credentials (resolve_location, R45)
+    ctx.store.register(obj.id, root)
     ctx.undo.append(lambda: ctx.store.register(obj.id, None))
     ctx.catalog.session.flush()
     newest = timeline.sync(ctx.catalog, ctx.store, obj)  # history before registration too
     if newest < 0:
-        raise InvalidLocation(f"Location '{location}' holds no Delta commit Rewind can read.")
+        raise InvalidLocation(f"Location '{root}' holds no Delta commit Rewind can read.")
     current = ctx.store.snapshot(obj.id, newest)  # SPEC R43: refuses what it cannot read
     obj.columns = [c.as_json() for c in timeline.columns_of(current.metadata or {})]
     keep_history(ctx, obj)  # SPEC R42
@@ -108,12 +120,15 @@ def _text(node: exp.Expression) -> str:
     return text
 
 
-def resolve_location(text: str) -> Path:
-    """The real path a LOCATION names (``file://`` URIs, ``..`` and symlinks resolved).
+def resolve_location(text: str) -> Root:
+    """The real path a LOCATION names (``file://`` URIs, ``..`` and symlinks resolved), or
+    the S3 prefix (:func:`resolve_object_store`).
 
     Raises:
         InvalidLocation: not a local path, missing, unreadable or not a Delta table.
     """
+    if objectstore.is_object_store(text):
+        return resolve_object_store(text)
     parsed = urlparse(text)
     if parsed.scheme == "file":
         if parsed.netloc not in ("", "localhost"):
@@ -121,7 +136,8 @@ def resolve_location(text: str) -> Path:
         raw = unquote(parsed.path)
     elif parsed.scheme and len(parsed.scheme) > 1:
         raise InvalidLocation(
-            f"Location '{text}': only local paths and file:// URIs are supported."
+            f"Location '{objectstore.redact(text)}': only local paths, file:// and s3:// "
+            "URIs are supported."
         )
     else:
         raw = text
@@ -145,29 +161,52 @@ def resolve_location(text: str) -> Path:
     return path
 
 
-def check_location(own_roots: tuple[Path, ...], location: Path) -> None:
+def resolve_object_store(text: str) -> Root:
+    """The S3 prefix a LOCATION names (``s3://`` or ``s3a://``, no trailing ``/``), once
+    the store has answered: a LIST of one key (the probe) and a LIST of ``_delta_log``.
+
+    Raises:
+        InvalidLocation: credentials in the URI (SPEC R45), no AWS settings at all, a bad
+            or missing bucket, no Delta log under the prefix.
+        ConfigurationError: no credentials, or the store rejects them (SPEC R49).
+        StorageError: the store does not answer or refuses the listing.
+    """
+    root = location.of(text)
+    if not objectstore.configured():
+        raise InvalidLocation(
+            f"Location '{root}': no object store is configured (the AWS settings: "
+            "AWS_ENDPOINT_URL, AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, a profile)."
+        )
+    objectstore.probe(str(root))
+    try:
+        entries = location.names(root / log.LOG)
+    except OSError as exc:
+        raise StorageError(f"Location '{root}' cannot be listed: {exc.strerror}.") from None
+    if not entries:
+        raise InvalidLocation(f"Location '{root}' is not a Delta table (no {log.LOG}).")
+    return root
+
+
+def check_location(own_roots: tuple[Path, ...], root: Root) -> None:
     """Refuse a location inside Rewind's own storage roots, or holding one."""
-    for root in own_roots:
-        own = root.resolve()
-        if location.is_relative_to(own) or own.is_relative_to(location):
+    for own_root in own_roots:
+        own = own_root.resolve()
+        if location.overlaps(root, own):
             raise InvalidLocation(
-                f"Location '{location}' overlaps Rewind's own storage ({own}); "
+                f"Location '{root}' overlaps Rewind's own storage ({own}); "
                 "only tables outside it can be registered."
             )
 
 
-def _not_governed(ctx: Context, location: Path) -> None:
-    """A location (or one inside or around it) already governed, live or dropped."""
+def _not_governed(ctx: Context, root: Root) -> None:
+    """A location (or one inside or around it) already governed, live or dropped; S3
+    locations compare as key prefixes, whole segments only."""
     for other in ctx.catalog.external_tables(ctx.now, released=False):
-        governed = Path(str(other.location))
-        if (
-            governed == location
-            or location.is_relative_to(governed)
-            or (governed.is_relative_to(location))
-        ):
+        governed = location.of(str(other.location))
+        if location.overlaps(root, governed):
             what = "dropped table" if other.dropped_on is not None else "table"
             shown = names.qualified(ctx, other) if security.can_see(ctx, other) else "another name"
             raise LocationInUse(
-                f"Location '{location}' is already governed by {what} {shown} "
+                f"Location '{root}' is already governed by {what} {shown} "
                 f"(registered at {governed})."
             )
