@@ -20,7 +20,7 @@ from rewind.catalog.models import FileState
 from rewind.catalog.repository import Catalog
 from rewind.constants import FAILSAFE_DAYS
 from rewind.lifecycle.rules import REMOVED
-from rewind.lifecycle.scan import commit_actions
+from rewind.lifecycle.scan import commit_actions, on_object_store
 from rewind.storage import log
 from rewind.storage.delta import STAGING
 
@@ -122,10 +122,13 @@ def table_files(
 
 
 def governed_roots(catalog: Catalog, warehouse: Path, now: datetime) -> dict[int, Path]:
-    """:func:`table_roots` with the external tables the catalog still governs."""
+    """:func:`table_roots` with the external tables the catalog still governs (those on
+    an object store left out: :func:`rewind.lifecycle.scan.on_object_store`)."""
+    skipped = on_object_store(catalog)
     external = {
         table.id: Path(str(table.location))
         for table in catalog.external_tables(now, released=False)
+        if table.id not in skipped
     }
     return table_roots(warehouse, external)
 

@@ -8,6 +8,11 @@ its catalog commit is not data (SPEC R28). The time a file was removed is the co
 time the timeline recorded (SPEC R15). Where another engine cleaned up JSON commits
 after a checkpoint, the state is rebuilt from the checkpoint instead (SPEC R43).
 Deletion-vector files are files of the table like the data files that carry them.
+
+External tables on an object store (SPEC R44) are left alone: the lifecycle's file moves
+(R48) and its requests budget (R50) do not reach S3 yet, so none of their commits is read
+here and none of their files is tracked, moved or purged; each run says how many it left
+(:func:`on_object_store`).
 """
 
 from __future__ import annotations
@@ -18,10 +23,10 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from rewind.catalog.models import FileState, LogCursor, TableVersion
+from rewind.catalog.models import CatalogObject, FileState, LogCursor, TableVersion
 from rewind.catalog.repository import Catalog
 from rewind.lifecycle.rules import DELETING, LIVE, MOVING, REMOVED
-from rewind.storage import log, timeline
+from rewind.storage import location, log, timeline
 from rewind.storage.delta import TableStore
 
 
@@ -37,13 +42,24 @@ def newest_versions(catalog: Catalog, now: datetime) -> dict[int, int]:
     )
     for table in catalog.external_tables(now, released=True):
         newest.pop(table.id, None)
+    for table_id in on_object_store(catalog):
+        newest.pop(table_id, None)
     return newest
+
+
+def on_object_store(catalog: Catalog) -> set[int]:
+    """The ids of the external tables on an object store, which the lifecycle does not
+    govern yet (see the module docstring): it never reaches them with local file code."""
+    rows = catalog.session.execute(
+        select(CatalogObject.id, CatalogObject.location).where(CatalogObject.location.is_not(None))
+    )
+    return {table_id for table_id, where in rows if location.on_object_store(where)}
 
 
 def sync_timelines(catalog: Catalog, store: TableStore, now: datetime) -> None:
     """Extend the timeline of every table another writer committed to (SPEC R40)."""
     for table_id, newest in newest_versions(catalog, now).items():
-        if log.commit_file(store.path(table_id), newest + 1).exists():
+        if location.exists(log.commit_file(store.path(table_id), newest + 1)):
             table = catalog.get(table_id)
             if table is not None:
                 timeline.sync(catalog, store, table)

@@ -203,7 +203,7 @@ def guards_frame(
     elsewhere acts on it. Read at the last version the lifecycle read."""
     rows = []
     for table in catalog.external_tables(now, released=False):
-        if table.id not in cursors:
+        if table.id not in cursors:  # never read by the lifecycle (on an object store too)
             continue
         try:
             state = log.replay(Path(str(table.location)), cursors[table.id])
