@@ -1,0 +1,213 @@
+"""A Delta table another engine keeps on S3, put under Rewind where it is (SPEC R41–R46), on
+a real S3 server (SeaweedFS, tests/s3_server.py): registered with ``CREATE EXTERNAL TABLE
+... LOCATION = 's3://...'``, read at every point of its history, written by Rewind and by
+its own writer, dropped and undropped, and left alone by the nightly lifecycle, which does
+not govern tables on S3 yet. No object of the team's is moved, copied or rewritten by any
+of it, and the server's secret key is nowhere Rewind writes or answers (R45).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+from deltalake import DeltaTable, write_deltalake
+
+from rewind.errors import RewindError
+from rewind.storage import objectstore
+
+pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("s3")]
+
+GAP = 2.0  # seconds between the team's commits: S3's LastModified has whole seconds
+
+
+def rows(conn: Any, sql: str) -> list[tuple[Any, ...]]:
+    return [tuple(r) for r in conn.sql(sql)[-1].rows]
+
+
+def ids(conn: Any, point: str = "") -> list[int]:
+    return [r[0] for r in rows(conn, f"SELECT ID FROM ORDERS {point} ORDER BY ID")]
+
+
+def register(conn: Any, name: str, where: str) -> None:
+    conn.sql(f"CREATE EXTERNAL TABLE {name} LOCATION = '{where}' TABLE_FORMAT = DELTA")
+
+
+def refused(conn: Any, sql: str) -> RewindError:
+    with pytest.raises(RewindError) as caught:
+        conn.sql(sql)
+    return caught.value
+
+
+def objects(bucket: Any) -> dict[str, str]:
+    """Every object in the bucket, with its ETag: what any write of it would change."""
+    client = bucket.server.client()
+    found: dict[str, str] = {}
+    for page in client.get_paginator("list_objects_v2").paginate(Bucket=bucket.name):
+        found.update({item["Key"]: item["ETag"] for item in page.get("Contents", [])})
+    return found
+
+
+def options() -> dict[str, str]:
+    """The team's delta-rs writer's settings: the same AWS variables (SPEC R44)."""
+    return objectstore.delta_rs_options(objectstore.settings())
+
+
+def team_rows(uri: str) -> list[tuple[Any, ...]]:
+    table = DeltaTable(uri, storage_options=options()).to_pyarrow_table().sort_by("ID")
+    return list(zip(table["ID"].to_pylist(), table["V"].to_pylist(), strict=True))
+
+
+@pytest.fixture
+def lake(s3_bucket: Any, spark: Any) -> Any:
+    """The bucket, with this process's JVM reaching it through s3a.
+
+    A JVM started after the AWS variables were set reads them from its environment, as
+    Rewind's own processes do; this test session's JVM may be older than the bucket's
+    variables (another module's test started it), so their s3a settings go into its Hadoop
+    configuration here, the keys as in-process settings (``spark_secret_conf``, R45).
+    """
+    s3 = replace(objectstore.settings(), keys_in_environment=False)
+    hadoop = spark.sparkContext._jsc.hadoopConfiguration()
+    for key, value in {**objectstore.spark_conf(s3), **objectstore.spark_secret_conf(s3)}.items():
+        hadoop.set(key.removeprefix("spark.hadoop."), value)
+    return s3_bucket
+
+
+@pytest.fixture
+def team(lake: Any) -> tuple[str, datetime]:
+    """The team's table, written by a plain delta-rs writer at ``s3://<bucket>/team/orders``:
+    rows 1, 2 (v0), row 3 (v1), then a DELETE of row 2 (v2); and an instant between v0
+    and v1."""
+    uri = f"{lake.uri}team/orders"
+    write_deltalake(uri, pa.table({"ID": [1, 2], "V": ["a", "b"]}), storage_options=options())
+    time.sleep(GAP)
+    between = datetime.now(UTC)
+    time.sleep(GAP)
+    write_deltalake(
+        uri, pa.table({"ID": [3], "V": ["c"]}), mode="append", storage_options=options()
+    )
+    DeltaTable(uri, storage_options=options()).delete("ID = 2")
+    return uri, between
+
+
+def secret_free(secret: str, home: Path, *texts: str) -> None:
+    """SPEC R45: the secret is in no file of the home (catalog, QUERY_HISTORY, logs) and no
+    text Rewind answered."""
+    assert secret
+    for path in home.rglob("*"):
+        if path.is_file():
+            assert secret.encode() not in path.read_bytes(), path
+    for text in texts:
+        assert secret not in text
+
+
+def test_a_team_table_on_s3_is_governed_where_it_is_r41_r42_r46(
+    lake: Any, team: tuple[str, datetime], connect: Any, home: Path
+) -> None:
+    """Registered from S3 with its history (R41): read now, AT a timestamp, AT an offset,
+    BEFORE a statement; written by Rewind through delta-rs's conditional commits (R46) and
+    by the team's writer after registration (R40), each side reading the other's rows;
+    its Delta retention raised on S3 (R42); DROP and UNDROP keep every object."""
+    uri, between = team
+    conn = connect()
+    conn.sql("CREATE DATABASE LAKE")
+    register(conn, "ORDERS", uri)
+    assert ids(conn) == [1, 3]
+    assert ids(conn, f"AT(TIMESTAMP => '{between.isoformat()}')") == [1, 2]
+    offset = round((datetime.now(UTC) - between).total_seconds())
+    assert ids(conn, f"AT(OFFSET => -{offset})") == [1, 2]
+    configuration = DeltaTable(uri, storage_options=options()).metadata().configuration
+    assert configuration["delta.deletedFileRetentionDuration"] == "interval 8 days"
+    assert "delta.logRetentionDuration" not in configuration  # Delta's 30 days cover it
+
+    inserted = conn.sql("INSERT INTO ORDERS VALUES (4, 'd')")[-1].query_id
+    conn.sql("UPDATE ORDERS SET V = 'C' WHERE ID = 3")
+    conn.sql("DELETE FROM ORDERS WHERE ID = 1")
+    assert team_rows(uri) == [(3, "C"), (4, "d")]  # the team's reader sees Rewind's commits
+    assert ids(conn, f"BEFORE(STATEMENT => '{inserted}')") == [1, 3]
+    staged = [key for key in objects(lake) if "_rewind_staging" in key]
+    assert staged == []  # statements leave no staging object behind (R28)
+
+    write_deltalake(
+        uri, pa.table({"ID": [9], "V": ["z"]}), mode="append", storage_options=options()
+    )
+    assert ids(conn) == [3, 4, 9]  # the team's commit after registration (R40)
+    shown = conn.sql("SHOW TABLES")[-1]
+    table = dict(zip(shown.columns, shown.rows[0], strict=True))
+    assert (table["is_external"], table["rows"]) == ("Y", 3)
+
+    kept = objects(lake)
+    conn.sql("DROP TABLE ORDERS")
+    assert objects(lake) == kept  # the team's objects stay (R41)
+    dropped = conn.sql("SHOW TABLES HISTORY LIKE 'ORDERS' IN SCHEMA LAKE.PUBLIC")[-1]
+    assert dropped.column("dropped_on")[0] is not None
+    conn.sql("UNDROP TABLE ORDERS")
+    assert rows(conn, "SELECT * FROM ORDERS ORDER BY ID") == [(3, "C"), (4, "d"), (9, "z")]
+    assert objects(lake) == kept
+    history = rows(conn, "SELECT QUERY_TEXT FROM REWIND.ACCOUNT_USAGE.QUERY_HISTORY")
+    assert any(uri in str(text) for (text,) in history)
+    secret_free(lake.server.secret_key, home, *(str(text) for (text,) in history))
+
+
+def test_the_nightly_lifecycle_leaves_a_table_on_s3_alone(
+    lake: Any, team: tuple[str, datetime], connect: Any, home: Path
+) -> None:
+    """Until the lifecycle speaks S3, a run with a table on S3 registered succeeds, reads
+    none of its commits, moves and purges none of its objects, and says it left it alone
+    (its summary); a local table beside it is governed as ever."""
+    uri, _ = team
+    conn = connect()
+    conn.sql("CREATE DATABASE LAKE")
+    register(conn, "ORDERS", uri)
+    conn.sql("CREATE TABLE LOCAL_ONE (ID INT); INSERT INTO LOCAL_ONE VALUES (1)")
+    conn.sql("DELETE FROM ORDERS WHERE ID = 1")
+    kept = objects(lake)
+    steps = conn.lifecycle()
+    merged = {key: value for step in steps for key, value in step.items()}
+    assert len(merged["object_store_tables_left_alone"]) == 1
+    assert merged["commits_read"] >= 2  # the local table's, none of the S3 table's
+    assert objects(lake) == kept
+    assert ids(conn) == [3]
+    secret_free(lake.server.secret_key, home)
+
+
+def test_each_refusal_of_an_s3_location_has_its_code_and_writes_nothing_r41_r45_r49(
+    lake: Any, team: tuple[str, datetime], connect: Any, home: Path, monkeypatch: Any
+) -> None:
+    """Credentials in the URI, a missing bucket, a prefix with no Delta log, a wrong secret,
+    a location already governed under another spelling: each refused with its code before
+    anything is written, and no message shows the secret (R45)."""
+    uri, _ = team
+    secret = lake.server.secret_key
+    conn = connect()
+    conn.sql("CREATE DATABASE LAKE")
+    register(conn, "ORDERS", uri)
+    kept = objects(lake)
+    path = uri.removeprefix("s3://")
+    attempts = {
+        f"s3://{lake.server.access_key}:{secret}@{path}": "INVALID_LOCATION",
+        f"s3://no-such-bucket-{lake.name[-8:]}/orders": "INVALID_LOCATION",
+        f"{lake.uri}team": "INVALID_LOCATION",  # no _delta_log right under it
+        f"s3a://{path}/": "LOCATION_IN_USE",
+    }
+    messages = []
+    for where, code in attempts.items():
+        error = refused(
+            conn, f"CREATE EXTERNAL TABLE OTHER LOCATION = '{where}' TABLE_FORMAT = DELTA"
+        )
+        assert error.code == code, (where, error.message)
+        messages.append(error.message)
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "not-the-secret-" + "x" * 20)
+    error = refused(conn, f"CREATE EXTERNAL TABLE OTHER LOCATION = '{uri}' TABLE_FORMAT = DELTA")
+    assert error.code == "CONFIGURATION_ERROR", error.message
+    messages.append(error.message)
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", secret)
+    assert objects(lake) == kept
+    assert conn.sql("SHOW TABLES IN SCHEMA LAKE.PUBLIC")[-1].column("name") == ["ORDERS"]
+    secret_free(secret, home, *messages)
