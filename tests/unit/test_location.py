@@ -1,0 +1,133 @@
+"""Table roots, local or on S3 (rewind.storage.location, SPEC R41, R44, R45): how a stored
+location becomes a root, how roots join, compare and name files, and the local side of the
+file operations the Delta log reader and the writer of staged files use. No network: the
+S3 side runs against a real server in tests/s3/test_s3_external.py."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from rewind.errors import InvalidLocation
+from rewind.storage import location, objectstore
+from rewind.storage.objectstore import S3Location
+
+pytestmark = pytest.mark.unit
+
+SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEKEY"
+
+
+def test_an_s3_location_joins_like_a_path() -> None:
+    root = S3Location("lake", "team/orders")
+    commit = root / "_delta_log" / "00000000000000000000.json"
+    assert commit == S3Location("lake", "team/orders/_delta_log/00000000000000000000.json")
+    assert str(commit) == "s3://lake/team/orders/_delta_log/00000000000000000000.json"
+    assert (commit.name, commit.parent.parent) == ("00000000000000000000.json", root)
+    assert S3Location("lake") / "t" == S3Location("lake", "t")
+    assert (root.prefix, S3Location("lake").prefix) == ("team/orders/", "")
+
+
+@pytest.mark.parametrize(
+    ("text", "root"),
+    [
+        ("s3://lake/team/orders", S3Location("lake", "team/orders")),
+        ("s3a://lake/team/orders/", S3Location("lake", "team/orders")),
+        ("S3://lake/t", S3Location("lake", "t")),
+        ("/data/lake/orders", Path("/data/lake/orders")),
+    ],
+)
+def test_a_stored_location_is_a_root_of_its_kind(text: str, root: location.Root) -> None:
+    assert location.of(text) == root
+
+
+def test_a_location_with_credentials_is_no_root_r45() -> None:
+    with pytest.raises(InvalidLocation) as refused:
+        location.of(f"s3://AKIAEXAMPLE:{SECRET}@lake/orders")
+    assert SECRET not in refused.value.message
+
+
+@pytest.mark.parametrize(
+    ("one", "other", "overlap"),
+    [
+        ("s3://lake/team/orders", "s3a://lake/team/orders/", True),
+        ("s3://lake/team", "s3://lake/team/orders", True),
+        ("s3://lake/team/orders", "s3://lake/team/orders2", False),  # whole segments only
+        ("s3://lake/team/orders", "s3://other/team/orders", False),
+        ("s3://lake/", "s3://lake/anything", True),
+        ("s3://lake/team/orders", "/lake/team/orders", False),  # never across kinds
+        ("/lake/team", "/lake/team/orders", True),
+    ],
+)
+def test_locations_overlap_by_whole_segments(one: str, other: str, overlap: bool) -> None:
+    assert location.overlaps(location.of(one), location.of(other)) is overlap
+
+
+def test_spark_file_uris_name_the_files_of_a_root(tmp_path: Path) -> None:
+    """Spark's ``_metadata.file_path`` (s3a://, file:, percent-encoded) and a root joined
+    with a log path spell a file alike (UPDATE / DELETE find their files by it)."""
+    root = S3Location("lake", "team/orders")
+    assert location.identity("s3a://lake/team/orders/a%20b.parquet") == location.canonical(
+        root / "a b.parquet"
+    )
+    local = tmp_path / "t"
+    local.mkdir()
+    assert location.identity(f"file:{local}/a%20b.parquet") == location.canonical(
+        local / "a b.parquet"
+    )
+
+
+def test_only_object_store_locations_are_on_an_object_store() -> None:
+    assert location.on_object_store("s3://lake/t")
+    assert location.on_object_store("s3a://lake/t")
+    assert not location.on_object_store("/lake/t")
+    assert not location.on_object_store(None)
+
+
+def test_statement_text_keeps_no_credentials_r45() -> None:
+    text = (
+        f"CREATE EXTERNAL TABLE T LOCATION = 's3://AKIAEXAMPLE:{SECRET}@lake/orders' "
+        "TABLE_FORMAT = DELTA; SELECT 's3a://lake/a@b' AS KEY_WITH_AT"
+    )
+    redacted = objectstore.redact_text(text)
+    assert SECRET not in redacted
+    assert "'s3://***@lake/orders'" in redacted
+    assert "'s3a://lake/a@b'" in redacted  # a real key with an @ is no user info
+
+
+def test_local_files_read_list_and_move_as_before(tmp_path: Path) -> None:
+    """The local side: read with the file's mtime, a missing file as FileNotFoundError,
+    a missing directory too, Spark's part files in name order, a move, a tree removed."""
+    (tmp_path / "log").mkdir()
+    commit = tmp_path / "log" / "00000000000000000000.json"
+    commit.write_text('{"commitInfo": {}}\n')
+    data, mtime = location.read(commit)
+    assert data == b'{"commitInfo": {}}\n'
+    assert mtime == datetime.fromtimestamp(commit.stat().st_mtime, tz=UTC)
+    with pytest.raises(FileNotFoundError):
+        location.read(tmp_path / "log" / "missing.json")
+    with pytest.raises(FileNotFoundError):
+        location.names(tmp_path / "nowhere")
+    assert location.names(tmp_path / "log") == ["00000000000000000000.json"]
+
+    staging = tmp_path / "_rewind_staging" / "q1"
+    staging.mkdir(parents=True)
+    for name, count in (("part-00001.parquet", 0), ("part-00000.parquet", 3)):
+        pq.write_table(pa.table({"ID": list(range(count))}), staging / name)
+    (staging / "_SUCCESS").touch()
+    parts = location.parts(staging)
+    assert [(p.name, size) for p, size in parts] == [
+        (p, (staging / p).stat().st_size) for p in ("part-00000.parquet", "part-00001.parquet")
+    ]
+    assert [location.parquet_rows(p) for p, _ in parts] == [3, 0]
+    location.move(staging / "part-00000.parquet", tmp_path / "new.parquet")
+    assert location.exists(tmp_path / "new.parquet")
+    assert not location.exists(staging / "part-00000.parquet")
+    location.remove_tree(staging)
+    location.remove_if_empty(staging.parent)
+    assert not (tmp_path / "_rewind_staging").exists()
+    location.unlink(tmp_path / "new.parquet")
+    location.unlink(tmp_path / "new.parquet")  # a missing file is no error
