@@ -29,6 +29,7 @@ from rewind.config import Config
 from rewind.errors import (
     AlreadyDone,
     CatalogError,
+    ClockBehind,
     ConcurrentWrite,
     ExecutionError,
     ObjectAlreadyExists,
@@ -288,7 +289,10 @@ class Connection:
     ) -> Result:
         """Run ``action`` as one statement: one catalog transaction, undo on failure,
         logged with its query id either way (SPEC R14, R28, R36). A conflict with
-        another writer's commit is retried from the start (SPEC R40). ``once``: the
+        another writer's commit is retried from the start (SPEC R40), as is, on the system
+        clock, a statement that another writer's commit overtook while it ran (its time
+        would be earlier than that commit's: CLOCK_BEHIND, R14, R15), at a new time. A
+        fixed clock is the caller's: there CLOCK_BEHIND is the answer. ``once``: the
         action's record is written in the same transaction, so it commits at most once."""
         state_before = (self.state.database, self.state.schema)
         query_id, now = str(uuid.uuid4()), self.clock.now()
@@ -315,7 +319,10 @@ class Connection:
                     for undo in reversed(ctx.undo):
                         undo()
                     self.state.database, self.state.schema = state_before
-                    if isinstance(error, ConcurrentWrite) and attempt < COMMIT_ATTEMPTS:
+                    if attempt < COMMIT_ATTEMPTS and isinstance(error, ConcurrentWrite):
+                        continue
+                    if attempt < COMMIT_ATTEMPTS and overtaken(error, self.clock):
+                        now = self.clock.now()
                         continue
                     # A catalog that is locked or read-only refuses the log too: the error
                     # the user gets is still the statement's own (SPEC R39).
@@ -370,6 +377,12 @@ class Connection:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def overtaken(error: RewindError, clock: Clock) -> bool:
+    """Whether ``error`` says another writer committed after the statement's time, which
+    the system clock (``clock`` not fixed) has since passed."""
+    return isinstance(error, ClockBehind) and clock.fixed is None
 
 
 def _mark_done(

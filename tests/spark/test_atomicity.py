@@ -9,7 +9,11 @@ behind a table's last commit cannot write history out of order (SPEC R14, R15).
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+import itertools
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +21,7 @@ import pytest
 from deltalake import DeltaTable
 from test_dml import catalog, open_at, query, table_root
 
+from rewind.clock import Clock
 from rewind.errors import RewindError
 
 pytestmark = pytest.mark.spark
@@ -120,3 +125,46 @@ def test_a_clock_behind_the_last_commit_cannot_write(
 
     assert error.code == "CLOCK_BEHIND"
     assert after == before
+
+
+@dataclass(frozen=True)
+class Ticking(Clock):
+    """The system clock (``fixed`` None) as a test drives it: ``times`` in turn."""
+
+    times: Iterator[datetime] = field(default_factory=lambda: iter(()))
+
+    def now(self) -> datetime:
+        return next(self.times)
+
+
+def test_a_statement_overtaken_by_another_writer_runs_again_at_a_new_time(
+    connect: Callable[..., Any], home: Path
+) -> None:
+    """SPEC R14, R15, R40: on the system clock, a statement that another engine's commit
+    overtook while it ran (that commit is later than the statement's time) is not refused
+    with CLOCK_BEHIND: it runs again at a new time, after that commit, as a conflict is
+    retried. A fixed clock stays the caller's (the test above)."""
+    start = datetime.now(UTC).replace(microsecond=0)
+    conn = connect(now=start.isoformat())
+    conn.sql("CREATE DATABASE D; CREATE TABLE T (ID INT); INSERT INTO T VALUES (1)")
+    root = table_root(home, "T")
+    DeltaTable(str(root)).alter.set_table_properties({"team.owner": "ops"}, False)
+    theirs = start + timedelta(seconds=30)  # another engine's commit, by its file's time
+    commit = root / "_delta_log" / f"{DeltaTable(str(root)).version():020d}.json"
+    os.utime(commit, (theirs.timestamp(), theirs.timestamp()))
+    later = start + timedelta(seconds=40)
+    ticks = itertools.chain([start + timedelta(seconds=10)], itertools.repeat(later))
+    conn.clock = Ticking(times=ticks)
+
+    conn.sql("INSERT INTO D.PUBLIC.T VALUES (2)")
+
+    assert query(conn, "SELECT ID FROM D.PUBLIC.T ORDER BY ID") == [(1,), (2,)]
+    committed = catalog(
+        home,
+        "SELECT commit_time FROM table_versions WHERE table_id = ? ORDER BY version",
+        int(root.name),
+    )
+    assert [datetime.fromisoformat(t).astimezone(UTC) for (t,) in committed[-2:]] == [
+        theirs,
+        later,
+    ]
