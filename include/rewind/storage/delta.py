@@ -182,9 +182,6 @@ class TableStore:
                 f"Cannot write the Delta log of {self.root(table_id)}: {_reason(exc)}."
             ) from None
 
-    def staging(self, table_id: int, query_id: str) -> Path:
-        return self.path(table_id) / STAGING / query_id
-
     def create(
         self,
         table_id: int,
