@@ -137,7 +137,7 @@ class SeaweedFS:
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError(f"weed mini exited {self.process.returncode}: {self.log()}")
-            if self._answers_403():
+            if self._answers_403() and self._volumes_registered():
                 return
             time.sleep(0.1)
         self.stop()
@@ -151,6 +151,26 @@ class SeaweedFS:
         except OSError:
             return False
         return False  # answered anonymously: not the server this was told to start
+
+    def _volumes_registered(self) -> bool:
+        """Whether the master knows a volume server holding every volume of the data
+        directory. The S3 gateway answers before that: on a loaded machine a restarted
+        server's reads of data it kept failed with InternalError ("please try again") until
+        its volume server had told the master of its volumes."""
+        kept = len(list((self.directory / "data").rglob("*.dat")))
+        url = f"http://{HOST}:{self.ports['master']}/dir/status"
+        try:
+            with urllib.request.urlopen(url, timeout=1) as answer:
+                topology = json.load(answer)["Topology"]
+        except (OSError, ValueError, KeyError):
+            return False
+        nodes = [
+            node
+            for center in topology.get("DataCenters") or []
+            for rack in center.get("Racks") or []
+            for node in rack.get("DataNodes") or []
+        ]
+        return bool(nodes) and sum(int(node.get("Volumes", 0)) for node in nodes) >= kept
 
     def stop(self, timeout: float = 30.0) -> None:
         """Stop the server and wait for its process to exit (SIGKILL after ``timeout``)."""

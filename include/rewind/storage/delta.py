@@ -139,7 +139,7 @@ class TableStore:
 
         Raises:
             UnsupportedError: the table is on an object store, which the code asking
-                (clones, fail-safe recovery, the lifecycle's file moves) does not reach yet.
+                (clones, recoveries, the lifecycle's file moves) does not reach yet.
         """
         root = self.root(table_id)
         if not isinstance(root, Path):
