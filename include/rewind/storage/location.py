@@ -73,11 +73,9 @@ def canonical(path: Root) -> str:
 
 def overlaps(one: Root, other: Root) -> bool:
     """Whether one location is the other or holds it (never across kinds)."""
-    if isinstance(one, Path) and isinstance(other, Path):
-        return one.is_relative_to(other) or other.is_relative_to(one)
-    if isinstance(one, S3Location) and isinstance(other, S3Location):
-        return one.is_relative_to(other) or other.is_relative_to(one)
-    return False
+    if type(one) is not type(other):
+        return False
+    return one.is_relative_to(other) or other.is_relative_to(one)  # type: ignore[arg-type]
 
 
 @contextlib.contextmanager
