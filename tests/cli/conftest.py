@@ -9,6 +9,7 @@ covers the home's own server (start on first use, reuse, idle stop, a killed ser
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -27,9 +28,16 @@ __all__ = ["fails", "sql"]
 
 @pytest.fixture(scope="session")
 def spark_remote(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A running Spark Connect server's URL (with its token), stopped at the end."""
+    """A running Spark Connect server's URL (with its token), stopped at the end. It never
+    stops idle meanwhile: this worker's CLI tests may come minutes apart (a server stopped
+    after the default 5 idle minutes failed a later test with SPARK_UNAVAILABLE)."""
     home = tmp_path_factory.mktemp("spark-server") / "home"
-    subprocess.run([REWIND, "--home", str(home), "server", "start"], check=True, timeout=300)
+    subprocess.run(
+        [REWIND, "--home", str(home), "server", "start"],
+        check=True,
+        timeout=300,
+        env={**os.environ, "REWIND_SPARK_SERVER_IDLE": str(24 * 3600)},
+    )
     endpoint = spark_server.running(home)
     assert endpoint is not None
     yield endpoint.url

@@ -17,6 +17,7 @@ import pty
 import stat
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -91,18 +92,26 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 
 def on_terminal(home: Path, *args: str, env: dict[str, str]) -> tuple[Any, bytes]:
-    """``run`` with stderr on a terminal (stdout still a pipe); returns what the terminal showed."""
+    """``run`` with stderr on a terminal (stdout still a pipe); returns what the terminal
+    showed. The terminal is read while the command runs: a spinner of a slow start fills
+    a pty's small buffer, and a command blocked writing to it would never end."""
     leader, follower = pty.openpty()
+    shown = bytearray()
+
+    def drain() -> None:
+        with contextlib.suppress(OSError):  # EIO once the command's side is closed
+            while chunk := os.read(leader, 4096):
+                shown.extend(chunk)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
     try:
         done = run(home, *args, env=env, stderr=follower)
         os.close(follower)
-        shown = b""
-        with contextlib.suppress(OSError):  # EIO once the command's side is closed
-            while chunk := os.read(leader, 4096):
-                shown += chunk
+        reader.join(30)
     finally:
         os.close(leader)
-    return done, shown
+    return done, bytes(shown)
 
 
 @SERVED

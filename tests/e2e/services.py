@@ -330,11 +330,23 @@ class Airflow:
         for name, value in headers.items():
             request.add_header(name, value)
         opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
-        try:
-            with opener.open(request, timeout=30) as response:
-                return response.status, response.read().decode()
-        except urllib.error.HTTPError as error:
-            return error.code, error.read().decode()
+        # The api-server shares 2 cores with the scheduler, the task processes and their
+        # JVMs, and its state is in SQLite: under a loaded suite a read can wait on a
+        # writer past any short timeout. A read that timed out is asked again (twice); a
+        # change is never sent twice.
+        tries = 3 if method == "GET" else 1
+        for attempt in range(1, tries + 1):
+            try:
+                with opener.open(request, timeout=60) as response:
+                    return response.status, response.read().decode()
+            except urllib.error.HTTPError as error:
+                return error.code, error.read().decode()
+            except (TimeoutError, urllib.error.URLError) as error:
+                timed_out = isinstance(getattr(error, "reason", error), TimeoutError)
+                if attempt == tries or not timed_out:
+                    raise
+                print(f"{method} {path}: no answer in 60 s; asking again", flush=True)
+        raise AssertionError("unreachable")
 
     def password(self, user: str = "admin") -> str:
         """A password ``airflow standalone`` generated (what the README points to)."""
