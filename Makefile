@@ -23,7 +23,7 @@ AIRFLOW_ENV := AIRFLOW_HOME=$(CURDIR)/.airflow AIRFLOW__CORE__DAGS_FOLDER=$(CURD
 # ADMIN; every other Airflow user acts as the Rewind user of its own name (README,
 # "Security model").
 
-.PHONY: help setup run airflow airflow-db test test-fast browser postgres lint bench clean
+.PHONY: help setup run airflow airflow-db test test-fast browser postgres compose-check lint bench clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -69,7 +69,7 @@ airflow-db:  # the project-local Airflow's metadata and the pool the Rewind DAGs
 	@$(AIRFLOW_ENV) $(BIN)/airflow pools set rewind_lifecycle 1 \
 	  "Rewind: lifecycle steps, restores and recoveries, one at a time" >/dev/null
 
-test: setup browser postgres  ## run the whole test suite (what CI runs)
+test: setup browser postgres compose-check  ## run the whole test suite (what CI runs)
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q --durations=25
 
 # The e2e browser test drives Debian's Chromium through chromedriver (no browser download).
@@ -85,6 +85,13 @@ postgres:  ## install Debian's PostgreSQL server for the catalog's integration t
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq postgresql; }
+
+# No Compose plugin here: docker-compose.yaml is loaded and validated by compose-go, the
+# loader `docker compose config` runs (tools/compose-check, pinned in its go.mod/go.sum).
+compose-check: $(BIN)/compose-check  ## build the compose file's validator (Go, from the module proxy)
+$(BIN)/compose-check: tools/compose-check/main.go tools/compose-check/go.mod tools/compose-check/go.sum | $(STAMP)
+	@command -v go >/dev/null || { echo "compose-check needs Go (https://go.dev/dl, or the module proxy's toolchain)"; exit 1; }
+	cd tools/compose-check && go build -o $(abspath $(BIN))/compose-check .
 
 test-fast: setup  ## unit tests only
 	REWIND_FUZZ_STATEMENTS=600 $(BIN)/python -m pytest -m unit -n 2 -q
