@@ -28,6 +28,36 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         )
 
 
+TIMELINE = REPO / ".pytest_cache" / "timeline"
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """A run's timeline starts empty (in the controlling process: workers append to it)."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        shutil.rmtree(TIMELINE, ignore_errors=True)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Where the suite's time goes (issue 26): every phase of every test, with its worker
+    and wall-clock span, one JSON line per phase in ``.pytest_cache/timeline/<worker>.jsonl``
+    (``python benchmarks/suite_timeline.py`` sums it by module and shows each worker's idle
+    time)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    if worker == "main" and hasattr(report, "node"):
+        return  # xdist's controller hearing a worker's report: the worker wrote it
+    TIMELINE.mkdir(parents=True, exist_ok=True)
+    line = {
+        "test": report.nodeid,
+        "phase": report.when,
+        "worker": worker,
+        "start": report.start,
+        "stop": report.stop,
+        "outcome": report.outcome,
+    }
+    with open(TIMELINE / f"{worker}.jsonl", "a") as out:
+        out.write(json.dumps(line) + "\n")
+
+
 @pytest.fixture(scope="session")
 def spark():
     """One local SparkSession per test process (the factory caches it)."""
