@@ -30,7 +30,14 @@ from typing import Any
 
 from airflow.sdk import Param, dag, task
 
-from rewind.operations.dagkit import HOME, POOL, TRIGGER_TIME, on_trigger, task_run
+from rewind.operations.dagkit import (
+    HOME,
+    POOL,
+    TRIGGER_TIME,
+    on_trigger,
+    task_run,
+    with_aws_connection,
+)
 
 PARAMS = {
     "table_id": Param(
@@ -54,6 +61,7 @@ PARAMS = {
 @dag(**on_trigger(), params=PARAMS, tags=["rewind", "failsafe", "admin"], doc_md=__doc__)
 def rewind_failsafe_recovery() -> None:
     @task
+    @with_aws_connection
     def validate_form(home: str, now: str) -> dict[str, Any]:
         """The form as a checked request acting as the run's user (a RewindError names
         what is wrong)."""
@@ -64,6 +72,7 @@ def rewind_failsafe_recovery() -> None:
         return recovery_request_of(task_run(get_current_context(), home, now)).as_form()
 
     @task(pool=POOL)
+    @with_aws_connection
     def recover(home: str, now: str) -> dict[str, Any]:
         """Recover the table into a new one, as the run's user, at most once."""
         from airflow.sdk import get_current_context

@@ -47,6 +47,7 @@ from rewind.operations.dagkit import (
     default_args,
     nightly_schedule,
     task_run,
+    with_aws_connection,
 )
 
 STEPS = ("effective_retention", "expire_versions", "purge_failsafe", "storage_metrics")
@@ -84,6 +85,7 @@ def rewind_nightly() -> None:
     ]
 
     @task
+    @with_aws_connection
     def authorize(home: str, now: str) -> dict[str, str]:
         """The Rewind user this run acts as, allowed to run the lifecycle (SPEC R37)."""
         from airflow.sdk import get_current_context
@@ -93,6 +95,7 @@ def rewind_nightly() -> None:
         return lifecycle_user(task_run(get_current_context(), home, now))
 
     @task(pool=POOL)
+    @with_aws_connection
     def validate(home: str, now: str, lifecycle_run: str) -> dict[str, Any]:
         """Step 6 (Great Expectations) over what the steps recorded, as the run's user."""
         from airflow.sdk import get_current_context

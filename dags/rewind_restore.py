@@ -46,7 +46,15 @@ from typing import Any
 
 from airflow.sdk import Param, dag, task
 
-from rewind.operations.dagkit import HOME, POOL, TRIGGER_TIME, RestoreJob, on_trigger, task_run
+from rewind.operations.dagkit import (
+    HOME,
+    POOL,
+    TRIGGER_TIME,
+    RestoreJob,
+    on_trigger,
+    task_run,
+    with_aws_connection,
+)
 
 PARAMS = {
     "operation": Param(
@@ -93,6 +101,7 @@ PARAMS = {
 @dag(**on_trigger(), params=PARAMS, tags=["rewind", "restore", "spark"], doc_md=__doc__)
 def rewind_restore() -> None:
     @task
+    @with_aws_connection
     def validate_form(home: str, now: str) -> dict[str, Any]:
         """The form as a checked request acting as the run's user (a RewindError names
         what is wrong)."""

@@ -16,13 +16,15 @@ fail it at once instead of retrying a refusal.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import json
 import os
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from airflow.providers.apache.spark.operators.spark_submit import SparkSubmitOperator
 from airflow.sdk import ExceptionRetryPolicy, RetryAction, RetryRule
@@ -41,6 +43,7 @@ if TYPE_CHECKING:
 OWNER = "rewind"
 POOL = "rewind_lifecycle"  # 1 slot: lifecycle mutations, restores and recoveries one at a time
 SPARK_CONN_ID = "spark_default"
+AWS_CONN_ID = "aws_default"  # REWIND_AWS_CONN_ID names another
 SPARK_JOBS = Path(__file__).resolve().parents[3] / "spark_jobs"
 
 # A RewindError is Rewind's answer (a bad form, ACCESS_DENIED, a point out of
@@ -105,6 +108,60 @@ def on_trigger() -> dict[str, Any]:
     }
 
 
+def aws_conn_id() -> str:
+    """The Airflow connection of the object store's settings: ``REWIND_AWS_CONN_ID``,
+    default ``aws_default``."""
+    return os.environ.get("REWIND_AWS_CONN_ID", "").strip() or AWS_CONN_ID
+
+
+@contextlib.contextmanager
+def aws_connection() -> Iterator[None]:
+    """The block reaches the object store with the Airflow connection :func:`aws_conn_id`
+    (SPEC R44): its settings are this process's AWS variables for the block
+    (:func:`rewind.storage.objectstore.environment`), so that Rewind's code in the task and
+    the ``spark-submit`` it starts (its driver and JVMs) all read them. Without such a
+    connection the worker's own environment serves, as outside Airflow.
+
+    Airflow's secrets masker hides the connection's password and token in every log line
+    once the connection is read (R45); the variables are never a template field, an XCom
+    or a command-line argument.
+
+    Raises:
+        ConfigurationError: the connection is not of type ``aws`` or lacks its keys.
+    """
+    from airflow.sdk import BaseHook
+    from airflow.sdk.exceptions import AirflowNotFoundException
+
+    from rewind.storage import objectstore
+
+    conn_id = aws_conn_id()
+    try:
+        conn = BaseHook.get_connection(conn_id)
+    except AirflowNotFoundException:
+        yield
+        return
+    variables = objectstore.connection_variables(
+        conn_id, conn.conn_type, conn.login, conn.password, conn.extra_dejson
+    )
+    with objectstore.environment(variables):
+        yield
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def with_aws_connection(function: Callable[P, R]) -> Callable[P, R]:
+    """A task's body run in :func:`aws_connection` (under ``@task``)."""
+
+    @functools.wraps(function)
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        with aws_connection():
+            return function(*args, **kwargs)
+
+    return run
+
+
 def task_run(context: Context, home: str, now: str) -> TaskRun:
     """What a task knows of its run, from its own context: the DAG run as Airflow
     recorded it (who triggered it, with which form) and this try (issue 25: never XCom).
@@ -129,7 +186,10 @@ class RewindSparkJob(SparkSubmitOperator):
 
     Before it submits, the task re-derives from its own run whom it acts for
     (:meth:`gate`): a refusal fails it without starting Spark, and an action the run
-    already committed is reported instead of run again.
+    already committed is reported instead of run again. Both run in
+    :func:`aws_connection`: ``spark-submit`` inherits the object store's settings in its
+    environment (not ``env_vars``, a template field shown on the task's page, which
+    ``spark-submit`` turns into ``--conf`` arguments on YARN and Kubernetes).
 
     Args:
         job: the file name in ``spark_jobs/`` without ``.py``.
@@ -173,6 +233,10 @@ class RewindSparkJob(SparkSubmitOperator):
         return []
 
     def execute(self, context: Context) -> dict[str, Any]:  # type: ignore[override]
+        with aws_connection():  # the gate's reads and spark-submit's environment (R44)
+            return self._gated_run(context)
+
+    def _gated_run(self, context: Context) -> dict[str, Any]:
         gated = self.gate(task_run(context, self.home, self.now))
         if isinstance(gated, dict):
             self.log.info("%s: %s", self.job, json.dumps(gated))

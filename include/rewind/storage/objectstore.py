@@ -19,10 +19,11 @@ on a command line. Error messages name the URI (without any user info) and the r
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -200,6 +201,65 @@ def configured(environ: Mapping[str, str] | None = None) -> bool:
     """Whether any AWS setting is present (:data:`AWS_SETTINGS`)."""
     env = os.environ if environ is None else environ
     return any(env.get(name) for name in AWS_SETTINGS)
+
+
+def connection_variables(
+    conn_id: str,
+    conn_type: str | None,
+    login: str | None,
+    password: str | None,
+    extra: Mapping[str, Any],
+) -> dict[str, str]:
+    """The standard AWS variables of an Airflow connection of type ``aws`` (SPEC R44), by the
+    Amazon provider's conventions: ``login`` the access key id, ``password`` the secret key,
+    ``extra`` ``aws_session_token``, ``endpoint_url`` and ``region_name``.
+
+    Raises:
+        ConfigurationError: the connection is of another type, or lacks the access key id or
+            the secret key. The message names the connection, never a secret (R45).
+    """
+    if conn_type != "aws":
+        raise ConfigurationError(
+            f"Airflow connection {conn_id!r} is of type {conn_type!r}; the object store's "
+            "settings come from a connection of type 'aws'"
+        )
+    if not login or not password:
+        raise ConfigurationError(
+            f"Airflow connection {conn_id!r} lacks its access key id (login) or its secret "
+            "access key (password)"
+        )
+    variables = {"AWS_ACCESS_KEY_ID": login, "AWS_SECRET_ACCESS_KEY": password}
+    for key, variable in _CONNECTION_EXTRA.items():
+        if extra.get(key):
+            variables[variable] = str(extra[key])
+    return variables
+
+
+# The extra fields of an ``aws`` connection Rewind reads, and the variable each one sets.
+_CONNECTION_EXTRA = {
+    "aws_session_token": "AWS_SESSION_TOKEN",
+    "endpoint_url": "AWS_ENDPOINT_URL",
+    "region_name": "AWS_REGION",
+}
+
+
+@contextlib.contextmanager
+def environment(variables: Mapping[str, str]) -> Iterator[None]:
+    """This process's ``AWS_*`` variables are ``variables``, and only those, for the block
+    (none of the machine's own is mixed in: a worker's profile or token with a connection's
+    keys would be settings nobody wrote); the previous ones come back after it. A process
+    started in the block (``spark-submit``, its driver and JVMs) inherits them: secrets
+    reach it in its environment, never on its command line (SPEC R45)."""
+    saved = {name: value for name, value in os.environ.items() if name.startswith("AWS_")}
+    try:
+        for name in saved:
+            del os.environ[name]
+        os.environ.update(variables)
+        yield
+    finally:
+        for name in [n for n in os.environ if n.startswith("AWS_")]:
+            del os.environ[name]
+        os.environ.update(saved)
 
 
 def settings() -> S3Settings:
