@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -141,3 +144,83 @@ def test_a_connection_of_another_type_or_without_keys_is_refused_r44_r45(
     assert "'aws_default'" in error.message and reason in error.message
     assert SECRET not in str(error) and TOKEN not in str(error)
     assert aws_variables() == WORKER
+
+
+@pytest.mark.integration
+@pytest.mark.spark
+def test_a_restore_run_reaches_s3_with_the_airflow_connection_alone_r44_r45(
+    s3_bucket: Any,
+    rewind_home: Path,
+    run_dag: Callable[..., Any],
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    """A team's Delta table on S3 (written by delta-rs), registered and dropped; then, with
+    no AWS variable in the environment and the settings in ``AIRFLOW_CONN_AWS_DEFAULT``
+    only, ``rewind_restore`` undrops it and its Spark validation reads its rows from S3.
+    The secret key is in no task log (spark-submit's command line included), XCom,
+    rendered field, file of the Airflow home (metadata) or of the Rewind home (catalog,
+    QUERY_HISTORY)."""
+    import pyarrow as pa
+    from deltalake import write_deltalake
+
+    import rewind
+
+    server = s3_bucket.server
+    uri = f"{s3_bucket.uri}team/orders"
+    write_deltalake(
+        uri,
+        pa.table({"ID": [1, 2, 3], "V": ["a", "b", "c"]}),
+        storage_options=objectstore.delta_rs_options(objectstore.settings()),
+    )
+    conn = rewind.connect(home=rewind_home)
+    try:
+        conn.sql(
+            "CREATE DATABASE LAKE; "
+            f"CREATE EXTERNAL TABLE ORDERS LOCATION = '{uri}' TABLE_FORMAT = DELTA; "
+            "DROP TABLE ORDERS"
+        )
+    finally:
+        conn.close()
+
+    for name in [n for n in os.environ if n.startswith("AWS_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv(
+        "AIRFLOW_CONN_AWS_DEFAULT",
+        aws_conn(
+            login=server.access_key,
+            password=server.secret_key,
+            extra={"endpoint_url": server.endpoint, "region_name": s3_bucket.env["AWS_REGION"]},
+        ),
+    )
+    capfd.readouterr()
+    run = run_dag(
+        "rewind_restore",
+        run_after=datetime.now(UTC),
+        conf={
+            "operation": "undrop",
+            "object_type": "TABLE",
+            "name": "LAKE.PUBLIC.ORDERS",
+            "point_kind": "now",
+            "point_relation": "AT",
+            "point_value": "",
+            "target_name": "",
+            "ignore_insufficient_retention": False,
+        },
+    )
+    logs = "".join(capfd.readouterr())
+    states = run.task_states()
+    assert set(states.values()) == {"success"}, (states, logs[-3000:])
+    assert run.xcom("restore")["statement"] == "UNDROP TABLE LAKE.PUBLIC.ORDERS"
+    assert run.xcom("validate_result")["tables_checked"] == 1  # its rows, read from S3
+    assert aws_variables() == {}  # the connection's settings lived in the tasks only
+
+    secret = server.secret_key
+    assert "Spark-Submit cmd" in logs and secret not in logs
+    for task_id in states:
+        assert secret not in json.dumps(run.xcom(task_id), default=str), task_id
+        assert secret not in json.dumps(run.rendered(task_id), default=str), task_id
+    for home in (rewind_home, Path(os.environ["AIRFLOW_HOME"])):
+        for path in home.rglob("*"):
+            if path.is_file():
+                assert secret.encode() not in path.read_bytes(), path
