@@ -57,17 +57,20 @@ AIRFLOW = (INIT, *DAEMONS)
 POSTGRES = "postgres"
 MASTER = "spark-master"
 WORKERS = ("spark-worker-1", "spark-worker-2")
+S3 = "seaweedfs"  # the object store (SPEC section 11)
+S3_KEYS = ("S3_ACCESS_KEY_ID", "S3_SECRET_ACCESS_KEY")  # from .env only, no default
 FAILSAFE_SERVICES = {DRIVER, *WORKERS}  # SPEC R12, R38: only where lifecycle jobs move files
 WAREHOUSE_SERVICES = {*FAILSAFE_SERVICES, API_SERVER}  # and the plugin's dashboard
 
 
 # --- reading the files -------------------------------------------------------------------
 
-_INTERPOLATION = re.compile(r"\$\$|\$\{(\w+)(?::?-([^}]*))?\}")
+_INTERPOLATION = re.compile(r"\$\$|\$\{(\w+)(?::?-([^}]*)|:?\?[^}]*)?\}")
 
 
 def interpolate(node: Any) -> Any:
-    """Compose's interpolation with an empty environment (``${X:-d}`` is d, ``$$`` is $).
+    """Compose's interpolation with an empty environment (``${X:-d}`` is d, ``$$`` is $,
+    a required ``${X:?message}`` is empty: the values no commit holds).
 
     Every node is rebuilt, so YAML aliases stop sharing objects and a broken copy
     changes one service only.
@@ -174,6 +177,7 @@ facts = {
     "options": {s: sorted(d.get("options", {})) for s, d in conf.configuration_description.items()},
     "pool": dagkit.POOL,
     "spark_conn_id": dagkit.SPARK_CONN_ID,
+    "aws_conn_id": dagkit.AWS_CONN_ID,
     "spark_jobs": str(dagkit.SPARK_JOBS),
 }
 for line in sys.stdin:
@@ -503,6 +507,52 @@ def check_spark(d: Deployment) -> list[str]:
     return problems
 
 
+def check_object_store(d: Deployment) -> list[str]:
+    """SeaweedFS's S3 gateway (SPEC section 11) without telemetry, published on the host's
+    loopback only; its keys, the Airflow connection the DAG kit reads and the Spark
+    workers' AWS variables name one endpoint and hold no committed secret (R44, R45); the
+    Airflow services get the settings from the connection only."""
+    if S3 not in d.services():
+        return [f"no {S3} service"]
+    command = d.command(S3)
+    problems = [
+        f"{S3} does not run `weed mini` with {flag}"
+        for flag in ("mini", "-master.telemetry=false")
+        if flag not in command
+    ]
+    problems += [
+        f"{S3} publishes port {port} beyond the host's loopback"
+        for port in d.service(S3).get("ports", [])
+        if not str(port).startswith("127.0.0.1:")
+    ]
+    port = next((a.split("=", 1)[1] for a in command if a.startswith("-s3.port=")), "8333")
+    endpoint = f"http://{S3}:{port}"
+    keys = {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"}
+    for name in (S3, *WORKERS):
+        env = d.env(name)
+        problems += [
+            f"{name}: {key} has a committed value" for key in sorted(keys) if env.get(key, "-")
+        ]
+        if name in WORKERS and env.get("AWS_ENDPOINT_URL") != endpoint:
+            problems.append(f"{name}: AWS_ENDPOINT_URL is not {endpoint}")
+    conn_id = d.airflow()["aws_conn_id"]
+    variable = f"AIRFLOW_CONN_{conn_id.upper()}"
+    for name in AIRFLOW:
+        env = d.env(name)
+        problems += [f"{name}: {key} bypasses {variable}" for key in env if key.startswith("AWS_")]
+        try:
+            conn = json.loads(env.get(variable, ""))
+        except json.JSONDecodeError:
+            problems.append(f"{name}: {variable} is not a JSON connection")
+            continue
+        extra = conn.get("extra") or {}
+        if (conn.get("conn_type"), extra.get("endpoint_url")) != ("aws", endpoint):
+            problems.append(f"{name}: {variable} is not an aws connection to {endpoint}")
+        if conn.get("login") or conn.get("password"):
+            problems.append(f"{name}: {variable} holds committed keys")
+    return problems
+
+
 def check_one_image(d: Deployment) -> list[str]:
     """Airflow and Spark run the image of this Dockerfile, so drivers and executors have
     the same Python, pyspark and Rewind; PYSPARK_PYTHON agrees on driver and workers."""
@@ -779,6 +829,7 @@ CHECKS: list[Check] = [
     check_warehouse,
     check_failsafe,
     check_spark,
+    check_object_store,
     check_one_image,
     check_dependencies,
     check_execution_api,
@@ -947,6 +998,17 @@ MISTAKES: dict[Check, dict[str, Mutation]] = {
         "cluster deploy mode": spark_conn(**{"deploy-mode": "cluster"}),
         "no connection": setenv("AIRFLOW_CONN_SPARK_DEFAULT", None),
     },
+    check_object_store: {
+        "no server": at(f"services/{S3}", delete=True),
+        "telemetry on": at(f"services/{S3}/command", ["mini", "-dir=/data"]),
+        "published on every interface": at(f"services/{S3}/ports", ["8333:8333"]),
+        "a committed secret": setenv("AWS_SECRET_ACCESS_KEY", "demo-secret", (S3,)),
+        "workers elsewhere": setenv("AWS_ENDPOINT_URL", "http://minio:9000", (W1,)),
+        "keys beside the connection": setenv("AWS_ACCESS_KEY_ID", "AKIDDEMO", (DRIVER,)),
+        "connection of another type": setenv(
+            "AIRFLOW_CONN_AWS_DEFAULT", json.dumps({"conn_type": "generic"})
+        ),
+    },
     check_one_image: {
         "stock Spark image": both(
             at(f"services/{W1}/image", "apache/spark:4.0.0"),
@@ -1032,7 +1094,7 @@ def test_every_check_has_a_mistake() -> None:
     assert set(MISTAKES) == set(CHECKS)
 
 
-def compose_config(file: Path) -> subprocess.CompletedProcess[str]:
+def compose_config(file: Path, **env: str) -> subprocess.CompletedProcess[str]:
     """``docker compose --file file config --quiet``: the plugin, a ``docker-compose`` of v2
     or later, else ``compose-check`` (tools/compose-check, built by ``make test``:
     compose-go, the loader and schema that command runs)."""
@@ -1047,7 +1109,10 @@ def compose_config(file: Path) -> subprocess.CompletedProcess[str]:
         check = shutil.which("compose-check", path=path)
         assert check, "compose-check missing: run `make compose-check`"
         command = [check, str(file)]
-    return subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=120)
+    environment = {k: v for k, v in os.environ.items() if k not in S3_KEYS} | env
+    return subprocess.run(
+        command, cwd=REPO, env=environment, capture_output=True, text=True, timeout=120
+    )
 
 
 def _runs(command: list[str]) -> str | None:
@@ -1057,9 +1122,12 @@ def _runs(command: list[str]) -> str | None:
 
 
 def test_compose_cli_accepts_the_file_and_refuses_a_broken_one(tmp_path: Path) -> None:
-    done = compose_config(COMPOSE)
+    keys = dict.fromkeys(S3_KEYS, "set-in-dot-env")
+    done = compose_config(COMPOSE, **keys)
     assert done.returncode == 0, done.stderr
+    keyless = compose_config(COMPOSE)  # the object store's keys have no default (SPEC R45)
+    assert keyless.returncode != 0 and S3_KEYS[0] in keyless.stderr, keyless.stderr
     broken = tmp_path / "docker-compose.yaml"  # beside nothing: no .env, no build context
     broken.write_text(COMPOSE.read_text().replace("\n    image:", "\n    imagez:", 1))
-    refused = compose_config(broken)
+    refused = compose_config(broken, **keys)
     assert refused.returncode != 0 and "imagez" in refused.stderr, refused.stderr
