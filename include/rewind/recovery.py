@@ -2,8 +2,9 @@
 
 ACCOUNTADMIN only, at table level: a dropped table as it was when dropped, or a table
 as of a version whose files are all still held (in the table or in fail-safe). The
-recovered data becomes a new table (its files copied out of fail-safe); nothing is
-written back into the old one.
+recovered data becomes a new table (its files copied out of fail-safe, and out of the
+old table's location, a local directory or an S3 prefix, SPEC R44); nothing is written
+back into the old one.
 """
 
 from __future__ import annotations
@@ -26,7 +27,9 @@ from rewind.sql import names
 from rewind.sql.tables import create_table_storage
 from rewind.sql.values import ObjectProperties
 from rewind.statement import Context
+from rewind.storage import location
 from rewind.storage.columns import table_columns
+from rewind.storage.location import Root
 from rewind.storage.snapshot import DataFile
 
 FAILSAFE_COLUMNS = [
@@ -42,12 +45,12 @@ FAILSAFE_COLUMNS = [
 
 def _held(
     ctx: Context, failsafe: Path, table: CatalogObject, files: tuple[DataFile, ...]
-) -> list[Path] | None:
+) -> list[Root] | None:
     """Where each file of a version is held now, or None if any is gone."""
-    places = []
+    places: list[Root] = []
     for file in files:
-        for root in (ctx.store.path(table.id), failsafe / str(table.id)):
-            if (root / file.path).exists():
+        for root in (ctx.store.root(table.id), failsafe / str(table.id)):
+            if location.exists(root / file.path):
                 places.append(root / file.path)
                 break
         else:
@@ -106,7 +109,10 @@ def recover(
     table = ctx.catalog.get(table_id)
     if table is None or table.kind != TABLE:
         raise ObjectNotFound(f"Table id {table_id} does not exist.")
-    if not (ctx.store.path(table.id) / "_delta_log").exists():
+    root = ctx.store.root(table.id)
+    # An external table's location on an object store is the team's, never removed by
+    # Rewind (SPEC R41): a log gone from there fails as the snapshot's STORAGE_ERROR.
+    if isinstance(root, Path) and not (root / "_delta_log").exists():
         raise RewindError(f"Table id {table_id} was purged for good.", code="NOT_RECOVERABLE")
     if version is None:  # a dropped table as it was when dropped; a live one as of now
         latest = ctx.catalog.latest_version(table.id)
@@ -130,7 +136,10 @@ def recover(
         destination.parent.mkdir(parents=True, exist_ok=True)
         # Copied, not linked: the recovered table owns its bytes, and the old
         # incarnation's fail-safe copies still purge on their date (SPEC R12).
-        shutil.copy2(place, destination)
+        if isinstance(place, Path):
+            shutil.copy2(place, destination)
+        else:
+            location.download(place, destination)
     schema = snap.schema
     for column in table_columns(table):
         if column.physical not in schema.names:

@@ -1,15 +1,14 @@
 """A Delta table another engine keeps on S3, put under Rewind where it is (SPEC R41–R46), on
 a real S3 server (SeaweedFS, tests/s3_server.py): registered with ``CREATE EXTERNAL TABLE
 ... LOCATION = 's3://...'``, read at every point of its history, written by Rewind and by
-its own writer, dropped and undropped, and left alone by the nightly lifecycle, which does
-not govern tables on S3 yet. No object of the team's is moved, copied or rewritten by any
-of it, and the server's secret key is nowhere Rewind writes or answers (R45).
+its own writer, dropped and undropped, and governed by the nightly lifecycle where it is.
+No object of the team's is moved, copied or rewritten by any of it, and the server's secret
+key is nowhere Rewind writes or answers (R45).
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ import pytest
 from deltalake import DeltaTable, write_deltalake
 
 from rewind.errors import RewindError
+from rewind.lifecycle.metrics import metrics_path
 from rewind.storage import objectstore
 
 pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("s3")]
@@ -61,22 +61,6 @@ def options() -> dict[str, str]:
 def team_rows(uri: str) -> list[tuple[Any, ...]]:
     table = DeltaTable(uri, storage_options=options()).to_pyarrow_table().sort_by("ID")
     return list(zip(table["ID"].to_pylist(), table["V"].to_pylist(), strict=True))
-
-
-@pytest.fixture
-def lake(s3_bucket: Any, spark: Any) -> Any:
-    """The bucket, with this process's JVM reaching it through s3a.
-
-    A JVM started after the AWS variables were set reads them from its environment, as
-    Rewind's own processes do; this test session's JVM may be older than the bucket's
-    variables (another module's test started it), so their s3a settings go into its Hadoop
-    configuration here, the keys as in-process settings (``spark_secret_conf``, R45).
-    """
-    s3 = replace(objectstore.settings(), keys_in_environment=False)
-    hadoop = spark.sparkContext._jsc.hadoopConfiguration()
-    for key, value in {**objectstore.spark_conf(s3), **objectstore.spark_secret_conf(s3)}.items():
-        hadoop.set(key.removeprefix("spark.hadoop."), value)
-    return s3_bucket
 
 
 @pytest.fixture
@@ -157,12 +141,14 @@ def test_a_team_table_on_s3_is_governed_where_it_is_r41_r42_r46(
     secret_free(lake.server.secret_key, home, clone.message, *(str(t) for (t,) in history))
 
 
-def test_the_nightly_lifecycle_leaves_a_table_on_s3_alone(
+def test_the_nightly_lifecycle_governs_a_table_on_s3_where_it_is_r29_r30_r33_r50(
     lake: Any, team: tuple[str, datetime], connect: Any, home: Path
 ) -> None:
-    """Until the lifecycle speaks S3, a run with a table on S3 registered succeeds, reads
-    none of its commits, moves and purges none of its objects, and says it left it alone
-    (its summary); a local table beside it is governed as ever."""
+    """A run right after the changes reads the S3 table's commits from its ``_delta_log``
+    (R32, R50), tracks its files and counts its bytes (R33): current ones ACTIVE, the ones
+    removed today in time travel (R30), so it moves none of its objects; a local table
+    beside it is governed as ever; the validation step agrees (R29). A later night's moves
+    into fail-safe: tests/s3/test_s3_lifecycle.py."""
     uri, _ = team
     conn = connect()
     conn.sql("CREATE DATABASE LAKE")
@@ -172,11 +158,27 @@ def test_the_nightly_lifecycle_leaves_a_table_on_s3_alone(
     kept = objects(lake)
     steps = conn.lifecycle()
     merged = {key: value for step in steps for key, value in step.items()}
-    assert len(merged["object_store_tables_left_alone"]) == 1
-    assert merged["commits_read"] >= 2  # the local table's, none of the S3 table's
+    assert "object_store_tables_left_alone" not in merged
+    versions = DeltaTable(uri, storage_options=options()).version() + 1
+    assert merged["commits_read"] >= versions + 2  # the S3 table's and the local table's
+    assert (merged["files_journaled"], merged["files_moved"]) == (0, 0)
     assert objects(lake) == kept
+    (orders,) = [r for r in metrics(home) if r["TABLE_NAME"] == "ORDERS"]
+    adds = DeltaTable(uri, storage_options=options()).get_add_actions(flatten=True)
+    assert orders["ACTIVE_BYTES"] == sum(pa.table(adds)["size_bytes"].to_pylist())
+    assert orders["TIME_TRAVEL_BYTES"] > 0  # rows 1 and 2's files (R41: before and after)
+    assert orders["FAILSAFE_BYTES"] == 0
     assert ids(conn) == [3]
     secret_free(lake.server.secret_key, home)
+
+
+def metrics(home: Path) -> list[dict[str, Any]]:
+    """The latest storage metrics row of each table (SPEC R33)."""
+    table = DeltaTable(str(metrics_path(home / "system"))).to_pyarrow_table()
+    latest: dict[int, dict[str, Any]] = {}
+    for row in sorted(table.to_pylist(), key=lambda r: r["AS_OF"]):
+        latest[row["ID"]] = row
+    return list(latest.values())
 
 
 def test_each_refusal_of_an_s3_location_has_its_code_and_writes_nothing_r41_r45_r49(

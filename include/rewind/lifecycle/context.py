@@ -19,6 +19,7 @@ from rewind.config import Config
 from rewind.home import prepare_home
 from rewind.lifecycle import fileops
 from rewind.storage.delta import TableStore
+from rewind.storage.location import Root
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -61,8 +62,10 @@ class Run:
         """Fail-safe copies live under their own root, never in a query path (R12, R38)."""
         return self.config.failsafe_root / str(int(table_id)) / path
 
-    def warehouse_path(self, table_id: int, path: str) -> Path:
-        return self.store.path(table_id) / path
+    def table_file(self, table_id: int, path: str) -> Root:
+        """A data file where its table keeps it: the warehouse, or an external table's
+        location, a local directory or an S3 prefix (SPEC R41, R44)."""
+        return self.store.root(table_id) / path
 
     @contextmanager
     def catalog(self) -> Iterator[Catalog]:

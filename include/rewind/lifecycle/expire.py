@@ -8,7 +8,6 @@ run finishes first; no file is ever missing from both the table and fail-safe.
 
 from __future__ import annotations
 
-import logging
 import time
 from datetime import datetime
 from typing import Any
@@ -23,9 +22,7 @@ from rewind.lifecycle.clones import used_by_clone
 from rewind.lifecycle.context import Run
 from rewind.lifecycle.pins import live_pins
 from rewind.lifecycle.plan import read_plan, read_previous_plan
-from rewind.lifecycle.scan import on_object_store, sync
-
-log = logging.getLogger("rewind.lifecycle")
+from rewind.lifecycle.scan import sync
 
 
 def pinned_files(run: Run) -> set[tuple[int, str]]:
@@ -90,7 +87,8 @@ def release_dropped_external(catalog: Catalog, now: datetime) -> int:
 
 def _track_leftovers(catalog: Catalog, run: Run, changed: set[int], plan: dict[int, Any]) -> int:
     """Files no version references in the directories of the tables that got commits
-    since the last run (SPEC R32: only those are listed; see :func:`files.track_leftovers`)."""
+    since the last run (SPEC R32: only those are listed; see :func:`files.track_leftovers`).
+    Tables on an object store are not listed (SPEC R50, :func:`files.governed_roots`)."""
     roots = files.governed_roots(catalog, run.store.warehouse, run.now)
     cursors = dict(catalog.session.execute(select(LogCursor.table_id, LogCursor.version)).all())
     return files.track_leftovers(
@@ -107,14 +105,6 @@ def journal_expired(run: Run) -> dict[str, Any]:
     previous = read_previous_plan(run.config.system_root, run.run_id, run.now)
     with run.catalog() as catalog:
         commits, changed = sync(catalog, run.store, run.now)
-        elsewhere = sorted(on_object_store(catalog))
-        if elsewhere:
-            log.warning(
-                "%d external table(s) on an object store left alone (ids %s): the lifecycle "
-                "does not govern tables on S3 yet",
-                len(elsewhere),
-                elsewhere,
-            )
         released = release_dropped_external(catalog, run.now)
         leftovers = _track_leftovers(catalog, run, changed, plan)
         held = pinned_files(run)
@@ -157,8 +147,6 @@ def journal_expired(run: Run) -> dict[str, Any]:
         "leftover_files_tracked": leftovers,
         # Ids, not names: Airflow shows this summary to every reader of the run (R37).
         "tables_written_after_drop": sorted(kept),
-        # Not yet governed by the lifecycle (rewind.lifecycle.scan): seen, not touched.
-        "object_store_tables_left_alone": elsewhere,
     }
 
 
@@ -172,7 +160,7 @@ def apply_journal(run: Run) -> dict[str, int]:
         tasks = [
             (
                 "move" if row.state == rules.MOVING else "delete",
-                str(run.warehouse_path(row.table_id, row.path)),
+                str(run.table_file(row.table_id, row.path)),
                 str(run.failsafe_path(row.table_id, row.path)),
             )
             for row in rows
@@ -192,7 +180,7 @@ def apply_journal(run: Run) -> dict[str, int]:
         for row in catalog.session.scalars(
             select(FileState).where(FileState.state.in_([rules.MOVING, rules.DELETING]))
         ):
-            outcome = outcomes.get(str(run.warehouse_path(row.table_id, row.path)))
+            outcome = outcomes.get(str(run.table_file(row.table_id, row.path)))
             if outcome is None:
                 continue
             if outcome == "missing":

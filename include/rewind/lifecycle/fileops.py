@@ -9,14 +9,17 @@ import shutil
 import signal
 from collections import Counter
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
+
+from rewind.storage import location
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
 FAULT_ENV = "REWIND_FAULT"  # "point:n": SIGKILL the job at the n-th pass of ``point``
-# Points: "move" (before a move, and after a cross-device copy), "copied" (after a
-# cross-device copy only), "delete", and the steps' "journal" and "purge_journal".
+# Points: "move" (before a move, and after a cross-device or S3 copy), "copied" (after
+# such a copy only), "delete", and the steps' "journal" and "purge_journal".
 # SPEC R31 crash tests: the job's process group, taken in the driver (which imports this
 # module before it starts the JVM) and inherited by the JVM and its Python workers.
 # PySpark's worker daemon puts itself and the workers in a process group of their own:
@@ -44,47 +47,59 @@ def fault_point(name: str) -> None:
 def move(source: str, target: str) -> str:
     """Move a file so that it is, at every instant, in at least one of the two places.
 
-    A rename within one file system is atomic. Across file systems the bytes are copied
-    to ``target + '.part'``, synced and renamed, then the source is removed. A rerun
-    finds the file in the source, the target or both (then the copy is complete and
-    the source goes), never in neither unless it was already gone before the first run.
+    ``target`` is a local path; ``source`` a local path or an object of a table on S3
+    (``s3://bucket/key``, SPEC R44). A rename within one file system is atomic. Across
+    file systems, and from S3, the bytes are copied to ``target + '.part'``, synced,
+    checked against the source's size (SPEC R48) and renamed, then the source is removed.
+    A rerun finds the file in the source, the target or both (then the copy is complete
+    and the source goes), never in neither unless it was already gone before the first
+    run.
 
     Returns:
         "moved", "done" (already in place) or "missing" (in neither place).
     """
-    in_source, in_target = os.path.exists(source), os.path.exists(target)
+    origin = location.file(source)
+    in_source, in_target = location.exists(origin), os.path.exists(target)
     if in_target and not in_source:
         return "done"
     if not in_source:
         return "missing"
     os.makedirs(os.path.dirname(target), exist_ok=True)
-    if in_target:  # a cross-device copy had finished when the last run died
-        os.unlink(source)
+    if in_target:  # a copy had finished when the last run died
+        location.unlink(origin)
         return "moved"
     fault_point("move")
-    try:
-        os.rename(source, target)
-    except OSError as exc:
-        if exc.errno != errno.EXDEV:
-            raise
+    if isinstance(origin, Path):
+        try:
+            os.rename(source, target)
+            return "moved"
+        except OSError as exc:
+            if exc.errno != errno.EXDEV:
+                raise
         partial = target + ".part"
         shutil.copyfile(source, partial)
         with open(partial, "rb") as handle:
             os.fsync(handle.fileno())
         os.replace(partial, target)
-        fault_point("move")
-        fault_point("copied")  # in both places: what a rerun must finish (crash tests)
-        os.unlink(source)
+    else:
+        location.download(origin, Path(target))
+    fault_point("move")
+    fault_point("copied")  # in both places: what a rerun must finish (crash tests)
+    location.unlink(origin)
     return "moved"
 
 
 def delete(path: str) -> str:
-    """Remove a file; already gone is fine."""
+    """Remove a file (a local path or an object on S3); already gone is fine."""
     fault_point("delete")
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        return "done"
+    target = location.file(path)
+    if isinstance(target, Path):
+        try:
+            target.unlink()
+        except FileNotFoundError:
+            return "done"
+        return "deleted"
+    location.unlink(target)  # DeleteObject: idempotent, it tells no "already gone"
     return "deleted"
 
 

@@ -1,7 +1,8 @@
 """The files in the governed table directories, as found on disk (SPEC R29, R33, R41).
 
-``warehouse/<id>/`` and the locations of the external tables Rewind still governs;
-the Delta log and statements' staging areas are not table data. The nightly run reads
+``warehouse/<id>/`` and the local locations of the external tables Rewind still
+governs (one on an object store is never listed, SPEC R50: :func:`governed_roots`); the
+Delta log and statements' staging areas are not table data. The nightly run reads
 them to track files no version references (:func:`track_leftovers`) and the quality
 step to count the bytes stored independently of the catalog.
 """
@@ -20,8 +21,8 @@ from rewind.catalog.models import FileState
 from rewind.catalog.repository import Catalog
 from rewind.constants import FAILSAFE_DAYS
 from rewind.lifecycle.rules import REMOVED
-from rewind.lifecycle.scan import commit_actions, on_object_store
-from rewind.storage import log
+from rewind.lifecycle.scan import commit_actions
+from rewind.storage import location, log
 from rewind.storage.delta import STAGING
 
 # Not table data: the Delta log (its checkpoints are parquet too) and the files of
@@ -122,13 +123,15 @@ def table_files(
 
 
 def governed_roots(catalog: Catalog, warehouse: Path, now: datetime) -> dict[int, Path]:
-    """:func:`table_roots` with the external tables the catalog still governs (those on
-    an object store left out: :func:`rewind.lifecycle.scan.on_object_store`)."""
-    skipped = on_object_store(catalog)
+    """:func:`table_roots` with the external tables the catalog still governs that are
+    local directories. A table on an object store is left out: listing its data files is
+    what a lifecycle run never does there (SPEC R50), so no leftover file of its is
+    tracked (:func:`track_leftovers`) and the quality step counts its bytes from the
+    catalog (:mod:`rewind.quality.facts`)."""
     external = {
-        table.id: Path(str(table.location))
+        table.id: root
         for table in catalog.external_tables(now, released=False)
-        if table.id not in skipped
+        if isinstance(root := location.of(str(table.location)), Path)
     }
     return table_roots(warehouse, external)
 
@@ -144,6 +147,9 @@ def track_leftovers(
     counted as TIME_TRAVEL_BYTES, and leaving time travel for fail-safe only once older
     than the table's retention and at least 7 days (Delta's rule: a writer may still be
     about to commit a younger file). A file a later commit adds becomes current again.
+    ``roots`` are local directories only: a table on an object store has its files
+    listed by no lifecycle run (SPEC R50, :func:`governed_roots`), so a leftover object
+    of a failed writer there stays untracked and uncounted.
 
     Returns:
         How many files started being tracked.

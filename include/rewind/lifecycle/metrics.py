@@ -22,7 +22,6 @@ from rewind.constants import TABLE
 from rewind.lifecycle import rules
 from rewind.lifecycle.context import Run
 from rewind.lifecycle.plan import write_partition
-from rewind.lifecycle.scan import on_object_store
 from rewind.retention import time_travel_end
 
 BYTE_COLUMNS = [
@@ -81,18 +80,15 @@ def owned_bytes(catalog: Catalog) -> dict[int, dict[str, int]]:
 def metric_rows(catalog: Catalog, run: Run) -> list[dict[str, Any]]:
     """One row per table incarnation until it is purged (SPEC R33)."""
     totals = owned_bytes(catalog)
-    # On an object store: no file of theirs is tracked yet (rewind.lifecycle.scan), so
-    # their rows count no bytes, and no local path says whether they were purged.
-    elsewhere = on_object_store(catalog)
     rows = []
     for table in catalog.session.scalars(
         select(CatalogObject).where(CatalogObject.kind == TABLE).order_by(CatalogObject.id)
     ):
-        if (
-            table.dropped_on is not None
-            and table.id not in elsewhere
-            and not run.store.path(table.id).exists()
-        ):
+        root = run.store.root(table.id)
+        # An external table's location on an object store is the team's, never removed by
+        # Rewind (SPEC R41), and not probed here (SPEC R50): its row stays, as a local
+        # one's does while its directory is there.
+        if table.dropped_on is not None and isinstance(root, Path) and not root.exists():
             continue  # purged for good: its storage is gone (SPEC R33)
         schema, database = catalog.ancestors(table)[1:3]
         entered = None

@@ -9,25 +9,24 @@ time the timeline recorded (SPEC R15). Where another engine cleaned up JSON comm
 after a checkpoint, the state is rebuilt from the checkpoint instead (SPEC R43).
 Deletion-vector files are files of the table like the data files that carry them.
 
-External tables on an object store (SPEC R44) are left alone: the lifecycle's file moves
-(R48) and its requests budget (R50) do not reach S3 yet, so none of their commits is read
-here and none of their files is tracked, moved or purged; each run says how many it left
-(:func:`on_object_store`).
+An external table on an object store (SPEC R44) is read the same way, through
+:mod:`rewind.storage.location`: a HEAD of its next commit object, then GETs of the new
+commits by version number; its data files are never listed (SPEC R50).
 """
 
 from __future__ import annotations
 
 from datetime import datetime
-from pathlib import Path
 from typing import Any
 
 from sqlalchemy import func, select
 
-from rewind.catalog.models import CatalogObject, FileState, LogCursor, TableVersion
+from rewind.catalog.models import FileState, LogCursor, TableVersion
 from rewind.catalog.repository import Catalog
 from rewind.lifecycle.rules import DELETING, LIVE, MOVING, REMOVED
 from rewind.storage import location, log, timeline
 from rewind.storage.delta import TableStore
+from rewind.storage.location import Root
 
 
 def newest_versions(catalog: Catalog, now: datetime) -> dict[int, int]:
@@ -42,24 +41,13 @@ def newest_versions(catalog: Catalog, now: datetime) -> dict[int, int]:
     )
     for table in catalog.external_tables(now, released=True):
         newest.pop(table.id, None)
-    for table_id in on_object_store(catalog):
-        newest.pop(table_id, None)
     return newest
-
-
-def on_object_store(catalog: Catalog) -> set[int]:
-    """The ids of the external tables on an object store, which the lifecycle does not
-    govern yet (see the module docstring): it never reaches them with local file code."""
-    rows = catalog.session.execute(
-        select(CatalogObject.id, CatalogObject.location).where(CatalogObject.location.is_not(None))
-    )
-    return {table_id for table_id, where in rows if location.on_object_store(where)}
 
 
 def sync_timelines(catalog: Catalog, store: TableStore, now: datetime) -> None:
     """Extend the timeline of every table another writer committed to (SPEC R40)."""
     for table_id, newest in newest_versions(catalog, now).items():
-        if location.exists(log.commit_file(store.path(table_id), newest + 1)):
+        if location.exists(log.commit_file(store.root(table_id), newest + 1)):
             table = catalog.get(table_id)
             if table is not None:
                 timeline.sync(catalog, store, table)
@@ -89,7 +77,7 @@ def sync(catalog: Catalog, store: TableStore, now: datetime) -> tuple[int, set[i
                 )
             ).all()
         )
-        root = store.path(table_id)
+        root = store.root(table_id)
         gap = False
         for version in sorted(times):
             commit = log.read_commit(root, version)
@@ -112,7 +100,7 @@ def sync(catalog: Catalog, store: TableStore, now: datetime) -> tuple[int, set[i
     return read, set(changed)
 
 
-def _apply(catalog: Catalog, table_id: int, root: Path, commit: log.Commit, when: datetime) -> None:
+def _apply(catalog: Catalog, table_id: int, root: Root, commit: log.Commit, when: datetime) -> None:
     """One commit: its removes, then its adds (a data file whose deletion vector changed
     is removed and added again in one commit), then the vector files no file carries."""
     vectors: set[str] = set()
@@ -140,13 +128,12 @@ def _removed(row: FileState | None, version: int, when: datetime) -> None:
         row.state, row.removed_version, row.removed_at = REMOVED, version, when
 
 
-def _added(catalog: Catalog, table_id: int, root: Path, add: dict[str, Any], version: int) -> None:
+def _added(catalog: Catalog, table_id: int, root: Root, add: dict[str, Any], version: int) -> None:
     path = log.relative_path(add["path"])
     vector = log.dv_file(add.get("deletionVector"))
     _live(catalog, table_id, path, int(add.get("size") or 0), version).dv_path = vector
     if vector is not None:
-        size = (root / vector).stat().st_size if (root / vector).exists() else 0
-        _live(catalog, table_id, vector, size, version)
+        _live(catalog, table_id, vector, location.size(root / vector) or 0, version)
 
 
 def _live(catalog: Catalog, table_id: int, path: str, size: int, version: int) -> FileState:
@@ -161,7 +148,7 @@ def _live(catalog: Catalog, table_id: int, path: str, size: int, version: int) -
     return row
 
 
-def _reconcile(catalog: Catalog, table_id: int, root: Path, version: int, when: datetime) -> None:
+def _reconcile(catalog: Catalog, table_id: int, root: Root, version: int, when: datetime) -> None:
     """The file states of ``version`` rebuilt from the log's checkpoint (SPEC R43): files
     the lifecycle holds LIVE that the version lacks were removed by the commits that
     are gone; the version's files are LIVE."""
@@ -176,11 +163,11 @@ def _reconcile(catalog: Catalog, table_id: int, root: Path, version: int, when: 
     for file in state.files:
         _live(catalog, table_id, file.path, file.size, version).dv_path = file.dv_path
         if file.dv_path:
-            size = (root / file.dv_path).stat().st_size if (root / file.dv_path).exists() else 0
+            size = location.size(root / file.dv_path) or 0
             _live(catalog, table_id, file.dv_path, size, version)
 
 
-def commit_actions(table_root: Path, version: int) -> list[dict[str, Any]]:
+def commit_actions(table_root: Root, version: int) -> list[dict[str, Any]]:
     """The actions of one commit file (none where it is gone)."""
     commit = log.read_commit(table_root, version)
     return list(commit.actions) if commit is not None else []

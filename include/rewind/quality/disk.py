@@ -2,7 +2,8 @@
 
 The governed table directories are listed (:mod:`rewind.lifecycle.files`). The
 fail-safe store is never opened outside the moving steps and recovery (SPEC R38), so
-the fail-safe bytes come from the catalog's manifest. Listing the directories is the
+the fail-safe bytes come from the catalog's manifest, as do the bytes of the tables on
+an object store, whose data files no lifecycle run lists (SPEC R50). Listing the directories is the
 point: it is the count independent of the catalog that the storage metrics are checked
 against, so this step's work grows with the number of files stored, unlike the steps
 that move data (SPEC R32).
@@ -30,7 +31,8 @@ def stored_bytes(
 
     Args:
         files: the data files found in the table directories.
-        manifest: the fail-safe manifest, (table id, path) -> size.
+        manifest: the fail-safe manifest and the files of the tables on an object
+            store, (table id, path) -> size.
         origin: (clone id, path) -> (source id, source path) for files clones share.
     """
     inodes = {f.inode: f.size for f in files}

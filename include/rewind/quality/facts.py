@@ -27,7 +27,7 @@ from rewind.lifecycle.metrics import BYTE_COLUMNS, metrics_path
 from rewind.lifecycle.plan import ACCOUNT_ID, PlanRow, read_plan
 from rewind.quality import disk
 from rewind.quality.expectations import OBJECT
-from rewind.storage import log
+from rewind.storage import location, log
 from rewind.storage.arrow_read import read_arrow
 
 if TYPE_CHECKING:
@@ -203,10 +203,10 @@ def guards_frame(
     elsewhere acts on it. Read at the last version the lifecycle read."""
     rows = []
     for table in catalog.external_tables(now, released=False):
-        if table.id not in cursors:  # never read by the lifecycle (on an object store too)
+        if table.id not in cursors:  # never read by the lifecycle yet
             continue
         try:
-            state = log.replay(Path(str(table.location)), cursors[table.id])
+            state = log.replay(location.of(str(table.location)), cursors[table.id])
         except StorageError:  # a broken log: the vanished-files check names what it loses
             continue
         have = state.metadata.get("configuration") or {}
@@ -247,9 +247,18 @@ def gather(run: Run) -> RunFacts:
             for c in catalog.session.scalars(select(CloneFile))
         }
         roots = files.governed_roots(catalog, run.store.warehouse, run.now)
+        unlisted = {t.id for t in catalog.external_tables(run.now, released=False)} - set(roots)
         guards = guards_frame(catalog, names, cursors, run.now)
     found, unread = files.table_files(roots, cursors)
-    manifest = {(s.table_id, s.path): s.size for s in states if in_failsafe(s.state)}
+    # SPEC R33, R50: the tables on an object store are not listed (files.governed_roots),
+    # so their stored bytes are the catalog's, like fail-safe's: the count independent of
+    # the catalog covers the local tables.
+    manifest = {
+        (s.table_id, s.path): s.size
+        for s in states
+        if in_failsafe(s.state)
+        or (s.table_id in unlisted and rules.metric_of(s.state, table_live=True) is not None)
+    }
     return RunFacts(
         frames={
             **plan_frames(plan, names),

@@ -66,6 +66,16 @@ def identity(uri: str) -> str:
     return canonical(Path(unquote(urlparse(uri).path)))
 
 
+def file(text: str) -> Root:
+    """A file as ``str(root / path)`` spells it (a task of the lifecycle's executors):
+    ``s3://bucket/key`` split at the bucket, the key as it is (a key, not a URI: no
+    decoding, and ``#`` or ``?`` in it are characters of the key); anything else a path."""
+    if objectstore.is_object_store(text):
+        bucket, _, key = text.split("://", 1)[1].partition("/")
+        return S3Location(bucket, key)
+    return Path(text)
+
+
 def canonical(path: Root) -> str:
     """One spelling per file: a local path resolved, an S3 location as ``s3://``."""
     return str(path.resolve()) if isinstance(path, Path) else str(path)
@@ -106,14 +116,43 @@ def read(path: Root) -> tuple[bytes, datetime]:
 
 def exists(path: Root) -> bool:
     """Whether a file is there."""
-    if isinstance(path, Path):
-        return path.exists()
+    return size(path) is not None
+
+
+def size(path: Root) -> int | None:
+    """A file's size in bytes (S3: one HEAD, its ``ContentLength``); None when it is not
+    there."""
     try:
+        if isinstance(path, Path):
+            return path.stat().st_size
         with _s3(path) as client:
-            client.head_object(Bucket=path.bucket, Key=path.key)
+            return int(client.head_object(Bucket=path.bucket, Key=path.key)["ContentLength"])
     except FileNotFoundError:
-        return False
-    return True
+        return None
+
+
+def download(source: S3Location, target: Path) -> None:
+    """Copy an object into a local file so that ``target`` is either absent or whole: the
+    bytes go to ``target + '.part'``, are synced, and are verified against the object's
+    ``ContentLength`` before the rename (SPEC R48: verified before the object may leave
+    its table's location).
+
+    Raises:
+        FileNotFoundError: the object is not there.
+        OSError: the store failed, or the bytes written are not the object's size.
+    """
+    partial = target.with_name(target.name + ".part")
+    with _s3(source) as client:
+        expected = int(client.head_object(Bucket=source.bucket, Key=source.key)["ContentLength"])
+        with open(partial, "wb") as handle:
+            client.download_fileobj(source.bucket, source.key, handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+    written = partial.stat().st_size
+    if written != expected:
+        partial.unlink(missing_ok=True)
+        raise OSError(errno.EIO, f"copied {written} of {expected} bytes", f"{source} -> {target}")
+    os.replace(partial, target)
 
 
 def names(directory: Root) -> list[str]:

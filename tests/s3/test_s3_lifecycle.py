@@ -1,0 +1,193 @@
+"""The nightly lifecycle governs a team's Delta table on S3 where it is (SPEC R12, R29–R33,
+R41, R44, R48, R50), on a real S3 server (SeaweedFS, tests/s3_server.py), with the
+fail-safe store where it is configured today (the home's local ``failsafe/``).
+
+The team's table is written by a plain delta-rs writer at ``s3://<bucket>/team/orders`` and
+registered (R41); the team's writer and Rewind each delete a row, each removing a data
+file. Two days later a night reads the new commits from the table's ``_delta_log`` only
+(R32, R50) and moves the two removed files into fail-safe: each downloaded, synced and
+checked against the object's size before the object leaves the bucket (R48). The night's
+expire job is killed (SIGKILL, ``REWIND_FAULT``) before its first move and again between a
+copy and the delete of its source, then run to the end: nothing lost, every object in the
+bucket or in fail-safe at every instant (R31). Seven days after they left time travel a
+later night purges them from fail-safe (R12). The table's current objects are never
+touched (their ETags stay), the metrics count its bytes (R33), and it reads at its current
+version throughout.
+
+The expire and purge steps run as Spark jobs of their own (``spark_jobs/``), as Airflow
+submits them: their executors reach S3 with the AWS variables of the job's environment.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+from contextlib import closing
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+from deltalake import DeltaTable, write_deltalake
+from test_s3_external import ids, objects, options, register, secret_free
+
+from rewind.config import Config
+from rewind.constants import FAILSAFE_DAYS
+from rewind.lifecycle.fileops import FAULT_ENV
+from rewind.runner import run_step
+
+pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("s3")]
+
+REPO = Path(__file__).resolve().parents[2]
+PREFIX = "team/orders/"
+FAST_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"  # as tests/spark/test_lifecycle_crash.py
+JOB_TIMEOUT_S = 300
+
+
+def job(home: Path, step: str, run_id: str, now: datetime, fault: str | None = None) -> dict:
+    """A lifecycle step as a Spark job in a session of its own; its JSON summary. With
+    ``fault`` the job must die by SIGKILL there (SPEC R31): a fault that never fires fails."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REWIND_")}
+    env["JAVA_TOOL_OPTIONS"] = FAST_JVM
+    if fault is not None:
+        env[FAULT_ENV] = fault
+    command = [sys.executable, str(REPO / "spark_jobs" / f"{step}.py"), "--home", str(home)]
+    command += ["--now", now.isoformat(), "--run-id", run_id]
+    proc = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=home.parent,
+        start_new_session=True,  # the fault kills this group, not pytest
+    )
+    try:
+        out, err = proc.communicate(timeout=JOB_TIMEOUT_S)
+    finally:
+        if proc.poll() is None:  # timed out: end the job started here, all of its group
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    expected = 0 if fault is None else -signal.SIGKILL
+    assert proc.returncode == expected, f"{step} {fault}: exit {proc.returncode}\n{err[-3000:]}"
+    return {} if fault is not None else dict(json.loads(out.splitlines()[-1]))
+
+
+def step(home: Path, name: str, run_id: str, now: datetime) -> dict[str, Any]:
+    """A step that needs no Spark (the plan, the metrics, the validation), in process."""
+    return run_step(Config.load(home=home), name, run_id, now)
+
+
+def table_id(home: Path, name: str) -> int:
+    with closing(sqlite3.connect(home / "catalog.db")) as db:
+        ((found,),) = db.execute(
+            "SELECT id FROM objects WHERE kind = 'TABLE' AND name = ? AND dropped_on IS NULL",
+            (name,),
+        ).fetchall()
+    return int(found)
+
+
+def current_files(uri: str) -> dict[str, int]:
+    """The data files of the table's current version, with their sizes (delta-rs)."""
+    adds = pa.table(DeltaTable(uri, storage_options=options()).get_add_actions(flatten=True))
+    return dict(zip(adds["path"].to_pylist(), adds["size_bytes"].to_pylist(), strict=True))
+
+
+def data_objects(bucket: Any) -> dict[str, str]:
+    """The table's data objects (path under the table -> ETag), its log left out."""
+    return {
+        key.removeprefix(PREFIX): etag
+        for key, etag in objects(bucket).items()
+        if key.startswith(PREFIX) and not key.startswith(PREFIX + "_delta_log/")
+    }
+
+
+def places(bucket: Any, failsafe: Path, content: dict[str, bytes]) -> dict[str, set[str]]:
+    """Where each removed file is now: "table" (its object), "failsafe" (a whole copy:
+    the same bytes), both or neither."""
+    in_table = data_objects(bucket)
+    found: dict[str, set[str]] = {}
+    for path, data in content.items():
+        held = failsafe / path
+        found[path] = {"table"} if path in in_table else set()
+        if held.exists():
+            assert held.read_bytes() == data, path  # never a partial or other copy
+            found[path].add("failsafe")
+    return found
+
+
+def test_a_night_moves_removed_files_from_s3_into_failsafe_and_a_later_one_purges_them_r12_r31_r48(
+    lake: Any, connect: Any, home: Path
+) -> None:
+    """R12, R30, R31, R33, R48, R50: see the module docstring."""
+    uri = f"{lake.uri}team/orders"
+    for rows in ([1, 2], [3], [4, 5]):  # one data file each
+        table = pa.table({"ID": rows, "V": [f"v{i}" for i in rows]})
+        write_deltalake(uri, table, mode="append", storage_options=options())
+    conn = connect()
+    conn.sql("CREATE DATABASE LAKE")
+    register(conn, "ORDERS", uri)
+    DeltaTable(uri, storage_options=options()).delete("ID = 3")  # the team's own writer
+    conn.sql("DELETE FROM ORDERS WHERE ID = 4")  # Rewind (R40: both are versions)
+    assert ids(conn) == [1, 2, 5]
+
+    current = current_files(uri)
+    before = data_objects(lake)
+    removed = sorted(set(before) - set(current))
+    assert len(removed) == 2, (before, current)  # the team's file of row 3, the file of 4, 5
+    client = lake.server.client()
+    content = {
+        path: client.get_object(Bucket=lake.name, Key=PREFIX + path)["Body"].read()
+        for path in removed
+    }
+    failsafe = home / "failsafe" / str(table_id(home, "ORDERS"))
+    changed = datetime.now(UTC)
+    night_1 = ("night-1", changed + timedelta(days=2))  # a day after the 1-day window closed
+    night_2 = ("night-2", changed + timedelta(days=2 + FAILSAFE_DAYS))
+
+    # Night 1: the expire job killed before its first move, then between a copy and the
+    # delete of its source (the file in both places), then run to the end (R31).
+    step(home, "effective_retention", *night_1)
+    job(home, "expire_versions", *night_1, fault="move:1")
+    where = places(lake, failsafe, content)
+    assert all(where[path] == {"table"} for path in removed), where  # nothing moved yet
+    job(home, "expire_versions", *night_1, fault="copied:1")
+    where = places(lake, failsafe, content)
+    assert all("table" in where[path] for path in removed), where  # no source deleted yet
+    assert any(where[path] == {"table", "failsafe"} for path in removed), where
+    expired = job(home, "expire_versions", *night_1)
+    assert (expired["files_moved"], expired["files_missing"]) == (2, 0), expired
+    assert expired["bytes_moved"] == sum(len(data) for data in content.values())
+    where = places(lake, failsafe, content)
+    assert all(where[path] == {"failsafe"} for path in removed), where  # gone from S3 (R48)
+    assert not list(failsafe.rglob("*.part"))
+    after = data_objects(lake)
+    assert after == {path: before[path] for path in current}  # the current ones untouched
+
+    metrics = step(home, "storage_metrics", *night_1)
+    assert metrics["active_bytes"] == sum(current.values()), metrics  # R33
+    assert metrics["failsafe_bytes"] == sum(len(data) for data in content.values()), metrics
+    assert metrics["time_travel_bytes"] == 0, metrics
+    assert step(home, "validate", *night_1)["stored_bytes"] == sum(current.values()) + sum(
+        len(data) for data in content.values()
+    )
+    assert ids(conn) == [1, 2, 5]
+
+    # Night 2: the 7 days of fail-safe are over (R12).
+    step(home, "effective_retention", *night_2)
+    assert job(home, "expire_versions", *night_2)["files_moved"] == 0
+    purged = job(home, "purge_failsafe", *night_2)
+    assert purged["files_purged"] == 2, purged
+    assert places(lake, failsafe, content) == {path: set() for path in removed}
+    metrics = step(home, "storage_metrics", *night_2)
+    assert (metrics["active_bytes"], metrics["failsafe_bytes"]) == (sum(current.values()), 0)
+    step(home, "validate", *night_2)
+    assert data_objects(lake) == after
+    assert ids(conn) == [1, 2, 5]
+    assert DeltaTable(uri, storage_options=options()).to_pyarrow_table().num_rows == 3
+    secret_free(lake.server.secret_key, home)
