@@ -12,7 +12,8 @@ copy and the delete of its source, then run to the end: nothing lost, every obje
 bucket or in fail-safe at every instant (R31). Seven days after they left time travel a
 later night purges them from fail-safe (R12). The table's current objects are never
 touched (their ETags stay), the metrics count its bytes (R33), and it reads at its current
-version throughout.
+version throughout. Between the nights, fail-safe recovery (ACCOUNTADMIN) brings back the
+version before both deletes as a new table, its files copied from fail-safe and from S3.
 
 The expire and purge steps run as Spark jobs of their own (``spark_jobs/``), as Airflow
 submits them: their executors reach S3 with the AWS variables of the job's environment.
@@ -34,7 +35,7 @@ from typing import Any
 import pyarrow as pa
 import pytest
 from deltalake import DeltaTable, write_deltalake
-from test_s3_external import ids, objects, options, register, secret_free
+from test_s3_external import ids, metrics, objects, options, register, secret_free
 
 from rewind.config import Config
 from rewind.constants import FAILSAFE_DAYS
@@ -132,6 +133,7 @@ def test_a_night_moves_removed_files_from_s3_into_failsafe_and_a_later_one_purge
     conn = connect()
     conn.sql("CREATE DATABASE LAKE")
     register(conn, "ORDERS", uri)
+    registered = DeltaTable(uri, storage_options=options()).version()  # rows 1 to 5
     DeltaTable(uri, storage_options=options()).delete("ID = 3")  # the team's own writer
     conn.sql("DELETE FROM ORDERS WHERE ID = 4")  # Rewind (R40: both are versions)
     assert ids(conn) == [1, 2, 5]
@@ -169,14 +171,25 @@ def test_a_night_moves_removed_files_from_s3_into_failsafe_and_a_later_one_purge
     after = data_objects(lake)
     assert after == {path: before[path] for path in current}  # the current ones untouched
 
-    metrics = step(home, "storage_metrics", *night_1)
-    assert metrics["active_bytes"] == sum(current.values()), metrics  # R33
-    assert metrics["failsafe_bytes"] == sum(len(data) for data in content.values()), metrics
-    assert metrics["time_travel_bytes"] == 0, metrics
+    counted = step(home, "storage_metrics", *night_1)
+    assert counted["active_bytes"] == sum(current.values()), counted  # R33
+    assert counted["failsafe_bytes"] == sum(len(data) for data in content.values()), counted
+    assert counted["time_travel_bytes"] == 0, counted
     assert step(home, "validate", *night_1)["stored_bytes"] == sum(current.values()) + sum(
         len(data) for data in content.values()
     )
     assert ids(conn) == [1, 2, 5]
+
+    # R12: ACCOUNTADMIN recovers the version before both deletes into a new table, its
+    # files copied from fail-safe and from the bucket; the team's objects stay as they are.
+    listed = conn.failsafe_list()
+    assert listed.column("table_id") == [table_id(home, "ORDERS")]
+    assert str(registered) in listed.column("recoverable_versions")[0].split(",")
+    conn.failsafe_recover(table_id(home, "ORDERS"), "LAKE.PUBLIC.RECOVERED", registered)
+    recovered = conn.sql("SELECT ID FROM RECOVERED ORDER BY ID")[-1].rows
+    assert [r[0] for r in recovered] == [1, 2, 3, 4, 5]
+    assert data_objects(lake) == after
+    assert places(lake, failsafe, content) == {path: {"failsafe"} for path in removed}
 
     # Night 2: the 7 days of fail-safe are over (R12).
     step(home, "effective_retention", *night_2)
@@ -184,8 +197,9 @@ def test_a_night_moves_removed_files_from_s3_into_failsafe_and_a_later_one_purge
     purged = job(home, "purge_failsafe", *night_2)
     assert purged["files_purged"] == 2, purged
     assert places(lake, failsafe, content) == {path: set() for path in removed}
-    metrics = step(home, "storage_metrics", *night_2)
-    assert (metrics["active_bytes"], metrics["failsafe_bytes"]) == (sum(current.values()), 0)
+    step(home, "storage_metrics", *night_2)
+    (orders,) = [r for r in metrics(home) if r["TABLE_NAME"] == "ORDERS"]
+    assert (orders["ACTIVE_BYTES"], orders["FAILSAFE_BYTES"]) == (sum(current.values()), 0)
     step(home, "validate", *night_2)
     assert data_objects(lake) == after
     assert ids(conn) == [1, 2, 5]
