@@ -7,7 +7,9 @@ Rewind's own object calls through boto3. A user sets the standard AWS variables 
 ``AWS_SECRET_ACCESS_KEY`` / ``AWS_SESSION_TOKEN``; ``AWS_REGION``; ``AWS_PROFILE`` and the
 shared config and credentials files); botocore resolves them, and this module derives what
 each client needs: path-style addressing and plain HTTP for a custom endpoint, the region,
-the keys. No other module reads ``AWS_*`` variables (STYLE habit 11).
+the keys. No other module reads ``AWS_*`` variables (STYLE habit 11). In Airflow, an
+``aws`` connection supplies these variables to a task (:func:`connection_variables`,
+:func:`environment`; ``rewind.operations.dagkit.aws_connection``).
 
 Secrets (SPEC R45) leave this module only towards those clients: delta-rs's
 ``storage_options`` and the boto3 client take the keys in process; Spark's s3a reads them
@@ -203,6 +205,14 @@ def configured(environ: Mapping[str, str] | None = None) -> bool:
     return any(env.get(name) for name in AWS_SETTINGS)
 
 
+# The extra fields of an ``aws`` connection Rewind reads, and the variable each one sets.
+_CONNECTION_EXTRA = {
+    "aws_session_token": "AWS_SESSION_TOKEN",
+    "endpoint_url": "AWS_ENDPOINT_URL",
+    "region_name": "AWS_REGION",
+}
+
+
 def connection_variables(
     conn_id: str,
     conn_type: str | None,
@@ -233,14 +243,6 @@ def connection_variables(
         if extra.get(key):
             variables[variable] = str(extra[key])
     return variables
-
-
-# The extra fields of an ``aws`` connection Rewind reads, and the variable each one sets.
-_CONNECTION_EXTRA = {
-    "aws_session_token": "AWS_SESSION_TOKEN",
-    "endpoint_url": "AWS_ENDPOINT_URL",
-    "region_name": "AWS_REGION",
-}
 
 
 @contextlib.contextmanager
