@@ -23,10 +23,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
 import sys
+import urllib.request
+from collections import Counter
 from contextlib import closing
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -205,3 +208,48 @@ def test_a_night_moves_removed_files_from_s3_into_failsafe_and_a_later_one_purge
     assert ids(conn) == [1, 2, 5]
     assert DeltaTable(uri, storage_options=options()).to_pyarrow_table().num_rows == 3
     secret_free(lake.server.secret_key, home)
+
+
+def requests(bucket: Any) -> Counter[str]:
+    """The S3 requests the server answered for the bucket so far, by type (GET counts
+    HEADs too; LIST, PUT, DELETE, ...): what an object store bills (SPEC R50)."""
+    text = urllib.request.urlopen(bucket.server.metrics_url, timeout=10).read().decode()
+    counted: Counter[str] = Counter()
+    for found in re.finditer(r"^SeaweedFS_s3_request_total\{([^}]*)\} (\S+)$", text, re.M):
+        labels = dict(re.findall(r'(\w+)="([^"]*)"', found[1]))
+        if labels.get("bucket") == bucket.name:
+            counted[labels["type"]] += int(float(found[2]))
+    return counted
+
+
+def test_a_next_night_reads_new_commits_and_lists_no_data_files_r32_r50(
+    lake: Any, connect: Any, home: Path
+) -> None:
+    """R32, R50: after the first night has read the log of a table on S3 once, a next night's
+    steps 1–5 read only the commits made since (a HEAD of the next commit object, GETs of
+    the new ones) and LIST nothing: neither the table's data files nor its log."""
+    uri = f"{lake.uri}team/orders"
+    write_deltalake(uri, pa.table({"ID": [1], "V": ["a"]}), storage_options=options())
+    conn = connect()
+    conn.sql("CREATE DATABASE LAKE")
+    register(conn, "ORDERS", uri)
+    start = datetime.now(UTC)
+    first = step(home, "effective_retention", "first", start)  # the first night: log once
+    assert first["objects_seen"] >= 3
+    assert step(home, "expire_versions", "first", start)["commits_read"] >= 2
+    for rows in ([2], [3]):  # the team's two commits of the day
+        table = pa.table({"ID": rows, "V": ["b"]})
+        write_deltalake(uri, table, mode="append", storage_options=options())
+
+    before = requests(lake)
+    later = start + timedelta(hours=1)
+    step(home, "effective_retention", "next", later)
+    expired = step(home, "expire_versions", "next", later)
+    step(home, "purge_failsafe", "next", later)
+    step(home, "storage_metrics", "next", later)
+    made = requests(lake) - before
+    assert expired["commits_read"] == 2, expired
+    assert made["LIST"] == 0, made
+    assert made["GET"] <= 4 * 2 + 4, made  # 8 here: per new commit a few GETs, HEADs
+    assert set(made) <= {"GET"}, made  # nothing written, moved or deleted: all in time travel
+    assert ids(conn) == [1, 2, 3]
