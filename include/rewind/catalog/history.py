@@ -39,24 +39,26 @@ def members_at(catalog: Catalog, parent_id: int, kind: str, instant: datetime) -
 
 
 def record_shared_files(
-    catalog: Catalog, clone_id: int, source_id: int, files: list[tuple[str, int]]
+    catalog: Catalog, clone_id: int, source_id: int, files: list[tuple[str, str, int]]
 ) -> None:
     """Remember which files a clone shares, with their original owner (SPEC R30, R33).
 
-    A clone of a clone shares the original owner's bytes, so the owner is looked up.
+    ``files``: (the path in the clone's log, the path in the source's, size); they differ
+    where the clone references an object store's file by its URI (SPEC R47). A clone of a
+    clone shares the original owner's bytes, so the owner is looked up.
     """
     inherited = {
         row.path: row
         for row in catalog.session.scalars(select(CloneFile).where(CloneFile.clone_id == source_id))
     }
-    for path, size in files:
-        origin = inherited.get(path)
+    for path, source_path, size in files:
+        origin = inherited.get(source_path)
         catalog.session.add(
             CloneFile(
                 clone_id=clone_id,
                 path=path,
                 source_id=origin.source_id if origin else source_id,
-                source_path=origin.source_path if origin else path,
+                source_path=origin.source_path if origin else source_path,
                 size=size,
             )
         )

@@ -1,9 +1,12 @@
 """CREATE TABLE | SCHEMA | DATABASE x CLONE y [AT | BEFORE (...)] (SPEC R24, R30).
 
 A clone is a new, independent, writable object holding the source's data as of the
-point. Data files are shared, not copied: the clone's Delta log adds hard links of
-the source's files under the same relative paths, and the catalog remembers which
-files each clone shares with whom, for the lifecycle (SPEC R30, R33).
+point, in the warehouse. Data files are shared, not copied: the clone's Delta log adds
+hard links of a local source's files under the same relative paths, or the absolute
+URIs of an object store's files where they are (SPEC R47, Delta's shallow clone); the
+catalog remembers which files each clone shares with whom, for the lifecycle (SPEC R30,
+R33). A clone's writes add files of its own, in the warehouse; its source's are never
+written.
 """
 
 from __future__ import annotations
@@ -59,9 +62,17 @@ def clone_table_into(
         if column.physical not in schema.names:
             schema = schema.append(pa.field(column.physical, column.column_type.arrow(), True))
     ctx.undo.append(lambda: ctx.store.discard(target.id))
-    ctx.store.share_files(target.id, snap.files, ctx.store.path(source.id))
-    create_table_storage(ctx, target, columns, snap.files, schema)
-    record_shared_files(ctx.catalog, target.id, source.id, [(f.path, f.size) for f in snap.files])
+    files = ctx.store.share_files(target.id, snap.files, snap.root)
+    create_table_storage(ctx, target, columns, files, schema)
+    record_shared_files(
+        ctx.catalog,
+        target.id,
+        source.id,
+        [
+            (mine.path, theirs.path, mine.size)
+            for mine, theirs in zip(files, snap.files, strict=True)
+        ],
+    )
     ctx.catalog.record_access(
         ctx.query_id,
         source.id,

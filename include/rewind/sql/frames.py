@@ -105,7 +105,7 @@ def version_frame(
 
 def files_by_uri(snap: Snapshot, uris: Sequence[str]) -> list[DataFile]:
     """The data files behind Spark's ``_metadata.file_path`` values."""
-    known = {location.canonical(snap.root / f.path): f for f in snap.files}
+    known = {location.canonical(location.data_file(snap.root, f.path)): f for f in snap.files}
     return [known[location.identity(uri)] for uri in uris]
 
 

@@ -252,7 +252,9 @@ def _check_files_held(ctx: Context, obj: CatalogObject, version: int) -> None:
             f"the Delta log of version {version} was cleaned up by another engine",
             ctx.now,
         ) from None
-    missing = [f.path for f in snap.files if not location.exists(snap.root / f.path)]
+    missing = [
+        f.path for f in snap.files if not location.exists(location.data_file(snap.root, f.path))
+    ]
     if missing and version == current_version(ctx, obj):
         raise StorageError(
             f"Data file {missing[0]} of table {names.qualified(ctx, obj)} is missing."

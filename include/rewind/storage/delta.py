@@ -19,6 +19,7 @@ table on an object store rather than let local file code turn ``s3://b/t`` into 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import errno
 import json
 import os
@@ -138,8 +139,8 @@ class TableStore:
         """A table's local directory.
 
         Raises:
-            UnsupportedError: the table is on an object store, which the code asking
-                (clones, recoveries, the lifecycle's file moves) does not reach yet.
+            UnsupportedError: the table is on an object store, which the local file
+                code asking (a new table's directory, a clone's links) cannot reach.
         """
         root = self.root(table_id)
         if not isinstance(root, Path):
@@ -207,22 +208,30 @@ class TableStore:
         return 0
 
     def share_files(
-        self, target_id: int, files: Sequence[DataFile], source_root: Path
-    ) -> list[Path]:
-        """Give ``target_id`` the data files ``files`` found under ``source_root``.
+        self, target_id: int, files: Sequence[DataFile], source_root: Root
+    ) -> list[DataFile]:
+        """The data files of a new clone of the table at ``source_root``: ``files`` as the
+        clone's Delta log names them (SPEC R24, R47).
 
-        Files are immutable, so a hard link is a zero-copy clone (SPEC R24); where the
-        file system refuses links (another device, no support), the bytes are copied.
-        Paths stay relative and identical, so delta-rs and delta-spark read the clone.
+        Files are immutable, so a clone never copies bytes where the storage allows: a
+        local source's files are hard-linked into the clone under the same relative paths
+        (where the file system refuses links, another device or no support, the bytes are
+        copied); an object store's are referenced where they are, by absolute URI, as
+        Delta's shallow clone does, and so stay those a clone of a clone references.
+        delta-rs and delta-spark read the clone either way.
         """
         target = self.path(target_id)
-        made: list[Path] = []
+        shared: list[DataFile] = []
         for file in files:
-            destination = target / file.path
-            destination.parent.mkdir(parents=True, exist_ok=True)
-            link_or_copy(source_root / file.path, destination)
-            made.append(destination)
-        return made
+            where = location.data_file(source_root, file.path)
+            if isinstance(where, Path):
+                destination = target / file.path
+                destination.parent.mkdir(parents=True, exist_ok=True)
+                link_or_copy(where, destination)
+            else:
+                file = dataclasses.replace(file, path=str(where))
+            shared.append(file)
+        return shared
 
     def _delta_table(self, table_id: int, version: int | None = None) -> DeltaTable:
         try:
@@ -381,7 +390,7 @@ class TableStore:
             DataFile(log.relative_path(r["path"]), int(r.get("size") or 0), 0)
             for r in commit.removes()
             if log.relative_path(r["path"]) not in later
-            and location.exists(root / log.relative_path(r["path"]))
+            and location.exists(location.data_file(root, log.relative_path(r["path"])))
         ]
         if undo_removes or undo_adds:
             schema = self.snapshot(table_id, latest).schema

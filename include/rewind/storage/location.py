@@ -76,6 +76,13 @@ def file(text: str) -> Root:
     return Path(text)
 
 
+def data_file(root: Root, path: str) -> Root:
+    """A data file of the table at ``root``, as its Delta log names it (decoded): a path
+    relative to the root, or an object's absolute URI, which is how a clone references its
+    source's files where they are, as Delta's shallow clone does (SPEC R47)."""
+    return file(path) if objectstore.is_object_store(path) else root / path
+
+
 def canonical(path: Root) -> str:
     """One spelling per file: a local path resolved, an S3 location as ``s3://``."""
     return str(path.resolve()) if isinstance(path, Path) else str(path)

@@ -10,13 +10,15 @@ from typing import Any
 import pyarrow as pa
 
 from rewind.errors import UnsupportedTableFeature
+from rewind.storage import location
 from rewind.storage.location import Root
 
 
 @dataclass(frozen=True)
 class DataFile:
-    """A data file of one table version (path relative to the table root); another
-    writer's file may carry a deletion vector (``dv_path``, ``deleted_rows``)."""
+    """A data file of one table version (path relative to the table root, or the absolute
+    URI of a source's file a clone references, :func:`~rewind.storage.location.data_file`);
+    another writer's file may carry a deletion vector (``dv_path``, ``deleted_rows``)."""
 
     path: str
     size: int
@@ -81,7 +83,7 @@ class Snapshot:
 
     @property
     def uris(self) -> list[str]:
-        return [str(self.root / f.path) for f in self.files]
+        return [str(location.data_file(self.root, f.path)) for f in self.files]
 
     @property
     def rows(self) -> int:
