@@ -253,3 +253,34 @@ def test_a_next_night_reads_new_commits_and_lists_no_data_files_r32_r50(
     assert made["GET"] <= 4 * 2 + 4, made  # 8 here: per new commit a few GETs, HEADs
     assert set(made) <= {"GET"}, made  # nothing written, moved or deleted: all in time travel
     assert ids(conn) == [1, 2, 3]
+
+
+def test_a_transient_table_on_s3_has_its_expired_objects_deleted_not_moved_r8_r12(
+    lake: Any, connect: Any, home: Path
+) -> None:
+    """R12: data of a transient table leaving time travel is deleted, not moved: the night
+    deletes the object the team's DELETE removed from the bucket (one DeleteObject each,
+    idempotent), puts nothing into fail-safe, and leaves the current objects alone."""
+    uri = f"{lake.uri}team/orders"
+    for rows in ([1], [2]):
+        table = pa.table({"ID": rows, "V": ["a"]})
+        write_deltalake(uri, table, mode="append", storage_options=options())
+    conn = connect()
+    conn.sql("CREATE DATABASE LAKE; CREATE TRANSIENT SCHEMA SCRATCH; USE SCHEMA SCRATCH")
+    register(conn, "ORDERS", uri)
+    DeltaTable(uri, storage_options=options()).delete("ID = 1")
+    current = current_files(uri)
+    before = data_objects(lake)
+    assert len(set(before) - set(current)) == 1
+
+    night = ("night", datetime.now(UTC) + timedelta(days=2))
+    step(home, "effective_retention", *night)
+    expired = job(home, "expire_versions", *night)
+    assert (expired["files_deleted"], expired["files_moved"]) == (1, 0), expired
+    assert data_objects(lake) == {path: before[path] for path in current}
+    assert not (home / "failsafe" / str(table_id(home, "ORDERS"))).exists()
+    counted = step(home, "storage_metrics", *night)
+    assert (counted["active_bytes"], counted["time_travel_bytes"]) == (sum(current.values()), 0)
+    assert counted["failsafe_bytes"] == 0
+    step(home, "validate", *night)
+    assert ids(conn) == [2]
