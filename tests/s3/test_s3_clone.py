@@ -140,8 +140,9 @@ def test_schema_and_database_clones_take_the_s3_table_along_r24_r47(
 def test_a_refused_clone_of_an_s3_table_has_its_code_and_leaves_nothing_r17_r28_r45(
     lake: Any, team: tuple[str, datetime], connect: Any, home: Path, monkeypatch: Any
 ) -> None:
-    """A point before the table's first version, and a wrong secret: each refused with its
-    code (R17, R39), nothing created (R28), no object written, no message with the secret."""
+    """A point before the table's first version, and a wrong secret (the source's log
+    unreadable): each refused with its code naming the table or its URI (R17, R39, R49),
+    nothing created (R28), no object written, no message with the secret (R45)."""
     uri, _ = team
     secret = lake.server.secret_key
     conn = connect()
@@ -154,7 +155,8 @@ def test_a_refused_clone_of_an_s3_table_has_its_code_and_leaves_nothing_r17_r28_
     messages.append(error.message)
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "not-the-secret-" + "x" * 20)
     error = refused(conn, "CREATE TABLE WRONG CLONE ORDERS")
-    assert error.code == "CONFIGURATION_ERROR", error.message
+    assert error.code == "STORAGE_ERROR", error.message  # as any read of the table (R49)
+    assert uri in error.message and "SignatureDoesNotMatch" in error.message
     messages.append(error.message)
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", secret)
     assert conn.sql("SHOW TABLES IN SCHEMA LAKE.PUBLIC")[-1].column("name") == ["ORDERS"]

@@ -97,7 +97,8 @@ def test_a_team_table_on_s3_is_governed_where_it_is_r41_r42_r46(
     """Registered from S3 with its history (R41): read now, AT a timestamp, AT an offset,
     BEFORE a statement; written by Rewind through delta-rs's conditional commits (R46) and
     by the team's writer after registration (R40), each side reading the other's rows;
-    its Delta retention raised on S3 (R42); DROP and UNDROP keep every object."""
+    its Delta retention raised on S3 (R42); cloned without a copy (R47); DROP and UNDROP keep
+    every object, and the clone reads after the DROP."""
     uri, between = team
     conn = connect()
     conn.sql("CREATE DATABASE LAKE")
@@ -126,11 +127,11 @@ def test_a_team_table_on_s3_is_governed_where_it_is_r41_r42_r46(
     table = dict(zip(shown.columns, shown.rows[0], strict=True))
     assert (table["is_external"], table["rows"]) == ("Y", 3)
 
+    conn.sql("CREATE TABLE COPY CLONE ORDERS")  # zero-copy (R47): tests/s3/test_s3_clone.py
     kept = objects(lake)
-    clone = refused(conn, "CREATE TABLE COPY CLONE ORDERS")  # zero-copy on S3 (R47): not yet
-    assert clone.code == "UNSUPPORTED", clone.message
     conn.sql("DROP TABLE ORDERS")
     assert objects(lake) == kept  # the team's objects stay (R41)
+    assert rows(conn, "SELECT ID FROM COPY ORDER BY ID") == [(3,), (4,), (9,)]
     dropped = conn.sql("SHOW TABLES HISTORY LIKE 'ORDERS' IN SCHEMA LAKE.PUBLIC")[-1]
     assert dropped.column("dropped_on")[0] is not None
     conn.sql("UNDROP TABLE ORDERS")
@@ -138,7 +139,7 @@ def test_a_team_table_on_s3_is_governed_where_it_is_r41_r42_r46(
     assert objects(lake) == kept
     history = rows(conn, "SELECT QUERY_TEXT FROM REWIND.ACCOUNT_USAGE.QUERY_HISTORY")
     assert any(uri in str(text) for (text,) in history)
-    secret_free(lake.server.secret_key, home, clone.message, *(str(t) for (t,) in history))
+    secret_free(lake.server.secret_key, home, *(str(t) for (t,) in history))
 
 
 def test_the_nightly_lifecycle_governs_a_table_on_s3_where_it_is_r29_r30_r33_r50(
