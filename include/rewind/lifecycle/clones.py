@@ -11,8 +11,10 @@ from rewind.catalog.repository import Catalog
 def used_by_clone(catalog: Catalog, row: FileState) -> bool:
     """Whether a clone still has ``row``'s file as one of its own files.
 
-    Such a file keeps its bytes through the clone's hard link; the owner's row stays
-    as RETAINED (RETAINED_FOR_CLONE) instead of being forgotten.
+    Such a file keeps its bytes through the clone's hard link, or, on an object store,
+    where its owner keeps it: the clone's log names it by its URI (``CloneFile.path``,
+    the owner's own path in ``source_path``, SPEC R47), so it must stay there. The
+    owner's row stays as RETAINED (RETAINED_FOR_CLONE) instead of being forgotten.
     """
     return bool(
         catalog.session.scalar(
