@@ -284,3 +284,59 @@ def test_a_transient_table_on_s3_has_its_expired_objects_deleted_not_moved_r8_r1
     assert counted["failsafe_bytes"] == 0
     step(home, "validate", *night)
     assert ids(conn) == [2]
+
+
+def test_an_object_a_clone_references_stays_in_its_bucket_until_no_clone_uses_it_r30_r47(
+    lake: Any, connect: Any, home: Path
+) -> None:
+    """R30, R47: a zero-copy clone references the S3 table's objects where they are, so an
+    object the team's writer removed from the source stays in the bucket, RETAINED_FOR_CLONE
+    for its owner, while the clone uses it; the clone's own expired reference to an object
+    is forgotten, never moved (the object is its owner's, still current there). Once the
+    clone is dropped and its time travel is over, the object leaves the bucket for the
+    owner's fail-safe like any other (R12, R48)."""
+    uri = f"{lake.uri}team/orders"
+    for rows in ([1, 2], [3], [4, 5]):
+        table = pa.table({"ID": rows, "V": [f"v{i}" for i in rows]})
+        write_deltalake(uri, table, mode="append", storage_options=options())
+    conn = connect()
+    conn.sql("CREATE DATABASE LAKE")
+    register(conn, "ORDERS", uri)
+    conn.sql("CREATE TABLE COPY CLONE ORDERS")
+    DeltaTable(uri, storage_options=options()).delete("ID = 3")  # the source's file of 3
+    conn.sql("DELETE FROM COPY WHERE ID = 1")  # the clone's reference to the file of 1, 2
+    (shared,) = sorted(set(data_objects(lake)) - set(current_files(uri)))
+    content = lake.server.client().get_object(Bucket=lake.name, Key=PREFIX + shared)
+    data = content["Body"].read()
+    kept = objects(lake)
+    changed = datetime.now(UTC)
+
+    night_1 = ("night-1", changed + timedelta(days=2))
+    step(home, "effective_retention", *night_1)
+    expired = step(home, "expire_versions", *night_1)
+    assert (expired["files_journaled"], expired["shared_references_released"]) == (0, 1)
+    assert objects(lake) == kept
+    step(home, "storage_metrics", *night_1)
+    (orders,) = [r for r in metrics(home) if r["TABLE_NAME"] == "ORDERS"]
+    assert orders["RETAINED_FOR_CLONE_BYTES"] == len(data), orders
+    assert orders["ACTIVE_BYTES"] == sum(current_files(uri).values()), orders
+    step(home, "validate", *night_1)
+    assert [r[0] for r in conn.sql("SELECT ID FROM COPY ORDER BY ID")[-1].rows] == [2, 3, 4, 5]
+
+    conn.sql("DROP TABLE COPY")
+    night_2 = ("night-2", datetime.now(UTC) + timedelta(days=2))
+    step(home, "effective_retention", *night_2)
+    step(home, "expire_versions", *night_2)  # the clone's own file: a local move
+    step(home, "purge_failsafe", *night_2)  # no clone uses the object: it leaves at the next
+    assert objects(lake) == kept
+    night_3 = ("night-3", night_2[1] + timedelta(hours=1))
+    step(home, "effective_retention", *night_3)
+    moved = job(home, "expire_versions", *night_3)
+    assert (moved["files_moved"], moved["files_missing"]) == (1, 0), moved
+    assert shared not in data_objects(lake)
+    failsafe = home / "failsafe" / str(table_id(home, "ORDERS"))
+    assert (failsafe / shared).read_bytes() == data
+    assert {k: v for k, v in kept.items() if k != PREFIX + shared} == objects(lake)
+    step(home, "storage_metrics", *night_3)
+    step(home, "validate", *night_3)
+    assert ids(conn) == [1, 2, 4, 5]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import or_, select
@@ -23,6 +24,7 @@ from rewind.lifecycle.context import Run
 from rewind.lifecycle.pins import live_pins
 from rewind.lifecycle.plan import read_plan, read_previous_plan
 from rewind.lifecycle.scan import sync
+from rewind.storage import objectstore
 
 
 def pinned_files(run: Run) -> set[tuple[int, str]]:
@@ -116,7 +118,7 @@ def journal_expired(run: Run) -> dict[str, Any]:
                 )
             ).all()
         )
-        journaled = 0
+        journaled = shared_released = 0
         for row in _candidates(catalog):
             if row.table_id in kept:
                 continue
@@ -135,13 +137,26 @@ def journal_expired(run: Run) -> dict[str, Any]:
             )
             if decision is None:
                 continue
-            row.state = rules.MOVING if decision.to_failsafe else rules.DELETING
+            if objectstore.is_object_store(row.path):
+                # SPEC R47: a clone's reference to its source's object, where it is; the
+                # object is its owner's to move. The clone's time travel of it is over.
+                catalog.session.delete(row)
+                shared_released += 1
+                continue
             row.left_time_travel_at = decision.left_time_travel_at
             row.purge_at = decision.purge_at if decision.to_failsafe else None
+            if not isinstance(run.store.root(row.table_id), Path) and used_by_clone(catalog, row):
+                # SPEC R30, R47: a clone references this object where it is (no link of its
+                # own holds the bytes): it stays in its table, RETAINED_FOR_CLONE, until no
+                # clone uses it (rewind.lifecycle.purge then hands it back).
+                row.state = rules.RETAINED
+                continue
+            row.state = rules.MOVING if decision.to_failsafe else rules.DELETING
             journaled += 1
     return {
         "commits_read": commits,
         "files_journaled": journaled,
+        "shared_references_released": shared_released,
         "objects_seen": len(plan),
         "files_released": released,
         "leftover_files_tracked": leftovers,

@@ -1,15 +1,17 @@
 """Step 4: purge fail-safe entries older than 7 days, files first, then rows (SPEC R12, R31).
 
-A file a clone still uses keeps its bytes through the clone's own hard link; its
-owner's row stays as RETAINED (counted as RETAINED_FOR_CLONE, SPEC R30, R33) until no
-clone uses it any more. The same step removes the audit trail older than 365 days
-(SPEC R36), in one catalog transaction of its own.
+A file a clone still uses keeps its bytes through the clone's own hard link, or, on an
+object store, where it is (the clone references it, SPEC R47); its owner's row stays as
+RETAINED (counted as RETAINED_FOR_CLONE, SPEC R30, R33) until no clone uses it any more.
+The same step removes the audit trail older than 365 days (SPEC R36), in one catalog
+transaction of its own.
 """
 
 from __future__ import annotations
 
 import shutil
 import time
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import exists, select
@@ -49,6 +51,11 @@ def purge_failsafe(run: Run) -> dict[str, Any]:
             if used_by_clone(catalog, row):
                 retained += row.state == rules.PURGING
                 row.state = rules.RETAINED
+                continue
+            if row.state == rules.RETAINED and not isinstance(run.store.root(row.table_id), Path):
+                # SPEC R30, R47: an object a clone referenced where it is, which no clone
+                # uses now: still in its table, it leaves it at the next run as any other.
+                row.state = rules.REMOVED
                 continue
             purged += row.state == rules.PURGING
             purged_bytes += row.size if row.state == rules.PURGING else 0

@@ -184,14 +184,21 @@ def vanished_frame(
     rows = [
         {
             OBJECT: f"{name_of(names, s.table_id)} file {s.path}",
-            "ON_DISK": (s.table_id, s.path) in present
-            or s.table_id not in roots
-            or (roots[s.table_id] / s.path).exists(),
+            "ON_DISK": (s.table_id, s.path) in present or _unlisted_or_there(roots, s),
         }
         for s in states
         if s.state in (rules.LIVE, rules.REMOVED)
     ]
     return frame(rows, {OBJECT: "object", "ON_DISK": "bool"})
+
+
+def _unlisted_or_there(roots: Mapping[int, Path], state: Tracked) -> bool:
+    """Whether a tracked file is not the listing's to check (a table on an object store,
+    or a clone's reference to an object, SPEC R47, R50: never probed) or is there."""
+    if state.table_id not in roots:
+        return True
+    where = location.data_file(roots[state.table_id], state.path)
+    return not isinstance(where, Path) or where.exists()
 
 
 def guards_frame(
