@@ -62,8 +62,9 @@ def test_a_clone_of_an_s3_table_references_its_objects_where_they_are_r24_r47(
     data file of theirs, the catalog records each shared file with its owner's path (R30),
     and delta-spark reads them (R43).
     The team's writer changes the source afterwards, the clone does not change (R24);
-    INSERT and DELETE on the clone write local files of its own and no object (R24); after
-    DROP TABLE of the source the clones read as before; a clone of the clone shares both."""
+    INSERT and DELETE on the clone write local files of its own and no object (R24), a
+    restore in place references the source's object again; after DROP TABLE of the source
+    the clones read as before; a clone of the clone shares both."""
     uri, between = team
     conn = connect()
     conn.sql("CREATE DATABASE LAKE")
@@ -100,13 +101,15 @@ def test_a_clone_of_an_s3_table_references_its_objects_where_they_are_r24_r47(
     assert table_ids(conn, "NOW_COPY", f"BEFORE(STATEMENT => '{deleted}')") == [1, 3, 7]
     assert objects(lake) == kept  # the clone's writes are its own local files (R24)
     assert parquet_files(home)
+    conn.restore("NOW_COPY", before=deleted)  # the reference to the source's object again
+    assert table_ids(conn, "NOW_COPY") == [1, 3, 7]
 
     conn.sql("CREATE TABLE SECOND CLONE NOW_COPY")  # the source's objects and local files
-    assert table_ids(conn, "SECOND") == [3, 7]
+    assert table_ids(conn, "SECOND") == [1, 3, 7]
     conn.sql("DROP TABLE ORDERS")
-    assert table_ids(conn, "NOW_COPY") == [3, 7]
+    assert table_ids(conn, "NOW_COPY") == [1, 3, 7]
     assert table_ids(conn, "THEN_COPY") == [1, 2]
-    assert table_ids(conn, "SECOND") == [3, 7]
+    assert table_ids(conn, "SECOND") == [1, 3, 7]
     assert objects(lake) == kept
     history = rows(conn, "SELECT QUERY_TEXT FROM REWIND.ACCOUNT_USAGE.QUERY_HISTORY")
     secret_free(lake.server.secret_key, home, *(str(t) for (t,) in history))
