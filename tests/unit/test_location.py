@@ -80,11 +80,13 @@ def test_spark_file_uris_name_the_files_of_a_root(tmp_path: Path) -> None:
     )
 
 
-def test_only_object_store_locations_are_on_an_object_store() -> None:
-    assert location.on_object_store("s3://lake/t")
-    assert location.on_object_store("s3a://lake/t")
-    assert not location.on_object_store("/lake/t")
-    assert not location.on_object_store(None)
+def test_a_task_names_an_object_by_its_key_as_it_is_r44() -> None:
+    """A lifecycle task's source (``str(root / path)``) splits at the bucket, the rest the
+    key, undecoded, ``#`` and ``?`` included; anything else is a local path."""
+    assert location.file("s3://lake/t/p=a#b?c/x%20y.parquet") == S3Location(
+        "lake", "t/p=a#b?c/x%20y.parquet"
+    )
+    assert location.file("/lake/t/x.parquet") == Path("/lake/t/x.parquet")
 
 
 def test_statement_text_keeps_no_credentials_r45() -> None:

@@ -53,11 +53,6 @@ def of(text: str) -> Root:
     return Path(text)
 
 
-def on_object_store(text: str | None) -> bool:
-    """Whether a stored location (a catalog's ``location``) is on an object store."""
-    return bool(text) and objectstore.is_object_store(str(text))
-
-
 def identity(uri: str) -> str:
     """A file as Spark names it (``_metadata.file_path``: ``file:/...``, ``s3a://...``), in
     the form :func:`canonical` gives a root joined with a file's path."""
