@@ -53,9 +53,18 @@ FAST_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"  # as tests/spark/test_lif
 JOB_TIMEOUT_S = 300
 
 
-def job(home: Path, step: str, run_id: str, now: datetime, fault: str | None = None) -> dict:
+def job(
+    home: Path,
+    step: str,
+    run_id: str,
+    now: datetime,
+    fault: str | None = None,
+    *,
+    fails: bool = False,
+) -> dict:
     """A lifecycle step as a Spark job in a session of its own; its JSON summary. With
-    ``fault`` the job must die by SIGKILL there (SPEC R31): a fault that never fires fails."""
+    ``fault`` the job must die by SIGKILL there (SPEC R31): a fault that never fires fails.
+    With ``fails`` it must stop with an error: ``{"error": its one line}``."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("REWIND_")}
     env["JAVA_TOOL_OPTIONS"] = FAST_JVM
     if fault is not None:
@@ -78,6 +87,9 @@ def job(home: Path, step: str, run_id: str, now: datetime, fault: str | None = N
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
     expected = 0 if fault is None else -signal.SIGKILL
+    if fails:
+        assert proc.returncode == 1, f"{step}: exit {proc.returncode}\n{err[-3000:]}"
+        return {"error": err.strip().splitlines()[-1]}
     assert proc.returncode == expected, f"{step} {fault}: exit {proc.returncode}\n{err[-3000:]}"
     return {} if fault is not None else dict(json.loads(out.splitlines()[-1]))
 
@@ -340,3 +352,38 @@ def test_an_object_a_clone_references_stays_in_its_bucket_until_no_clone_uses_it
     step(home, "storage_metrics", *night_3)
     step(home, "validate", *night_3)
     assert ids(conn) == [1, 2, 4, 5]
+
+
+def test_a_move_the_executors_cannot_finish_stops_the_run_with_a_storage_error_r31_r39(
+    lake: Any, connect: Any, home: Path
+) -> None:
+    """R31, R39, R49: when the executors cannot finish a move (here: fail-safe's table
+    directory is blocked by a file), the job stops with STORAGE_ERROR in one line naming
+    the path, no traceback; the object stays in the bucket; once the cause is gone the
+    next attempt finishes the journaled move."""
+    uri = f"{lake.uri}team/orders"
+    for rows in ([1], [2]):
+        table = pa.table({"ID": rows, "V": ["a"]})
+        write_deltalake(uri, table, mode="append", storage_options=options())
+    conn = connect()
+    conn.sql("CREATE DATABASE LAKE")
+    register(conn, "ORDERS", uri)
+    DeltaTable(uri, storage_options=options()).delete("ID = 1")
+    kept = objects(lake)
+    (removed,) = sorted(set(data_objects(lake)) - set(current_files(uri)))
+    failsafe = home / "failsafe" / str(table_id(home, "ORDERS"))
+    failsafe.parent.mkdir(parents=True)
+    failsafe.write_text("in the way")
+
+    night = ("night", datetime.now(UTC) + timedelta(days=2))
+    step(home, "effective_retention", *night)
+    error = job(home, "expire_versions", *night, fails=True)["error"]
+    assert error.startswith("error: STORAGE_ERROR: A lifecycle file operation failed: "), error
+    assert str(failsafe) in error
+    assert objects(lake) == kept
+    failsafe.unlink()
+    moved = job(home, "expire_versions", *night)
+    assert (moved["files_moved"], moved["files_missing"]) == (1, 0), moved
+    assert removed not in data_objects(lake)
+    assert (failsafe / removed).exists()
+    secret_free(lake.server.secret_key, home, error)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from sqlalchemy.orm import Session
 from rewind.catalog.db import make_engine, migrate
 from rewind.catalog.repository import Catalog, table_locator
 from rewind.config import Config
+from rewind.errors import StorageError
 from rewind.home import prepare_home
 from rewind.lifecycle import fileops
 from rewind.storage.delta import TableStore
@@ -81,9 +83,29 @@ class Run:
         over the default parallelism itself; a repartition would add a shuffle (1-4 s
         for 40 deletes, against 0.2 s). No tasks, no Spark: an idle night does not start
         a JVM.
+
+        Raises:
+            StorageError: a file operation failed on an executor (a store that refuses, or
+                does not answer after its retries, SPEC R49). The journal stays: the next
+                run finishes it (SPEC R31).
         """
+        from pyspark.errors import PythonException
+
         if not tasks:
             return {}
         frame = self.spark_provider().createDataFrame(list(tasks), fileops.TASK_SCHEMA)
         outcomes = frame.mapInArrow(fileops.run_batches, fileops.OUTCOME_SCHEMA)
-        return {row["source"]: row["outcome"] for row in outcomes.collect()}
+        try:
+            rows = outcomes.collect()
+        except PythonException as exc:
+            raise StorageError(f"A lifecycle file operation failed: {_raised(exc)}") from None
+        return {row["source"]: row["outcome"] for row in rows}
+
+
+def _raised(exc: Exception) -> str:
+    """The exception an executor's Python code raised, as the last line of its traceback
+    says it (``FileExistsError: [Errno 17] File exists: '/...'``): paths and the store's
+    error code, no secret (SPEC R45)."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    raised = [line for line in lines if re.match(r"^[\w.]+(Error|Exception): ", line)]
+    return (raised or lines or [type(exc).__name__])[-1][:300]
