@@ -387,3 +387,41 @@ def test_a_move_the_executors_cannot_finish_stops_the_run_with_a_storage_error_r
     assert removed not in data_objects(lake)
     assert (failsafe / removed).exists()
     secret_free(lake.server.secret_key, home, error)
+
+
+def test_an_object_a_clone_kept_that_its_team_brings_back_stays_where_it_is_r30_r31_r47(
+    lake: Any, connect: Any, home: Path
+) -> None:
+    """R30, R31, R47: an object kept in the bucket for a clone (RETAINED_FOR_CLONE) that the
+    team's own writer brings back (a Delta RESTORE re-adds it) is current data again: once
+    the clone is gone, no night hands it back to time travel or moves it out."""
+    uri = f"{lake.uri}team/orders"
+    for rows in ([1], [2]):
+        table = pa.table({"ID": rows, "V": ["a"]})
+        write_deltalake(uri, table, mode="append", storage_options=options())
+    conn = connect()
+    conn.sql("CREATE DATABASE LAKE")
+    register(conn, "ORDERS", uri)
+    registered = DeltaTable(uri, storage_options=options()).version()
+    conn.sql("CREATE TABLE COPY CLONE ORDERS")
+    DeltaTable(uri, storage_options=options()).delete("ID = 1")
+    kept = data_objects(lake)
+
+    night_1 = ("night-1", datetime.now(UTC) + timedelta(days=2))
+    step(home, "effective_retention", *night_1)
+    assert step(home, "expire_versions", *night_1)["files_journaled"] == 0  # kept for COPY
+    DeltaTable(uri, storage_options=options()).restore(registered)  # the team's RESTORE
+    assert ids(conn) == [1, 2]
+    conn.sql("DROP TABLE COPY")
+    for name, days in (("night-2", 4), ("night-3", 5)):
+        night = (name, datetime.now(UTC) + timedelta(days=days))
+        step(home, "effective_retention", *night)
+        assert step(home, "expire_versions", *night)["files_journaled"] == 0
+        step(home, "purge_failsafe", *night)
+        step(home, "storage_metrics", *night)
+        step(home, "validate", *night)
+    assert data_objects(lake) == kept
+    (orders,) = [r for r in metrics(home) if r["TABLE_NAME"] == "ORDERS"]
+    assert orders["ACTIVE_BYTES"] == sum(current_files(uri).values()), orders
+    assert orders["RETAINED_FOR_CLONE_BYTES"] == orders["TIME_TRAVEL_BYTES"] == 0, orders
+    assert ids(conn) == [1, 2]

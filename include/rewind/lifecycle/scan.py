@@ -23,7 +23,7 @@ from sqlalchemy import func, select
 
 from rewind.catalog.models import FileState, LogCursor, TableVersion
 from rewind.catalog.repository import Catalog
-from rewind.lifecycle.rules import DELETING, LIVE, MOVING, REMOVED
+from rewind.lifecycle.rules import DELETING, LIVE, MOVING, REMOVED, RETAINED
 from rewind.storage import location, log, timeline
 from rewind.storage.delta import TableStore
 from rewind.storage.location import Root
@@ -141,9 +141,10 @@ def _live(catalog: Catalog, table_id: int, path: str, size: int, version: int) -
     if row is None:
         row = FileState(table_id=table_id, path=path, size=size, added_version=version, state=LIVE)
         catalog.session.add(row)
-    elif row.state in (LIVE, REMOVED, MOVING, DELETING):
+    elif row.state in (LIVE, REMOVED, MOVING, DELETING, RETAINED):
         # Used again by a newer commit (a restore in place, a concurrent writer):
-        # it must not leave the table (SPEC R31).
+        # it must not leave the table (SPEC R31). RETAINED too: an object on S3 that a
+        # clone kept where it is (SPEC R47) and its table's own writer brought back.
         row.state, row.removed_version, row.removed_at = LIVE, None, None
     return row
 
