@@ -437,3 +437,47 @@ def test_grants_audit_and_fail_safe_recovery_hold_for_an_external_table_r12_r36_
     assert rows(later, "SELECT ID FROM LAKE.PUBLIC.EVENTS_V0 ORDER BY ID") == [(1,), (2,)]
     assert rows(later, "SELECT ID FROM LAKE.PUBLIC.EVENTS") == [(3,)]
     assert versions(root) == [0, 1, 2]  # the guard's commit; recovery wrote nothing there
+
+
+def test_a_partitioned_table_keeps_its_partition_values_in_clones_and_restores_r24_r41_r43(
+    tmp_path: Path, connect: Any, home: Path
+) -> None:
+    """A team's table partitioned by REGION (a plain delta-rs writer): its files hold no
+    REGION, the log does. A clone and a restore in place carry each file's partition
+    values (Rewind's clone had them empty: every REGION read NULL); Rewind's own writes,
+    whose new files would have none, are refused with a clear code and change nothing.
+    Its commits are hours old by the wall clock: Delta reads a partitioned version itself
+    (``versionAsOf``) and refuses one older than the table's deletedFileRetentionDuration
+    by the wall clock, whatever Rewind's clock says."""
+    root = tmp_path / "lake" / "sales"
+    first = pa.table({"ID": [1, 2, 3], "REGION": ["eu", "us", "eu"]})
+    write_deltalake(root, first, partition_by=["REGION"])
+    write_deltalake(root, pa.table({"ID": [4], "REGION": ["us"]}), mode="append")
+    DeltaTable(root).delete("ID = 1")  # the team's bad DELETE
+    start = datetime.now(UTC).replace(microsecond=0) - timedelta(hours=4)
+    for version in versions(root):
+        stamp(root, version, start + timedelta(hours=version))
+    conn = connect()
+    conn.sql("CREATE DATABASE D; USE D")
+    register(conn, "SALES", str(root))
+    everything = [(1, "eu"), (2, "us"), (3, "eu"), (4, "us")]
+    point = (start + timedelta(hours=1, minutes=30)).strftime("%Y-%m-%d %H:%M:%S")
+    before_delete = f"AT(TIMESTAMP => '{point} +0000'::TIMESTAMP_TZ)"
+    assert rows(conn, "SELECT ID, REGION FROM SALES ORDER BY ID") == everything[1:]
+    assert rows(conn, f"SELECT ID, REGION FROM SALES {before_delete} ORDER BY ID") == everything
+
+    conn.sql(f"CREATE TABLE C CLONE SALES {before_delete}")
+    assert rows(conn, "SELECT ID, REGION FROM C ORDER BY ID") == everything
+    (clone_log,) = (home / "warehouse").glob("*/_delta_log")
+    read = read_arrow(clone_log.parent).sort_by("ID")  # Arrow's reader of the log, not Spark
+    assert list(zip(read["ID"].to_pylist(), read["REGION"].to_pylist(), strict=True)) == everything
+
+    log_before = versions(root)
+    for sql in ("DELETE FROM SALES WHERE ID = 2", "INSERT INTO C VALUES (5, 'eu')"):
+        assert code_of(conn, sql) == "UNSUPPORTED_TABLE_FEATURE", sql
+    assert versions(root) == log_before
+
+    moment = (start + timedelta(hours=1, minutes=30)).isoformat()
+    conn.restore("D.PUBLIC.SALES", at=moment)  # the team's row 1 back, in "eu"
+    read = read_arrow(root).sort_by("ID")
+    assert list(zip(read["ID"].to_pylist(), read["REGION"].to_pylist(), strict=True)) == everything

@@ -146,6 +146,16 @@ def test_deletion_vectors_read_right_at_every_version_and_refuse_rewind_writes_r
         later.sql("DELETE FROM T WHERE ID = 1")
     assert refused.value.code == "UNSUPPORTED_TABLE_FEATURE"
     assert versions(root) == before and ids_at(later, "") == [1, 2, 4]
+    # A clone of a version with a vector is refused too (delta-rs cannot commit the
+    # vector, and the file without it would bring ID 3 back), leaving no table behind; a
+    # clone of the version before the vector holds what that version held (R24).
+    with pytest.raises(RewindError) as refused:
+        later.sql("CREATE TABLE C CLONE T")
+    assert refused.value.code == "UNSUPPORTED_TABLE_FEATURE"
+    assert "deletion vector" in str(refused.value)
+    assert query(later, "SHOW TABLES LIKE 'C'") == []
+    later.sql(f"CREATE TABLE C CLONE T BEFORE(STATEMENT => '{ids[4]}')")
+    assert [r[0] for r in query(later, "SELECT ID FROM C ORDER BY ID")] == [1, 2, 3, 4]
     # The lifecycle tracks the vector file, and validation (every file LIVE or REMOVED,
     # every byte counted once) passes.
     night = connect(now=clock(days=1))

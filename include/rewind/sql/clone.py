@@ -63,7 +63,8 @@ def clone_table_into(
             schema = schema.append(pa.field(column.physical, column.column_type.arrow(), True))
     ctx.undo.append(lambda: ctx.store.discard(target.id))
     files = ctx.store.share_files(target.id, snap.files, snap.root)
-    create_table_storage(ctx, target, columns, files, schema)
+    partitioned_by = (snap.metadata or {}).get("partitionColumns") or []
+    create_table_storage(ctx, target, columns, files, schema, partitioned_by)
     record_shared_files(
         ctx.catalog,
         target.id,

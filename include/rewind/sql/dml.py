@@ -229,7 +229,7 @@ def truncate(ctx: Context, tree: exp.TruncateTable) -> Result:
             if tree.args.get("exists"):
                 continue
             raise
-        base = writable_snapshot(ctx, obj)
+        base = writable_snapshot(ctx, obj, new_files=False)
         commit_files(ctx, obj, base, [], list(base.files), "TRUNCATE")
     return ctx.status("Statement executed successfully.")
 

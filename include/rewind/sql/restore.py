@@ -57,7 +57,8 @@ def restore_table(ctx: Context, table: str, *, at: str | None, before: str | Non
     # SPEC R37: rewinding a table in place is its owner's call, as its clone + swap is.
     security.require(ctx, security.OWNERSHIP, obj)
     version = resolve_version(ctx, obj, when)
-    current, then = writable_snapshot(ctx, obj), snapshot(ctx, obj, version)
+    current = writable_snapshot(ctx, obj, new_files=False)  # re-adds files it held
+    then = snapshot(ctx, obj, version)
     now_paths = {f.path for f in current.files}
     then_paths = {f.path for f in then.files}
     adds = [f for f in then.files if f.path not in now_paths]

@@ -33,14 +33,16 @@ def create_table_storage(
     columns: Sequence[Column],
     files: Sequence[DataFile] = (),
     schema: pa.Schema | None = None,
+    partition_by: Sequence[str] = (),
 ) -> None:
     """Version 0 of a new table incarnation under ``warehouse/<id>/`` (SPEC R4).
 
-    ``schema`` is the physical schema, by default the one of ``columns``.
+    ``schema`` is the physical schema, by default the one of ``columns``;
+    ``partition_by`` its partition columns (a clone keeps its source's).
     """
     ctx.undo.append(lambda: ctx.store.discard(obj.id))
     physical = arrow_schema(columns) if schema is None else schema
-    ctx.store.create(obj.id, physical, ctx.query_id, ctx.now, files)
+    ctx.store.create(obj.id, physical, ctx.query_id, ctx.now, files, partition_by)
     record_version(ctx, obj, 0, "CREATE")
 
 
@@ -51,10 +53,11 @@ def current_version(ctx: Context, obj: CatalogObject) -> int:
     return version
 
 
-def writable_snapshot(ctx: Context, obj: CatalogObject) -> Snapshot:
-    """The current version of a table a statement is about to write (SPEC R40, R43)."""
+def writable_snapshot(ctx: Context, obj: CatalogObject, new_files: bool = True) -> Snapshot:
+    """The current version of a table a statement is about to write (SPEC R40, R43);
+    ``new_files``: see :meth:`Snapshot.check_writable`."""
     base = snapshot(ctx, obj)
-    base.check_writable(str(names.qualified(ctx, obj)))
+    base.check_writable(str(names.qualified(ctx, obj)), new_files)
     return base
 
 
@@ -87,7 +90,7 @@ def commit_files(
     """
     if not adds and not removes:
         return None
-    base.check_writable(str(names.qualified(ctx, obj)))
+    base.check_writable(str(names.qualified(ctx, obj)), any(not f.partition_values for f in adds))
     check_clock(ctx, obj)
     version = ctx.store.commit(
         obj.id,

@@ -97,8 +97,21 @@ def link_or_copy(source: Path, destination: Path) -> None:
 
 
 def _add(file: DataFile, now: datetime) -> AddAction:
+    """The add action of ``file``, with its partition values. A file with a deletion
+    vector is refused: delta-rs cannot commit one, and the file without it would bring
+    the rows it deletes back (a clone or restore of such a version)."""
+    if file.dv_path or file.deleted_rows:
+        raise UnsupportedTableFeature(
+            f"Data file {file.path} carries a deletion vector, which Rewind cannot commit yet "
+            "(a clone or restore of this version would bring deleted rows back)."
+        )
     return AddAction(
-        file.path, file.size, {}, _ms(now), True, json.dumps({"numRecords": file.num_records})
+        file.path,
+        file.size,
+        dict(file.partition_values),
+        _ms(now),
+        True,
+        json.dumps({"numRecords": file.num_records}),
     )
 
 
@@ -190,8 +203,10 @@ class TableStore:
         query_id: str,
         now: datetime,
         adds: Sequence[DataFile] = (),
+        partition_by: Sequence[str] = (),
     ) -> int:
-        """Create version 0 of a new table, holding ``adds`` (already in its dir); returns 0."""
+        """Create version 0 of a new table, holding ``adds`` (already in its dir), partitioned
+        by ``partition_by`` (a clone of a partitioned table); returns 0."""
         path = self.path(table_id)
         if (path / "_delta_log").exists():
             raise StorageError(f"Storage for table id {table_id} already exists at {path}.")
@@ -201,6 +216,7 @@ class TableStore:
                 str(path),
                 DeltaSchema.from_arrow(schema),
                 [_add(f, now) for f in adds],
+                partition_by=list(partition_by) or None,
                 configuration=DELTA_TABLE_CONFIG,
                 commit_properties=_props(query_id, now),
                 post_commithook_properties=_HOOKS,
@@ -256,7 +272,8 @@ class TableStore:
             raise StorageError(f"Cannot read the Delta log of {root}: {exc}.") from None
         log.check_readable(state.protocol, str(root))
         files = tuple(
-            DataFile(f.path, f.size, f.num_records, f.deleted_rows, f.dv_path) for f in state.files
+            DataFile(f.path, f.size, f.num_records, f.deleted_rows, f.dv_path, f.partition_values)
+            for f in state.files
         )
         schema = log.arrow_schema(state.metadata, str(root))
         partitioned = bool(state.metadata.get("partitionColumns"))
@@ -300,7 +317,7 @@ class TableStore:
             The version the commit got (``base_version + 1`` unless others came first).
         """
         actions: list[AddAction | RemoveAction] = [
-            RemoveAction(f.path, True, _ms(now), f.size, {}) for f in removes
+            RemoveAction(f.path, True, _ms(now), f.size, dict(f.partition_values)) for f in removes
         ]
         actions.extend(_add(f, now) for f in adds)
         commit_id = str(uuid.uuid4())
@@ -387,7 +404,12 @@ class TableStore:
             current[p] for a in commit.adds() if (p := log.relative_path(a["path"])) in current
         ]
         undo_adds = [
-            DataFile(log.relative_path(r["path"]), int(r.get("size") or 0), 0)
+            DataFile(
+                log.relative_path(r["path"]),
+                int(r.get("size") or 0),
+                0,
+                partition_values=log.partition_values(r),
+            )
             for r in commit.removes()
             if log.relative_path(r["path"]) not in later
             and location.exists(location.data_file(root, log.relative_path(r["path"])))

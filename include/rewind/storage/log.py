@@ -210,6 +210,7 @@ class LiveFile:
     num_records: int
     deleted_rows: int = 0
     dv_path: str | None = None
+    partition_values: tuple[tuple[str, str | None], ...] = ()
 
 
 @dataclass
@@ -256,7 +257,13 @@ def _live(add: dict[str, Any]) -> LiveFile:
         records,
         int(dv.get("cardinality") or 0) if dv else 0,
         dv_file(dv),
+        partition_values(add),
     )
+
+
+def partition_values(action: dict[str, Any]) -> tuple[tuple[str, str | None], ...]:
+    """A file action's partition values, in column order of the log (empty: none)."""
+    return tuple((add or {}).items()) if (add := action.get("partitionValues")) else ()
 
 
 def replay(root: Root, version: int) -> Replay:

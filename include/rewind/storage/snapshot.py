@@ -18,13 +18,16 @@ from rewind.storage.location import Root
 class DataFile:
     """A data file of one table version (path relative to the table root, or the absolute
     URI of a source's file a clone references, :func:`~rewind.storage.location.data_file`);
-    another writer's file may carry a deletion vector (``dv_path``, ``deleted_rows``)."""
+    another writer's file may carry a deletion vector (``dv_path``, ``deleted_rows``) and,
+    in a partitioned table, its partition values (its rows' values of the partition
+    columns, which are in the log only, never in the file)."""
 
     path: str
     size: int
     num_records: int
     deleted_rows: int = 0
     dv_path: str | None = None
+    partition_values: tuple[tuple[str, str | None], ...] = ()
 
 
 # Writer features delta-rs commits correctly for Rewind (SPEC R40): anything else (a
@@ -65,8 +68,10 @@ class Snapshot:
             and not any(f.dv_path or f.deleted_rows for f in self.files)
         )
 
-    def check_writable(self, table: str) -> None:
-        """Refuse a write Rewind cannot commit correctly (SPEC R40, R43)."""
+    def check_writable(self, table: str, new_files: bool = True) -> None:
+        """Refuse a write Rewind cannot commit correctly (SPEC R40, R43). ``new_files``:
+        the write adds files Rewind writes (DML), which carry no partition values, so a
+        partitioned table is refused; a restore re-adds the table's own files, with theirs."""
         protocol = self.protocol or {}
         features = set(protocol.get("writerFeatures") or []) | set(
             protocol.get("readerFeatures") or []
@@ -79,6 +84,13 @@ class Snapshot:
                 f"Table {table} uses Delta features Rewind cannot write yet "
                 f"({', '.join(blocked) or 'deletionVectors'}); Rewind reads it at every "
                 "version, and delta-spark can write it."
+            )
+        if new_files and self.partitioned:
+            columns = ", ".join((self.metadata or {}).get("partitionColumns") or [])
+            raise UnsupportedTableFeature(
+                f"Table {table} is partitioned (by {columns}), which Rewind cannot write new "
+                "files into yet; Rewind reads, clones and restores it at every version, and "
+                "delta-spark and delta-rs can write it."
             )
 
     @property
