@@ -277,6 +277,9 @@ class Airflow:
         inherited = ("AIRFLOW_CONN_", "AIRFLOW__DATABASE__")
         env = {k: v for k, v in env.items() if not k.startswith(inherited)}
         env["AIRFLOW__DATABASE__SQL_ALCHEMY_CONN"] = f"sqlite:///{self.home / 'airflow.db'}"
+        for key, name in (("", "CONNECT_ARGS"), ("_ASYNC", "ASYNC_CONNECT_ARGS")):
+            env[f"AIRFLOW__DATABASE__SQL_ALCHEMY_CONNECT_ARGS{key}"] = f"airflow_sqlite.{name}"
+        env["PYTHONPATH"] = os.pathsep.join((str(Path(__file__).parent), env["PYTHONPATH"]))
         env.update(self.env_extra)
         return env
 
