@@ -4,7 +4,8 @@ A table root is a :class:`~pathlib.Path` or an :class:`~rewind.storage.objectsto
 both join with ``/``. The few file operations that reading a Delta log, staging a
 statement's files and the lifecycle's moves need are here, once per kind of root, so the
 code above them (the log reader, the writer of new data files, the lifecycle's file
-operations and recoveries) has one implementation for both. On S3 they are boto3 calls through :func:`rewind.storage.objectstore.shared_client`; a listing names one
+operations and recoveries) has one implementation for both. On S3 they are boto3 calls
+through :func:`rewind.storage.objectstore.shared_client`; a listing names one
 "directory" (a prefix with a ``/`` delimiter), so listing ``_delta_log`` never lists a
 table's data files (SPEC R50).
 
