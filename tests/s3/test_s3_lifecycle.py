@@ -22,12 +22,9 @@ submits them: their executors reach S3 with the AWS variables of the job's envir
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import sqlite3
-import subprocess
-import sys
 import urllib.request
 from collections import Counter
 from contextlib import closing
@@ -38,18 +35,16 @@ from typing import Any
 import pyarrow as pa
 import pytest
 from deltalake import DeltaTable, write_deltalake
+from lifecycle_jobs import run_job
 from test_s3_external import ids, metrics, objects, options, register, secret_free
 
 from rewind.config import Config
 from rewind.constants import FAILSAFE_DAYS
-from rewind.lifecycle.fileops import FAULT_ENV
 from rewind.runner import run_step
 
 pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("s3")]
 
-REPO = Path(__file__).resolve().parents[2]
 PREFIX = "team/orders/"
-FAST_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"  # as tests/spark/test_lifecycle_crash.py
 JOB_TIMEOUT_S = 300
 
 
@@ -65,33 +60,23 @@ def job(
     """A lifecycle step as a Spark job in a session of its own; its JSON summary. With
     ``fault`` the job must die by SIGKILL there (SPEC R31): a fault that never fires fails.
     With ``fails`` it must stop with an error: ``{"error": its one line}``."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("REWIND_")}
-    env["JAVA_TOOL_OPTIONS"] = FAST_JVM
-    if fault is not None:
-        env[FAULT_ENV] = fault
-    command = [sys.executable, str(REPO / "spark_jobs" / f"{step}.py"), "--home", str(home)]
-    command += ["--now", now.isoformat(), "--run-id", run_id]
-    proc = subprocess.Popen(
-        command,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        cwd=home.parent,
-        start_new_session=True,  # the fault kills this group, not pytest
-    )
-    try:
-        out, err = proc.communicate(timeout=JOB_TIMEOUT_S)
-    finally:
-        if proc.poll() is None:  # timed out: end the job started here, all of its group
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+    code, out, err = run_job(home, step, run_id, now, fault, JOB_TIMEOUT_S)
     expected = 0 if fault is None else -signal.SIGKILL
     if fails:
-        assert proc.returncode == 1, f"{step}: exit {proc.returncode}\n{err[-3000:]}"
+        assert code == 1, f"{step}: exit {code}\n{err[-3000:]}"
         return {"error": err.strip().splitlines()[-1]}
-    assert proc.returncode == expected, f"{step} {fault}: exit {proc.returncode}\n{err[-3000:]}"
+    assert code == expected, f"{step} {fault}: exit {code}\n{err[-3000:]}"
     return {} if fault is not None else dict(json.loads(out.splitlines()[-1]))
+
+
+def team_appends(lake: Any, *batches: list[int], value: str | None = None) -> str:
+    """The team's delta-rs writer appends each batch of IDs (one commit and one data file
+    each; V is ``value`` or ``v<ID>``) to its table on S3; returns the table's URI."""
+    uri = f"{lake.uri}team/orders"
+    for rows in batches:
+        table = pa.table({"ID": rows, "V": [value or f"v{i}" for i in rows]})
+        write_deltalake(uri, table, mode="append", storage_options=options())
+    return uri
 
 
 def step(home: Path, name: str, run_id: str, now: datetime) -> dict[str, Any]:
@@ -141,10 +126,7 @@ def test_a_night_moves_removed_files_from_s3_into_failsafe_and_a_later_one_purge
     lake: Any, connect: Any, home: Path
 ) -> None:
     """R12, R30, R31, R33, R48, R50: see the module docstring."""
-    uri = f"{lake.uri}team/orders"
-    for rows in ([1, 2], [3], [4, 5]):  # one data file each
-        table = pa.table({"ID": rows, "V": [f"v{i}" for i in rows]})
-        write_deltalake(uri, table, mode="append", storage_options=options())
+    uri = team_appends(lake, [1, 2], [3], [4, 5])  # one data file each
     conn = connect()
     conn.sql("CREATE DATABASE LAKE")
     register(conn, "ORDERS", uri)
@@ -240,8 +222,7 @@ def test_a_next_night_reads_new_commits_and_lists_no_data_files_r32_r50(
     """R32, R50: after the first night has read the log of a table on S3 once, a next night's
     steps 1–5 read only the commits made since (a HEAD of the next commit object, GETs of
     the new ones) and LIST nothing: neither the table's data files nor its log."""
-    uri = f"{lake.uri}team/orders"
-    write_deltalake(uri, pa.table({"ID": [1], "V": ["a"]}), storage_options=options())
+    uri = team_appends(lake, [1], value="a")
     conn = connect()
     conn.sql("CREATE DATABASE LAKE")
     register(conn, "ORDERS", uri)
@@ -249,9 +230,7 @@ def test_a_next_night_reads_new_commits_and_lists_no_data_files_r32_r50(
     first = step(home, "effective_retention", "first", start)  # the first night: log once
     assert first["objects_seen"] >= 3
     assert step(home, "expire_versions", "first", start)["commits_read"] >= 2
-    for rows in ([2], [3]):  # the team's two commits of the day
-        table = pa.table({"ID": rows, "V": ["b"]})
-        write_deltalake(uri, table, mode="append", storage_options=options())
+    team_appends(lake, [2], [3], value="b")  # the team's two commits of the day
 
     before = requests(lake)
     later = start + timedelta(hours=1)
@@ -273,10 +252,7 @@ def test_a_transient_table_on_s3_has_its_expired_objects_deleted_not_moved_r8_r1
     """R12: data of a transient table leaving time travel is deleted, not moved: the night
     deletes the object the team's DELETE removed from the bucket (one DeleteObject each,
     idempotent), puts nothing into fail-safe, and leaves the current objects alone."""
-    uri = f"{lake.uri}team/orders"
-    for rows in ([1], [2]):
-        table = pa.table({"ID": rows, "V": ["a"]})
-        write_deltalake(uri, table, mode="append", storage_options=options())
+    uri = team_appends(lake, [1], [2], value="a")
     conn = connect()
     conn.sql("CREATE DATABASE LAKE; CREATE TRANSIENT SCHEMA SCRATCH; USE SCHEMA SCRATCH")
     register(conn, "ORDERS", uri)
@@ -307,10 +283,7 @@ def test_an_object_a_clone_references_stays_in_its_bucket_until_no_clone_uses_it
     is forgotten, never moved (the object is its owner's, still current there). Once the
     clone is dropped and its time travel is over, the object leaves the bucket for the
     owner's fail-safe like any other (R12, R48)."""
-    uri = f"{lake.uri}team/orders"
-    for rows in ([1, 2], [3], [4, 5]):
-        table = pa.table({"ID": rows, "V": [f"v{i}" for i in rows]})
-        write_deltalake(uri, table, mode="append", storage_options=options())
+    uri = team_appends(lake, [1, 2], [3], [4, 5])
     conn = connect()
     conn.sql("CREATE DATABASE LAKE")
     register(conn, "ORDERS", uri)
@@ -361,10 +334,7 @@ def test_a_move_the_executors_cannot_finish_stops_the_run_with_a_storage_error_r
     directory is blocked by a file), the job stops with STORAGE_ERROR in one line naming
     the path, no traceback; the object stays in the bucket; once the cause is gone the
     next attempt finishes the journaled move."""
-    uri = f"{lake.uri}team/orders"
-    for rows in ([1], [2]):
-        table = pa.table({"ID": rows, "V": ["a"]})
-        write_deltalake(uri, table, mode="append", storage_options=options())
+    uri = team_appends(lake, [1], [2], value="a")
     conn = connect()
     conn.sql("CREATE DATABASE LAKE")
     register(conn, "ORDERS", uri)
@@ -395,10 +365,7 @@ def test_an_object_a_clone_kept_that_its_team_brings_back_stays_where_it_is_r30_
     """R30, R31, R47: an object kept in the bucket for a clone (RETAINED_FOR_CLONE) that the
     team's own writer brings back (a Delta RESTORE re-adds it) is current data again: once
     the clone is gone, no night hands it back to time travel or moves it out."""
-    uri = f"{lake.uri}team/orders"
-    for rows in ([1], [2]):
-        table = pa.table({"ID": rows, "V": ["a"]})
-        write_deltalake(uri, table, mode="append", storage_options=options())
+    uri = team_appends(lake, [1], [2], value="a")
     conn = connect()
     conn.sql("CREATE DATABASE LAKE")
     register(conn, "ORDERS", uri)

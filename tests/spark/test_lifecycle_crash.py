@@ -34,8 +34,6 @@ import json
 import os
 import shutil
 import signal
-import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -47,6 +45,7 @@ from typing import Any
 import pyarrow as pa
 import pytest
 from deltalake import DeltaTable
+from lifecycle_jobs import run_job
 from test_dml import T0, catalog, clock, open_at
 
 import rewind
@@ -57,12 +56,9 @@ from rewind.runner import run_step
 
 pytestmark = pytest.mark.spark
 
-REPO = Path(__file__).resolve().parents[2]
 FAILSAFE = timedelta(days=FAILSAFE_DAYS)
 NIGHT_1 = ("night-1", T0 + timedelta(days=2))  # expires what left time travel on day 1
 NIGHT_2 = ("night-2", T0 + timedelta(days=9))  # also purges what left it on day 1
-# Kills stop a job seconds after its JVM starts: C1 only and serial GC start it faster.
-FAST_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 JOB_TIMEOUT_S = 240
 
 
@@ -374,32 +370,9 @@ def job(home: Path, step: str, night: tuple[str, datetime], fault: str | None = 
 
     With ``fault`` the job must die by SIGKILL there: a fault that never fires fails.
     """
-    run_id, now = night
-    env = {k: v for k, v in os.environ.items() if not k.startswith("REWIND_")}
-    env["JAVA_TOOL_OPTIONS"] = FAST_JVM
-    if fault is not None:
-        env[FAULT_ENV] = fault
-    command = [sys.executable, str(REPO / "spark_jobs" / f"{step}.py"), "--home", str(home)]
-    command += ["--now", now.isoformat(), "--run-id", run_id]
-    proc = subprocess.Popen(
-        command,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        cwd=home.parent,
-        start_new_session=True,  # the fault kills this group, not pytest
-    )
-    try:
-        out, err = proc.communicate(timeout=JOB_TIMEOUT_S)
-    finally:
-        if proc.poll() is None:  # timed out: end the job we started, all of its group
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+    code, out, err = run_job(home, step, *night, fault, JOB_TIMEOUT_S)
     expected = 0 if fault is None else -signal.SIGKILL
-    assert proc.returncode == expected, (
-        f"{step} with {FAULT_ENV}={fault}: exit {proc.returncode}\n{err[-3000:]}"
-    )
+    assert code == expected, f"{step} with {FAULT_ENV}={fault}: exit {code}\n{err[-3000:]}"
     return out
 
 
