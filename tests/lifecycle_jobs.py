@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 
@@ -19,12 +20,20 @@ FAST_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 
 
 def run_job(
-    home: Path, step: str, run_id: str, now: datetime, fault: str | None, timeout: float
+    home: Path,
+    step: str,
+    run_id: str,
+    now: datetime,
+    fault: str | None,
+    timeout: float,
+    settings: Mapping[str, str] | None = None,
 ) -> tuple[int, str, str]:
     """(exit code, stdout, stderr) of the step's job on ``home`` at ``now``; with ``fault``
-    the fault hook is armed there. A job still running after ``timeout`` s is killed,
-    all of its session."""
+    the fault hook is armed there; ``settings``: ``REWIND_*`` variables of the job (none of
+    this process's reaches it). A job still running after ``timeout`` s is killed, all of
+    its session."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("REWIND_")}
+    env.update(settings or {})
     env["JAVA_TOOL_OPTIONS"] = FAST_JVM
     if fault is not None:
         env[FAULT_ENV] = fault

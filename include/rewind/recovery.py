@@ -2,8 +2,8 @@
 
 ACCOUNTADMIN only, at table level: a dropped table as it was when dropped, or a table
 as of a version whose files are all still held (in the table or in fail-safe). The
-recovered data becomes a new table (its files copied out of fail-safe, and out of the
-old table's location, a local directory or an S3 prefix, SPEC R44); nothing is written
+recovered data becomes a new table (its files copied out of fail-safe and out of the old
+table's location, each a local directory or an S3 prefix, SPEC R44); nothing is written
 back into the old one.
 """
 
@@ -44,7 +44,7 @@ FAILSAFE_COLUMNS = [
 
 
 def _held(
-    ctx: Context, failsafe: Path, table: CatalogObject, files: tuple[DataFile, ...]
+    ctx: Context, failsafe: Root, table: CatalogObject, files: tuple[DataFile, ...]
 ) -> list[Root] | None:
     """Where each file of a version is held now, or None if any is gone."""
     places: list[Root] = []
@@ -58,7 +58,7 @@ def _held(
     return places
 
 
-def recoverable_versions(ctx: Context, failsafe: Path, table: CatalogObject) -> list[int]:
+def recoverable_versions(ctx: Context, failsafe: Root, table: CatalogObject) -> list[int]:
     """Versions whose data files are all still held, newest first."""
     versions = [v.version for v in ctx.catalog.versions(table.id)]
     return [
@@ -68,7 +68,7 @@ def recoverable_versions(ctx: Context, failsafe: Path, table: CatalogObject) -> 
     ]
 
 
-def list_failsafe(ctx: Context, failsafe: Path) -> Result:
+def list_failsafe(ctx: Context, failsafe: Root) -> Result:
     """``rewind failsafe list``: tables with data in fail-safe and what can be recovered."""
     require_accountadmin(ctx, "Fail-safe recovery")
     held = ctx.catalog.session.execute(
@@ -100,7 +100,7 @@ def list_failsafe(ctx: Context, failsafe: Path) -> Result:
 
 
 def recover(
-    ctx: Context, failsafe: Path, table_id: int, into: str, version: int | None = None
+    ctx: Context, failsafe: Root, table_id: int, into: str, version: int | None = None
 ) -> Result:
     """``rewind failsafe recover TABLE_ID --into DB.SCHEMA.NAME [--version N]``."""
     from rewind.sql.ddl import new_object

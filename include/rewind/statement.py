@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rewind.catalog.repository import Catalog
@@ -15,6 +14,8 @@ from rewind.storage.delta import TableStore
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
+
+    from rewind.storage.location import Root
 
 
 @dataclass
@@ -121,7 +122,7 @@ class Context:
     spark_provider: Callable[[], SparkSession]
     undo: list[Callable[[], None]] = field(default_factory=list)
     # Rewind's own storage roots: never a table's external location (SPEC R41).
-    own_roots: tuple[Path, ...] = ()
+    own_roots: tuple[Root, ...] = ()
     # What the statement reads and changes, resolved before it runs (set by execute).
     analysis: Analysis = field(default_factory=Analysis)
 

@@ -18,10 +18,12 @@ from rewind.catalog.db import make_engine, migrate
 from rewind.catalog.repository import Catalog, table_locator
 from rewind.config import Config
 from rewind.errors import StorageError
-from rewind.home import prepare_home
+from rewind.home import prepare_home, private_dir
 from rewind.lifecycle import fileops
+from rewind.storage import location, objectstore
 from rewind.storage.delta import TableStore
 from rewind.storage.location import Root
+from rewind.storage.objectstore import S3Location
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -60,9 +62,42 @@ class Run:
     def store(self) -> TableStore:
         return TableStore(self.config.warehouse_root, table_locator(self.engine))
 
-    def failsafe_path(self, table_id: int, path: str) -> Path:
-        """Fail-safe copies live under their own root, never in a query path (R12, R38)."""
+    def failsafe_path(self, table_id: int, path: str) -> Root:
+        """Fail-safe copies live under their own root, never in a query path (R12, R38):
+        a local directory or an S3 prefix (SPEC R44)."""
         return self.config.failsafe_root / str(int(table_id)) / path
+
+    def open_failsafe(self) -> None:
+        """Make sure the fail-safe store can take files before a step touches any: a local
+        one owner-only (SPEC R38); an S3 one answers, its bucket there, within seconds
+        (SPEC R49: else INVALID_LOCATION, CONFIGURATION_ERROR or STORAGE_ERROR naming the
+        URI, and nothing written)."""
+        root = self.config.failsafe_root
+        if isinstance(root, Path):
+            private_dir(root)
+        else:
+            objectstore.probe(str(root))
+
+    @functools.cached_property
+    def failsafe_locked(self) -> bool:
+        """Whether the fail-safe store is an S3 bucket with Object Lock enabled (SPEC R48)."""
+        root = self.config.failsafe_root
+        try:
+            return isinstance(root, S3Location) and location.object_lock_enabled(root)
+        except OSError as exc:
+            raise StorageError(f"Fail-safe store {root}: {exc.strerror}.") from None
+
+    def to_failsafe(self, table_id: int, path: str, purge_at: datetime | None) -> fileops.Task:
+        """The move of a table's file into fail-safe: in a bucket with Object Lock, locked
+        in COMPLIANCE mode until its purge instant, so that no credential deletes it early;
+        in the configured storage class (SPEC R48)."""
+        return fileops.Task(
+            "move",
+            str(self.table_file(table_id, path)),
+            str(self.failsafe_path(table_id, path)),
+            purge_at.isoformat() if purge_at and self.failsafe_locked else "",
+            self.config.failsafe_storage_class or "",
+        )
 
     def table_file(self, table_id: int, path: str) -> Root:
         """A data file where its table keeps it: the warehouse, or an external table's
@@ -75,7 +110,7 @@ class Run:
         with Session(self.engine) as session, session.begin():
             yield Catalog(session)
 
-    def run_tasks(self, tasks: Sequence[tuple[str, str, str]]) -> dict[str, str]:
+    def run_tasks(self, tasks: Sequence[fileops.Task]) -> dict[str, str]:
         """Run file operations on the executors in parallel; source -> outcome.
 
         A DataFrame of tasks mapped in Arrow batches, so the same code runs in process and

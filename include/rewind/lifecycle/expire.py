@@ -17,7 +17,6 @@ from sqlalchemy import or_, select
 
 from rewind.catalog.models import CatalogObject, FileState, LogCursor, TableVersion
 from rewind.catalog.repository import Catalog
-from rewind.home import private_dir
 from rewind.lifecycle import fileops, files, rules
 from rewind.lifecycle.clones import used_by_clone
 from rewind.lifecycle.context import Run
@@ -173,16 +172,12 @@ def apply_journal(run: Run) -> dict[str, int]:
             select(FileState).where(FileState.state.in_([rules.MOVING, rules.DELETING]))
         ).all()
         tasks = [
-            (
-                "move" if row.state == rules.MOVING else "delete",
-                str(run.table_file(row.table_id, row.path)),
-                str(run.failsafe_path(row.table_id, row.path)),
-            )
+            run.to_failsafe(row.table_id, row.path, row.purge_at)
+            if row.state == rules.MOVING
+            else fileops.Task("delete", str(run.table_file(row.table_id, row.path)))
             for row in rows
         ]
     fileops.fault_point("journal")
-    if any(action == "move" for action, _, _ in tasks):
-        private_dir(run.config.failsafe_root)  # SPEC R38: owner-only
     outcomes = run.run_tasks(tasks)
     summary = {
         "files_moved": 0,
@@ -219,6 +214,7 @@ def apply_journal(run: Run) -> dict[str, int]:
 def expire_versions(run: Run) -> dict[str, Any]:
     """Steps 2–3 of SPEC R29; returns the step's JSON summary."""
     start = time.perf_counter()
+    run.open_failsafe()  # SPEC R49: a store that cannot take files stops the step first
     summary: dict[str, Any] = {**journal_expired(run), **apply_journal(run)}
     summary["elapsed_s"] = round(time.perf_counter() - start, 3)
     return summary

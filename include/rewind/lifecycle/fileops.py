@@ -9,10 +9,13 @@ import shutil
 import signal
 from collections import Counter
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from rewind.storage import location
+from rewind.storage.location import Root
+from rewind.storage.objectstore import S3Location
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -44,55 +47,98 @@ def fault_point(name: str) -> None:
         os.killpg(own, signal.SIGKILL)
 
 
-def move(source: str, target: str) -> str:
+class Task(NamedTuple):
+    """One file operation: ``op`` "move" (``source`` into ``target``), "delete" (a table's
+    file) or "purge" (a fail-safe copy, :func:`delete`). A move into an S3 store is written
+    with ``storage_class`` (empty: the bucket's default) and, with ``locked_until`` (an
+    ISO 8601 instant; empty: none), an Object Lock in COMPLIANCE mode until then (SPEC R48)."""
+
+    op: str
+    source: str
+    target: str = ""
+    locked_until: str = ""
+    storage_class: str = ""
+
+    def placement(self) -> location.Placement:
+        """The copy's placement. A lock ending before now is none: S3 refuses a lock
+        that has ended, and the copy's purge is due already."""
+        until = datetime.fromisoformat(self.locked_until) if self.locked_until else None
+        return location.Placement(
+            self.storage_class or None,
+            until if until is not None and until > datetime.now(UTC) else None,
+        )
+
+
+def move(source: str, target: str, placement: location.Placement | None = None) -> str:
     """Move a file so that it is, at every instant, in at least one of the two places.
 
-    ``target`` is a local path; ``source`` a local path or an object of a table on S3
-    (``s3://bucket/key``, SPEC R44). A rename within one file system is atomic. Across
-    file systems, and from S3, the bytes are copied to ``target + '.part'``, synced,
-    checked against the source's size (SPEC R48) and renamed, then the source is removed.
-    A rerun finds the file in the source, the target or both (then the copy is complete
-    and the source goes), never in neither unless it was already gone before the first
-    run.
+    ``source`` is a local path or an object of a table on S3 (``s3://bucket/key``, SPEC
+    R44); ``target`` a local path or an object on S3. A rename within one file system is
+    atomic. Into S3, the copy is server-side from an object (an upload from a local file),
+    placed as ``placement`` says and verified (size, MD5 where comparable: SPEC R48,
+    :func:`rewind.storage.location.verify_copy`). Into a local path across file systems,
+    and from S3, the bytes go to ``target + '.part'``, are synced, checked against the
+    source's size and renamed. Only then is the source removed. A rerun finds the file in
+    the source, the target or both (then the copy is complete: into S3 it is verified
+    again and the source goes), never in neither unless it was already gone before the
+    first run.
 
     Returns:
         "moved", "done" (already in place) or "missing" (in neither place).
     """
-    origin = location.file(source)
-    in_source, in_target = location.exists(origin), os.path.exists(target)
+    origin, destination = location.file(source), location.file(target)
+    placement = placement or location.Placement()
+    in_source, in_target = location.exists(origin), location.exists(destination)
     if in_target and not in_source:
         return "done"
     if not in_source:
         return "missing"
-    os.makedirs(os.path.dirname(target), exist_ok=True)
     if in_target:  # a copy had finished when the last run died
+        if isinstance(destination, S3Location):
+            location.verify_copy(origin, destination, placement)
         location.unlink(origin)
         return "moved"
     fault_point("move")
-    if isinstance(origin, Path):
-        try:
-            os.rename(source, target)
-            return "moved"
-        except OSError as exc:
-            if exc.errno != errno.EXDEV:
-                raise
-        partial = target + ".part"
-        shutil.copyfile(source, partial)
-        with open(partial, "rb") as handle:
-            os.fsync(handle.fileno())
-        os.replace(partial, target)
-    else:
-        location.download(origin, Path(target))
+    if isinstance(destination, S3Location):
+        location.copy_verified(origin, destination, placement)
+    elif _copied_locally(origin, destination):
+        return "moved"  # renamed: atomic, nothing left in the source
     fault_point("move")
     fault_point("copied")  # in both places: what a rerun must finish (crash tests)
     location.unlink(origin)
     return "moved"
 
 
-def delete(path: str) -> str:
-    """Remove a file (a local path or an object on S3); already gone is fine."""
+def _copied_locally(source: Root, target: Path) -> bool:
+    """Rename a local file within one file system (True: moved); else copy it (from
+    another file system or from S3) to ``target + '.part'``, synced and checked, and
+    rename that (False: the source is still to be removed)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(source, S3Location):
+        location.download(source, target)
+        return False
+    try:
+        os.rename(source, target)
+        return True
+    except OSError as exc:
+        if exc.errno != errno.EXDEV:
+            raise
+    partial = target.with_name(target.name + ".part")
+    shutil.copyfile(source, partial)
+    with open(partial, "rb") as handle:
+        os.fsync(handle.fileno())
+    os.replace(partial, target)
+    return False
+
+
+def delete(path: str, *, purge: bool = False) -> str:
+    """Remove a file (a local path or an object on S3); already gone is fine. ``purge``: a
+    fail-safe copy, which on S3 goes with every version a versioned bucket keeps of it;
+    one an Object Lock still holds is never forced (SPEC R48): it stays, "locked"."""
     fault_point("delete")
     target = location.file(path)
+    if purge:
+        return "deleted" if location.remove_versions(target) else "locked"
     if isinstance(target, Path):
         try:
             target.unlink()
@@ -103,13 +149,14 @@ def delete(path: str) -> str:
     return "deleted"
 
 
-def run(task: tuple[str, str, str]) -> tuple[str, str]:
-    """``(op, source, target)`` -> ``(source, outcome)``; op is "move" or "delete"."""
-    op, source, target = task
-    return source, move(source, target) if op == "move" else delete(source)
+def run(task: Task) -> tuple[str, str]:
+    """A task -> ``(source, outcome)``."""
+    if task.op == "move":
+        return task.source, move(task.source, task.target, task.placement())
+    return task.source, delete(task.source, purge=task.op == "purge")
 
 
-TASK_SCHEMA = "op string, source string, target string"
+TASK_SCHEMA = "op string, source string, target string, locked_until string, storage_class string"
 OUTCOME_SCHEMA = "source string, outcome string"
 
 
@@ -118,7 +165,7 @@ def run_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
     import pyarrow as pa
 
     for batch in batches:
-        outcomes = [run((t["op"], t["source"], t["target"])) for t in batch.to_pylist()]
+        outcomes = [run(Task(**task)) for task in batch.to_pylist()]
         yield pa.RecordBatch.from_pylist(
             [{"source": source, "outcome": outcome} for source, outcome in outcomes],
             schema=pa.schema([("source", pa.string()), ("outcome", pa.string())]),

@@ -23,11 +23,14 @@ from rewind.lifecycle import fileops, rules
 from rewind.lifecycle.clones import used_by_clone
 from rewind.lifecycle.context import Run
 from rewind.lifecycle.expire import held_tables
+from rewind.storage import location
 
 
 def purge_failsafe(run: Run) -> dict[str, Any]:
-    """Delete fail-safe files whose 7 days are over (and finish a killed run's purge)."""
+    """Delete fail-safe files whose 7 days are over (and finish a killed run's purge); one
+    an Object Lock still holds stays until a later run (``files_locked``, SPEC R48)."""
     start = time.perf_counter()
+    run.open_failsafe()  # SPEC R49: a store that does not answer stops the step first
     with run.catalog() as catalog:
         due = catalog.session.scalars(
             select(FileState).where(
@@ -41,13 +44,19 @@ def purge_failsafe(run: Run) -> dict[str, Any]:
         rows = catalog.session.scalars(
             select(FileState).where(FileState.state == rules.PURGING)
         ).all()
-        tasks = [("delete", str(run.failsafe_path(r.table_id, r.path)), "") for r in rows]
-    run.run_tasks(tasks)
-    purged = purged_bytes = retained = 0
+        tasks = [fileops.Task("purge", str(run.failsafe_path(r.table_id, r.path))) for r in rows]
+    outcomes = run.run_tasks(tasks)
+    purged = purged_bytes = retained = locked = 0
     with run.catalog() as catalog:
         for row in catalog.session.scalars(
             select(FileState).where(FileState.state.in_([rules.PURGING, rules.RETAINED]))
         ):
+            if outcomes.get(str(run.failsafe_path(row.table_id, row.path))) == "locked":
+                # SPEC R48: its Object Lock has not ended (the store's clock): it stays in
+                # fail-safe, reported, and a later night purges it.
+                row.state = rules.FAILSAFE
+                locked += 1
+                continue
             if used_by_clone(catalog, row):
                 retained += row.state == rules.PURGING
                 row.state = rules.RETAINED
@@ -68,6 +77,7 @@ def purge_failsafe(run: Run) -> dict[str, Any]:
         "files_purged": purged,
         "bytes_purged": purged_bytes,
         "files_retained_for_clone": retained,
+        "files_locked": locked,
         "tables_purged": dirs,
         "audit_rows_removed": audit_removed,
         "elapsed_s": round(time.perf_counter() - start, 3),
@@ -97,6 +107,6 @@ def _forget_purged_tables(catalog: Catalog, run: Run) -> int:
         if end is None or run.now < end or not run.store.path(table.id).exists():
             continue
         shutil.rmtree(run.store.path(table.id), ignore_errors=True)
-        shutil.rmtree(run.config.failsafe_root / str(table.id), ignore_errors=True)
+        location.remove_tree(run.config.failsafe_root / str(table.id))
         count += 1
     return count

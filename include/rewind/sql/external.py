@@ -187,10 +187,10 @@ def resolve_object_store(text: str) -> Root:
     return root
 
 
-def check_location(own_roots: tuple[Path, ...], root: Root) -> None:
+def check_location(own_roots: tuple[Root, ...], root: Root) -> None:
     """Refuse a location inside Rewind's own storage roots, or holding one."""
     for own_root in own_roots:
-        own = own_root.resolve()
+        own = own_root.resolve() if isinstance(own_root, Path) else own_root
         if location.overlaps(root, own):
             raise InvalidLocation(
                 f"Location '{root}' overlaps Rewind's own storage ({own}); "

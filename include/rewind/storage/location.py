@@ -7,7 +7,9 @@ code above them (the log reader, the writer of new data files, the lifecycle's f
 operations and recoveries) has one implementation for both. On S3 they are boto3 calls
 through :func:`rewind.storage.objectstore.shared_client`; a listing names one
 "directory" (a prefix with a ``/`` delimiter), so listing ``_delta_log`` never lists a
-table's data files (SPEC R50).
+table's data files (SPEC R50). A copy that must be kept safe before its source goes
+(:func:`copy_verified`) is copied server-side, verified, and placed as a
+:class:`Placement` says (storage class, Object Lock, SPEC R48).
 
 Errors are the local ones on both: :class:`FileNotFoundError` for a missing file,
 :class:`OSError` (``strerror``: the store's error code) for anything else, so a caller
@@ -18,12 +20,14 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import os
 import shutil
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
 import pyarrow as pa
@@ -38,6 +42,11 @@ if TYPE_CHECKING:
 Root = Path | S3Location
 _NOT_FOUND = {"NoSuchKey", "404", "NotFound"}
 _FOOTER_READ = 64 * 1024  # bytes: one ranged GET holds the footer of most Parquet files
+# CopyObject and PutObject take at most 5 GiB in one request; above, boto3's managed
+# transfers copy or upload in parts (UploadPartCopy, UploadPart).
+_ONE_REQUEST = 5 * 1024**3
+_PART = 256 * 1024**2
+_ENCRYPTED_ETAG = {"aws:kms", "aws:kms:dsse"}  # SSE-KMS: an ETag that is no MD5 of the bytes
 
 
 def of(text: str) -> Root:
@@ -266,3 +275,179 @@ def remove_if_empty(directory: Root) -> None:
         keys = {key for key, _ in _objects(directory)}
         if keys <= {directory.prefix}:
             unlink(S3Location(directory.bucket, directory.prefix))
+
+
+@dataclass(frozen=True)
+class Placement:
+    """How an object Rewind writes is kept (SPEC R48): its storage class (None: the
+    bucket's default) and an S3 Object Lock in COMPLIANCE mode until ``locked_until``
+    (None: no lock), which no credential can shorten or delete before it ends."""
+
+    storage_class: str | None = None
+    locked_until: datetime | None = None
+
+    def arguments(self) -> dict[str, Any]:
+        """The PutObject / CopyObject arguments that set it."""
+        arguments: dict[str, Any] = {}
+        if self.storage_class:
+            arguments["StorageClass"] = self.storage_class
+        if self.locked_until:
+            arguments["ObjectLockMode"] = "COMPLIANCE"
+            arguments["ObjectLockRetainUntilDate"] = self.locked_until
+        return arguments
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    """What a copy is verified by: the size, and the MD5 of the bytes where the store's
+    ETag is one (None where it is not)."""
+
+    size: int
+    md5: str | None
+
+    def matches(self, other: Fingerprint) -> bool:
+        """Same size, and the same MD5 wherever both are known."""
+        return self.size == other.size and (
+            self.md5 is None or other.md5 is None or self.md5 == other.md5
+        )
+
+
+def _fingerprint(head: dict[str, Any]) -> Fingerprint:
+    """An object's fingerprint from its HEAD. Its ETag is the MD5 of its bytes only for an
+    object written in one request and not encrypted with SSE-KMS or SSE-C: a multipart ETag
+    (``<md5 of the parts' md5s>-<parts>``) depends on the part sizes, so a multipart
+    source and its single-request copy (or the reverse) differ with equal bytes, and an
+    encrypted object's ETag is no digest of its bytes at all. Those compare by size."""
+    etag = str(head.get("ETag", "")).strip('"')
+    digest = (
+        etag
+        and "-" not in etag
+        and head.get("ServerSideEncryption") not in _ENCRYPTED_ETAG
+        and not head.get("SSECustomerAlgorithm")
+    )
+    return Fingerprint(int(head["ContentLength"]), etag if digest else None)
+
+
+def fingerprint(path: Root) -> Fingerprint:
+    """A file's size and MD5 (S3: one HEAD; a local file: read once)."""
+    if isinstance(path, Path):
+        with open(path, "rb") as handle:
+            return Fingerprint(path.stat().st_size, hashlib.file_digest(handle, "md5").hexdigest())
+    with _s3(path) as client:
+        return _fingerprint(client.head_object(Bucket=path.bucket, Key=path.key))
+
+
+def copy_verified(source: Root, target: S3Location, placement: Placement) -> None:
+    """Put a copy of ``source`` at ``target``, placed as ``placement`` says, and verify it
+    (:func:`verify_copy`) before returning, so a caller may then remove the source (SPEC
+    R48). An object is copied server-side (CopyObject; UploadPartCopy above 5 GiB): its
+    bytes never pass through this process; a local file is uploaded (PutObject; parts above
+    5 GiB), each request checksummed by botocore and checked by the store.
+
+    Raises:
+        FileNotFoundError: the source is not there.
+        OSError: the store failed, or the copy is not the source's bytes.
+    """
+    from boto3.s3.transfer import TransferConfig
+
+    once = TransferConfig(multipart_threshold=_ONE_REQUEST, multipart_chunksize=_PART)
+    arguments = placement.arguments()
+    with _s3(target) as client:
+        if isinstance(source, Path):
+            client.upload_file(
+                str(source), target.bucket, target.key, ExtraArgs=arguments, Config=once
+            )
+        else:
+            copied = {"Bucket": source.bucket, "Key": source.key}
+            client.copy(copied, target.bucket, target.key, ExtraArgs=arguments, Config=once)
+    verify_copy(source, target, placement)
+
+
+def verify_copy(source: Root, target: S3Location, placement: Placement) -> None:
+    """Check that ``target`` holds ``source``'s bytes (:class:`Fingerprint`: its size, and
+    its MD5 where both ETags are one) and carries ``placement``'s lock. A store that keeps
+    no lock a copy asked for (SeaweedFS 4.48 ignores CopyObject's lock headers) gets it
+    set here (PutObjectRetention). Idempotent: a rerun after a kill verifies a copy again.
+
+    Raises:
+        OSError: the copy differs from its source (then it is deleted where no lock holds
+            it, so that a rerun copies again), or the store failed.
+    """
+    expected = fingerprint(source)
+    with _s3(target) as client:
+        head = client.head_object(Bucket=target.bucket, Key=target.key)
+        found = _fingerprint(head)
+        if not expected.matches(found):
+            if not head.get("ObjectLockMode"):
+                client.delete_object(Bucket=target.bucket, Key=target.key)
+            raise OSError(
+                errno.EIO,
+                f"the copy has {found.size} bytes (MD5 {found.md5}), the source "
+                f"{expected.size} (MD5 {expected.md5})",
+                f"{source} -> {target}",
+            )
+        until = placement.locked_until
+        if until and not (
+            head.get("ObjectLockMode") == "COMPLIANCE"
+            and head["ObjectLockRetainUntilDate"] >= until.replace(microsecond=0)
+        ):
+            client.put_object_retention(
+                Bucket=target.bucket,
+                Key=target.key,
+                VersionId=head["VersionId"],
+                Retention={"Mode": "COMPLIANCE", "RetainUntilDate": until},
+            )
+
+
+def remove_versions(path: Root) -> bool:
+    """Delete a file, on S3 with every version and delete marker a versioned bucket keeps
+    of it (a plain DeleteObject there only hides it behind a marker, keeping its bytes).
+    A version an Object Lock holds is not forced (SPEC R48): the store refuses its delete,
+    and it stays.
+
+    Returns:
+        False when a lock holds a version (that one is still there), True otherwise.
+    """
+    if isinstance(path, Path):
+        path.unlink(missing_ok=True)
+        return True
+    held = False
+    with _s3(path) as client:
+        pages = client.get_paginator("list_object_versions").paginate(
+            Bucket=path.bucket, Prefix=path.key
+        )
+        for page in pages:
+            for version in [*page.get("Versions", []), *page.get("DeleteMarkers", [])]:
+                if version["Key"] == path.key:
+                    held |= not _delete_version(client, path, str(version["VersionId"]))
+    return not held
+
+
+def _delete_version(client: BaseClient, path: S3Location, version: str) -> bool:
+    """Delete one version; False when the store refuses because a lock holds it."""
+    import botocore.exceptions
+
+    try:
+        client.delete_object(Bucket=path.bucket, Key=path.key, VersionId=version)
+    except botocore.exceptions.ClientError as error:
+        if error.response.get("Error", {}).get("Code") != "AccessDenied":
+            raise
+        # Refused: by the lock if the version carries one (whatever this machine's clock
+        # says of its end: the store's clock decides), else by a missing permission.
+        head = client.head_object(Bucket=path.bucket, Key=path.key, VersionId=version)
+        if not head.get("ObjectLockMode"):
+            raise
+        return False
+    return True
+
+
+def object_lock_enabled(root: S3Location) -> bool:
+    """Whether ``root``'s bucket has S3 Object Lock enabled (GetObjectLockConfiguration)."""
+    try:
+        with _s3(root) as client:
+            found = client.get_object_lock_configuration(Bucket=root.bucket)
+    except OSError as error:
+        if error.strerror == "ObjectLockConfigurationNotFoundError":
+            return False
+        raise
+    return bool(found["ObjectLockConfiguration"].get("ObjectLockEnabled") == "Enabled")
