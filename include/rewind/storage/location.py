@@ -380,11 +380,9 @@ def verify_copy(source: Root, target: S3Location, placement: Placement) -> None:
         if not expected.matches(found):
             if not head.get("ObjectLockMode"):
                 client.delete_object(Bucket=target.bucket, Key=target.key)
+            which = "size" if found.size != expected.size else "MD5"
             raise OSError(
-                errno.EIO,
-                f"the copy has {found.size} bytes (MD5 {found.md5}), the source "
-                f"{expected.size} (MD5 {expected.md5})",
-                f"{source} -> {target}",
+                errno.EIO, f"the copy differs from its source ({which})", f"{source} -> {target}"
             )
         until = placement.locked_until
         if until and not (

@@ -1,0 +1,387 @@
+"""The fail-safe store on S3 (SPEC R12, R31, R44, R45, R48, R49), on a real S3 server
+(SeaweedFS, tests/s3_server.py): ``REWIND_FAILSAFE_URI=s3://<bucket>/failsafe``.
+
+A night moves an expired file of a table in the local warehouse (an upload) and an expired
+object of a team's table on S3 (a server-side copy: no byte of it passes through Rewind)
+into the fail-safe bucket; each copy is verified against its source (size, and MD5 where
+both ETags are one) before the source goes, so a copy that is not the source's bytes is
+never trusted. Killed between a copy and the delete of its source, the night converges.
+ACCOUNTADMIN recovers both tables from the S3 fail-safe; the metrics count its bytes.
+Where the fail-safe bucket has Object Lock, every copy is locked in COMPLIANCE mode until
+its purge instant: the server refuses its delete to any credential, and a purge before
+the lock ends skips it and reports it, then purges it once the lock has passed. Every copy
+takes ``REWIND_FAILSAFE_STORAGE_CLASS``. A fail-safe URI with credentials in it is refused
+(INVALID_LOCATION), and a missing fail-safe bucket stops a night within seconds, naming
+the URI, before anything is written.
+
+The steps that move or purge objects run as Spark jobs of their own (``spark_jobs/``), as
+Airflow submits them, with the fail-safe settings in their environment.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+import signal
+import sqlite3
+import time
+import urllib.request
+from collections import Counter
+from contextlib import closing
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pytest
+from botocore.exceptions import ClientError
+from deltalake import DeltaTable, write_deltalake
+from lifecycle_jobs import run_job
+from test_s3_external import ids, objects, options, register, secret_free
+from test_s3_lifecycle import PREFIX, current_files, data_objects, step, table_id
+
+from rewind.config import Config
+from rewind.constants import FAILSAFE_DAYS
+from rewind.errors import InvalidLocation, InvalidValue
+
+pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("s3")]
+
+JOB_TIMEOUT_S = 300
+FAILSAFE_PREFIX = "failsafe"
+
+
+@dataclass
+class Store:
+    """The fail-safe bucket of a test: ``uri`` (``s3://<name>/failsafe``) and ``settings``
+    (its ``REWIND_*`` variables, set in this process too)."""
+
+    name: str
+    uri: str
+    settings: dict[str, str]
+    client: Any
+
+    def key(self, home: Path, table: str, path: str) -> str:
+        return f"{FAILSAFE_PREFIX}/{table_id(home, table)}/{path}"
+
+    def read(self, key: str) -> bytes | None:
+        try:
+            return bytes(self.client.get_object(Bucket=self.name, Key=key)["Body"].read())
+        except ClientError:
+            return None
+
+
+def failsafe_bucket(
+    lake: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    *,
+    locked: bool = False,
+    storage_class: str | None = None,
+) -> Store:
+    """A bucket of its own for fail-safe (with Object Lock: ``locked``), configured."""
+    name = f"{lake.name}-fs"
+    client = lake.server.client()
+    client.create_bucket(Bucket=name, ObjectLockEnabledForBucket=locked)
+    settings = {"REWIND_FAILSAFE_URI": f"s3://{name}/{FAILSAFE_PREFIX}"}
+    if storage_class:
+        settings["REWIND_FAILSAFE_STORAGE_CLASS"] = storage_class
+    for key, value in settings.items():
+        monkeypatch.setenv(key, value)
+    return Store(name, settings["REWIND_FAILSAFE_URI"], settings, client)
+
+
+def job(home: Path, store: Store, step_name: str, run_id: str, now: datetime, **kw: Any) -> dict:
+    """A lifecycle step as a Spark job with the fail-safe settings: its JSON summary. With
+    ``fault`` it must die by SIGKILL there (SPEC R31); with ``fails`` stop with an error
+    (``{"error": its one line}``)."""
+    fault, fails = kw.get("fault"), kw.get("fails", False)
+    code, out, err = run_job(home, step_name, run_id, now, fault, JOB_TIMEOUT_S, store.settings)
+    if fails:
+        assert code == 1, f"{step_name}: exit {code}\n{err[-3000:]}"
+        return {"error": err.strip().splitlines()[-1]}
+    expected = 0 if fault is None else -signal.SIGKILL
+    assert code == expected, f"{step_name} {fault}: exit {code}\n{err[-3000:]}"
+    return {} if fault is not None else dict(json.loads(out.splitlines()[-1]))
+
+
+def served(server: Any, bucket: str) -> Counter[str]:
+    """What the server did for a bucket so far: requests by type (COPY, PUT, GET with the
+    HEADs, ...) and ``SENT_BYTES``, the bytes it sent to clients."""
+    text = urllib.request.urlopen(server.metrics_url, timeout=10).read().decode()
+    counted: Counter[str] = Counter()
+    for found in re.finditer(r"^(SeaweedFS_s3_\w+)\{([^}]*)\} (\S+)$", text, re.M):
+        labels = dict(re.findall(r'(\w+)="([^"]*)"', found[2]))
+        if labels.get("bucket") != bucket:
+            continue
+        if found[1] == "SeaweedFS_s3_request_total":
+            counted[labels["type"]] += int(float(found[3]))
+        elif found[1] == "SeaweedFS_s3_bucket_traffic_sent_bytes_total":
+            counted["SENT_BYTES"] += int(float(found[3]))
+    return counted
+
+
+def removed_file(home: Path, table: str) -> tuple[str, datetime | None]:
+    """The one REMOVED file of a table (its path and purge instant, once journaled)."""
+    with closing(sqlite3.connect(home / "catalog.db")) as db:
+        ((path, purge_at),) = db.execute(
+            "SELECT path, purge_at FROM file_states WHERE table_id = ? AND state != 'LIVE'",
+            (table_id(home, table),),
+        ).fetchall()
+    at = datetime.fromisoformat(purge_at).replace(tzinfo=UTC) if purge_at else None
+    return str(path), at
+
+
+def local_table(conn: Any) -> None:
+    """LOCAL_T in the warehouse: rows 1, 2, then 3 in a file of its own, which the DELETE
+    of row 3 removes."""
+    conn.sql("CREATE TABLE LOCAL_T (ID INT); INSERT INTO LOCAL_T VALUES (1), (2)")
+    conn.sql("INSERT INTO LOCAL_T VALUES (3)")
+    conn.sql("DELETE FROM LOCAL_T WHERE ID = 3")
+
+
+def team_table(lake: Any, *, noise: int = 0) -> str:
+    """The team's table on S3 (delta-rs): row 1 in a file of its own (``noise`` random
+    bytes of V, so that its size shows whether it went through a client), then rows 2, 3;
+    returns its URI."""
+    uri = f"{lake.uri}team/orders"
+    first = pa.table({"ID": [1], "V": [secrets.token_hex(noise // 2)]})
+    write_deltalake(uri, first, storage_options=options())
+    write_deltalake(
+        uri, pa.table({"ID": [2, 3], "V": ["b", "c"]}), mode="append", storage_options=options()
+    )
+    return uri
+
+
+def test_a_night_copies_expired_files_into_an_s3_failsafe_verified_and_recovers_them_r12_r31_r48(
+    lake: Any, connect: Any, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """R12, R31, R33, R44, R48: a night moves LOCAL_T's removed file (uploaded) and the
+    team's removed object (copied server-side: the fail-safe bucket served one COPY and the
+    team's bucket sent far fewer bytes than the object has) into the S3 fail-safe, in the
+    configured storage class, with the source's bytes; killed after its first copy, before
+    that copy's source was deleted, it converges. ACCOUNTADMIN then recovers both tables
+    from the S3 fail-safe, and the metrics count its bytes as FAILSAFE_BYTES."""
+    store = failsafe_bucket(lake, monkeypatch, storage_class="STANDARD_IA")
+    uri = team_table(lake, noise=2_000_000)
+    conn = connect()
+    conn.sql("CREATE DATABASE LAKE")
+    local_table(conn)
+    register(conn, "ORDERS", uri)
+    registered = DeltaTable(uri, storage_options=options()).version()
+    DeltaTable(uri, storage_options=options()).delete("ID = 1")
+    (s3_path,) = sorted(set(data_objects(lake)) - set(current_files(uri)))
+    s3_bytes = lake.server.client().get_object(Bucket=lake.name, Key=PREFIX + s3_path)
+    s3_bytes = s3_bytes["Body"].read()
+    assert len(s3_bytes) > 1_000_000
+    local_path, _ = removed_file(home, "LOCAL_T")
+    local_source = home / "warehouse" / str(table_id(home, "LOCAL_T")) / local_path
+    local_bytes = local_source.read_bytes()
+    copies = {
+        store.key(home, "ORDERS", s3_path): s3_bytes,
+        store.key(home, "LOCAL_T", local_path): local_bytes,
+    }
+    night = ("night", datetime.now(UTC) + timedelta(days=2))
+    step(home, "effective_retention", *night)
+    before_lake, before_store = served(lake.server, lake.name), served(lake.server, store.name)
+
+    job(home, store, "expire_versions", *night, fault="copied:1")
+    held = {key: store.read(key) for key in copies}
+    assert local_source.exists() and s3_path in data_objects(lake)  # no source deleted yet
+    assert [key for key, data in held.items() if data is not None] != [], held
+    assert all(data in (None, copies[key]) for key, data in held.items())  # whole or none
+    expired = job(home, store, "expire_versions", *night)
+    assert (expired["files_moved"], expired["files_missing"]) == (2, 0), expired
+    assert expired["bytes_moved"] == len(s3_bytes) + len(local_bytes)
+
+    lake_made = served(lake.server, lake.name) - before_lake
+    store_made = served(lake.server, store.name) - before_store
+    # The object: a server-side copy (R48); the local file: an upload. (The two moves run in
+    # parallel, so the killed run may have had both under way: one of each, or two.)
+    assert store_made["COPY"] in (1, 2) and store_made["PUT"] in (1, 2), store_made
+    assert lake_made["SENT_BYTES"] < len(s3_bytes) / 10, lake_made  # never downloaded
+    for key, data in copies.items():
+        assert store.read(key) == data, key
+        head = store.client.head_object(Bucket=store.name, Key=key)
+        assert head["StorageClass"] == "STANDARD_IA", key  # REWIND_FAILSAFE_STORAGE_CLASS
+    assert not local_source.exists()
+    assert s3_path not in data_objects(lake)
+    assert not (home / "failsafe").exists()  # nothing in the home's default store
+
+    counted = step(home, "storage_metrics", *night)
+    assert counted["failsafe_bytes"] == len(s3_bytes) + len(local_bytes), counted  # R33
+    step(home, "validate", *night)
+
+    # R12: recovery reads the S3 fail-safe (and each table's current files where they are).
+    listed = conn.failsafe_list()
+    assert sorted(listed.column("table_id")) == sorted(
+        [table_id(home, "LOCAL_T"), table_id(home, "ORDERS")]
+    )
+    conn.failsafe_recover(table_id(home, "ORDERS"), "LAKE.PUBLIC.ORDERS_BACK", registered)
+    back = conn.sql("SELECT ID FROM ORDERS_BACK ORDER BY ID")[-1].rows
+    assert [r[0] for r in back] == [1, 2, 3]
+    conn.failsafe_recover(table_id(home, "LOCAL_T"), "LAKE.PUBLIC.LOCAL_BACK", 2)
+    back = conn.sql("SELECT ID FROM LOCAL_BACK ORDER BY ID")[-1].rows
+    assert [r[0] for r in back] == [1, 2, 3]
+    assert all(store.read(key) == data for key, data in copies.items())  # copied, not moved
+    assert ids(conn) == [2, 3]
+    secret_free(lake.server.secret_key, home)
+
+
+def test_a_copy_that_is_not_its_source_is_never_trusted_r31_r48(
+    lake: Any, connect: Any, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """R31, R48: an object already at the copy's place with the source's size but other
+    bytes (a copy gone wrong) fails the verification by its MD5: the night stops with
+    STORAGE_ERROR naming the object, the source stays, the wrong copy is deleted; the next
+    attempt copies again, verified, and only then deletes the source."""
+    store = failsafe_bucket(lake, monkeypatch)
+    uri = team_table(lake)
+    conn = connect()
+    conn.sql("CREATE DATABASE LAKE")
+    register(conn, "ORDERS", uri)
+    DeltaTable(uri, storage_options=options()).delete("ID = 1")
+    (path,) = sorted(set(data_objects(lake)) - set(current_files(uri)))
+    source = lake.server.client().get_object(Bucket=lake.name, Key=PREFIX + path)["Body"].read()
+    key = store.key(home, "ORDERS", path)
+    wrong = bytes(b ^ 0xFF for b in source)
+    store.client.put_object(Bucket=store.name, Key=key, Body=wrong)
+    night = ("night", datetime.now(UTC) + timedelta(days=2))
+    step(home, "effective_retention", *night)
+
+    error = job(home, store, "expire_versions", *night, fails=True)["error"]
+    assert error.startswith("error: STORAGE_ERROR: A lifecycle file operation failed: "), error
+    assert "the copy differs from its source (MD5)" in error, error
+    assert f"{lake.uri}{PREFIX}{path}" in error, error
+    assert path in data_objects(lake)
+    assert store.read(key) is None  # the wrong copy is gone
+    moved = job(home, store, "expire_versions", *night)
+    assert (moved["files_moved"], moved["files_missing"]) == (1, 0), moved
+    assert store.read(key) == source
+    assert path not in data_objects(lake)
+    secret_free(lake.server.secret_key, home, error)
+
+
+def test_object_lock_holds_every_failsafe_copy_until_its_purge_instant_r12_r48(
+    lake: Any, connect: Any, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """R12, R48: in a fail-safe bucket with Object Lock, the night's copies (LOCAL_T's
+    file, uploaded; the team's object, copied) are locked in COMPLIANCE mode until their
+    purge instants, the end of their 7 days; the server refuses a delete of either with the
+    admin's keys. A purge run at a logical instant past both purge instants, while the
+    wall clock is before both locks end, deletes neither: it reports them (files_locked)
+    and they stay listed in fail-safe. Once LOCAL_T's lock has passed, the next purge
+    deletes its copy with every version; the team's, locked for 7 more days, stays.
+
+    LOCAL_T's file was removed at a statement clock 8 days back, less a margin, so its
+    purge instant is a minute or two ahead on the wall clock; the team's table keeps no
+    time travel (0 days), so its object's purge instant is 7 days ahead."""
+    store = failsafe_bucket(lake, monkeypatch, locked=True)
+    margin = timedelta(seconds=150)
+    removed = datetime.now(UTC) - timedelta(days=1 + FAILSAFE_DAYS) + margin
+    past = connect(now=(removed - timedelta(hours=1)).isoformat())
+    past.sql("CREATE DATABASE LAKE; CREATE TABLE LOCAL_T (ID INT)")
+    past.sql("INSERT INTO LOCAL_T VALUES (1), (2); INSERT INTO LOCAL_T VALUES (3)")
+    connect(now=removed.isoformat()).sql("DELETE FROM LAKE.PUBLIC.LOCAL_T WHERE ID = 3")
+    uri = team_table(lake)
+    conn = connect()
+    conn.sql(
+        f"CREATE EXTERNAL TABLE LAKE.PUBLIC.ORDERS LOCATION = '{uri}' TABLE_FORMAT = DELTA "
+        "DATA_RETENTION_TIME_IN_DAYS = 0"
+    )
+    DeltaTable(uri, storage_options=options()).delete("ID = 1")
+    night = ("night", datetime.now(UTC) + timedelta(seconds=5))
+    step(home, "effective_retention", *night)
+    expired = job(home, store, "expire_versions", *night)
+    assert expired["files_moved"] == 2, expired
+
+    ends = {}
+    for table in ("LOCAL_T", "ORDERS"):
+        path, purge_at = removed_file(home, table)
+        assert purge_at is not None
+        key = store.key(home, table, path)
+        head = store.client.head_object(Bucket=store.name, Key=key)
+        assert head["ObjectLockMode"] == "COMPLIANCE", (table, head)
+        until = head["ObjectLockRetainUntilDate"]
+        assert abs(until - purge_at) < timedelta(seconds=1), (table, until, purge_at)
+        with pytest.raises(ClientError) as refused:  # the admin's keys, by version
+            store.client.delete_object(Bucket=store.name, Key=key, VersionId=head["VersionId"])
+        assert refused.value.response["Error"]["Code"] == "AccessDenied"
+        ends[table] = (key, purge_at)
+    local_key, local_end = ends["LOCAL_T"]
+    orders_key, orders_end = ends["ORDERS"]
+    assert local_end - datetime.now(UTC) < margin
+    assert orders_end - datetime.now(UTC) > timedelta(days=FAILSAFE_DAYS - 1)
+
+    late = ("late", orders_end)  # both purge instants passed on the run's clock
+    step(home, "effective_retention", *late)
+    purged = job(home, store, "purge_failsafe", *late)
+    assert datetime.now(UTC) < local_end, "the purge ran after the lock ended: raise margin"
+    assert (purged["files_purged"], purged["files_locked"]) == (0, 2), purged
+    assert store.read(local_key) is not None and store.read(orders_key) is not None
+    listed = conn.failsafe_list()
+    assert sorted(listed.column("files")) == [1, 1], listed.rows  # still in fail-safe
+    assert step(home, "storage_metrics", *late)["failsafe_bytes"] > 0
+
+    time.sleep(max(0.0, (local_end - datetime.now(UTC)).total_seconds()) + 2)
+    purged = job(home, store, "purge_failsafe", *late)
+    assert (purged["files_purged"], purged["files_locked"]) == (1, 1), purged
+    versions = store.client.list_object_versions(Bucket=store.name, Prefix=local_key)
+    assert not versions.get("Versions") and not versions.get("DeleteMarkers"), versions
+    assert store.read(orders_key) is not None
+    assert conn.failsafe_list().column("table_id") == [table_id(home, "ORDERS")]
+
+
+def test_a_failsafe_uri_with_credentials_or_a_wrong_storage_class_is_refused_r44_r45_r48(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """R45: a fail-safe URI that embeds credentials is refused at load with INVALID_LOCATION,
+    its secret in no message; R48: a storage class is for an S3 fail-safe only, and one
+    whose objects need a restore before a recovery can read them is refused."""
+    secret = "wJalr/" + secrets.token_urlsafe(16)
+    monkeypatch.setenv("REWIND_FAILSAFE_URI", f"s3://AKIAEXAMPLE:{secret}@vault/failsafe")
+    with pytest.raises(InvalidLocation) as caught:
+        Config.load(home=home)
+    assert caught.value.code == "INVALID_LOCATION"
+    assert "s3://***@vault/failsafe" in str(caught.value) and secret not in str(caught.value)
+    monkeypatch.setenv("REWIND_FAILSAFE_URI", str(home / "vault"))
+    monkeypatch.setenv("REWIND_FAILSAFE_STORAGE_CLASS", "GLACIER_IR")
+    with pytest.raises(InvalidValue, match="applies to an s3:// fail-safe store"):
+        Config.load(home=home)
+    monkeypatch.setenv("REWIND_FAILSAFE_URI", "s3://vault/failsafe")
+    monkeypatch.setenv("REWIND_FAILSAFE_STORAGE_CLASS", "DEEP_ARCHIVE")
+    with pytest.raises(InvalidValue, match="readable at once"):
+        Config.load(home=home)
+    monkeypatch.setenv("REWIND_FAILSAFE_STORAGE_CLASS", "glacier_ir")
+    assert Config.load(home=home).failsafe_storage_class == "GLACIER_IR"
+
+
+def test_a_missing_failsafe_bucket_stops_the_night_fast_and_writes_nothing_r49(
+    lake: Any, connect: Any, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """R49: with the fail-safe bucket missing, the night's expire step stops within seconds
+    with INVALID_LOCATION naming the URI, before anything is written: the expired object
+    stays in its table and is not journaled, no bucket appears, no secret is shown."""
+    uri = team_table(lake)
+    conn = connect()
+    conn.sql("CREATE DATABASE LAKE")
+    register(conn, "ORDERS", uri)
+    DeltaTable(uri, storage_options=options()).delete("ID = 1")
+    missing = f"{lake.name}-gone"
+    monkeypatch.setenv("REWIND_FAILSAFE_URI", f"s3://{missing}/{FAILSAFE_PREFIX}")
+    kept = objects(lake)
+    night = ("night", datetime.now(UTC) + timedelta(days=2))
+    step(home, "effective_retention", *night)
+    started = time.monotonic()
+    with pytest.raises(InvalidLocation) as caught:
+        step(home, "expire_versions", *night)
+    assert time.monotonic() - started < 10
+    message = str(caught.value)
+    assert f"s3://{missing}/{FAILSAFE_PREFIX}" in message and "does not exist" in message
+    assert objects(lake) == kept
+    with closing(sqlite3.connect(home / "catalog.db")) as db:
+        states = {state for (state,) in db.execute("SELECT state FROM file_states")}
+    assert not states & {"MOVING", "DELETING", "FAILSAFE"}, states  # nothing journaled
+    buckets = [b["Name"] for b in lake.server.client().list_buckets()["Buckets"]]
+    assert missing not in buckets
+    secret_free(lake.server.secret_key, home, message)
