@@ -122,7 +122,7 @@ def served(server: Any, bucket: str) -> Counter[str]:
 
 
 def removed_file(home: Path, table: str) -> tuple[str, datetime | None]:
-    """The one REMOVED file of a table (its path and purge instant, once journaled)."""
+    """The one file a night took out of a table: its path and purge instant."""
     with closing(sqlite3.connect(home / "catalog.db")) as db:
         ((path, purge_at),) = db.execute(
             "SELECT path, purge_at FROM file_states WHERE table_id = ? AND state != 'LIVE'",
@@ -130,6 +130,12 @@ def removed_file(home: Path, table: str) -> tuple[str, datetime | None]:
         ).fetchall()
     at = datetime.fromisoformat(purge_at).replace(tzinfo=UTC) if purge_at else None
     return str(path), at
+
+
+def local_files(root: Path, version: int) -> set[str]:
+    """The data files of a local table's version."""
+    adds = DeltaTable(str(root), version=version).get_add_actions(flatten=True)
+    return set(pa.table(adds)["path"].to_pylist())
 
 
 def local_table(conn: Any) -> None:
@@ -174,8 +180,10 @@ def test_a_night_copies_expired_files_into_an_s3_failsafe_verified_and_recovers_
     s3_bytes = lake.server.client().get_object(Bucket=lake.name, Key=PREFIX + s3_path)
     s3_bytes = s3_bytes["Body"].read()
     assert len(s3_bytes) > 1_000_000
-    local_path, _ = removed_file(home, "LOCAL_T")
-    local_source = home / "warehouse" / str(table_id(home, "LOCAL_T")) / local_path
+    local_root = home / "warehouse" / str(table_id(home, "LOCAL_T"))
+    latest = DeltaTable(str(local_root)).version()
+    (local_path,) = local_files(local_root, latest - 1) - local_files(local_root, latest)
+    local_source = local_root / local_path
     local_bytes = local_source.read_bytes()
     copies = {
         store.key(home, "ORDERS", s3_path): s3_bytes,
