@@ -11,9 +11,11 @@ from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING
+from urllib.parse import urlparse
 
 if TYPE_CHECKING:
-    from pyspark.sql import SparkSession
+    import pyarrow as pa
+    from pyspark.sql import DataFrame, SparkSession
 
 LOG4J = Path(__file__).with_name("log4j2.properties")
 # `make setup` copies Delta Lake's jars here from Maven Central (deploy/delta/pom.xml).
@@ -167,6 +169,24 @@ def get_spark(master: str = "local[2]", log: Path | None = None) -> SparkSession
     return spark
 
 
+def to_arrow(frame: DataFrame) -> pa.Table:
+    """``frame.toArrow()``, in one round trip on Spark Connect: pyspark's own first asks
+    the server for the schema (an AnalyzePlan, which plans the query once more), yet the
+    query's answer carries that schema too. The rows are cast to it as pyspark's
+    ``toArrow`` casts them (timestamps in UTC)."""
+    from pyspark.sql.connect.dataframe import DataFrame as ConnectFrame
+
+    if not isinstance(frame, ConnectFrame):
+        return frame.toArrow()
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    table, schema = frame._to_table()  # pyspark's toArrow and collect call it, as here
+    schema = schema or frame.schema
+    return table.cast(
+        to_arrow_schema(schema, error_on_duplicated_field_names_in_struct=True, timezone="UTC")
+    )
+
+
 def functions(spark: SparkSession) -> ModuleType:
     """pyspark's column functions for ``spark``'s kind of session. ``pyspark.sql.functions``
     builds Connect columns only in a process that is in Connect mode as a whole; a Rewind
@@ -186,6 +206,7 @@ def functions(spark: SparkSession) -> ModuleType:
 # servers are local or named by the user, so a few seconds tell it is gone (issue 14).
 _CONNECT_RETRIES = 3
 _CONNECT_MAX_BACKOFF_MS = 1000
+_LOOPBACK = {"localhost", "127.0.0.1", "::1"}
 
 
 def remote_spark(url: str, log: Path | None = None, *, configure: bool = True) -> SparkSession:
@@ -202,6 +223,11 @@ def remote_spark(url: str, log: Path | None = None, *, configure: bool = True) -
     spark.client.set_retry_policies(
         [DefaultPolicy(max_retries=_CONNECT_RETRIES, max_backoff=_CONNECT_MAX_BACKOFF_MS)]
     )
+    if urlparse(url).hostname in _LOOPBACK:
+        # Reattachable execution resumes a query whose stream a network cut, at the price
+        # of a ReleaseExecute call per response and per query (two thirds of a SELECT's
+        # round trips); nothing cuts a stream between two processes of this machine.
+        spark.client.disable_reattachable_execute()
     for key, value in SESSION_CONF.items() if configure else ():
         spark.conf.set(key, value)
     if log is not None:

@@ -26,8 +26,7 @@ from rewind.sql.frames import (
     version_frame,
     write_frame,
 )
-from rewind.sql.query import Binding, bind, query_frame, referenced, release, view_name
-from rewind.sql.spark_sql import to_spark
+from rewind.sql.query import Binding, bind, query_frame, referenced, release
 from rewind.sql.tables import (
     arrow_schema,
     commit_files,
@@ -82,7 +81,7 @@ def insert(ctx: Context, tree: exp.Insert) -> Result:
         removes = list(base.files) if tree.args.get("overwrite") else []
         commit_files(ctx, obj, base, files, removes, "INSERT")
     finally:
-        release(ctx, binding)
+        release(binding)
     return ctx.result(["number of rows inserted"], [[file_rows(files)]])
 
 
@@ -99,22 +98,20 @@ def _null(frame: DataFrame, column: Column) -> SparkColumn:
 
 # -- UPDATE / DELETE / TRUNCATE -------------------------------------------------------------------
 class Target:
-    """The target of an UPDATE/DELETE/MERGE: a view of its current version whose rows
-    carry the data file they live in (``__rw_file``) and their index in it."""
+    """The target of an UPDATE/DELETE/MERGE: a frame of its current version whose rows
+    carry the data file they live in (``__rw_file``) and their index in it, bound in the
+    statement's ``binding`` (every query of the statement runs through :meth:`query`)."""
 
     def __init__(self, ctx: Context, table: exp.Table, binding: Binding) -> None:
         self.ctx = ctx
+        self.binding = binding
         self.obj = referenced(ctx, table)
         self.columns = table_columns(self.obj)
         self.base: Snapshot = writable_snapshot(ctx, self.obj)
-        self.view = view_name(ctx)
-        version_frame(ctx, self.base, self.columns, with_file=True).createOrReplaceTempView(
-            self.view
-        )
-        binding.views.append(self.view)
         alias = table.args.get("alias") or exp.TableAlias(this=table.this.copy())
         self.alias: exp.Identifier = alias.this
-        self.node = exp.Table(this=exp.to_identifier(self.view, quoted=True), alias=alias)
+        frame = version_frame(ctx, self.base, self.columns, with_file=True)
+        self.node = binding.add(ctx, frame, alias)
         ctx.catalog.record_access(
             ctx.query_id,
             self.obj.id,
@@ -132,6 +129,10 @@ class Target:
     def column(self, name: str) -> Column:
         return _column(self.columns, name)
 
+    def query(self, tree: exp.Expression) -> DataFrame:
+        """A DataFrame for a query of the statement (its frames bound)."""
+        return self.binding.sql(self.ctx.spark(), tree)
+
     def affected(self, condition: exp.Expression) -> tuple[list[str], int]:
         """URIs of the files holding rows where ``condition`` is true, and how many rows."""
         query = (
@@ -140,7 +141,7 @@ class Target:
             .where(condition.copy())
             .group_by(self.col(FILE_COLUMN))
         )
-        rows = self.ctx.spark().sql(to_spark(query)).collect()
+        rows = self.query(query).collect()
         return [str(r[0]) for r in rows], sum(int(r[1]) for r in rows)
 
     def rewrite(
@@ -177,9 +178,9 @@ def delete(ctx: Context, tree: exp.Delete) -> Result:
                 .from_(target.node.copy())
                 .where(exp.not_(is_true(condition)))
             )
-            target.rewrite(uris, ctx.spark().sql(to_spark(query)), [], "DELETE")
+            target.rewrite(uris, target.query(query), [], "DELETE")
     finally:
-        release(ctx, binding)
+        release(binding)
     return ctx.result(["number of rows deleted"], [[count]])
 
 
@@ -212,9 +213,9 @@ def update(ctx: Context, tree: exp.Update) -> Result:
                 for c in target.columns
             ]
             query = exp.select(*projection, target.col(FILE_COLUMN)).from_(target.node.copy())
-            target.rewrite(uris, ctx.spark().sql(to_spark(query)), [], "UPDATE")
+            target.rewrite(uris, target.query(query), [], "UPDATE")
     finally:
-        release(ctx, binding)
+        release(binding)
     return ctx.result(
         ["number of rows updated", "number of multi-joined rows updated"], [[count, 0]]
     )
@@ -241,7 +242,7 @@ def bind_table_as(ctx: Context, query: exp.Expression) -> Callable[[CatalogObjec
     names the table reads the old one, as in Snowflake (the new one has no version yet).
     The returned function writes version 0 of the new table with the query's rows."""
     binding = Binding()
-    ctx.undo.append(lambda: release(ctx, binding))  # the statement failed: views, pins
+    ctx.undo.append(lambda: release(binding))  # the statement failed: its pins
     frame = query_frame(ctx, query, binding)
 
     def write(obj: CatalogObject) -> None:
@@ -254,6 +255,6 @@ def bind_table_as(ctx: Context, query: exp.Expression) -> Callable[[CatalogObjec
         root.mkdir(parents=True, exist_ok=False)
         files = write_frame(ctx, root, frame, columns, arrow_schema(columns))
         create_table_storage(ctx, obj, columns, files)
-        release(ctx, binding)
+        release(binding)
 
     return write

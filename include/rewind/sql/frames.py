@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 
 from rewind.errors import UnsupportedError
-from rewind.spark import functions
+from rewind.spark import functions, to_arrow
 from rewind.statement import Context
 from rewind.storage import location
 from rewind.storage.columns import Column
@@ -186,6 +186,6 @@ def _discard(staging: Root) -> None:
 
 def collect(frame: DataFrame) -> tuple[list[str], list[list[object]]]:
     """Column names and rows of a result, with aware UTC timestamps."""
-    table = frame.toArrow()
+    table = to_arrow(frame)
     columns = [c.to_pylist() for c in table.columns]
-    return list(frame.columns), [list(row) for row in zip(*columns, strict=True)]
+    return table.column_names, [list(row) for row in zip(*columns, strict=True)]

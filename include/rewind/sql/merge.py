@@ -18,7 +18,6 @@ from rewind.sql.frames import (
 )
 from rewind.sql.points import with_clock
 from rewind.sql.query import Binding, bind, release
-from rewind.sql.spark_sql import to_spark
 from rewind.statement import Context
 from rewind.storage.columns import Column
 from rewind.storage.snapshot import DataFile
@@ -117,7 +116,7 @@ class _Merge:
         ]
 
     def _query(self, select: exp.Select) -> DataFrame:
-        return self.ctx.spark().sql(to_spark(select))
+        return self.target.query(select)
 
     def run(self) -> list[int]:
         """Apply the clauses; returns [inserted, updated, deleted] row counts."""
@@ -205,7 +204,7 @@ class _Merge:
             .join(self.target.node.copy(), on=self.on.copy(), join_type="LEFT ANTI")
             .where(any_clause)
         )
-        frame = self.ctx.spark().sql(to_spark(query))
+        frame = self._query(query)
         base = self.target.base
         return write_frame(self.ctx, base.root, frame, columns, base.schema)
 
@@ -218,7 +217,7 @@ def merge(ctx: Context, tree: exp.Merge) -> Result:
         assert isinstance(clocked, exp.Merge)
         counts = _Merge(ctx, clocked, binding).run()
     finally:
-        release(ctx, binding)
+        release(binding)
     return ctx.result(
         ["number of rows inserted", "number of rows updated", "number of rows deleted"], [counts]
     )

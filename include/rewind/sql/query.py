@@ -1,9 +1,9 @@
 """SELECT with AT | BEFORE on any table reference, run on Spark (SPEC R16–R18, R23).
 
-Each table reference becomes a temporary view over the files of the version its
-point names, projected onto the table's current columns; the rest of the query is
-transpiled from Snowflake SQL to Spark SQL (:mod:`rewind.sql.spark_sql`); points in time are
-read by :mod:`rewind.sql.points`.
+Each table reference becomes a DataFrame over the files of the version its point names,
+projected onto the table's current columns, handed to the statement's queries by name
+(:class:`Binding`); the rest of the query is transpiled from Snowflake SQL to Spark SQL
+(:mod:`rewind.sql.spark_sql`); points in time are read by :mod:`rewind.sql.points`.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from rewind.lifecycle.views import system_view
 from rewind.result import Result
 from rewind.security import can_see
 from rewind.sql import names
-from rewind.sql.frames import collect, version_frame
+from rewind.sql.frames import collect, quote, version_frame
 from rewind.sql.points import point_instant, point_of, with_clock
 from rewind.sql.spark_sql import to_spark
 from rewind.sql.tables import current_version, snapshot
@@ -37,7 +37,7 @@ from rewind.storage.columns import table_columns
 from rewind.storage.log import HistoryGone
 
 if TYPE_CHECKING:
-    from pyspark.sql import DataFrame
+    from pyspark.sql import DataFrame, SparkSession
 
 _view_ids = itertools.count()
 # A table reference's index in its statement's Analysis.references (sqlglot node meta,
@@ -47,14 +47,33 @@ REFERENCE = "rewind.reference"
 
 @dataclass
 class Binding:
-    """The temporary views and pins a statement holds, released when it ends."""
+    """The table versions a statement's queries read, by name, and the pins it holds
+    until it ends (:func:`release`).
 
-    views: list[str] = field(default_factory=list)
+    A bound version is no temporary view of the session: each query of the statement gets
+    the DataFrames it names with its text (:meth:`sql`, pyspark's ``spark.sql(text,
+    **frames)``). On Spark Connect they travel inside the query's plan, so no view is
+    created or dropped (two round trips per table reference) and none outlives the
+    statement; in process pyspark registers them for the query's analysis only.
+    """
+
+    frames: dict[str, DataFrame] = field(default_factory=dict)
     pins: list[Path] = field(default_factory=list)
 
+    def add(self, ctx: Context, frame: DataFrame, alias: exp.TableAlias | None) -> exp.Table:
+        """A table node that reads ``frame`` in this statement's queries."""
+        name = f"__rw_{ctx.query_id.replace('-', '')[:12]}_{next(_view_ids)}"
+        self.frames[name] = frame
+        return exp.Table(this=exp.to_identifier(name, quoted=True), alias=alias)
 
-def view_name(ctx: Context) -> str:
-    return f"__rw_{ctx.query_id.replace('-', '')[:12]}_{next(_view_ids)}"
+    def sql(self, spark: SparkSession, tree: exp.Expression) -> DataFrame:
+        """A DataFrame for ``tree``, whose bound table nodes (:meth:`add`) read their
+        frames. Each node's quoted name becomes a field of pyspark's SQL formatter; every
+        other brace of the text is escaped (a literal's, a JSON path's)."""
+        text = to_spark(tree).replace("{", "{{").replace("}", "}}")
+        for name in self.frames:
+            text = text.replace(quote(name), "{" + name + "}")
+        return spark.sql(text, **self.frames)
 
 
 def table_read(ctx: Context, table: exp.Table, parts: list[str]) -> CatalogObject:
@@ -184,7 +203,7 @@ def flow_index(table: exp.Expression) -> int | None:
 
 
 def _bind_flow(ctx: Context, tree: exp.Expression, binding: Binding) -> None:
-    """``$n``: the n-th earlier result of the chain, as a view of its rows."""
+    """``$n``: the n-th earlier result of the chain, as a frame of its rows."""
     for table in list(tree.find_all(exp.Table)):
         n = flow_index(table)
         if n is None:
@@ -199,31 +218,24 @@ def _bind_flow(ctx: Context, tree: exp.Expression, binding: Binding) -> None:
             [dict(zip(result.columns, row, strict=True)) for row in result.rows],
             schema=None if result.rows else pa.schema([(c, pa.string()) for c in result.columns]),
         )
-        view = view_name(ctx)
-        binding.views.append(view)
-        ctx.spark().createDataFrame(rows).createOrReplaceTempView(view)
-        alias = table.args.get("alias")
-        table.replace(exp.Table(this=exp.to_identifier(view, quoted=True), alias=alias))
+        table.replace(binding.add(ctx, ctx.spark().createDataFrame(rows), table.args.get("alias")))
 
 
 def bind(ctx: Context, tree: exp.Expression, binding: Binding) -> exp.Expression:
-    """Replace every table reference in ``tree`` by a view of the version it names,
+    """Replace every table reference in ``tree`` by a frame of the version it names,
     and the clock functions by the Rewind clock (SPEC R15)."""
     tree = with_clock(ctx, tree)
     for table, parts in table_references(tree):
-        view = view_name(ctx)
-        binding.views.append(view)
         alias = table.args.get("alias") or exp.TableAlias(this=table.this.copy())
         if reference_of(ctx, table).system_view:
-            system_view(ctx, parts).createOrReplaceTempView(view)
-            table.replace(exp.Table(this=exp.to_identifier(view, quoted=True), alias=alias))
+            table.replace(binding.add(ctx, system_view(ctx, parts), alias))
             continue
         obj = referenced(ctx, table)
         when = table.args.get("when")
         version = resolve_version(ctx, obj, when)
         if when is not None:  # SPEC R19: hold the version until the statement ends
             binding.pins.append(pins.hold(pin_root(ctx), obj.id, version, ctx.query_id, ctx.now))
-        table_frame(ctx, obj, version).createOrReplaceTempView(view)
+        frame = table_frame(ctx, obj, version)
         ctx.catalog.record_access(
             ctx.query_id,
             obj.id,
@@ -231,8 +243,8 @@ def bind(ctx: Context, tree: exp.Expression, binding: Binding) -> exp.Expression
             version=version,
             columns=[c.name for c in table_columns(obj)],
         )
-        table.replace(exp.Table(this=exp.to_identifier(view, quoted=True), alias=alias))
-    _bind_flow(ctx, tree, binding)  # after: its views are no catalog tables
+        table.replace(binding.add(ctx, frame, alias))
+    _bind_flow(ctx, tree, binding)  # after: its frames are no catalog tables
     return tree
 
 
@@ -267,13 +279,8 @@ def _check_files_held(ctx: Context, obj: CatalogObject, version: int) -> None:
         )
 
 
-def release(ctx: Context, binding: Binding) -> None:
+def release(binding: Binding) -> None:
     pins.release(binding.pins)
-    if not binding.views:
-        return
-    catalog = ctx.spark().catalog
-    for view in binding.views:
-        catalog.dropTempView(view)
 
 
 def _headed(tree: exp.Expression, dialect: str) -> exp.Expression:
@@ -297,8 +304,7 @@ def _headed(tree: exp.Expression, dialect: str) -> exp.Expression:
 
 def query_frame(ctx: Context, tree: exp.Expression, binding: Binding) -> DataFrame:
     """A DataFrame for a query tree (table references bound to their versions)."""
-    bound = bind(ctx, tree.copy(), binding)
-    return ctx.spark().sql(to_spark(bound))
+    return binding.sql(ctx.spark(), bind(ctx, tree.copy(), binding))
 
 
 def select(ctx: Context, tree: exp.Expression) -> Result:
@@ -307,5 +313,5 @@ def select(ctx: Context, tree: exp.Expression) -> Result:
         headed = _headed(tree.copy(), ctx.state.dialect)
         columns, rows = collect(query_frame(ctx, headed, binding))
     finally:
-        release(ctx, binding)
+        release(binding)
     return ctx.result(columns, rows)
