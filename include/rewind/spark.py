@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import string
 import sys
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from pathlib import Path
 from types import ModuleType
@@ -167,6 +168,28 @@ def get_spark(master: str = "local[2]", log: Path | None = None) -> SparkSession
     if log is not None:
         _query_errors_to(log)
     return spark
+
+
+def query(spark: SparkSession, text: str, frames: Mapping[str, DataFrame]) -> DataFrame:
+    """pyspark's ``spark.sql(text, **frames)`` for a query: a ``{name}`` field of ``text``
+    reads ``frames[name]`` (with frames, the text's other braces are doubled). On Spark
+    Connect, without the SqlCommand pyspark sends first (a round trip, in which the server
+    parses and analyses the query) whose answer to a query is the query's own plan: the
+    plan is that query, with the frames it names as its references (pyspark's own
+    formatter builds the same)."""
+    from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+    if not isinstance(spark, ConnectSession):
+        return spark.sql(text, **frames)
+    from pyspark.sql.connect.dataframe import DataFrame as ConnectFrame
+    from pyspark.sql.connect.plan import SQL, SubqueryAlias
+
+    views = None
+    if frames:
+        named = sorted({field for _, field, _, _ in string.Formatter().parse(text) if field})
+        views = [SubqueryAlias(frames[name]._plan, name) for name in named]
+        text = text.format_map({name: name for name in named})
+    return ConnectFrame(SQL(text, views=views), spark)  # type: ignore[return-value]
 
 
 def to_arrow(frame: DataFrame) -> pa.Table:

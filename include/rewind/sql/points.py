@@ -13,7 +13,7 @@ from sqlglot import exp
 from rewind import timetravel
 from rewind.clock import format_timestamp, parse_timestamp, parse_timestamp_input
 from rewind.errors import InvalidValue
-from rewind.spark import to_arrow
+from rewind.spark import query, to_arrow
 from rewind.sql.spark_sql import timestamp_literal, to_spark
 from rewind.sql.values import literal
 from rewind.statement import Context
@@ -99,7 +99,7 @@ def _timestamp(ctx: Context, node: exp.Expression) -> datetime:
         raise InvalidValue(f"TIMESTAMP => needs a constant, got '{node.sql('snowflake')}'.")
     sql = to_spark(exp.select(exp.cast(bound, "TIMESTAMP").as_("ts")))
     try:
-        value = to_arrow(ctx.spark().sql(sql)).column(0)[0].as_py()
+        value = to_arrow(query(ctx.spark(), sql, {})).column(0)[0].as_py()
     except OverflowError:  # Spark reaches years Python's datetime does not (R39)
         raise InvalidValue(f"TIMESTAMP => '{node.sql('snowflake')}' is out of range.") from None
     if value is None:

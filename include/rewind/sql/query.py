@@ -26,6 +26,7 @@ from rewind.lifecycle import pins
 from rewind.lifecycle.views import system_view
 from rewind.result import Result
 from rewind.security import can_see
+from rewind.spark import query
 from rewind.sql import names
 from rewind.sql.frames import collect, quote, version_frame
 from rewind.sql.points import point_instant, point_of, with_clock
@@ -68,12 +69,14 @@ class Binding:
 
     def sql(self, spark: SparkSession, tree: exp.Expression) -> DataFrame:
         """A DataFrame for ``tree``, whose bound table nodes (:meth:`add`) read their
-        frames. Each node's quoted name becomes a field of pyspark's SQL formatter; every
-        other brace of the text is escaped (a literal's, a JSON path's)."""
-        text = to_spark(tree).replace("{", "{{").replace("}", "}}")
-        for name in self.frames:
-            text = text.replace(quote(name), "{" + name + "}")
-        return spark.sql(text, **self.frames)
+        frames: each node's quoted name becomes a field of :func:`rewind.spark.query`'s
+        text, every other brace of it is doubled (a literal's, a JSON path's)."""
+        text = to_spark(tree)
+        if self.frames:
+            text = text.replace("{", "{{").replace("}", "}}")
+            for name in self.frames:
+                text = text.replace(quote(name), "{" + name + "}")
+        return query(spark, text, self.frames)
 
 
 def table_read(ctx: Context, table: exp.Table, parts: list[str]) -> CatalogObject:
