@@ -106,7 +106,8 @@ def spark_env(**extra: str) -> dict[str, str]:
     import pyspark
 
     drop = ("REWIND_", "PYSPARK_GATEWAY_", "SPARK_")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
+    keep = ("SPARK_CONF_DIR", "SPARK_DAEMON_JAVA_OPTS")  # the suite's JVM flags (conftest)
+    env = {k: v for k, v in os.environ.items() if k in keep or not k.startswith(drop)}
     env.update(
         SPARK_HOME=str(Path(pyspark.__file__).parent),
         SPARK_LOCAL_IP="127.0.0.1",
