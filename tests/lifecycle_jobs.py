@@ -15,8 +15,6 @@ from pathlib import Path
 from rewind.lifecycle.fileops import FAULT_ENV
 
 REPO = Path(__file__).resolve().parents[1]
-# Kills stop a job seconds after its JVM starts: C1 only and serial GC start it faster.
-FAST_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 
 
 def run_job(
@@ -34,7 +32,6 @@ def run_job(
     its session."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("REWIND_")}
     env.update(settings or {})
-    env["JAVA_TOOL_OPTIONS"] = FAST_JVM
     if fault is not None:
         env[FAULT_ENV] = fault
     command = [sys.executable, str(REPO / "spark_jobs" / f"{step}.py"), "--home", str(home)]
