@@ -8,7 +8,7 @@ import os
 import shutil
 import signal
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -69,7 +69,12 @@ class Task(NamedTuple):
         )
 
 
-def move(source: str, target: str, placement: location.Placement | None = None) -> str:
+def move(
+    source: str,
+    target: str,
+    placement: location.Placement | None = None,
+    remove: Callable[[Root], None] = location.unlink,
+) -> str:
     """Move a file so that it is, at every instant, in at least one of the two places.
 
     ``source`` is a local path or an object of a table on S3 (``s3://bucket/key``, SPEC
@@ -81,7 +86,8 @@ def move(source: str, target: str, placement: location.Placement | None = None) 
     source's size and renamed. Only then is the source removed. A rerun finds the file in
     the source, the target or both (then the copy is complete: into S3 it is verified
     again and the source goes), never in neither unless it was already gone before the
-    first run.
+    first run. ``remove`` removes the source (:func:`run_batches`: a table's objects on S3
+    together, once every copy of the batch is verified).
 
     Returns:
         "moved", "done" (already in place) or "missing" (in neither place).
@@ -96,7 +102,7 @@ def move(source: str, target: str, placement: location.Placement | None = None) 
     if in_target:  # a copy had finished when the last run died
         if isinstance(destination, S3Location):
             location.verify_copy(origin, destination, placement)
-        location.unlink(origin)
+        remove(origin)
         return "moved"
     fault_point("move")
     if isinstance(destination, S3Location):
@@ -105,7 +111,7 @@ def move(source: str, target: str, placement: location.Placement | None = None) 
         return "moved"  # renamed: atomic, nothing left in the source
     fault_point("move")
     fault_point("copied")  # in both places: what a rerun must finish (crash tests)
-    location.unlink(origin)
+    remove(origin)
     return "moved"
 
 
@@ -131,10 +137,13 @@ def _copied_locally(source: Root, target: Path) -> bool:
     return False
 
 
-def delete(path: str, *, purge: bool = False) -> str:
-    """Remove a file (a local path or an object on S3); already gone is fine. ``purge``: a
-    fail-safe copy, which on S3 goes with every version a versioned bucket keeps of it;
-    one an Object Lock still holds is never forced (SPEC R48): it stays, "locked"."""
+def delete(
+    path: str, *, purge: bool = False, remove: Callable[[Root], None] = location.unlink
+) -> str:
+    """Remove a file (a local path or an object on S3, by ``remove``); already gone is
+    fine. ``purge``: a fail-safe copy, which on S3 goes with every version a versioned
+    bucket keeps of it; one an Object Lock still holds is never forced (SPEC R48): it
+    stays, "locked"."""
     fault_point("delete")
     target = location.file(path)
     if purge:
@@ -145,15 +154,15 @@ def delete(path: str, *, purge: bool = False) -> str:
         except FileNotFoundError:
             return "done"
         return "deleted"
-    location.unlink(target)  # DeleteObject: idempotent, it tells no "already gone"
+    remove(target)  # DeleteObject(s): idempotent, it tells no "already gone"
     return "deleted"
 
 
-def run(task: Task) -> tuple[str, str]:
-    """A task -> ``(source, outcome)``."""
+def run(task: Task, remove: Callable[[Root], None] = location.unlink) -> tuple[str, str]:
+    """A task -> ``(source, outcome)``; ``remove`` removes a table's file."""
     if task.op == "move":
-        return task.source, move(task.source, task.target, task.placement())
-    return task.source, delete(task.source, purge=task.op == "purge")
+        return task.source, move(task.source, task.target, task.placement(), remove)
+    return task.source, delete(task.source, purge=task.op == "purge", remove=remove)
 
 
 TASK_SCHEMA = "op string, source string, target string, locked_until string, storage_class string"
@@ -161,11 +170,23 @@ OUTCOME_SCHEMA = "source string, outcome string"
 
 
 def run_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """:func:`run` over Arrow batches of :data:`TASK_SCHEMA` (Spark's ``mapInArrow``)."""
+    """:func:`run` over Arrow batches of :data:`TASK_SCHEMA` (Spark's ``mapInArrow``). A
+    batch's table objects on S3 leave together at its end, 1000 in a DeleteObjects request
+    (SPEC R50), after every copy of theirs is verified (R48): a kill before leaves them in
+    both places, which a rerun finishes (R31). Outcomes are reported only after that."""
     import pyarrow as pa
 
     for batch in batches:
-        outcomes = [run(Task(**task)) for task in batch.to_pylist()]
+        leaving: list[S3Location] = []
+
+        def remove(origin: Root, leaving: list[S3Location] = leaving) -> None:
+            if isinstance(origin, S3Location):
+                leaving.append(origin)
+            else:
+                location.unlink(origin)
+
+        outcomes = [run(Task(**task), remove) for task in batch.to_pylist()]
+        location.unlink_all(leaving)
         yield pa.RecordBatch.from_pylist(
             [{"source": source, "outcome": outcome} for source, outcome in outcomes],
             schema=pa.schema([("source", pa.string()), ("outcome", pa.string())]),

@@ -23,7 +23,7 @@ import errno
 import hashlib
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -257,11 +257,29 @@ def remove_tree(directory: Root) -> None:
         shutil.rmtree(directory, ignore_errors=True)
         return
     with contextlib.suppress(OSError):
-        keys = [key for key, _ in _objects(directory)]
-        with _s3(directory) as client:
-            for start in range(0, len(keys), 1000):  # DeleteObjects takes 1000 keys
-                batch = [{"Key": key} for key in keys[start : start + 1000]]
-                client.delete_objects(Bucket=directory.bucket, Delete={"Objects": batch})
+        unlink_all([S3Location(directory.bucket, key) for key, _ in _objects(directory)])
+
+
+def unlink_all(objects: Sequence[S3Location]) -> None:
+    """Delete objects, up to 1000 in a request (DeleteObjects, SPEC R50); a missing one is
+    no error.
+
+    Raises:
+        OSError: the store refused one (named, with its error code) or failed.
+    """
+    keys: dict[str, list[str]] = {}
+    for found in objects:
+        keys.setdefault(found.bucket, []).append(found.key)
+    for bucket, named in keys.items():
+        with _s3(S3Location(bucket)) as client:
+            for start in range(0, len(named), 1000):  # DeleteObjects takes 1000 keys
+                batch = [{"Key": key} for key in named[start : start + 1000]]
+                answer = client.delete_objects(
+                    Bucket=bucket, Delete={"Objects": batch, "Quiet": True}
+                )
+                for refused in answer.get("Errors", [])[:1]:
+                    where = str(S3Location(bucket, str(refused.get("Key", ""))))
+                    raise OSError(errno.EIO, str(refused.get("Code") or "error"), where)
 
 
 def remove_if_empty(directory: Root) -> None:
