@@ -34,7 +34,6 @@ ALLOWED = {
     "include/rewind/config.py": "reads REWIND_FAILSAFE_URI",
     "include/rewind/connection.py": "hands the root to recovery only",
     "include/rewind/lifecycle/context.py": "the moving steps' paths",
-    "include/rewind/lifecycle/expire.py": "moves data in (never reads it)",
     "include/rewind/lifecycle/purge.py": "deletes data (never reads it)",
     "dags/rewind_failsafe_recovery.py": "the ACCOUNTADMIN recovery DAG",
 }
