@@ -45,6 +45,7 @@ from test_s3_lifecycle import PREFIX, current_files, data_objects, step, table_i
 from rewind.config import Config
 from rewind.constants import FAILSAFE_DAYS
 from rewind.errors import InvalidLocation, InvalidValue
+from rewind.storage import location
 
 pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("s3")]
 
@@ -393,3 +394,27 @@ def test_a_missing_failsafe_bucket_stops_the_night_fast_and_writes_nothing_r49(
     buckets = [b["Name"] for b in lake.server.client().list_buckets()["Buckets"]]
     assert missing not in buckets
     secret_free(lake.server.secret_key, home, message)
+
+
+@pytest.mark.parametrize(
+    ("source", "copy", "same"),
+    [
+        ({"ETag": '"aa"'}, {"ETag": '"aa"'}, True),
+        ({"ETag": '"aa"'}, {"ETag": '"bb"'}, False),  # same size, other bytes
+        ({"ETag": '"aa-3"'}, {"ETag": '"bb"'}, True),  # a multipart source: size only
+        ({"ETag": '"aa"'}, {"ETag": '"bb-2"'}, True),  # a multipart copy: size only
+        ({"ETag": '"aa"', "ServerSideEncryption": "aws:kms"}, {"ETag": '"bb"'}, True),
+        ({"ETag": '"aa"'}, {"ETag": '"bb"', "SSECustomerAlgorithm": "AES256"}, True),
+        ({"ETag": '"aa"', "ServerSideEncryption": "AES256"}, {"ETag": '"bb"'}, False),
+    ],
+)
+def test_a_copy_is_compared_by_md5_only_where_both_etags_are_one_r48(
+    source: dict[str, str], copy: dict[str, str], same: bool
+) -> None:
+    """R48: sizes always; ETags only where each is the MD5 of the bytes (written in one
+    request, not SSE-KMS or SSE-C), since a multipart or encrypted object's ETag differs
+    from its copy's with the same bytes; a different size never matches."""
+    one = location.Fingerprint.of_head({"ContentLength": 7, **source})
+    other = location.Fingerprint.of_head({"ContentLength": 7, **copy})
+    assert one.matches(other) is same
+    assert not one.matches(location.Fingerprint.of_head({"ContentLength": 8, **source}))

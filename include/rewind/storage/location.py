@@ -329,21 +329,21 @@ class Fingerprint:
             self.md5 is None or other.md5 is None or self.md5 == other.md5
         )
 
-
-def _fingerprint(head: dict[str, Any]) -> Fingerprint:
-    """An object's fingerprint from its HEAD. Its ETag is the MD5 of its bytes only for an
-    object written in one request and not encrypted with SSE-KMS or SSE-C: a multipart ETag
-    (``<md5 of the parts' md5s>-<parts>``) depends on the part sizes, so a multipart
-    source and its single-request copy (or the reverse) differ with equal bytes, and an
-    encrypted object's ETag is no digest of its bytes at all. Those compare by size."""
-    etag = str(head.get("ETag", "")).strip('"')
-    digest = (
-        etag
-        and "-" not in etag
-        and head.get("ServerSideEncryption") not in _ENCRYPTED_ETAG
-        and not head.get("SSECustomerAlgorithm")
-    )
-    return Fingerprint(int(head["ContentLength"]), etag if digest else None)
+    @classmethod
+    def of_head(cls, head: dict[str, Any]) -> Fingerprint:
+        """An object's fingerprint from its HEAD. Its ETag is the MD5 of its bytes only for an
+        object written in one request and not encrypted with SSE-KMS or SSE-C: a multipart ETag
+        (``<md5 of the parts' md5s>-<parts>``) depends on the part sizes, so a multipart
+        source and its single-request copy (or the reverse) differ with equal bytes, and an
+        encrypted object's ETag is no digest of its bytes at all. Those compare by size."""
+        etag = str(head.get("ETag", "")).strip('"')
+        digest = (
+            etag
+            and "-" not in etag
+            and head.get("ServerSideEncryption") not in _ENCRYPTED_ETAG
+            and not head.get("SSECustomerAlgorithm")
+        )
+        return cls(int(head["ContentLength"]), etag if digest else None)
 
 
 def fingerprint(path: Root) -> Fingerprint:
@@ -352,7 +352,7 @@ def fingerprint(path: Root) -> Fingerprint:
         with open(path, "rb") as handle:
             return Fingerprint(path.stat().st_size, hashlib.file_digest(handle, "md5").hexdigest())
     with _s3(path) as client:
-        return _fingerprint(client.head_object(Bucket=path.bucket, Key=path.key))
+        return Fingerprint.of_head(client.head_object(Bucket=path.bucket, Key=path.key))
 
 
 def copy_verified(source: Root, target: S3Location, placement: Placement) -> None:
@@ -394,7 +394,7 @@ def verify_copy(source: Root, target: S3Location, placement: Placement) -> None:
     expected = fingerprint(source)
     with _s3(target) as client:
         head = client.head_object(Bucket=target.bucket, Key=target.key)
-        found = _fingerprint(head)
+        found = Fingerprint.of_head(head)
         if not expected.matches(found):
             if not head.get("ObjectLockMode"):
                 client.delete_object(Bucket=target.bucket, Key=target.key)
