@@ -180,7 +180,7 @@ def query(spark: SparkSession, text: str, frames: Mapping[str, DataFrame]) -> Da
     from pyspark.sql.connect.session import SparkSession as ConnectSession
 
     if not isinstance(spark, ConnectSession):
-        return spark.sql(text, **frames)
+        return spark.sql(text, None, **frames)
     from pyspark.sql.connect.dataframe import DataFrame as ConnectFrame
     from pyspark.sql.connect.plan import SQL, SubqueryAlias
 
@@ -189,7 +189,7 @@ def query(spark: SparkSession, text: str, frames: Mapping[str, DataFrame]) -> Da
         named = sorted({field for _, field, _, _ in string.Formatter().parse(text) if field})
         views = [SubqueryAlias(frames[name]._plan, name) for name in named]
         text = text.format_map({name: name for name in named})
-    return ConnectFrame(SQL(text, views=views), spark)  # type: ignore[return-value]
+    return ConnectFrame(SQL(text, views=views), spark)
 
 
 def to_arrow(frame: DataFrame) -> pa.Table:
