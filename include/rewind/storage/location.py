@@ -30,13 +30,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
 
-import pyarrow as pa
-import pyarrow.parquet as pq
-
 from rewind.storage import objectstore
 from rewind.storage.objectstore import S3Location
 
 if TYPE_CHECKING:
+    import pyarrow as pa
     from botocore.client import BaseClient
 
 Root = Path | S3Location
@@ -205,11 +203,16 @@ def parts(directory: Root) -> list[tuple[Root, int]]:
 
 def parquet(path: Root) -> Path | pa.BufferReader:
     """A Parquet file for ``pyarrow.parquet`` (S3: its bytes, read once)."""
+    import pyarrow as pa  # here: the configuration reads locations without pyarrow
+
     return path if isinstance(path, Path) else pa.BufferReader(read(path)[0])
 
 
 def parquet_rows(path: Root) -> int:
     """A Parquet file's row count, from its footer (S3: one or two ranged GETs)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     if isinstance(path, Path):
         return int(pq.ParquetFile(path).metadata.num_rows)
     tail = _tail(path, _FOOTER_READ)
