@@ -66,6 +66,18 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 
 
 @pytest.fixture(scope="session")
+def postgres() -> Iterator[Any]:
+    """One PostgreSQL server per test process (tests/postgres_server.py); a database each."""
+    from postgres_server import PostgresServer
+
+    server = PostgresServer()
+    try:
+        yield server.start()
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
 def spark():
     """One local SparkSession per test process (the factory caches it)."""
     from rewind.spark import get_spark

@@ -242,6 +242,7 @@ class Airflow:
 
     root: Path
     env_extra: dict[str, str]
+    metadata_url: str  # its own PostgreSQL database (tests/postgres_server.py)
     users: dict[str, str] = field(default_factory=lambda: dict(AIRFLOW_USERS))  # name: role
     port: int = field(default_factory=free_port)
     proc: subprocess.Popen[bytes] | None = None
@@ -273,14 +274,15 @@ class Airflow:
             ),
         )
         # Nothing of the test process's own Airflow (tests/dags/conftest.py points
-        # AIRFLOW__DATABASE__* at the dag.test() database): this installation's
-        # metadata is its own SQLite file, or runs of other tests show up in it.
+        # AIRFLOW__DATABASE__* at the dag.test() database): this installation's metadata
+        # is a PostgreSQL database of its own. Not SQLite: the api-server, scheduler,
+        # dag-processor, triggerer and task processes all write it, and on 2 loaded cores
+        # SQLite's one writer lock made the scheduler die of "database is locked" and REST
+        # reads wait past their time-outs.
         inherited = ("AIRFLOW_CONN_", "AIRFLOW__DATABASE__")
         env = {k: v for k, v in env.items() if not k.startswith(inherited)}
-        env["AIRFLOW__DATABASE__SQL_ALCHEMY_CONN"] = f"sqlite:///{self.home / 'airflow.db'}"
-        for key, name in (("", "CONNECT_ARGS"), ("_ASYNC", "ASYNC_CONNECT_ARGS")):
-            env[f"AIRFLOW__DATABASE__SQL_ALCHEMY_CONNECT_ARGS{key}"] = f"airflow_sqlite.{name}"
-        env["PYTHONPATH"] = os.pathsep.join((str(Path(__file__).parent), env["PYTHONPATH"]))
+        env["AIRFLOW__DATABASE__SQL_ALCHEMY_CONN"] = self.metadata_url
+        env["AIRFLOW__DATABASE__SQL_ALCHEMY_CONN_ASYNC"] = self.metadata_url  # psycopg 3 is both
         env.update(self.env_extra)
         return env
 
@@ -335,9 +337,8 @@ class Airflow:
             request.add_header(name, value)
         opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
         # The api-server shares 2 cores with the scheduler, the task processes and their
-        # JVMs, and its state is in SQLite: under a loaded suite a read can wait on a
-        # writer past any short timeout. A read that timed out is asked again (twice); a
-        # change is never sent twice.
+        # JVMs: under a loaded suite a read can wait past any short timeout. A read that
+        # timed out is asked again (twice); a change is never sent twice.
         tries = 3 if method == "GET" else 1
         for attempt in range(1, tries + 1):
             try:

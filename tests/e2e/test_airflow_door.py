@@ -80,7 +80,9 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def airflow(home: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Airflow]:
+def airflow(
+    home: Path, postgres: Any, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Airflow]:
     service = Airflow(
         tmp_path_factory.mktemp("airflow-door"),
         {
@@ -89,6 +91,7 @@ def airflow(home: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ai
             "REWIND_NIGHTLY_SCHEDULE": "none",
         },
         users=ROLES,
+        metadata_url=postgres.create_database("airflow_door"),
     )
     try:
         service.start()
@@ -233,9 +236,9 @@ def campaign(airflow: Airflow, home: Path) -> Campaign:
 
 
 def _answer(airflow: Airflow, method: str, path: str, body: Any, token: str) -> int:
-    """Airflow's answer to one call. The standalone Airflow keeps its state in SQLite, and
-    under a loaded suite a write can meet "database is locked" (a 500, not an answer about
-    who may do what): such a call is tried again, three times at most."""
+    """Airflow's answer to one call. A 500 is not an answer about who may do what (under
+    a loaded suite the api-server can fail a write): such a call is tried again, three
+    times at most."""
     for _ in range(3):
         status, text = airflow.call(method, path, body, token=token)
         if status < 500:

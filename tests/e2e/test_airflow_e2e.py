@@ -87,7 +87,7 @@ def home(tmp_path_factory: pytest.TempPathFactory, team_table: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def airflow(
-    cluster: Cluster, home: Path, tmp_path_factory: pytest.TempPathFactory
+    cluster: Cluster, home: Path, postgres: Any, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Airflow]:
     """``airflow standalone`` whose ``spark_default`` is the standalone master."""
     host, port = cluster.url.rsplit(":", 1)
@@ -101,6 +101,7 @@ def airflow(
             # date; this warehouse lives in May 2026, so only the triggered night runs.
             "REWIND_NIGHTLY_SCHEDULE": "none",
         },
+        metadata_url=postgres.create_database("airflow_e2e"),
     )
     try:
         service.start()

@@ -42,7 +42,9 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def airflow(home: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Airflow]:
+def airflow(
+    home: Path, postgres: Any, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Airflow]:
     service = Airflow(
         tmp_path_factory.mktemp("airflow-scheduled"),
         {
@@ -50,6 +52,7 @@ def airflow(home: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ai
             "AIRFLOW_CONN_SPARK_DEFAULT": '{"conn_type": "spark", "host": "local[2]"}',
             "REWIND_NIGHTLY_SCHEDULE": "@daily",
         },
+        metadata_url=postgres.create_database("airflow_scheduled"),
     )
     try:
         service.start()

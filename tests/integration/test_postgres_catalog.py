@@ -1,21 +1,16 @@
 """The catalog on a real PostgreSQL server (REWIND_CATALOG_URL), as the deployment runs it.
 
-The test starts its own throw-away server (initdb + pg_ctl on a Unix socket, as the
-``postgres`` user when run as root) and drives the same statements as on SQLite:
+On the test process's throw-away server (tests/postgres_server.py: initdb + pg_ctl on a
+Unix socket, as the ``postgres`` user when run as root), a database of its own, the test
+drives the same statements as on SQLite:
 migrations, the partial unique index on live names (SPEC R3), DROP/UNDROP (R21), time
 travel (R16), a clone (R24) and a lifecycle run (R29).
 """
 
 from __future__ import annotations
 
-import glob
-import os
-import shutil
-import socket
-import subprocess
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,62 +23,9 @@ from rewind.runner import run_lifecycle
 pytestmark = pytest.mark.integration
 
 
-def _binary(name: str) -> str | None:
-    found = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"))
-    return found[-1] if found else shutil.which(name)
-
-
 @pytest.fixture(scope="module")
-def postgres_url() -> Iterator[str]:
-    initdb, pg_ctl = _binary("initdb"), _binary("pg_ctl")
-    # `make test` installs Debian's postgresql when missing: a missing server is a failure.
-    assert initdb and pg_ctl, "PostgreSQL server binaries missing: run `make postgres`"
-    base = Path(tempfile.mkdtemp(prefix="rewind-pg-"))
-    base.chmod(0o777)
-    as_postgres = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    data = base / "data"
-    subprocess.run(
-        [*as_postgres, initdb, "-D", str(data), "-A", "trust", "-U", "rewind"],
-        check=True,
-        capture_output=True,
-    )
-    options = f"-k {base} -p {port} -c listen_addresses=''"
-    subprocess.run(
-        [
-            *as_postgres,
-            pg_ctl,
-            "-D",
-            str(data),
-            "-o",
-            options,
-            "-l",
-            str(base / "server.log"),
-            "-w",
-            "-t",
-            "60",
-            "start",
-        ],
-        check=True,
-        capture_output=True,
-    )
-    try:
-        import psycopg
-
-        with psycopg.connect(
-            f"host={base} port={port} user=rewind dbname=postgres", autocommit=True
-        ) as admin:
-            admin.execute("CREATE DATABASE rewind_catalog")
-        yield f"postgresql+psycopg://rewind@/rewind_catalog?host={base}&port={port}"
-    finally:
-        subprocess.run(
-            [*as_postgres, pg_ctl, "-D", str(data), "-m", "immediate", "stop"],
-            check=False,
-            capture_output=True,
-        )
-        shutil.rmtree(base, ignore_errors=True)
+def postgres_url(postgres: Any) -> str:
+    return str(postgres.create_database("rewind_catalog"))
 
 
 def test_the_core_runs_on_a_postgres_catalog(
