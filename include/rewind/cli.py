@@ -149,7 +149,10 @@ def _connect(args: argparse.Namespace) -> Connection:
     """The CLI's session: its Spark work on the home's Spark Connect server, started on
     first use unless REWIND_SPARK_SERVER=off."""
     from rewind.config import Config
-    from rewind.connection import Connection
+    from rewind.spark import heavy_imports
+
+    with heavy_imports():
+        from rewind.connection import Connection
 
     config = Config.load(home=args.home, user=args.user, now=args.now)
     return Connection(config, start_server=partial(_spinner, config.home))
@@ -166,7 +169,10 @@ def _emit(results: Sequence[Result], fmt: str) -> None:
 
 
 def _sql(args: argparse.Namespace) -> int:
-    from rewind.connection import as_rewind_error
+    from rewind.spark import heavy_imports
+
+    with heavy_imports():
+        from rewind.connection import as_rewind_error
 
     if args.file is not None:
         try:
