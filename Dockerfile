@@ -4,12 +4,17 @@
 # through them (ARCHITECTURE: Engines). Every service runs this image, so drivers and
 # executors share one Python, one pyspark and one set of jars.
 
-# Delta Lake's jars, pinned in deploy/delta/pom.xml (the file `make setup` uses too) and
-# fetched by Maven from Maven Central; tests/unit/test_deployment.py keeps the pom, this
+# The JVM jars, fetched from Maven Central by deploy/jars.sh, the script `make setup` runs:
+# Delta Lake (pinned in deploy/delta/pom.xml), s3a (deploy/s3/pom.xml) and Rewind's LogStore
+# for S3 (built from deploy/logstore/). tests/unit/test_deployment.py keeps the poms, this
 # file and requirements.txt in step.
-FROM maven:3.9-eclipse-temurin-17 AS delta-jars
-COPY deploy/delta/pom.xml /build/pom.xml
-RUN mvn -q -f /build/pom.xml dependency:copy-dependencies -DincludeGroupIds=io.delta -DoutputDirectory=/jars
+FROM maven:3.9-eclipse-temurin-17 AS jars
+COPY deploy/jars.sh /build/deploy/jars.sh
+COPY deploy/delta/pom.xml /build/deploy/delta/pom.xml
+COPY deploy/s3/pom.xml /build/deploy/s3/pom.xml
+COPY deploy/logstore/pom.xml /build/deploy/logstore/pom.xml
+COPY deploy/logstore/src /build/deploy/logstore/src
+RUN sh /build/deploy/jars.sh /jars
 
 FROM python:3.11-slim-bookworm
 
@@ -31,7 +36,7 @@ COPY requirements.txt ./
 RUN pip install -r requirements.txt \
  && ln -s "$(python -c 'import os, pyspark; print(os.path.dirname(pyspark.__file__))')" "$SPARK_HOME"
 
-COPY --from=delta-jars /jars /opt/rewind/.jars
+COPY --from=jars /jars /opt/rewind/.jars
 ENV REWIND_DELTA_JARS=/opt/rewind/.jars
 
 # The library, installed in place as `make setup` does: the DAG kit finds spark_jobs/ beside

@@ -37,16 +37,12 @@ $(STAMP): requirements.txt requirements-s3.txt pyproject.toml
 	touch $(STAMP)
 
 # Spark needs a JVM (17) and the jars come through Maven: Debian's packages when missing.
-$(JSTAMP): deploy/delta/pom.xml deploy/s3/pom.xml deploy/logstore/pom.xml $(LOGSTORE_SRC)
+$(JSTAMP): deploy/jars.sh deploy/delta/pom.xml deploy/s3/pom.xml deploy/logstore/pom.xml $(LOGSTORE_SRC)
 	@command -v java >/dev/null && command -v javac >/dev/null && command -v mvn >/dev/null || { \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); $$SUDO apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq openjdk-17-jdk-headless maven; }
 	rm -rf $(JARS)
-	mvn -q -f deploy/delta/pom.xml dependency:copy-dependencies \
-	  -DincludeGroupIds=io.delta -DoutputDirectory=$(CURDIR)/$(JARS)
-	mvn -q -f deploy/s3/pom.xml dependency:copy-dependencies -DoutputDirectory=$(CURDIR)/$(JARS) \
-	  -DincludeGroupIds=org.apache.hadoop,software.amazon.awssdk,software.amazon.eventstream,software.amazon.s3.analyticsaccelerator,org.reactivestreams
-	mvn -q -f deploy/logstore/pom.xml package && cp deploy/logstore/target/rewind-logstore.jar $(JARS)/
+	sh deploy/jars.sh $(JARS)
 	touch $(JSTAMP)
 
 setup: $(STAMP) $(JSTAMP)  ## create .venv, install requirements.txt + the rewind package, fetch the Delta jars

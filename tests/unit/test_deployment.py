@@ -767,11 +767,14 @@ def check_image_build(d: Deployment) -> list[str]:
     fetched = f"io.delta:{pom.get('delta.artifact')}:{d.pins.get('delta-spark')}"
     if fetched != delta_package():
         problems.append(f"the pom fetches {fetched}; delta-spark names {delta_package()}")
-    makefile = " ".join((REPO / "Makefile").read_text().replace("\\\n", " ").split())
-    maven = "dependency:copy-dependencies -DincludeGroupIds=io.delta"
-    if not any("deploy/delta/pom.xml" in a for i, a in d.dockerfile if i == "COPY"):
-        problems.append("the image does not copy deploy/delta/pom.xml")
-    if not any(maven in run and "pom.xml" in run for run in runs) or maven not in makefile:
+    makefile = (REPO / "Makefile").read_text()
+    copied = set(d.copies())
+    for needed in ("deploy/jars.sh", "deploy/delta/pom.xml", "deploy/s3/pom.xml"):
+        if needed not in copied:
+            problems.append(f"the image does not copy {needed}")
+    if {"deploy/logstore/pom.xml", "deploy/logstore/src"} - copied:
+        problems.append("the image does not copy the LogStore's sources (deploy/logstore/)")
+    if not any("deploy/jars.sh /jars" in run for run in runs) or "deploy/jars.sh" not in makefile:
         problems.append("the image and `make setup` do not fetch the jars the same way")
     if d.env_of_image().get("REWIND_DELTA_JARS") not in {
         a.split()[-1] for i, a in d.dockerfile if i == "COPY" and a.startswith("--from=")
@@ -1061,7 +1064,9 @@ MISTAKES: dict[Check, dict[str, Mutation]] = {
         "artifact without the Spark suffix": edit(
             "pom.xml", r"<delta.artifact>[^<]*<", "<delta.artifact>delta-spark_2.13<"
         ),
-        "jars not fetched with the pom": edit("Dockerfile", r"-f /build/pom\.xml", ""),
+        "jars not fetched by the script": edit("Dockerfile", r"sh /build/deploy/jars\.sh", "sh"),
+        "no s3a jars": edit("Dockerfile", r"COPY deploy/s3/pom\.xml \S+\n", ""),
+        "no LogStore": edit("Dockerfile", r"COPY deploy/logstore/src \S+\n", ""),
         "jars put elsewhere": edit("Dockerfile", r"/jars /opt/rewind/\.jars", "/jars /opt/jars"),
     },
     check_build_context: {
