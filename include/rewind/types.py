@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import pyarrow as pa
 from sqlglot import exp
 
 from rewind.errors import UnsupportedError
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 _INTEGER = {
     exp.DataType.Type.INT,
@@ -41,23 +44,30 @@ class ColumnType:
     spark: str  # Spark SQL DDL type
 
     def arrow(self) -> pa.DataType:
-        return _ARROW[self.spark] if self.spark in _ARROW else _decimal_arrow(self.spark)
+        import pyarrow as pa  # statements that write data files; DDL builds no Arrow type
+
+        if self.spark in _ARROW:
+            factory, *args = _ARROW[self.spark]
+            return getattr(pa, factory)(*args)
+        precision, scale = self.spark.removeprefix("decimal(").rstrip(")").split(",")
+        return pa.decimal128(int(precision), int(scale))
+
+    def delta(self) -> str:
+        """The Delta Lake primitive type: what delta-rs makes of :meth:`arrow`'s type."""
+        return _DELTA.get(self.spark, self.spark)  # decimal(p,s) is spelt alike
 
 
-_ARROW: dict[str, pa.DataType] = {
-    "bigint": pa.int64(),
-    "double": pa.float64(),
-    "string": pa.string(),
-    "boolean": pa.bool_(),
-    "date": pa.date32(),
-    "timestamp": pa.timestamp("us", tz="UTC"),
-    "binary": pa.binary(),
+# pyarrow's type factory and its arguments, by Spark SQL type.
+_ARROW: dict[str, tuple[str, ...]] = {
+    "bigint": ("int64",),
+    "double": ("float64",),
+    "string": ("string",),
+    "boolean": ("bool_",),
+    "date": ("date32",),
+    "timestamp": ("timestamp", "us", "UTC"),
+    "binary": ("binary",),
 }
-
-
-def _decimal_arrow(spark: str) -> pa.DataType:
-    precision, scale = spark.removeprefix("decimal(").rstrip(")").split(",")
-    return pa.decimal128(int(precision), int(scale))
+_DELTA = {"bigint": "long"}  # the others are spelt as in Spark SQL
 
 
 def column_type(data_type: exp.DataType) -> ColumnType:

@@ -33,7 +33,6 @@ from sqlglot import exp
 from rewind.catalog.models import CatalogObject
 from rewind.constants import DATABASE, SCHEMA, TABLE
 from rewind.errors import NoCurrentContainer, ObjectNotFound
-from rewind.lifecycle.views import is_system_view
 from rewind.sql import clone, names
 from rewind.sql.access import CreatePrincipal, DropPrincipal, GrantPrivileges, GrantRole, ShowGrants
 from rewind.sql.ddl import live_object, parent_and_name
@@ -105,6 +104,10 @@ def _reference(
     table: exp.Table, resolve: Callable[[], CatalogObject], target: bool, views: bool = True
 ) -> Reference:
     """``table`` resolved (``views``: a system view's name is one)."""
+    # The system views' module reads metrics with delta-rs and pyarrow: imported here,
+    # when a statement names a table, not by every statement.
+    from rewind.lifecycle.views import is_system_view
+
     parts = tuple(names.parts(table))
     if views and is_system_view(list(parts)):
         return Reference(parts, None, True, target)

@@ -14,7 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-import pyarrow as pa
 from sqlglot import exp
 
 from rewind import security
@@ -54,6 +53,8 @@ def clone_table_into(
     current schema, SPEC R18); physical columns added since ``version`` stay NULL.
     ``direct`` False: the statement named the source's container, not the source (R36).
     """
+    import pyarrow as pa  # the version's schema is Arrow (Snapshot.schema)
+
     snap = snapshot(ctx, source, version)
     columns = table_columns(source)
     target.columns = source.columns

@@ -13,8 +13,6 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-import pyarrow as pa
-
 from rewind.errors import UnsupportedError
 from rewind.spark import functions, to_arrow
 from rewind.statement import Context
@@ -24,6 +22,7 @@ from rewind.storage.location import Root
 from rewind.storage.snapshot import DataFile, Snapshot
 
 if TYPE_CHECKING:
+    import pyarrow as pa
     from pyspark.sql import Column as SparkColumn
     from pyspark.sql import DataFrame
     from pyspark.sql.types import DataType
@@ -38,6 +37,8 @@ def quote(name: str) -> str:
 
 
 def spark_type(arrow_type: pa.DataType) -> str:
+    import pyarrow as pa  # as everywhere in this module: statements that use Spark
+
     if pa.types.is_decimal(arrow_type):
         return f"decimal({arrow_type.precision},{arrow_type.scale})"
     if pa.types.is_timestamp(arrow_type):
@@ -117,6 +118,7 @@ def _stored_as(
     A fraction stored into an integer column is rounded half away from zero, as
     Snowflake does for NUMBER(p,0), where a plain Spark cast would truncate (SPEC R26).
     """
+    import pyarrow as pa
     from pyspark.sql.types import DecimalType, DoubleType, FloatType
 
     if pa.types.is_integer(target) and isinstance(given, DecimalType | DoubleType | FloatType):

@@ -14,7 +14,6 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import pyarrow as pa
 from sqlglot import exp
 
 from rewind import timetravel
@@ -23,7 +22,6 @@ from rewind.constants import TABLE
 from rewind.errors import InvalidValue, ObjectNotFound, StorageError, UnsupportedError
 from rewind.identifiers import normalize
 from rewind.lifecycle import pins
-from rewind.lifecycle.views import system_view
 from rewind.result import Result
 from rewind.security import can_see
 from rewind.spark import query
@@ -207,6 +205,8 @@ def flow_index(table: exp.Expression) -> int | None:
 
 def _bind_flow(ctx: Context, tree: exp.Expression, binding: Binding) -> None:
     """``$n``: the n-th earlier result of the chain, as a frame of its rows."""
+    import pyarrow as pa  # the rows go to Spark as Arrow
+
     for table in list(tree.find_all(exp.Table)):
         n = flow_index(table)
         if n is None:
@@ -231,6 +231,10 @@ def bind(ctx: Context, tree: exp.Expression, binding: Binding) -> exp.Expression
     for table, parts in table_references(tree):
         alias = table.args.get("alias") or exp.TableAlias(this=table.this.copy())
         if reference_of(ctx, table).system_view:
+            # The system views read the lifecycle's metrics with delta-rs and pyarrow:
+            # imported by the statements that read them only.
+            from rewind.lifecycle.views import system_view
+
             table.replace(binding.add(ctx, system_view(ctx, parts), alias))
             continue
         obj = referenced(ctx, table)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import pyarrow as pa
+from deltalake.schema import Field, PrimitiveType
+from deltalake.schema import Schema as DeltaSchema
 from sqlalchemy.exc import SQLAlchemyError
 from sqlglot import exp
 
@@ -17,9 +19,26 @@ from rewind.storage import timeline
 from rewind.storage.columns import Column, add_column, table_columns
 from rewind.storage.snapshot import DataFile, Snapshot
 
+if TYPE_CHECKING:
+    import pyarrow as pa
+
 
 def arrow_schema(columns: Sequence[Column]) -> pa.Schema:
+    """The physical Arrow schema of ``columns`` (what their data files are written as)."""
+    import pyarrow as pa
+
     return pa.schema([pa.field(c.physical, c.column_type.arrow(), True) for c in columns])
+
+
+def delta_field(column: Column) -> Field:
+    """``column``'s physical Delta field: the one delta-rs makes of its Arrow field
+    (:func:`arrow_schema`), built without Arrow, so DDL imports neither pyarrow nor numpy."""
+    return Field(column.physical, PrimitiveType(column.column_type.delta()), nullable=True)
+
+
+def delta_schema(columns: Sequence[Column]) -> DeltaSchema:
+    """The Delta schema of ``columns``, field by field as :func:`delta_field`."""
+    return DeltaSchema([delta_field(c) for c in columns])
 
 
 def record_version(ctx: Context, obj: CatalogObject, version: int, operation: str) -> None:
@@ -32,7 +51,7 @@ def create_table_storage(
     obj: CatalogObject,
     columns: Sequence[Column],
     files: Sequence[DataFile] = (),
-    schema: pa.Schema | None = None,
+    schema: pa.Schema | DeltaSchema | None = None,
     partition_by: Sequence[str] = (),
 ) -> None:
     """Version 0 of a new table incarnation under ``warehouse/<id>/`` (SPEC R4).
@@ -41,7 +60,7 @@ def create_table_storage(
     ``partition_by`` its partition columns (a clone keeps its source's).
     """
     ctx.undo.append(lambda: ctx.store.discard(obj.id))
-    physical = arrow_schema(columns) if schema is None else schema
+    physical = delta_schema(columns) if schema is None else schema
     ctx.store.create(obj.id, physical, ctx.query_id, ctx.now, files, partition_by)
     record_version(ctx, obj, 0, "CREATE")
 
@@ -119,14 +138,9 @@ def add_physical_column(
     """ALTER TABLE ADD COLUMN: a metadata-only Delta version with the new field."""
     check_clock(ctx, obj)
     base = writable_snapshot(ctx, obj)
-    columns = add_column(table_columns(obj), name, data_type, base.schema.names)
-    new = columns[-1]
+    columns = add_column(table_columns(obj), name, data_type, base.column_names)
     version = ctx.store.add_columns(
-        obj.id,
-        base.version,
-        [pa.field(new.physical, new.column_type.arrow(), True)],
-        ctx.query_id,
-        ctx.now,
+        obj.id, base.version, [delta_field(columns[-1])], ctx.query_id, ctx.now
     )
     _recorded(ctx, obj, version, "ADD COLUMN")
     obj.columns = [c.as_json() for c in columns]

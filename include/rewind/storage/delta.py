@@ -25,12 +25,13 @@ import json
 import os
 import re
 import shutil
+import sys
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pyarrow as pa
 from deltalake import CommitProperties, DeltaTable, PostCommitHookProperties
 from deltalake.exceptions import CommitFailedError, DeltaProtocolError
 from deltalake.schema import Field
@@ -49,6 +50,9 @@ from rewind.errors import ConcurrentWrite, StorageError, UnsupportedError, Unsup
 from rewind.storage import location, log, objectstore
 from rewind.storage.location import Root
 from rewind.storage.snapshot import DataFile, Snapshot
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 # Checkpoints are left to the lifecycle; expired-log cleanup would destroy history.
 _HOOKS = PostCommitHookProperties(create_checkpoint=False, cleanup_expired_logs=False)
@@ -74,6 +78,13 @@ def _props(
     if undo:
         metadata[COMMIT_UNDO_KEY] = "true"
     return CommitProperties(custom_metadata=metadata, max_commit_retries=10)
+
+
+def _log_errors() -> tuple[type[Exception], ...]:
+    """What a broken Delta log raises while it is replayed: a JSON commit's errors, and
+    Arrow's from a checkpoint (whose read imported pyarrow)."""
+    arrow = sys.modules.get("pyarrow")
+    return (OSError, ValueError, KeyError) + ((arrow.ArrowException,) if arrow else ())
 
 
 def _reason(exc: Exception) -> str:
@@ -199,7 +210,7 @@ class TableStore:
     def create(
         self,
         table_id: int,
-        schema: pa.Schema,
+        schema: pa.Schema | DeltaSchema,
         query_id: str,
         now: datetime,
         adds: Sequence[DataFile] = (),
@@ -214,7 +225,7 @@ class TableStore:
         with self._writing(table_id):
             create_table_with_add_actions(
                 str(path),
-                DeltaSchema.from_arrow(schema),
+                schema if isinstance(schema, DeltaSchema) else DeltaSchema.from_arrow(schema),
                 [_add(f, now) for f in adds],
                 partition_by=list(partition_by) or None,
                 configuration=DELTA_TABLE_CONFIG,
@@ -268,18 +279,19 @@ class TableStore:
         root = self.root(table_id)
         try:
             state = log.replay(root, version)
-        except (OSError, ValueError, KeyError, pa.ArrowException) as exc:
+        except Exception as exc:
+            if not isinstance(exc, _log_errors()):
+                raise
             raise StorageError(f"Cannot read the Delta log of {root}: {exc}.") from None
         log.check_readable(state.protocol, str(root))
         files = tuple(
             DataFile(f.path, f.size, f.num_records, f.deleted_rows, f.dv_path, f.partition_values)
             for f in state.files
         )
-        schema = log.arrow_schema(state.metadata, str(root))
+        log.column_types(state.metadata, str(root))  # its Arrow schema is built at first use
         partitioned = bool(state.metadata.get("partitionColumns"))
         return Snapshot(
             version,
-            schema,
             files,
             root,
             state.protocol,
@@ -336,7 +348,7 @@ class TableStore:
         self,
         table_id: int,
         base_version: int,
-        fields: list[pa.Field],
+        fields: list[Field],
         query_id: str,
         now: datetime,
     ) -> int:
@@ -345,7 +357,7 @@ class TableStore:
         dt = self._delta_table(table_id, base_version)
         with self._writing(table_id):
             dt.alter.add_columns(
-                [Field.from_arrow(f) for f in fields],
+                fields,
                 commit_properties=_props(query_id, now, commit_id),
                 post_commithook_properties=_HOOKS,
             )

@@ -16,17 +16,17 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
-
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from rewind.clock import parse_timestamp
 from rewind.constants import COMMIT_QUERY_ID_KEY, COMMIT_TIME_KEY
 from rewind.errors import StorageError, UnsupportedTableFeature
 from rewind.storage import location
 from rewind.storage.location import Root
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 LOG = "_delta_log"
 # Reader features Rewind reads correctly: through delta-spark for data, through this
@@ -154,6 +154,8 @@ def earliest_commit(root: Root) -> int | None:
 
 def _checkpoint_actions(files: list[Root]) -> Iterator[dict[str, Any]]:
     """The actions of a checkpoint as dicts, like a JSON commit's lines."""
+    import pyarrow.parquet as pq  # a log without checkpoints is read without Arrow
+
     for file in files:
         table = pq.read_table(location.parquet(file))
         for row in table.to_pylist():
@@ -305,20 +307,21 @@ def check_readable(protocol: dict[str, Any], table: str) -> None:
         )
 
 
-# Delta's primitive types as Arrow types (what write_frame casts to).
-_ARROW_OF = {
-    "string": pa.string(),
-    "long": pa.int64(),
-    "integer": pa.int32(),
-    "short": pa.int16(),
-    "byte": pa.int8(),
-    "double": pa.float64(),
-    "float": pa.float32(),
-    "boolean": pa.bool_(),
-    "date": pa.date32(),
-    "timestamp": pa.timestamp("us", tz="UTC"),
-    "timestamp_ntz": pa.timestamp("us"),
-    "binary": pa.binary(),
+# Delta's primitive types as Arrow types (what write_frame casts to): pyarrow's type
+# factory and its arguments, so that checking a schema (column_types) needs no pyarrow.
+_ARROW_OF: dict[str, tuple[str, ...]] = {
+    "string": ("string",),
+    "long": ("int64",),
+    "integer": ("int32",),
+    "short": ("int16",),
+    "byte": ("int8",),
+    "double": ("float64",),
+    "float": ("float32",),
+    "boolean": ("bool_",),
+    "date": ("date32",),
+    "timestamp": ("timestamp", "us", "UTC"),
+    "timestamp_ntz": ("timestamp", "us"),
+    "binary": ("binary",),
 }
 
 
@@ -335,25 +338,37 @@ def field_ids(metadata: dict[str, Any]) -> dict[str, str]:
     }
 
 
-def arrow_schema(metadata: dict[str, Any], table: str) -> pa.Schema:
-    """The Arrow schema of a Delta ``metaData`` (logical names).
+def column_types(metadata: dict[str, Any], table: str) -> list[tuple[str, str]]:
+    """(name, Delta type) of each column of a Delta ``metaData`` (logical names).
 
     Raises:
         UnsupportedTableFeature: a nested type (struct, array, map) Rewind's columns
             cannot hold.
     """
-    fields = []
+    found = []
     for column in delta_fields(metadata):
         kind = column["type"]
-        if isinstance(kind, str) and kind in _ARROW_OF:
-            arrow = _ARROW_OF[kind]
-        elif isinstance(kind, str) and kind.startswith("decimal("):
-            precision, scale = kind.removeprefix("decimal(").rstrip(")").split(",")
-            arrow = pa.decimal128(int(precision), int(scale))
-        else:
+        if not isinstance(kind, str) or not (kind in _ARROW_OF or kind.startswith("decimal(")):
             raise UnsupportedTableFeature(
                 f"Column '{column['name']}' of table {table} has the type "
                 f"{json.dumps(kind)[:80]}, which Rewind's columns cannot hold."
             )
-        fields.append(pa.field(column["name"], arrow, True))
+        found.append((str(column["name"]), kind))
+    return found
+
+
+def arrow_schema(metadata: dict[str, Any], table: str) -> pa.Schema:
+    """The Arrow schema of a Delta ``metaData`` (logical names); raises as
+    :func:`column_types`."""
+    import pyarrow as pa
+
+    fields = []
+    for name, kind in column_types(metadata, table):
+        if kind in _ARROW_OF:
+            factory, *args = _ARROW_OF[kind]
+            arrow = getattr(pa, factory)(*args)
+        else:
+            precision, scale = kind.removeprefix("decimal(").rstrip(")").split(",")
+            arrow = pa.decimal128(int(precision), int(scale))
+        fields.append(pa.field(name, arrow, True))
     return pa.schema(fields)

@@ -5,13 +5,16 @@ as replayed from the log by :mod:`rewind.storage.log` and committed by
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
-
-import pyarrow as pa
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
 
 from rewind.errors import UnsupportedTableFeature
 from rewind.storage import location
 from rewind.storage.location import Root
+from rewind.storage.log import arrow_schema, delta_fields
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 
 @dataclass(frozen=True)
@@ -40,7 +43,6 @@ class Snapshot:
     """What a table version holds: its schema, data files and Delta protocol."""
 
     version: int
-    schema: pa.Schema
     files: tuple[DataFile, ...]
     root: Root  # a local directory or an S3 prefix (SPEC R44)
     protocol: dict[str, Any] | None = None
@@ -48,6 +50,17 @@ class Snapshot:
     field_ids: dict[str, str] | None = None
     partitioned: bool = False
     metadata: dict[str, Any] | None = None  # the version's Delta metaData
+
+    @cached_property
+    def schema(self) -> pa.Schema:
+        """The version's Arrow schema (logical names), built at its first use: a statement
+        that only lists or counts files (DDL, SHOW) imports no pyarrow."""
+        return arrow_schema(self.metadata or {}, str(self.root))
+
+    @property
+    def column_names(self) -> list[str]:
+        """The version's column names (logical), as :attr:`schema` names them."""
+        return [str(f["name"]) for f in delta_fields(self.metadata)] if self.metadata else []
 
     @property
     def configuration(self) -> dict[str, str]:
