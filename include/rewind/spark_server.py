@@ -17,12 +17,21 @@ JVM: it publishes the endpoint once the server answers, stops the JVM when the h
 been idle long enough or on ``rewind server stop``, and removes the endpoint whenever the
 JVM is gone, so a client never waits on a dead port (it starts a new one or reports
 ``SPARK_UNAVAILABLE``).
+
+A server reaches object stores with the credentials of the environment it started in (its
+JVM and executors read the ``AWS_*`` variables there, SPEC R44). It serves only callers
+with the same ``AWS_*`` variables: for any other caller (new keys, none at all) it is not
+running, and the CLI replaces it with one started in the caller's environment, so a server
+never keeps using credentials its caller no longer has (SPEC R45). Credentials read from
+files (a profile) are not compared: a changed file reaches a server when it restarts.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
+import hmac
 import json
 import os
 import secrets
@@ -58,6 +67,7 @@ class Endpoint:
     supervisor: int  # the supervisor's pid; the JVM is its child
     jvm: int
     idle_s: int
+    store: str = ""  # which object-store settings it serves: :func:`store_mac`
 
     @property
     def url(self) -> str:
@@ -92,7 +102,7 @@ def _alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[-1].split()[0] not in ("Z", "X")
 
 
-def running(home: Path) -> Endpoint | None:
+def _live(home: Path) -> Endpoint | None:
     """The home's server if its supervisor and JVM are alive, else None."""
     try:
         endpoint = Endpoint(**json.loads(_state_file(home).read_text()))
@@ -101,6 +111,26 @@ def running(home: Path) -> Endpoint | None:
     if _alive(endpoint.supervisor) and _alive(endpoint.jvm):
         return endpoint
     return None
+
+
+def store_mac(token: str) -> str:
+    """Which object-store settings a server serves: an HMAC, keyed with the server's token,
+    of the caller's ``AWS_*`` variables (a server's JVM and executors read the credentials
+    of the environment it started in; SPEC R45: never written, not even in the home)."""
+    settings = sorted((k, v) for k, v in os.environ.items() if k.startswith("AWS_"))
+    return hmac.new(token.encode(), json.dumps(settings).encode(), hashlib.sha256).hexdigest()
+
+
+def running(home: Path) -> Endpoint | None:
+    """The home's server if it runs with this caller's object-store settings, else None: a
+    server started with other credentials (or with some, where the caller has none) does
+    not serve this caller (SPEC R45); :func:`start` replaces it."""
+    endpoint = _live(home)
+    return endpoint if endpoint is not None and _serves_caller(endpoint) else None
+
+
+def _serves_caller(endpoint: Endpoint) -> bool:
+    return hmac.compare_digest(endpoint.store, store_mac(endpoint.token))
 
 
 def touch(home: Path) -> None:
@@ -179,9 +209,11 @@ def start(
     private_dir(server_dir(home))
     private_dir(log_file(home).parent)
     with _locked(home):
-        endpoint = running(home)
-        if endpoint is not None:
+        endpoint = _live(home)
+        if endpoint is not None and _serves_caller(endpoint):
             return endpoint
+        if endpoint is not None:  # it serves other object-store settings: replaced
+            _terminate(endpoint)
         with waiting() if waiting is not None else contextlib.nullcontext():
             return _spawn(home, master)
 
@@ -224,15 +256,20 @@ def stop(home: Path) -> bool:
     if not server_dir(home).is_dir():
         return False
     with _locked(home):
-        endpoint = running(home)
+        endpoint = _live(home)
         if endpoint is None:
             _state_file(home).unlink(missing_ok=True)
             return False
-        os.kill(endpoint.supervisor, signal.SIGTERM)
-        deadline = time.monotonic() + 60
-        while _alive(endpoint.supervisor) and time.monotonic() < deadline:
-            time.sleep(_POLL_S)
+        _terminate(endpoint)
         return True
+
+
+def _terminate(endpoint: Endpoint) -> None:
+    """Stop a server's supervisor (it stops the JVM) and wait for it, a minute at most."""
+    os.kill(endpoint.supervisor, signal.SIGTERM)
+    deadline = time.monotonic() + 60
+    while _alive(endpoint.supervisor) and time.monotonic() < deadline:
+        time.sleep(_POLL_S)
 
 
 def _server_command(master: str, port: int) -> list[str]:
@@ -290,7 +327,7 @@ def serve(home: Path, master: str) -> int:
                 break
             if not published and _answers(port):
                 touch(home)  # the idle clock starts when the server answers
-                _publish(home, Endpoint(port, token, os.getpid(), jvm.pid, idle))
+                _publish(home, Endpoint(port, token, os.getpid(), jvm.pid, idle, store_mac(token)))
                 published = True
             # An idle server stops, unless a statement holds it; the clients lock stays
             # taken (until this process exits) while the JVM stops.

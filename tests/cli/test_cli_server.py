@@ -298,3 +298,28 @@ def test_a_server_that_cannot_start_is_reported_with_its_log(homes: Callable[[st
     assert str(spark_server.log_file(home)) in line
     assert spark_server.running(home) is None
     assert not any((home / "warehouse").rglob("*.parquet"))  # SPEC R28: nothing written
+
+
+def test_a_server_serves_only_callers_with_its_object_store_settings_r45(
+    homes: Callable[[str], Path],
+) -> None:
+    """SPEC R45: the home's server reads the AWS credentials of the environment it started
+    in. A caller with another secret is not served by it (nor would one with no keys: any
+    change of the AWS variables counts): the CLI replaces it with a server started in the
+    caller's environment; the same keys keep the server."""
+    home = homes("keys")
+    keys = {"AWS_ACCESS_KEY_ID": "AKIAFIRST", "AWS_SECRET_ACCESS_KEY": "s3cret-first"}
+    first = {**keys, "AWS_REGION": "us-east-1"}
+    sql(home, SETUP, env=first)
+    served_first = spark_server._live(home)
+    assert served_first is not None
+    sql(home, "SELECT count(*) FROM d.public.t", env=first)
+    assert spark_server._live(home) == served_first  # the same keys: the same server
+
+    rotated = {**first, "AWS_SECRET_ACCESS_KEY": "s3cret-rotated"}
+    assert rows(sql(home, "SELECT count(*) AS n FROM d.public.t", env=rotated)[0]) == [{"N": 1}]
+    served_rotated = spark_server._live(home)
+    assert served_rotated is not None and served_rotated.supervisor != served_first.supervisor
+    assert not spark_server._alive(served_first.jvm)  # the old credentials' JVM is gone
+    state = (home / "server" / "state.json").read_text()
+    assert "s3cret" not in state and "AKIAFIRST" not in state
