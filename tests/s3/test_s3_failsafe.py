@@ -365,6 +365,21 @@ def test_a_failsafe_uri_with_credentials_or_a_wrong_storage_class_is_refused_r44
     assert Config.load(home=home).failsafe_storage_class == "GLACIER_IR"
 
 
+def test_no_table_is_registered_inside_an_s3_failsafe_store_r38_r41(
+    lake: Any, connect: Any, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """R38, R41: a Delta table inside the S3 fail-safe prefix is in Rewind's own storage:
+    its registration is refused with INVALID_LOCATION, and nothing is registered."""
+    store = failsafe_bucket(lake, monkeypatch)
+    inside = f"{store.uri}/7"
+    write_deltalake(inside, pa.table({"ID": [1]}), storage_options=options())
+    conn = connect()
+    conn.sql("CREATE DATABASE LAKE")
+    with pytest.raises(InvalidLocation, match="overlaps Rewind's own storage"):
+        register(conn, "INSIDE", inside)
+    assert conn.sql("SHOW TABLES")[-1].rows == []
+
+
 def test_a_missing_failsafe_bucket_stops_the_night_fast_and_writes_nothing_r49(
     lake: Any, connect: Any, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
