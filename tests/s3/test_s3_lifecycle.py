@@ -220,8 +220,9 @@ def test_a_next_night_reads_new_commits_and_lists_no_data_files_r32_r50(
     lake: Any, connect: Any, home: Path
 ) -> None:
     """R32, R50: after the first night has read the log of a table on S3 once, a next night's
-    steps 1–5 read only the commits made since (a HEAD of the next commit object, GETs of
-    the new ones) and LIST nothing: neither the table's data files nor its log."""
+    steps read only the commits made since (a HEAD of the next commit object, GETs of the
+    new ones) and LIST nothing: neither the table's data files nor its log. The quality
+    step checks the table's retention properties (R42) as the sync recorded them."""
     uri = team_appends(lake, [1], value="a")
     conn = connect()
     conn.sql("CREATE DATABASE LAKE")
@@ -238,6 +239,7 @@ def test_a_next_night_reads_new_commits_and_lists_no_data_files_r32_r50(
     expired = step(home, "expire_versions", "next", later)
     step(home, "purge_failsafe", "next", later)
     step(home, "storage_metrics", "next", later)
+    step(home, "validate", "next", later)  # raises if an expectation fails
     made = requests(lake) - before
     assert expired["commits_read"] == 2, expired
     assert made["LIST"] == 0, made

@@ -223,11 +223,14 @@ class FileState(Base):
 
 
 class LogCursor(Base):
-    """The last Delta version of a table the lifecycle has read (SPEC R32)."""
+    """The last Delta version of a table the lifecycle has read (SPEC R32), and the table's
+    Delta configuration as of it (its last ``metaData``; None: not read yet), which the
+    quality step checks without reading the log again (SPEC R42, R50)."""
 
     __tablename__ = "log_cursors"
     table_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     version: Mapped[int] = mapped_column(BigInteger)
+    configuration: Mapped[dict[str, str] | None] = mapped_column(JSON, nullable=True)
 
 
 class LifecycleRun(Base):

@@ -79,23 +79,28 @@ def sync(catalog: Catalog, store: TableStore, now: datetime) -> tuple[int, set[i
         )
         root = store.root(table_id)
         gap = False
+        configuration: dict[str, str] | None = None
         for version in sorted(times):
             commit = log.read_commit(root, version)
             if commit is None:  # JSON cleaned up after a checkpoint (SPEC R43)
                 gap = True
                 continue
             if gap or version != cursor + 1:
-                _reconcile(catalog, table_id, root, version, times[version])
+                state = _reconcile(catalog, table_id, root, version, times[version])
+                configuration = dict(state.metadata.get("configuration") or {})
             else:
                 _apply(catalog, table_id, root, commit, times[version])
+                configuration = _configuration(commit, configuration)
             catalog.session.flush()  # a later commit may remove what this one added
             gap, cursor = False, version
             read += 1
         row = catalog.session.get(LogCursor, table_id)
         if row is None:
-            catalog.session.add(LogCursor(table_id=table_id, version=newest))
-        else:
-            row.version = newest
+            row = LogCursor(table_id=table_id, version=newest)
+            catalog.session.add(row)
+        row.version = newest
+        if configuration is not None:
+            row.configuration = configuration
         catalog.session.flush()
     return read, set(changed)
 
@@ -149,10 +154,18 @@ def _live(catalog: Catalog, table_id: int, path: str, size: int, version: int) -
     return row
 
 
-def _reconcile(catalog: Catalog, table_id: int, root: Root, version: int, when: datetime) -> None:
+def _configuration(commit: log.Commit, before: dict[str, str] | None) -> dict[str, str] | None:
+    """The table's Delta configuration after ``commit``: its ``metaData``'s, else ``before``."""
+    metadata = commit.metadata()
+    return before if metadata is None else dict(metadata.get("configuration") or {})
+
+
+def _reconcile(
+    catalog: Catalog, table_id: int, root: Root, version: int, when: datetime
+) -> log.Replay:
     """The file states of ``version`` rebuilt from the log's checkpoint (SPEC R43): files
     the lifecycle holds LIVE that the version lacks were removed by the commits that
-    are gone; the version's files are LIVE."""
+    are gone; the version's files are LIVE. Returns the version's state."""
     state = log.replay(root, version)
     present = {f.path: f for f in state.files}
     vectors = {f.dv_path: f for f in state.files if f.dv_path}
@@ -166,6 +179,7 @@ def _reconcile(catalog: Catalog, table_id: int, root: Root, version: int, when: 
         if file.dv_path:
             size = location.size(root / file.dv_path) or 0
             _live(catalog, table_id, file.dv_path, size, version)
+    return state
 
 
 def commit_actions(table_root: Root, version: int) -> list[dict[str, Any]]:

@@ -207,16 +207,23 @@ def guards_frame(
     """Each governed external table and whether its Delta retention properties still
     cover its time travel (SPEC R42): another engine's ``ALTER TABLE ... SET
     TBLPROPERTIES`` that lowered them is named, with what is needed, before a VACUUM
-    elsewhere acts on it. Read at the last version the lifecycle read."""
+    elsewhere acts on it. As of the last version the lifecycle read: the configuration
+    its sync recorded (no request to the table's store, SPEC R50), else (a cursor from
+    before it recorded one) the log replayed to that version."""
+    recorded = dict(
+        catalog.session.execute(select(LogCursor.table_id, LogCursor.configuration)).all()
+    )
     rows = []
     for table in catalog.external_tables(now, released=False):
         if table.id not in cursors:  # never read by the lifecycle yet
             continue
-        try:
-            state = log.replay(location.of(str(table.location)), cursors[table.id])
-        except StorageError:  # a broken log: the vanished-files check names what it loses
-            continue
-        have = state.metadata.get("configuration") or {}
+        have = recorded.get(table.id)
+        if have is None:
+            try:
+                state = log.replay(location.of(str(table.location)), cursors[table.id])
+            except StorageError:  # a broken log: the vanished-files check names its losses
+                continue
+            have = state.metadata.get("configuration") or {}
         needed = retention.guarded_properties(catalog.effective_retention(table), have)
         lowered = ", ".join(
             f"{key} is {have.get(key) or 'unset'}, needs {value}" for key, value in needed.items()
