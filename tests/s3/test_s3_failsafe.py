@@ -47,7 +47,7 @@ from rewind.constants import FAILSAFE_DAYS
 from rewind.errors import InvalidLocation, InvalidValue
 from rewind.storage import location
 
-pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("s3")]
+pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("s3_lifecycle")]
 
 JOB_TIMEOUT_S = 300
 FAILSAFE_PREFIX = "failsafe"

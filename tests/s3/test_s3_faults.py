@@ -35,7 +35,7 @@ from s3_proxy import FaultyProxy
 from test_s3_external import ids, objects, options, register
 from test_s3_lifecycle import PREFIX, data_objects, places, step, table_id
 
-pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("s3")]
+pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("s3_lifecycle")]
 
 FILES = 40
 JOB_TIMEOUT_S = 300

@@ -42,7 +42,7 @@ from rewind.config import Config
 from rewind.constants import FAILSAFE_DAYS
 from rewind.runner import run_step
 
-pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("s3")]
+pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("s3_lifecycle")]
 
 PREFIX = "team/orders/"
 JOB_TIMEOUT_S = 300
