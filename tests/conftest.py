@@ -19,11 +19,10 @@ REPO = Path(__file__).resolve().parent.parent
 REWIND = shutil.which("rewind", path=str(Path(sys.executable).parent)) or "rewind"
 # Every Spark JVM of the suite compiles with C1 only (tests/spark-conf/spark-defaults.conf
 # says why); the subprocesses the tests start inherit it.
-JVM_ENV = {
-    "SPARK_CONF_DIR": str(REPO / "tests" / "spark-conf"),
-    "SPARK_DAEMON_JAVA_OPTS": "-XX:TieredStopAtLevel=1",
-}
-os.environ.update(JVM_ENV)
+os.environ.update(
+    SPARK_CONF_DIR=str(REPO / "tests" / "spark-conf"),
+    SPARK_DAEMON_JAVA_OPTS="-XX:TieredStopAtLevel=1",
+)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

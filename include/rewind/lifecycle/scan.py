@@ -96,7 +96,7 @@ def sync(catalog: Catalog, store: TableStore, now: datetime) -> tuple[int, set[i
             read += 1
         row = catalog.session.get(LogCursor, table_id)
         if row is None:
-            row = LogCursor(table_id=table_id, version=newest)
+            row = LogCursor(table_id=table_id)
             catalog.session.add(row)
         row.version = newest
         if configuration is not None:
