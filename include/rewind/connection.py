@@ -29,7 +29,6 @@ from rewind.config import Config
 from rewind.errors import (
     AlreadyDone,
     CatalogError,
-    ClockBehind,
     ConcurrentWrite,
     ExecutionError,
     ObjectAlreadyExists,
@@ -289,10 +288,9 @@ class Connection:
     ) -> Result:
         """Run ``action`` as one statement: one catalog transaction, undo on failure,
         logged with its query id either way (SPEC R14, R28, R36). A conflict with
-        another writer's commit is retried from the start (SPEC R40), as is, on the system
-        clock, a statement that another writer's commit overtook while it ran (its time
-        would be earlier than that commit's: CLOCK_BEHIND, R14, R15), at a new time. A
-        fixed clock is the caller's: there CLOCK_BEHIND is the answer. ``once``: the
+        another writer's commit is retried from the start (SPEC R40); one that another
+        writer's commit overtook while it ran commits at a later time
+        (``tables.check_clock``, R14, R15). ``once``: the
         action's record is written in the same transaction, so it commits at most once."""
         state_before = (self.state.database, self.state.schema)
         query_id, now = str(uuid.uuid4()), self.clock.now()
@@ -309,7 +307,7 @@ class Connection:
                     if once is not None:
                         done = (ctx.query_id, self.clock.now())
                         _mark_done(session, once, self.config.user, done, result.outcome())
-                    self._log(session, ctx, "SUCCESS", None)
+                    self._log(session, ctx, now, "SUCCESS", None)
                     session.commit()
                     return result
                 except BaseException as exc:
@@ -321,13 +319,10 @@ class Connection:
                     self.state.database, self.state.schema = state_before
                     if attempt < COMMIT_ATTEMPTS and isinstance(error, ConcurrentWrite):
                         continue
-                    if attempt < COMMIT_ATTEMPTS and overtaken(error, self.clock):
-                        now = self.clock.now()
-                        continue
                     # A catalog that is locked or read-only refuses the log too: the error
                     # the user gets is still the statement's own (SPEC R39).
                     with contextlib.suppress(SQLAlchemyError), Session(self.engine) as log_session:
-                        self._log(log_session, ctx, "FAILED", error)
+                        self._log(log_session, ctx, now, "FAILED", error)
                         log_session.commit()
                     if error is exc or not isinstance(exc, Exception):
                         raise
@@ -352,16 +347,24 @@ class Connection:
             state=self.state,
             spark_provider=self.spark,
             own_roots=(self.config.home, self.config.failsafe_root),
+            clock=self.clock,
         )
 
-    def _log(self, session: Session, ctx: Context, status: str, error: RewindError | None) -> None:
+    def _log(
+        self,
+        session: Session,
+        ctx: Context,
+        started: datetime,
+        status: str,
+        error: RewindError | None,
+    ) -> None:
         session.add(
             _statement_row(
                 self.config,
                 ctx.query_id,
                 ctx.text,
                 (self.state.role, self.state.dialect),
-                (ctx.now, self.clock.now()),
+                (started, self.clock.now()),
                 status,
                 error,
             )
@@ -377,12 +380,6 @@ class Connection:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def overtaken(error: RewindError, clock: Clock) -> bool:
-    """Whether ``error`` says another writer committed after the statement's time, which
-    the system clock (``clock`` not fixed) has since passed."""
-    return isinstance(error, ClockBehind) and clock.fixed is None
 
 
 def _mark_done(

@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from rewind.catalog.repository import Catalog
+from rewind.clock import Clock
 from rewind.errors import RewindError
 from rewind.result import Result
 from rewind.storage.delta import TableStore
@@ -125,6 +126,9 @@ class Context:
     own_roots: tuple[Root, ...] = ()
     # What the statement reads and changes, resolved before it runs (set by execute).
     analysis: Analysis = field(default_factory=Analysis)
+    # Where ``now`` came from: on the system clock, a commit that another writer's commit
+    # overtook while the statement ran takes the clock's later time (tables.check_clock).
+    clock: Clock = field(default_factory=Clock)
 
     def spark(self) -> SparkSession:
         return self.spark_provider()
