@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rewind.constants import DEFAULT_USER
-from rewind.errors import InvalidValue
+from rewind.errors import InvalidLocation, InvalidValue
 
 if TYPE_CHECKING:
     from rewind.storage.location import Root
@@ -29,8 +29,13 @@ class Config:
     """Where Rewind keeps its state and how it reaches Spark.
 
     Attributes:
-        home: the Rewind home (catalog file, ``warehouse/``, ``failsafe/``, ``system/``).
+        home: the Rewind home (catalog file, pins, logs; by default ``warehouse/``,
+            ``failsafe/`` and ``system/`` too).
         catalog_url: SQLAlchemy URL; default a SQLite file in ``home``.
+        warehouse: the tables Rewind creates (``REWIND_WAREHOUSE_URI``, SPEC R44): a local
+            directory or an S3 prefix; None: ``<home>/warehouse`` (:attr:`warehouse_root`).
+        system: the system tables (``REWIND_SYSTEM_URI``, SPEC R44), the same kinds; None:
+            ``<home>/system`` (:attr:`system_root`).
         failsafe_root: the fail-safe store, kept apart from the warehouse (SPEC R12, R38): a
             local directory or an S3 prefix (``REWIND_FAILSAFE_URI``, SPEC R44).
         failsafe_storage_class: the S3 storage class of every fail-safe copy
@@ -55,14 +60,18 @@ class Config:
     failsafe_storage_class: str | None = None
     spark_remote: str | None = None
     spark_server: str = "auto"
+    warehouse: Root | None = None
+    system: Root | None = None
 
     @property
-    def warehouse_root(self) -> Path:
-        return self.home / "warehouse"
+    def warehouse_root(self) -> Root:
+        """Where the tables Rewind creates live, one directory per table id (SPEC R4, R44)."""
+        return self.warehouse if self.warehouse is not None else self.home / "warehouse"
 
     @property
-    def system_root(self) -> Path:
-        return self.home / "system"
+    def system_root(self) -> Root:
+        """Where the system tables (retention plan, storage metrics) live (SPEC R44)."""
+        return self.system if self.system is not None else self.home / "system"
 
     @classmethod
     def load(
@@ -75,8 +84,10 @@ class Config:
         """Arguments win over ``REWIND_*`` variables, which win over defaults.
 
         Raises:
-            InvalidLocation: ``REWIND_FAILSAFE_URI`` is an S3 URI that is not usable (one
-                carrying credentials, SPEC R45; a bad bucket name).
+            InvalidLocation: ``REWIND_WAREHOUSE_URI``, ``REWIND_SYSTEM_URI`` or
+                ``REWIND_FAILSAFE_URI`` is an S3 URI that is not usable (one carrying
+                credentials, SPEC R45; a bad bucket name), or the warehouse or the system
+                tables overlap the fail-safe store (SPEC R12, R38).
             InvalidValue: a setting out of its range.
         """
         from rewind.storage import location
@@ -86,6 +97,9 @@ class Config:
         catalog_url = env.get("REWIND_CATALOG_URL") or f"sqlite:///{home_path / 'catalog.db'}"
         failsafe = env.get("REWIND_FAILSAFE_URI") or str(home_path / "failsafe")
         failsafe_root = location.of(failsafe.removeprefix("file://"))
+        warehouse, system = _root(env.get(WAREHOUSE_ENV)), _root(env.get(SYSTEM_ENV))
+        _apart_from_failsafe(WAREHOUSE_ENV, warehouse or home_path / "warehouse", failsafe_root)
+        _apart_from_failsafe(SYSTEM_ENV, system or home_path / "system", failsafe_root)
         return cls(
             home=home_path,
             catalog_url=catalog_url,
@@ -99,6 +113,41 @@ class Config:
             failsafe_storage_class=_storage_class(
                 env.get("REWIND_FAILSAFE_STORAGE_CLASS") or None, failsafe_root
             ),
+            warehouse=warehouse,
+            system=system,
+        )
+
+
+WAREHOUSE_ENV = "REWIND_WAREHOUSE_URI"
+SYSTEM_ENV = "REWIND_SYSTEM_URI"
+
+
+def _root(text: str | None) -> Root | None:
+    """A root setting (``s3://bucket/prefix``, a path or ``file://`` path); None if unset.
+
+    Raises:
+        InvalidLocation: an S3 URI with credentials in it (SPEC R45) or a bad bucket name,
+            named without its secret.
+    """
+    from rewind.storage import location
+
+    if not text:
+        return None
+    root = location.of(text.removeprefix("file://"))
+    return root.absolute() if isinstance(root, Path) else root
+
+
+def _apart_from_failsafe(name: str, root: Root, failsafe: Root) -> None:
+    """Refuse a root that holds the fail-safe store or lies in it: fail-safe data is read by
+    no query path (SPEC R12, R38), and a table directory in it would be one."""
+    from rewind.storage import location
+
+    shown = root.resolve() if isinstance(root, Path) else root
+    held = failsafe.resolve() if isinstance(failsafe, Path) else failsafe
+    if location.overlaps(shown, held):
+        raise InvalidLocation(
+            f"{name} {shown} overlaps the fail-safe store {held}: Rewind keeps them apart "
+            "(fail-safe data is never in a query path)."
         )
 
 

@@ -103,7 +103,12 @@ class Connection:
             raise CatalogError(
                 f"Cannot open the catalog at {config.catalog_url}: {_first_line(exc)}"
             ) from None
-        self.store = TableStore(config.warehouse_root, table_locator(self.engine))
+        self.store = TableStore(
+            config.warehouse_root,
+            table_locator(self.engine),
+            home=config.home,
+            system=config.system_root,
+        )
         self.state = SessionState(user=config.user, role=role)
 
     def spark(self) -> SparkSession:
@@ -346,7 +351,12 @@ class Connection:
             store=self.store,
             state=self.state,
             spark_provider=self.spark,
-            own_roots=(self.config.home, self.config.failsafe_root),
+            own_roots=(
+                self.config.home,
+                self.config.warehouse_root,
+                self.config.system_root,
+                self.config.failsafe_root,
+            ),
             clock=self.clock,
         )
 

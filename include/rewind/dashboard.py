@@ -55,9 +55,11 @@ from rewind.errors import CatalogError, StorageError, UnknownUser
 from rewind.identifiers import QualifiedName
 from rewind.lifecycle import rules
 from rewind.lifecycle.metrics import BYTE_COLUMNS, metrics_path
+from rewind.lifecycle.plan import system_table_exists
 from rewind.retention import in_time_travel, time_travel_end
 from rewind.security import session_role, visible_to
 from rewind.storage.arrow_read import read_arrow
+from rewind.storage.location import Root
 
 
 def load_dashboard(
@@ -102,10 +104,10 @@ def _viewer(board: Dashboard, session: Session) -> set[int] | None:
 
 
 # -- storage metrics (SPEC R33, R35) ---------------------------------------------------
-def _read_storage(board: Dashboard, path: Path, visible: set[int] | None) -> None:
+def _read_storage(board: Dashboard, path: Root, visible: set[int] | None) -> None:
     """Days of the window and the latest run's groups, from the metrics time series
     (only the tables in ``visible`` unless it is None)."""
-    if not (path / "_delta_log").exists():
+    if not system_table_exists(path):
         return
     try:
         rows = read_arrow(path, filters=[("AS_OF_DATE", ">=", first_day(board.now).isoformat())])

@@ -21,6 +21,7 @@ from sqlalchemy import make_url
 
 from rewind.config import Config
 from rewind.errors import StorageError
+from rewind.storage import objectstore
 
 PRIVATE_DIR = 0o700
 PRIVATE_FILE = 0o600
@@ -31,14 +32,23 @@ log = logging.getLogger("rewind.home")
 def prepare_home(config: Config) -> None:
     """The home, its warehouse and ``system/`` owner-only, and the SQLite catalog file
     created 0600 before SQLite opens it (its WAL and shared-memory files take the
-    catalog's mode).
+    catalog's mode). A warehouse or system root on S3 (SPEC R44) is checked first, one
+    LIST each, so that a bucket that is missing or refuses the credentials stops the
+    session within seconds, before anything is written (SPEC R49).
 
     Raises:
-        StorageError: the home cannot be created or is not writable.
+        InvalidLocation: an S3 root's bucket does not exist.
+        ConfigurationError: no credentials for an S3 root, or rejected ones.
+        StorageError: the home cannot be created or is not writable; an S3 root does not
+            answer or refuses access.
     """
+    roots = (config.warehouse_root, config.system_root)
+    for root in dict.fromkeys(r for r in roots if not isinstance(r, Path)):
+        objectstore.probe(str(root))
     try:
-        for path in (config.home, config.warehouse_root, config.system_root):
-            private_dir(path)
+        for path in (config.home, *roots):
+            if isinstance(path, Path):
+                private_dir(path)
         url = make_url(config.catalog_url)
         if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
             catalog = Path(url.database)

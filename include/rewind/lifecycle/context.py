@@ -60,7 +60,12 @@ class Run:
 
     @functools.cached_property
     def store(self) -> TableStore:
-        return TableStore(self.config.warehouse_root, table_locator(self.engine))
+        return TableStore(
+            self.config.warehouse_root,
+            table_locator(self.engine),
+            home=self.config.home,
+            system=self.config.system_root,
+        )
 
     def failsafe_path(self, table_id: int, path: str) -> Root:
         """Fail-safe copies live under their own root, never in a query path (R12, R38):

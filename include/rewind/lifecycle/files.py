@@ -1,7 +1,8 @@
 """The files in the governed table directories, as found on disk (SPEC R29, R33, R41).
 
-``warehouse/<id>/`` and the local locations of the external tables Rewind still
-governs (one on an object store is never listed, SPEC R50: :func:`governed_roots`); the
+``warehouse/<id>/`` of a local warehouse and the local locations of the external tables
+Rewind still governs (a table on an object store, in an S3 warehouse or an external one,
+is never listed, SPEC R50: :func:`governed_roots`); the
 Delta log and statements' staging areas are not table data. The nightly run reads
 them to track files no version references (:func:`track_leftovers`) and the quality
 step to count the bytes stored independently of the catalog.
@@ -24,6 +25,7 @@ from rewind.lifecycle.rules import REMOVED
 from rewind.lifecycle.scan import commit_actions
 from rewind.storage import location, log
 from rewind.storage.delta import STAGING
+from rewind.storage.location import Root
 
 # Not table data: the Delta log (its checkpoints are parquet too) and the files of
 # statements still being written (SPEC R28), which no table version holds yet.
@@ -122,17 +124,20 @@ def table_files(
     return found, unread
 
 
-def governed_roots(catalog: Catalog, warehouse: Path, now: datetime) -> dict[int, Path]:
-    """:func:`table_roots` with the external tables the catalog still governs that are
-    local directories. A table on an object store is left out: listing its data files is
-    what a lifecycle run never does there (SPEC R50), so no leftover file of its is
-    tracked (:func:`track_leftovers`) and the quality step counts its bytes from the
-    catalog (:mod:`rewind.quality.facts`)."""
+def governed_roots(catalog: Catalog, warehouse: Root, now: datetime) -> dict[int, Path]:
+    """:func:`table_roots` of a local warehouse, with the external tables the catalog still
+    governs that are local directories. A table on an object store (the tables of an S3
+    warehouse, SPEC R44, and external ones) is left out: listing its data files is what a
+    lifecycle run never does there (SPEC R50), so no leftover file of its is tracked
+    (:func:`track_leftovers`) and the quality step counts its bytes from the catalog
+    (:mod:`rewind.quality.facts`)."""
     external = {
         table.id: root
         for table in catalog.external_tables(now, released=False)
         if isinstance(root := location.of(str(table.location)), Path)
     }
+    if not isinstance(warehouse, Path):
+        return external
     return table_roots(warehouse, external)
 
 

@@ -3,14 +3,14 @@
 Every stored byte is counted once, by the table that first wrote it: a clone's hard
 links to its source's files count for the source (ACTIVE while the source uses them,
 RETAINED_FOR_CLONE once only clones do). Written as a daily time series to the Delta
-system table ``system/table_storage_metrics`` (one partition per AS_OF date).
+system table ``<system root>/table_storage_metrics`` (one partition per AS_OF date; a
+local directory or an S3 prefix, SPEC R44).
 """
 
 from __future__ import annotations
 
 import time
 from collections import defaultdict
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -23,6 +23,8 @@ from rewind.lifecycle import rules
 from rewind.lifecycle.context import Run
 from rewind.lifecycle.plan import write_partition
 from rewind.retention import time_travel_end
+from rewind.storage import location
+from rewind.storage.location import Root
 
 BYTE_COLUMNS = [
     rules.ACTIVE_BYTES,
@@ -48,7 +50,7 @@ METRICS_SCHEMA = pa.schema(
 )
 
 
-def metrics_path(system_root: Path) -> Path:
+def metrics_path(system_root: Root) -> Root:
     return system_root / "table_storage_metrics"
 
 
@@ -84,11 +86,7 @@ def metric_rows(catalog: Catalog, run: Run) -> list[dict[str, Any]]:
     for table in catalog.session.scalars(
         select(CatalogObject).where(CatalogObject.kind == TABLE).order_by(CatalogObject.id)
     ):
-        root = run.store.root(table.id)
-        # An external table's location on an object store is the team's, never removed by
-        # Rewind (SPEC R41), and not probed here (SPEC R50): its row stays, as a local
-        # one's does while its directory is there.
-        if table.dropped_on is not None and isinstance(root, Path) and not root.exists():
+        if table.dropped_on is not None and run.store.purged(table.id):
             continue  # purged for good: its storage is gone (SPEC R33)
         schema, database = catalog.ancestors(table)[1:3]
         entered = None
@@ -121,7 +119,7 @@ def storage_metrics(run: Run) -> dict[str, Any]:
         rows = metric_rows(catalog, run)
     table = pa.Table.from_pylist(rows, schema=METRICS_SCHEMA)
     path = metrics_path(run.config.system_root)
-    path.mkdir(parents=True, exist_ok=True)
+    location.make_dir(path)
     write_partition(path, table, "AS_OF_DATE", run.now.date().isoformat())
     totals = {c: sum(r[c] for r in rows) for c in BYTE_COLUMNS}
     return {

@@ -1,8 +1,9 @@
 """Step 1: the effective retention of every object, written as the run's plan (SPEC R5–R11).
 
-The plan is a Delta system table under ``system/retention_plan``, one partition per
-run; the later steps read their run's partition, so a retry of a later step decides
-exactly what the first attempt decided.
+The plan is a Delta system table under ``<system root>/retention_plan`` (a local
+directory or an S3 prefix, SPEC R44), one partition per run; the later steps read their
+run's partition, so a retry of a later step decides exactly what the first attempt
+decided.
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -22,7 +22,9 @@ from rewind.catalog.repository import Catalog
 from rewind.constants import MIN_RETENTION_PARAM, RETENTION_PARAM
 from rewind.errors import RewindError
 from rewind.lifecycle.rules import TableFacts
+from rewind.storage import location
 from rewind.storage.arrow_read import read_arrow
+from rewind.storage.location import Root
 
 if TYPE_CHECKING:
     from rewind.lifecycle.context import Run
@@ -52,7 +54,7 @@ class PlanRow:
     facts: TableFacts
 
 
-def plan_path(system_root: Path) -> Path:
+def plan_path(system_root: Root) -> Root:
     return system_root / "retention_plan"
 
 
@@ -87,7 +89,7 @@ def account_row(catalog: Catalog) -> dict[str, Any]:
     }
 
 
-def write_plan(catalog: Catalog, system_root: Path, run_id: str, now: datetime) -> int:
+def write_plan(catalog: Catalog, system_root: Root, run_id: str, now: datetime) -> int:
     """Write the run's plan partition (replacing it on a retry); returns its row count."""
     rows = [account_row(catalog)] + [
         {
@@ -105,30 +107,40 @@ def write_plan(catalog: Catalog, system_root: Path, run_id: str, now: datetime) 
         [{"RUN_ID": run_id, **row, "AS_OF": now} for row in rows], schema=PLAN_SCHEMA
     )
     path = plan_path(system_root)
-    path.mkdir(parents=True, exist_ok=True)
+    location.make_dir(path)
     write_partition(path, table, "RUN_ID", run_id)
     return len(rows)
 
 
-def write_partition(path: Path, table: pa.Table, column: str, value: str) -> None:
-    """Replace one partition of a system table (append when the table is new)."""
-    if (path / "_delta_log").exists():
+def system_table_exists(path: Root) -> bool:
+    """Whether a system table has been written at ``path`` (its Delta log is there)."""
+    return location.is_dir(path / "_delta_log")
+
+
+def write_partition(path: Root, table: pa.Table, column: str, value: str) -> None:
+    """Replace one partition of a system table (append when the table is new); on S3
+    committed conditionally by delta-rs (SPEC R46)."""
+    options = location.storage_options(path)
+    if system_table_exists(path):
         write_deltalake(
             str(path),
             table,
             mode="overwrite",
             partition_by=[column],
             predicate=f"{column} = '{value}'",
+            storage_options=options,
         )
     else:
-        write_deltalake(str(path), table, mode="append", partition_by=[column])
+        write_deltalake(
+            str(path), table, mode="append", partition_by=[column], storage_options=options
+        )
 
 
-def read_plan(system_root: Path, run_id: str) -> dict[int, PlanRow]:
+def read_plan(system_root: Root, run_id: str) -> dict[int, PlanRow]:
     """The plan a run wrote: object id -> its retention facts."""
     path = plan_path(system_root)
     table = None
-    if (path / "_delta_log").exists():
+    if system_table_exists(path):
         table = read_arrow(path, filters=[("RUN_ID", "=", run_id)])
     if table is None or table.num_rows == 0:
         raise RewindError(
@@ -138,7 +150,7 @@ def read_plan(system_root: Path, run_id: str) -> dict[int, PlanRow]:
     return _plan_rows(table)
 
 
-def read_previous_plan(system_root: Path, run_id: str, now: datetime) -> dict[int, PlanRow]:
+def read_previous_plan(system_root: Root, run_id: str, now: datetime) -> dict[int, PlanRow]:
     """The plan of the latest other run at or before ``now``; empty if there is none.
 
     SPEC R9, R12: it tells when the last run expected each window to end, so a window
@@ -146,9 +158,10 @@ def read_previous_plan(system_root: Path, run_id: str, now: datetime) -> dict[in
     from the Delta log's file statistics, without reading the older plans (SPEC R32).
     """
     path = plan_path(system_root)
-    if not (path / "_delta_log").exists():
+    if not system_table_exists(path):
         return {}
-    files = pa.table(DeltaTable(str(path)).get_add_actions(flatten=True))
+    plans = DeltaTable(str(path), storage_options=location.storage_options(path))
+    files = pa.table(plans.get_add_actions(flatten=True))
     runs = [
         (row["max.AS_OF"], row["partition.RUN_ID"])
         for row in files.select(["partition.RUN_ID", "max.AS_OF"]).to_pylist()

@@ -9,7 +9,6 @@ transaction of its own.
 
 from __future__ import annotations
 
-import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -104,9 +103,11 @@ def _forget_purged_tables(catalog: Catalog, run: Run) -> int:
         end = rules.time_travel_end(
             rules.TableFacts(False, table.dropped_retention_days or 0, table.dropped_on), None
         )
-        if end is None or run.now < end or not run.store.path(table.id).exists():
+        if end is None or run.now < end or run.store.purged(table.id):
             continue
-        shutil.rmtree(run.store.path(table.id), ignore_errors=True)
+        # SPEC R12, R31: the table was Rewind's own (no location), every file of it has
+        # been purged from fail-safe, and no other writer committed after its drop (R42).
+        location.remove_tree(run.store.root(table.id))
         location.remove_tree(run.config.failsafe_root / str(table.id))
         count += 1
     return count

@@ -14,7 +14,9 @@ from deltalake import DeltaTable
 from rewind.audit.views import AUDIT_VIEWS, audit_view
 from rewind.errors import ObjectNotFound
 from rewind.lifecycle.metrics import metrics_path
+from rewind.lifecycle.plan import system_table_exists
 from rewind.spark import functions
+from rewind.storage import location
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -84,12 +86,13 @@ def system_view(ctx: Context, parts: list[str]) -> DataFrame:
         return audit_view(ctx, name)
     if name not in ("TABLE_STORAGE_METRICS", "TABLE_STORAGE"):
         raise ObjectNotFound(f"View 'REWIND.ACCOUNT_USAGE.{name}' does not exist.")
-    path = metrics_path(ctx.store.warehouse.parent / "system")
-    if not (path / "_delta_log").exists():
+    path = metrics_path(ctx.store.system)
+    if not system_table_exists(path):
         raise ObjectNotFound(
             f"View 'REWIND.ACCOUNT_USAGE.{name}' has no data yet: run the lifecycle first."
         )
-    frame = ctx.spark().read.parquet(*DeltaTable(str(path)).file_uris())
+    metrics = DeltaTable(str(path), storage_options=location.storage_options(path))
+    frame = ctx.spark().read.parquet(*metrics.file_uris())
     latest = frame.agg(F.max("AS_OF")).collect()[0][0]
     frame = frame.where(F.col("AS_OF") == F.lit(latest)).drop("AS_OF_DATE")
     if name == "TABLE_STORAGE":

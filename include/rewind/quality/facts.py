@@ -24,11 +24,12 @@ from rewind.identifiers import QualifiedName
 from rewind.lifecycle import files, rules
 from rewind.lifecycle.context import Run
 from rewind.lifecycle.metrics import BYTE_COLUMNS, metrics_path
-from rewind.lifecycle.plan import ACCOUNT_ID, PlanRow, read_plan
+from rewind.lifecycle.plan import ACCOUNT_ID, PlanRow, read_plan, system_table_exists
 from rewind.quality import disk
 from rewind.quality.expectations import OBJECT
 from rewind.storage import location, log
 from rewind.storage.arrow_read import read_arrow
+from rewind.storage.location import Root
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -80,14 +81,14 @@ def name_of(names: dict[int, str], table_id: int) -> str:
     return names.get(table_id, f"table id {table_id}")
 
 
-def metric_rows(system_root: Path, now: datetime) -> list[dict[str, Any]]:
+def metric_rows(system_root: Root, now: datetime) -> list[dict[str, Any]]:
     """The storage metrics rows of the run at ``now`` (SPEC R33, R35).
 
     The time series keeps one partition a day, which the day's latest run replaces, so
     a run is validated right after its metrics step (step 6), not days later.
     """
     path = metrics_path(system_root)
-    if not (path / "_delta_log").exists():
+    if not system_table_exists(path):
         return []
     table = read_arrow(path, filters=[("AS_OF_DATE", "=", now.date().isoformat())])
     return [row for row in table.to_pylist() if row["AS_OF"] == now]
@@ -261,7 +262,16 @@ def gather(run: Run) -> RunFacts:
             for c in catalog.session.scalars(select(CloneFile))
         }
         roots = files.governed_roots(catalog, run.store.warehouse, run.now)
-        unlisted = {t.id for t in catalog.external_tables(run.now, released=False)} - set(roots)
+        on_store = {t.id for t in catalog.external_tables(run.now, released=False)}
+        if not isinstance(run.store.warehouse, Path):  # SPEC R44: every own table on S3
+            on_store.update(
+                catalog.session.scalars(
+                    select(CatalogObject.id).where(
+                        CatalogObject.kind == TABLE, CatalogObject.location.is_(None)
+                    )
+                )
+            )
+        unlisted = on_store - set(roots)
         guards = guards_frame(catalog, names, cursors, run.now)
     found, unread = files.table_files(roots, cursors)
     # SPEC R33, R50: the tables on an object store are not listed (files.governed_roots),

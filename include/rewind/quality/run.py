@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import time
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
@@ -40,9 +39,11 @@ from rewind.errors import RewindError
 from rewind.lifecycle import rules
 from rewind.lifecycle.context import Run
 from rewind.lifecycle.metrics import BYTE_COLUMNS
-from rewind.lifecycle.plan import plan_path
+from rewind.lifecycle.plan import plan_path, system_table_exists
 from rewind.quality import facts
 from rewind.quality.expectations import Check, evaluate, require
+from rewind.storage import location
+from rewind.storage.location import Root
 
 RETENTION = "EFFECTIVE_RETENTION_DAYS"
 STATS_PRECISION = timedelta(milliseconds=1)
@@ -169,7 +170,7 @@ def validate(run: Run) -> dict[str, Any]:
     return require(summary)
 
 
-def run_at(system_root: Path, now: datetime) -> str:
+def run_at(system_root: Root, now: datetime) -> str:
     """The id of the latest lifecycle run made at ``now`` (from its plan partition).
 
     Raises:
@@ -177,8 +178,9 @@ def run_at(system_root: Path, now: datetime) -> str:
     """
     path = plan_path(system_root)
     runs = []
-    if (path / "_delta_log").exists():
-        files = pa.table(DeltaTable(str(path)).get_add_actions(flatten=True))
+    if system_table_exists(path):
+        plans = DeltaTable(str(path), storage_options=location.storage_options(path))
+        files = pa.table(plans.get_add_actions(flatten=True))
         runs = [
             (row["modification_time"], row["partition.RUN_ID"])
             for row in files.select(

@@ -34,6 +34,7 @@ from rewind.sql.tables import (
     writable_snapshot,
 )
 from rewind.statement import Context
+from rewind.storage import location
 from rewind.storage.columns import Column, add_column, table_columns
 from rewind.storage.snapshot import DataFile, Snapshot
 from rewind.types import from_spark
@@ -250,9 +251,9 @@ def bind_table_as(ctx: Context, query: exp.Expression) -> Callable[[CatalogObjec
         for field in frame.schema.fields:
             columns = add_column(columns, field.name, from_spark(field.dataType.simpleString()), [])
         obj.columns = [c.as_json() for c in columns]
-        root = ctx.store.path(obj.id)
+        root = ctx.store.root(obj.id)
         ctx.undo.append(lambda: ctx.store.discard(obj.id))
-        root.mkdir(parents=True, exist_ok=False)
+        location.make_dir(root, exist_ok=False)
         files = write_frame(ctx, root, frame, columns, arrow_schema(columns))
         create_table_storage(ctx, obj, columns, files)
         release(binding)

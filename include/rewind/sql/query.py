@@ -256,7 +256,7 @@ def bind(ctx: Context, tree: exp.Expression, binding: Binding) -> exp.Expression
 
 
 def pin_root(ctx: Context) -> Path:
-    return ctx.store.warehouse.parent / "pins"
+    return ctx.store.home / "pins"
 
 
 def _check_files_held(ctx: Context, obj: CatalogObject, version: int) -> None:

@@ -14,7 +14,8 @@ mapping).
 
 Rewind's system tables (``system/retention_plan``, ``system/table_storage_metrics``)
 are written by delta-rs (``write_deltalake``, no deletion vectors, no column mapping)
-under the home, always a local directory.
+under the system root: a local directory, or an S3 prefix (``REWIND_SYSTEM_URI``, SPEC
+R44), read there through pyarrow's own S3 file system for the same reason.
 """
 
 from __future__ import annotations
@@ -28,13 +29,15 @@ from deltalake.table import FilterType
 from pyarrow import fs
 
 from rewind.errors import UnsupportedTableFeature
+from rewind.storage import location, objectstore
+from rewind.storage.location import Root
 
 
-def read_arrow(path: Path, filters: FilterType | None = None) -> pa.Table:
-    """The rows of the latest version of the local Delta table at ``path``.
+def read_arrow(path: Root, filters: FilterType | None = None) -> pa.Table:
+    """The rows of the latest version of the Delta table at ``path``.
 
     Args:
-        path: the table's directory (the one holding ``_delta_log``), on local disk.
+        path: the table's directory (the one holding ``_delta_log``), on local disk or S3.
         filters: DNF filters as ``DeltaTable.to_pyarrow_table`` takes them, e.g.
             ``[("RUN_ID", "=", run_id)]``: they prune files and filter rows.
 
@@ -44,11 +47,16 @@ def read_arrow(path: Path, filters: FilterType | None = None) -> pa.Table:
         UnsupportedTableFeature: the table needs deletion vectors, column mapping or
             another reader feature a pyarrow dataset would read wrong.
     """
-    root = str(Path(path).resolve())
+    if isinstance(path, Path):
+        root = str(path.resolve())
+        files: fs.FileSystem = fs.SubTreeFileSystem(root, fs.LocalFileSystem())
+    else:
+        root = str(path)
+        store = objectstore.arrow_filesystem(objectstore.settings())
+        files = fs.SubTreeFileSystem(f"{path.bucket}/{path.key}", store)
     try:
-        return DeltaTable(root).to_pyarrow_table(
-            filters=filters, filesystem=fs.SubTreeFileSystem(root, fs.LocalFileSystem())
-        )
+        table = DeltaTable(root, storage_options=location.storage_options(path))
+        return table.to_pyarrow_table(filters=filters, filesystem=files)
     except DeltaProtocolError as exc:
         raise UnsupportedTableFeature(
             f"Cannot read the Delta table {root} with Arrow: {str(exc).splitlines()[0]}"

@@ -9,11 +9,11 @@ retried by delta-rs, then refused as CONCURRENT_WRITE), and undoing a failed sta
 touches only the commit that statement made. Snapshots are replayed from the log
 (:mod:`rewind.storage.log`), so deletion vectors count right whoever wrote them.
 
-An external table may live on S3 (SPEC R41, R44): its log is read through
-:mod:`rewind.storage.location` and delta-rs commits to it with the object store's
-``storage_options``, so conditionally (SPEC R46). :meth:`TableStore.root` is a table's
-root of either kind; :meth:`TableStore.path` is a local directory only, and refuses a
-table on an object store rather than let local file code turn ``s3://b/t`` into a path.
+The warehouse (``REWIND_WAREHOUSE_URI``) and an external table may live on S3 (SPEC R41,
+R44): a log is read through :mod:`rewind.storage.location` and delta-rs commits with the
+object store's ``storage_options``, so conditionally (SPEC R46). :meth:`TableStore.root`
+is a table's root of either kind, and every file operation here goes through
+:mod:`rewind.storage.location`, which has one implementation per kind of root.
 """
 
 from __future__ import annotations
@@ -24,7 +24,6 @@ import errno
 import json
 import os
 import re
-import shutil
 import sys
 import uuid
 from collections.abc import Callable, Iterator, Sequence
@@ -46,8 +45,8 @@ from rewind.constants import (
     COMMIT_UNDO_KEY,
     DELTA_TABLE_CONFIG,
 )
-from rewind.errors import ConcurrentWrite, StorageError, UnsupportedError, UnsupportedTableFeature
-from rewind.storage import location, log, objectstore
+from rewind.errors import ConcurrentWrite, StorageError, UnsupportedTableFeature
+from rewind.storage import location, log
 from rewind.storage.location import Root
 from rewind.storage.snapshot import DataFile, Snapshot
 
@@ -98,13 +97,18 @@ def _reason(exc: Exception) -> str:
     return f"{first}: {causes[-1]}" if causes else first
 
 
-def link_or_copy(source: Path, destination: Path) -> None:
-    try:
-        os.link(source, destination)
-    except OSError as exc:
-        if exc.errno not in (errno.EXDEV, errno.EPERM, errno.ENOTSUP, errno.EMLINK):
-            raise
-        shutil.copy2(source, destination)
+def link_or_copy(source: Path, destination: Root) -> None:
+    """Share a local file with a new table: a hard link, else (another device, no support,
+    a table on S3) a copy of its bytes (:func:`location.copy`)."""
+    if isinstance(destination, Path):
+        destination.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.link(source, destination)
+            return
+        except OSError as exc:
+            if exc.errno not in (errno.EXDEV, errno.EPERM, errno.ENOTSUP, errno.EMLINK):
+                raise
+    location.copy(source, destination)
 
 
 def _add(file: DataFile, now: datetime) -> AddAction:
@@ -131,12 +135,30 @@ class TableStore:
     warehouse root, and external ones at their own locations (SPEC R41).
 
     Args:
+        warehouse: the root of Rewind's own tables, a local directory or an S3 prefix
+            (SPEC R44).
         locate: an external table's location by table id (None: the table is Rewind's
             own); asked once per id, the answer kept (an incarnation never moves).
+        home: the local home, where the pins of running reads (SPEC R19) and the markers
+            of running statements are kept; default: a local warehouse's parent.
+        system: the root of the system tables (SPEC R44); default: ``<home>/system``.
     """
 
-    def __init__(self, warehouse: Path, locate: Callable[[int], str | None] | None = None) -> None:
+    def __init__(
+        self,
+        warehouse: Root,
+        locate: Callable[[int], str | None] | None = None,
+        *,
+        home: Path | None = None,
+        system: Root | None = None,
+    ) -> None:
+        if home is None:
+            if not isinstance(warehouse, Path):
+                raise ValueError(f"A warehouse on an object store ({warehouse}) needs a home.")
+            home = warehouse.parent
         self.warehouse = warehouse
+        self.home = home
+        self.system = system if system is not None else home / "system"
         self._locate = locate
         self._external: dict[int, Root | None] = {}
 
@@ -159,30 +181,22 @@ class TableStore:
         """Locations come from ids, never from names (SPEC R4, R41)."""
         return self.external(table_id) or self.warehouse / str(int(table_id))
 
-    def path(self, table_id: int) -> Path:
-        """A table's local directory.
-
-        Raises:
-            UnsupportedError: the table is on an object store, which the local file
-                code asking (a new table's directory, a clone's links) cannot reach.
-        """
-        root = self.root(table_id)
-        if not isinstance(root, Path):
-            raise UnsupportedError(
-                f"Table id {int(table_id)} is on an object store ({root}): this operation "
-                "works on local tables only so far."
-            )
-        return root
+    def purged(self, table_id: int) -> bool:
+        """Whether a table Rewind created has no storage left (its directory removed for
+        good, SPEC R12; S3: one LIST of one key). An external table's location is the
+        team's, never removed by Rewind (SPEC R41) nor probed (SPEC R50): never purged."""
+        if self.external(table_id) is not None:
+            return False
+        return not location.is_dir(self.root(table_id))
 
     def _options(self, root: Root) -> dict[str, str] | None:
         """delta-rs's ``storage_options`` for a root on S3 (conditional commits, R46)."""
-        if isinstance(root, Path):
-            return None
-        return objectstore.delta_rs_options(objectstore.settings())
+        return location.storage_options(root)
 
     def table_id_in(self, text: str) -> int | None:
         """The id of the table whose directory ``text`` (an error message) names, if any."""
-        found = re.search(re.escape(str(self.warehouse)) + r"/(\d+)(?:/|\b)", text)
+        where = re.escape(str(self.warehouse).split("://", 1)[-1])
+        found = re.search(r"(?:s3a?://)?" + where + r"/(\d+)(?:/|\b)", text)
         return int(found[1]) if found else None
 
     @contextlib.contextmanager
@@ -218,10 +232,10 @@ class TableStore:
     ) -> int:
         """Create version 0 of a new table, holding ``adds`` (already in its dir), partitioned
         by ``partition_by`` (a clone of a partitioned table); returns 0."""
-        path = self.path(table_id)
-        if (path / "_delta_log").exists():
+        path = self.root(table_id)
+        if location.is_dir(path / "_delta_log"):
             raise StorageError(f"Storage for table id {table_id} already exists at {path}.")
-        path.mkdir(parents=True, exist_ok=True)
+        location.make_dir(path)
         with self._writing(table_id):
             create_table_with_add_actions(
                 str(path),
@@ -231,6 +245,7 @@ class TableStore:
                 configuration=DELTA_TABLE_CONFIG,
                 commit_properties=_props(query_id, now),
                 post_commithook_properties=_HOOKS,
+                storage_options=self._options(path),
             )
         return 0
 
@@ -242,19 +257,18 @@ class TableStore:
 
         Files are immutable, so a clone never copies bytes where the storage allows: a
         local source's files are hard-linked into the clone under the same relative paths
-        (where the file system refuses links, another device or no support, the bytes are
-        copied); an object store's are referenced where they are, by absolute URI, as
-        Delta's shallow clone does, and so stay those a clone of a clone references.
+        (where the file system refuses links, another device or no support, or the clone
+        is on S3, the bytes are copied); an object store's are referenced where they are,
+        by absolute URI, as Delta's shallow clone does (SPEC R47), and so stay those a
+        clone of a clone references, whether the clone's own table is local or on S3.
         delta-rs and delta-spark read the clone either way.
         """
-        target = self.path(target_id)
+        target = self.root(target_id)
         shared: list[DataFile] = []
         for file in files:
             where = location.data_file(source_root, file.path)
             if isinstance(where, Path):
-                destination = target / file.path
-                destination.parent.mkdir(parents=True, exist_ok=True)
-                link_or_copy(where, destination)
+                link_or_copy(where, target / file.path)
             else:
                 file = dataclasses.replace(file, path=str(where))
             shared.append(file)
@@ -443,8 +457,4 @@ class TableStore:
         """Remove the whole directory of a table whose creation is being undone; an
         external table's location is never removed (SPEC R41: its files are the team's)."""
         if self.external(table_id) is None:
-            shutil.rmtree(self.path(table_id), ignore_errors=True)
-
-    def remove_files(self, files: list[Path]) -> None:
-        for file in files:
-            file.unlink(missing_ok=True)
+            location.remove_tree(self.root(table_id))

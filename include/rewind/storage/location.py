@@ -141,6 +141,53 @@ def size(path: Root) -> int | None:
         return None
 
 
+def is_dir(directory: Root) -> bool:
+    """Whether a directory is there (S3: anything under its prefix, one LIST of one key)."""
+    if isinstance(directory, Path):
+        return directory.is_dir()
+    with _s3(directory) as client:
+        found = client.list_objects_v2(Bucket=directory.bucket, Prefix=directory.prefix, MaxKeys=1)
+    return bool(found.get("Contents"))
+
+
+def make_dir(directory: Root, *, exist_ok: bool = True) -> None:
+    """Create a directory and its parents (S3: nothing to create, a prefix is there once an
+    object is under it).
+
+    Raises:
+        FileExistsError: a local directory is there and ``exist_ok`` is False.
+    """
+    if isinstance(directory, Path):
+        directory.mkdir(parents=True, exist_ok=exist_ok)
+
+
+def storage_options(root: Root) -> dict[str, str] | None:
+    """delta-rs's ``storage_options`` for a Delta table at ``root``: None for a local one;
+    on S3 the object store's (conditional commits, SPEC R46)."""
+    if isinstance(root, Path):
+        return None
+    return objectstore.delta_rs_options(objectstore.settings())
+
+
+def copy(source: Root, target: Root) -> None:
+    """Put a copy of a file at ``target``, a file of its own: a local one copied (or, from
+    S3, downloaded, :func:`download`); on S3 copied server-side or uploaded, verified
+    (:func:`copy_verified`).
+
+    Raises:
+        FileNotFoundError: the source is not there.
+        OSError: the store failed, or the copy is not the source's bytes.
+    """
+    if isinstance(target, S3Location):
+        copy_verified(source, target, Placement())
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(source, Path):
+        shutil.copy2(source, target)
+    else:
+        download(source, target)
+
+
 def download(source: S3Location, target: Path) -> None:
     """Copy an object into a local file so that ``target`` is either absent or whole: the
     bytes go to ``target + '.part'``, are synced, and are verified against the object's
@@ -255,7 +302,8 @@ def unlink(path: Root) -> None:
 
 
 def remove_tree(directory: Root) -> None:
-    """Delete a statement's staging directory and everything in it (best effort)."""
+    """Delete a directory and everything in it (best effort): a statement's staging area,
+    a new table whose creation is undone, a purged table's directory."""
     if isinstance(directory, Path):
         shutil.rmtree(directory, ignore_errors=True)
         return

@@ -34,6 +34,7 @@ from rewind.errors import ConfigurationError, InvalidLocation, StorageError
 
 if TYPE_CHECKING:
     from botocore.client import BaseClient
+    from pyarrow.fs import S3FileSystem
 
 SCHEMES = ("s3", "s3a")
 DEFAULT_REGION = "us-east-1"
@@ -359,6 +360,24 @@ def delta_rs_options(s: S3Settings) -> dict[str, str]:
         if s.session_token:
             options["AWS_SESSION_TOKEN"] = s.session_token
     return options
+
+
+def arrow_filesystem(s: S3Settings) -> S3FileSystem:
+    """pyarrow's own S3 file system, for the Arrow reads of Rewind's system tables
+    (:mod:`rewind.storage.arrow_read`): path-style addressing, as for every custom endpoint."""
+    from pyarrow import fs
+
+    endpoint = s.endpoint_url.split("://", 1)[-1] if s.endpoint_url else None
+    return fs.S3FileSystem(
+        access_key=s.access_key_id,
+        secret_key=s.secret_access_key,
+        session_token=s.session_token,
+        region=s.region,
+        scheme="http" if s.plain_http else "https",
+        endpoint_override=endpoint,
+        connect_timeout=5,
+        request_timeout=30,
+    )
 
 
 def boto3_kwargs(

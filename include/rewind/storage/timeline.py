@@ -40,7 +40,7 @@ EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def running_root(store: TableStore) -> Path:
-    return store.warehouse.parent / "running"
+    return store.home / "running"
 
 
 @contextlib.contextmanager
