@@ -51,7 +51,7 @@ from rewind.dashboard_model import (
     Scope,
     first_day,
 )
-from rewind.errors import CatalogError, StorageError, UnknownUser
+from rewind.errors import AccessDenied, CatalogError, StorageError, UnknownUser
 from rewind.identifiers import QualifiedName
 from rewind.lifecycle import rules
 from rewind.lifecycle.metrics import BYTE_COLUMNS, metrics_path
@@ -91,6 +91,36 @@ def load_dashboard(
         engine.dispose()
     _read_storage(board, metrics_path(config.system_root), visible)
     return board
+
+
+def load_run(config: Config, viewer: str, run_id: str) -> RunSummary | None:
+    """One lifecycle run's record (SPEC R29, R35) as the Rewind user ``viewer`` may see
+    it: runs are account-wide, so only ACCOUNTADMIN sees them, as on the dashboard.
+    None: no catalog yet, or no such run.
+
+    Raises:
+        UnknownUser: ``viewer`` is not a Rewind user (of a catalog that exists).
+        AccessDenied: ``viewer``'s default role is not ACCOUNTADMIN.
+        CatalogError: the catalog exists but cannot be read.
+    """
+    engine = _catalog_engine(config.catalog_url)
+    if engine is None:
+        return None
+    board = Dashboard(home="", now=datetime.min, scope=Scope(), viewer=viewer)
+    try:
+        with Session(engine) as session:
+            _viewer(board, session)
+            if board.role != ACCOUNTADMIN:
+                raise AccessDenied(
+                    f"Lifecycle runs are account-wide: role {board.role} may not see them "
+                    f"(ACCOUNTADMIN only)."
+                )
+            run = session.get(LifecycleRun, run_id)
+            return _summary(run) if run is not None else None
+    except SQLAlchemyError as exc:
+        raise CatalogError(f"Cannot read the catalog: {str(exc).splitlines()[0]}") from None
+    finally:
+        engine.dispose()
 
 
 def _viewer(board: Dashboard, session: Session) -> set[int] | None:
@@ -283,6 +313,8 @@ def _runs(session: Session, now: datetime) -> list[RunSummary]:
         .order_by(LifecycleRun.now.desc(), LifecycleRun.run_id)
         .limit(LAST_RUNS)
     )
-    return [
-        RunSummary(r.run_id, r.now, list((r.summary or {}).get("steps", [])) or None) for r in runs
-    ]
+    return [_summary(r) for r in runs]
+
+
+def _summary(run: LifecycleRun) -> RunSummary:
+    return RunSummary(run.run_id, run.now, list((run.summary or {}).get("steps", [])) or None)

@@ -210,11 +210,17 @@ def test_restore_through_the_form(
 
 
 def test_plugin_is_registered_with_a_menu_entry(airflow: Airflow) -> None:
-    """The api-server loaded the plugin: its app at /rewind and its entry in the UI menu."""
+    """The api-server loaded the plugin: its app at /rewind and its three React views (the
+    Browse menu's Rewind page, a tab on DAG runs, a dashboard card; issue 29)."""
     plugins = {p["name"]: p for p in airflow.request("GET", "/api/v2/plugins")["plugins"]}
     rewind = plugins["rewind"]
     assert [app["url_prefix"] for app in rewind["fastapi_apps"]] == ["/rewind"]
-    assert [view["name"] for view in rewind["external_views"]] == ["Rewind"]
+    assert rewind["external_views"] == []
+    assert {app["destination"]: app["name"] for app in rewind["react_apps"]} == {
+        "nav": "Rewind",
+        "dag_run": "Rewind lifecycle",
+        "dashboard": "Rewind storage",
+    }
 
 
 SUMMARY = f"/rewind/api/summary?now={NOW.replace('+00:00', 'Z')}"

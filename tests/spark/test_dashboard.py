@@ -44,6 +44,7 @@ from rewind.config import Config
 from rewind.dashboard_html import human_bytes
 from rewind.dashboard_model import LAST_RUNS
 from rewind.lifecycle.metrics import BYTE_COLUMNS, metrics_path
+from rewind.operations.identity import rewind_user
 from rewind.runner import run_lifecycle
 from rewind.storage.arrow_read import read_arrow
 
@@ -159,7 +160,7 @@ def viewer(plugin: ModuleType) -> Iterator[Callable[[str], None]]:
     here the data is under test, so the identity is given, as ``admin`` by default."""
 
     def _as(airflow_user: str) -> None:
-        plugin.app.dependency_overrides[plugin.airflow_user] = lambda: airflow_user
+        plugin.app.dependency_overrides[plugin.viewer] = lambda: rewind_user(airflow_user)
 
     _as("admin")
     yield _as
@@ -567,10 +568,10 @@ def test_airflow_loads_the_plugin_and_serves_the_page(
     prefix: str,
 ) -> None:
     """Airflow's plugins manager loads ``plugins/``: the FastAPI app is mounted on the real
-    api-server app, the Browse-menu entry is a valid external view pointing at it (under
-    ``[api] base_url`` too), and the mounted page serves the warehouse's real data — only
-    to a request carrying a real Airflow JWT (bearer header or the UI's cookie): without
-    one, with a forged or a malformed one, 401 (SPEC R37, R38)."""
+    api-server app, its three React views are valid react_apps (the Browse-menu entry
+    among them, under ``[api] base_url`` too), and the mounted page serves the warehouse's
+    real data — only to a request carrying a real Airflow JWT (bearer header or the UI's
+    cookie): without one, with a forged or a malformed one, 401 (SPEC R37, R38)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("REWIND_", "AIRFLOW"))}
     env.update(
         AIRFLOW_HOME=str(tmp_path / "airflow"),
@@ -593,14 +594,14 @@ def test_airflow_loads_the_plugin_and_serves_the_page(
     assert seen["refused"] == [401] * 5
     assert seen["import_errors"] == {}
     assert ["Rewind", "/rewind"] in seen["fastapi_apps"]
-    [view] = seen["plugin"]["external_views"]
-    assert {k: view[k] for k in ("name", "href", "url_route", "destination", "category")} == {
+    assert seen["plugin"]["external_views"] == []
+    apps = {a["destination"]: a for a in seen["plugin"]["react_apps"]}
+    assert {k: apps["nav"][k] for k in ("name", "url_route", "category")} == {
         "name": "Rewind",
-        "href": f"{prefix}/rewind/",
         "url_route": "rewind",
-        "destination": "nav",
         "category": "browse",
     }
+    assert sorted(apps) == ["dag_run", "dashboard", "nav"]
     monkeypatch.setenv("REWIND_HOME", str(warehouse.home))
     assert seen["summary"] == [200, summary(client, VIEW_AT)]
     assert seen["page"][0] == 200
