@@ -1,0 +1,60 @@
+import { HStack, Heading, Link, Stack, Text } from "@chakra-ui/react";
+
+import type { DagRunSummary } from "../api";
+import { RunState } from "../components/RunState";
+import { RunSteps } from "../components/RunSteps";
+import { Empty, Show } from "../components/States";
+import { formatInstant } from "../format";
+import { useApi } from "../useApi";
+import { pageUrl } from "./RewindPage";
+
+export type RunTabProps = { readonly dagId?: string; readonly runId?: string };
+
+/** The tab on a DAG run: that night's lifecycle for a rewind_nightly run. */
+export const RunTab = ({ dagId, runId }: RunTabProps) => {
+  const path =
+    dagId === undefined || runId === undefined
+      ? null
+      : `dag_runs/${encodeURIComponent(dagId)}/${encodeURIComponent(runId)}`;
+  const summary = useApi<DagRunSummary>(path);
+
+  if (path === null) {
+    return <Empty>Open a DAG run to see its lifecycle.</Empty>;
+  }
+
+  return (
+    <Stack data-testid="rewind-run" gap={4} p={{ base: 2, md: 4 }}>
+      <Show loaded={summary} what="the lifecycle run">
+        {(data) => {
+          if (!data.applies) {
+            return (
+              <Empty>
+                The Rewind tab applies to runs of rewind_nightly; {data.dag_id} is not a lifecycle DAG.
+              </Empty>
+            );
+          }
+          if (data.run === null) {
+            return <Empty>This run has recorded no lifecycle step yet.</Empty>;
+          }
+
+          return (
+            <Stack gap={3}>
+              <HStack flexWrap="wrap" justifyContent="space-between">
+                <Heading as="h2" size="md">
+                  Lifecycle run of {formatInstant(data.run.now)} <RunState state={data.run.state} />
+                </Heading>
+                <Link colorPalette="blue" data-testid="page-link" href={pageUrl({ now: data.run.now })}>
+                  Storage as of this night on the Rewind page
+                </Link>
+              </HStack>
+              <Text color="fg.muted" fontSize="sm">
+                Lifecycle run {data.run.run_id}
+              </Text>
+              <RunSteps steps={data.run.steps ?? []} />
+            </Stack>
+          );
+        }}
+      </Show>
+    </Stack>
+  );
+};
