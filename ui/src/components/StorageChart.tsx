@@ -1,10 +1,13 @@
 import { Box, HStack, Text } from "@chakra-ui/react";
+import { useEffect, useRef, useState } from "react";
 
 import { BYTE_CLASSES, type Day } from "../api";
 import { CLASS_COLORS, CLASS_LABELS, humanBytes } from "../format";
 
-const WIDTH = 800;
+const DEFAULT_WIDTH = 800;
+const MIN_WIDTH = 320;
 const HEIGHT = 240;
+const MAX_BAR = 48;
 const TOP = 16;
 const LEFT = 72;
 const BOTTOM = 24;
@@ -13,22 +16,45 @@ type Props = { readonly days: Array<Day> };
 
 /** SPEC R33, R35: the four byte classes of each day, stacked; a tooltip per segment. */
 export const StorageChart = ({ days }: Props) => {
+  // Drawn at the container's own width, so labels keep their size on any screen.
+  const container = useRef<HTMLDivElement>(null);
+  const [width, setWidth] = useState(DEFAULT_WIDTH);
+
+  useEffect(() => {
+    const element = container.current;
+
+    if (element === null || typeof ResizeObserver === "undefined") {
+      return undefined;
+    }
+    const observer = new ResizeObserver(([entry]) => {
+      if (entry !== undefined && entry.contentRect.width > 0) {
+        setWidth(Math.max(MIN_WIDTH, Math.floor(entry.contentRect.width)));
+      }
+    });
+
+    observer.observe(element);
+
+    return () => observer.disconnect();
+  }, []);
+
   const totals = days.map((day) => BYTE_CLASSES.reduce((sum, c) => sum + day.bytes[c], 0));
   const top = Math.max(1, ...totals);
   const plotHeight = HEIGHT - TOP - BOTTOM;
-  const slot = (WIDTH - LEFT) / Math.max(1, days.length);
-  const barWidth = Math.max(2, slot * 0.7);
-  const labelEvery = Math.max(1, Math.ceil(days.length / 8));
+  const slot = (width - LEFT) / Math.max(1, days.length);
+  const barWidth = Math.min(MAX_BAR, Math.max(2, slot * 0.7));
+  const labelEvery = Math.max(1, Math.ceil(days.length / Math.max(2, Math.floor(width / 70))));
 
   return (
-    <Box data-testid="storage-chart" width="100%">
+    <Box data-testid="storage-chart" overflow="hidden" ref={container} width="100%">
       <svg
         aria-label="Storage by class over time"
         role="img"
-        style={{ display: "block", height: "auto", width: "100%" }}
-        viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
+        height={HEIGHT}
+        style={{ display: "block" }}
+        viewBox={`0 0 ${width} ${HEIGHT}`}
+        width={width}
       >
-        <line stroke="var(--chakra-colors-border)" x1={LEFT} x2={WIDTH} y1={HEIGHT - BOTTOM} y2={HEIGHT - BOTTOM} />
+        <line stroke="var(--chakra-colors-border)" x1={LEFT} x2={width} y1={HEIGHT - BOTTOM} y2={HEIGHT - BOTTOM} />
         <text fill="var(--chakra-colors-fg-muted)" fontSize="11" textAnchor="end" x={LEFT - 6} y={TOP + 4}>
           {humanBytes(top)}
         </text>
