@@ -23,7 +23,7 @@ AIRFLOW_ENV := AIRFLOW_HOME=$(CURDIR)/.airflow AIRFLOW__CORE__DAGS_FOLDER=$(CURD
 # ADMIN; every other Airflow user acts as the Rewind user of its own name (README,
 # "Security model").
 
-.PHONY: help setup run airflow airflow-db test test-fast browser postgres compose-check lint bench clean
+.PHONY: help setup ui ui-check run airflow airflow-db test test-fast browser postgres compose-check lint bench clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -45,7 +45,25 @@ $(JSTAMP): deploy/jars.sh deploy/delta/pom.xml deploy/s3/pom.xml deploy/logstore
 	sh deploy/jars.sh $(JARS)
 	touch $(JSTAMP)
 
-setup: $(STAMP) $(JSTAMP)  ## create .venv, install requirements.txt + the rewind package, fetch the Delta jars
+setup: $(STAMP) $(JSTAMP) ui  ## create .venv, install requirements.txt + the rewind package, fetch the Delta jars, build the UI bundles (with Node)
+
+# The Rewind views in the Airflow UI (issue 29): ui/ (npm, package-lock.json) builds three
+# UMD bundles into include/rewind/ui_static/, committed, so installing needs no Node.
+UI_SRC   := ui/package.json ui/vite.config.ts ui/build.mjs ui/tsconfig.json $(shell find ui/src -type f 2>/dev/null)
+UI_DEPS  := ui/node_modules/.rewind-installed
+UI_STAMP := ui/node_modules/.rewind-built
+ui:  ## build the UI bundles when Node is present (else keep the committed ones)
+	@if command -v npm >/dev/null; then $(MAKE) --no-print-directory $(UI_STAMP); \
+	else echo "npm not found: keeping the committed bundles of include/rewind/ui_static/"; fi
+$(UI_DEPS): ui/package-lock.json
+	cd ui && npm ci --no-audit --no-fund
+	touch $@
+$(UI_STAMP): $(UI_DEPS) $(UI_SRC)
+	cd ui && npm run build
+	touch $@
+ui-check: $(UI_DEPS)  ## Vitest, then fail if the committed bundles are not what ui/ builds
+	cd ui && npm test && npm run build
+	git diff --exit-code --stat include/rewind/ui_static/
 
 run: setup  ## demo: 3 weeks of history, the analyst's time travel, rewind_nightly through Airflow, metrics, what next
 	$(BIN)/python -m rewind.demo build --home $(DEMO_HOME) --lake $(DEMO_LAKE)

@@ -1,0 +1,373 @@
+"""Rewind's three React views inside the real Airflow UI, in Debian's Chromium (issue 29;
+SPEC R33, R35, R37, R38).
+
+The warehouse of ``test_plugin_api.py`` (three nights of the real lifecycle, Spark
+local[2]) is served by a real ``airflow api-server`` (simple auth manager, SQLite
+metadata of its own, ``REWIND_NOW`` at the warehouse's clock); the nightly DAG is
+serialized and its run of the last night recorded, so its run page exists. Chromium
+(Debian's ``chromium`` + ``chromium-driver`` through Selenium, nothing downloaded) logs
+in with the UI's ``_token`` cookie and opens the Rewind page, the run's tab and the
+dashboard: each renders inside Airflow's own page (no iframe), its figures equal
+``TABLE_STORAGE_METRICS`` and the run's recorded steps, the browser logs no error, and
+the page's background in light and dark mode is Airflow's. A non-admin sees no fail-safe
+data and no object it holds no privilege on. Under a ``base_url`` path the app loads
+too. Screenshots land in ``tests/e2e/artifacts/`` (ignored by git).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_plugin_api import NIGHTLY_RUN, REPO, RUNS, VIEW_AT, by_class, warehouse
+
+from rewind.clock import format_timestamp
+from rewind.lifecycle.metrics import BYTE_COLUMNS
+
+pytestmark = [pytest.mark.spark, pytest.mark.e2e, pytest.mark.xdist_group("dashboard")]
+
+__all__ = ["warehouse"]  # the fixture, shared with test_plugin_api.py
+
+ARTIFACTS = REPO / "tests" / "e2e" / "artifacts"
+BIN = Path(sys.executable).parent
+RUN_TAB = f"dags/rewind_nightly/runs/{NIGHTLY_RUN}/plugin/rewind_run"
+START_TIMEOUT_S = 180
+
+RECORD_RUN = """
+import sys
+from datetime import datetime, timezone
+from airflow.models.dag_version import DagVersion
+from airflow.models.dagrun import DagRun
+from airflow.utils.session import create_session
+from airflow.utils.state import DagRunState
+from airflow.utils.types import DagRunTriggeredByType, DagRunType
+
+night = datetime(2026, 3, 4, tzinfo=timezone.utc)
+with create_session() as session:
+    run = DagRun(
+        dag_id="rewind_nightly", run_id=sys.argv[1], run_type=DagRunType.SCHEDULED,
+        logical_date=night, run_after=night, state=DagRunState.SUCCESS,
+        data_interval=(datetime(2026, 3, 3, tzinfo=timezone.utc), night),
+        triggered_by=DagRunTriggeredByType.TIMETABLE,
+    )
+    run.created_dag_version = DagVersion.get_latest_version("rewind_nightly", session=session)
+    session.add(run)
+"""
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class ApiServer:
+    """``airflow api-server`` on loopback with the repository's plugin and DAGs."""
+
+    root: Path
+    home: Path
+    path: str = ""  # the base_url's path, "" or "/airflow"
+    port: int = 0
+    proc: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}{self.path}"
+
+    def env(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("REWIND_", "AIRFLOW"))}
+        env.update(
+            PATH=os.pathsep.join((str(BIN), env.get("PATH", ""))),
+            AIRFLOW_HOME=str(self.root / "airflow"),
+            AIRFLOW__CORE__DAGS_FOLDER=str(REPO / "dags"),
+            AIRFLOW__CORE__PLUGINS_FOLDER=str(REPO / "plugins"),
+            AIRFLOW__CORE__LOAD_EXAMPLES="False",
+            AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_USERS="admin:admin,analyst:viewer",
+            AIRFLOW__API__HOST="127.0.0.1",
+            AIRFLOW__API__PORT=str(self.port),
+            AIRFLOW__API__BASE_URL=self.url,
+            REWIND_HOME=str(self.home),
+            REWIND_NOW=format_timestamp(VIEW_AT),
+        )
+        return env
+
+    def run(self, *args: str) -> None:
+        proc = subprocess.run(
+            args, env=self.env(), capture_output=True, text=True, timeout=600, check=False
+        )
+        assert proc.returncode == 0, f"{args}:\n{proc.stderr[-3000:]}"
+
+    def start(self) -> None:
+        self.port = free_port()
+        self.run(str(BIN / "airflow"), "db", "migrate")
+        self.run(str(BIN / "airflow"), "dags", "reserialize")
+        self.run(sys.executable, "-c", RECORD_RUN, NIGHTLY_RUN)
+        with open(self.root / "api-server.log", "wb") as log:
+            self.proc = subprocess.Popen(
+                [str(BIN / "airflow"), "api-server", "--port", str(self.port)],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env=self.env(),
+                start_new_session=True,
+            )
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            try:
+                with urllib.request.urlopen(f"{self.url}/api/v2/version", timeout=5):
+                    return
+            except OSError:
+                assert self.proc.poll() is None, (self.root / "api-server.log").read_text()[-3000:]
+                time.sleep(1)
+        pytest.fail(f"api-server not up:\n{(self.root / 'api-server.log').read_text()[-3000:]}")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            os.killpg(self.proc.pid, 15)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, 9)
+
+    def token(self, user: str) -> str:
+        passwords = self.root / "airflow" / "simple_auth_manager_passwords.json.generated"
+        login = {"username": user, "password": json.loads(passwords.read_text())[user]}
+        request = urllib.request.Request(
+            f"{self.url}/auth/token",
+            data=json.dumps(login).encode(),
+            headers={"Content-Type": "application/json"},
+        )
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return str(json.load(response)["access_token"])
+
+
+@contextmanager
+def serving(root: Path, home: Path, path: str = "") -> Iterator[ApiServer]:
+    server = ApiServer(root, home, path)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def airflow(
+    warehouse: dict[str, Any], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ApiServer]:
+    with serving(tmp_path_factory.mktemp("api-server"), warehouse["home"]) as server:
+        yield server
+
+
+class Browser:
+    """Headless Chromium logged in to Airflow as one user, in one color mode."""
+
+    def __init__(self, driver: Any, server: ApiServer) -> None:
+        self.driver, self.server = driver, server
+
+    def login(self, user: str, mode: str = "light") -> None:
+        self.driver.get(f"{self.server.url}/api/v2/version")
+        self.driver.delete_all_cookies()
+        self.driver.add_cookie({"name": "_token", "value": self.server.token(user)})
+        # Airflow's color mode (next-themes) is kept in localStorage under "theme".
+        self.driver.execute_script("localStorage.setItem('theme', arguments[0])", mode)
+
+    def open(self, path: str, ready: str, timeout: float = 90) -> None:
+        """Open a UI page and wait until ``ready`` (a CSS selector) is shown."""
+        from selenium.webdriver.common.by import By
+        from selenium.webdriver.support import expected_conditions
+        from selenium.webdriver.support.ui import WebDriverWait
+
+        self.driver.get(f"{self.server.url}/{path}")
+        WebDriverWait(self.driver, timeout).until(
+            expected_conditions.presence_of_element_located((By.CSS_SELECTOR, ready))
+        )
+
+    def all(self, selector: str) -> list[Any]:
+        from selenium.webdriver.common.by import By
+
+        return list(self.driver.find_elements(By.CSS_SELECTOR, selector))
+
+    def errors(self) -> list[str]:
+        """What the page logged as an error since the last call."""
+        return [e["message"] for e in self.driver.get_log("browser") if e["level"] == "SEVERE"]
+
+    def backgrounds(self, testid: str) -> tuple[str, str]:
+        """The background a view is drawn on, and that of Airflow's main content."""
+        script = """
+            const shown = (el) => {
+              for (; el; el = el.parentElement) {
+                const color = getComputedStyle(el).backgroundColor;
+                if (color !== 'rgba(0, 0, 0, 0)') return color;
+              }
+              return null;
+            };
+            const view = document.querySelector(`[data-testid="${arguments[0]}"]`);
+            return [shown(view), shown(document.querySelector('[data-testid=main-content]'))];
+        """
+        found = self.driver.execute_script(script, testid)
+        return str(found[0]), str(found[1])
+
+    def screenshot(self, name: str) -> None:
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        height = int(self.driver.execute_script("return document.body.scrollHeight"))
+        self.driver.set_window_size(1400, max(1000, height))
+        self.driver.save_screenshot(str(ARTIFACTS / name))
+        self.driver.set_window_size(1400, 1000)
+
+
+@contextmanager
+def chromium(server: ApiServer) -> Iterator[Browser]:
+    """Debian's Chromium through Debian's chromedriver: nothing is downloaded."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    binary, driver = shutil.which("chromium"), shutil.which("chromedriver")
+    if not binary or not driver:
+        pytest.fail("chromium / chromedriver missing: run `make browser` (Debian packages)")
+    options = webdriver.ChromeOptions()
+    options.binary_location = binary
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--window-size=1400,1000",
+    ):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    browser = webdriver.Chrome(options=options, service=Service(driver))
+    try:
+        yield Browser(browser, server)
+    finally:
+        browser.quit()
+
+
+def attr_bytes(elements: list[Any]) -> dict[str, int]:
+    """data-metric -> data-bytes, summed, of the elements given."""
+    found: dict[str, int] = {}
+    for element in elements:
+        metric = str(element.get_attribute("data-metric"))
+        found[metric] = found.get(metric, 0) + int(element.get_attribute("data-bytes") or 0)
+    return found
+
+
+@pytest.mark.parametrize("mode", ["light", "dark"])
+def test_the_rewind_page_renders_inside_airflow_with_the_view_s_figures(
+    warehouse: dict[str, Any], airflow: ApiServer, mode: str
+) -> None:
+    """SPEC R33, R35: the admin's page, inside Airflow's UI, charts every night and its
+    last day's stack and totals are TABLE_STORAGE_METRICS; fail-safe and runs are listed,
+    the runs linked to their Airflow runs; no console error; Airflow's background."""
+    expected = by_class(warehouse["view"])
+    with chromium(airflow) as browser:
+        browser.login("admin", mode)
+        browser.open("plugin/rewind", "[data-testid=runs]")
+        assert browser.all("iframe") == []
+        assert browser.driver.execute_script("return document.documentElement.className") == mode
+        segments = browser.all("svg rect.segment")
+        assert len(segments) == len(BYTE_COLUMNS) * len(RUNS)
+        last = VIEW_AT.date().isoformat()
+        assert attr_bytes([s for s in segments if s.get_attribute("data-date") == last]) == (
+            expected
+        )
+        [total] = browser.all("[data-testid=total]")
+        cells = total.find_elements("css selector", "[data-metric]")
+        assert {k: v for k, v in attr_bytes(cells).items() if k != "TOTAL"} == expected
+        assert {r.get_attribute("data-name") for r in browser.all("[data-testid=failsafe] tr")} >= {
+            "LAB.PUBLIC.OLD",
+            "SHOP.PUBLIC.ORDERS",
+        }
+        links = [a.get_attribute("href") for a in browser.all("[data-testid=runs] a")]
+        assert any(RUN_TAB.replace("+", "%2B").replace(":", "%3A") in str(h) for h in links)
+        view, host = browser.backgrounds("rewind-page")
+        assert view == host
+        assert browser.errors() == []
+        browser.screenshot(f"rewind_page_{mode}.png")
+
+
+def test_the_nightly_run_tab_shows_that_night_s_steps(
+    warehouse: dict[str, Any], airflow: ApiServer
+) -> None:
+    """SPEC R29, R35: the tab of the last night's rewind_nightly run lists each step the
+    lifecycle recorded, with its figures, time and the Great Expectations results."""
+    recorded = warehouse["steps"][RUNS[-1]]
+    with chromium(airflow) as browser:
+        browser.login("admin")
+        browser.open(RUN_TAB, "[data-testid=steps]")
+        assert browser.all("iframe") == []
+        shown = [s.get_attribute("data-step") for s in browser.all("[data-testid=steps] > div")]
+        assert shown == [step["step"] for step in recorded]
+        expire = next(step for step in recorded if step["step"] == "expire_versions")
+        [moved] = browser.all("[data-step=expire_versions] [data-figure=bytes_moved]")
+        assert int(moved.get_attribute("data-value")) == expire["bytes_moved"] > 0
+        validate = next(step for step in recorded if step["step"] == "validate")
+        results = browser.all("[data-testid=expectations] [data-success]")
+        assert len(results) == len(validate["results"])
+        assert browser.errors() == []
+        browser.screenshot("rewind_run_tab.png")
+
+
+def test_the_dashboard_card_shows_the_totals(warehouse: dict[str, Any], airflow: ApiServer) -> None:
+    """The card on Airflow's home page: totals by class, the next purge, the last night."""
+    with chromium(airflow) as browser:
+        browser.login("admin", "dark")
+        browser.open("", "[data-testid=next-purge]")
+        card = browser.all("[data-testid=rewind-card] [data-metric]")
+        assert attr_bytes(card) == by_class(warehouse["view"])
+        assert browser.all("[data-testid=last-run] [data-state=success]")
+        view, host = browser.backgrounds("rewind-card")
+        assert view == host
+        assert browser.errors() == []
+        browser.screenshot("rewind_card_dark.png")
+
+
+def test_a_non_admin_sees_only_its_objects_and_no_failsafe_r37_r38(
+    warehouse: dict[str, Any], airflow: ApiServer
+) -> None:
+    """SPEC R37, R38: analyst (role CLERK, SELECT on ORDERS) gets SHOP alone with ORDERS's
+    bytes, no fail-safe section nor runs, and nothing of LAB anywhere on the page."""
+    orders = next(r for r in warehouse["view"] if r["TABLE_NAME"] == "ORDERS")
+    with chromium(airflow) as browser:
+        browser.login("analyst")
+        browser.open("plugin/rewind", "[data-testid=admin-only]")
+        browser.open("plugin/rewind?database=SHOP&schema=PUBLIC", "[data-testid=figures]")
+        names = [r.get_attribute("data-name") for r in browser.all("[data-testid=group]")]
+        assert names == ["SHOP.PUBLIC.ORDERS"]
+        [total] = browser.all("[data-testid=total]")
+        cells = total.find_elements("css selector", "[data-metric]")
+        assert {k: v for k, v in attr_bytes(cells).items() if k != "TOTAL"} == {
+            c: orders[c] for c in BYTE_COLUMNS
+        }
+        assert browser.all("[data-testid=fail-safe]") == []
+        assert browser.all("[data-testid=lifecycle-runs]") == []
+        main = browser.all("[data-testid=rewind-page]")[0].text
+        assert "LAB" not in main and "Fail-safe holds" not in main
+        browser.open(RUN_TAB, "[data-testid=error]")
+        assert "ACCESS_DENIED" in browser.all("[data-testid=error]")[0].text
+
+
+def test_the_views_load_under_a_base_url_path(warehouse: dict[str, Any], tmp_path: Path) -> None:
+    """``[api] base_url`` with a path: the bundle and the API resolve below it."""
+    with serving(tmp_path, warehouse["home"], "/airflow") as server, chromium(server) as browser:
+        browser.login("admin")
+        browser.open("plugin/rewind", "[data-testid=total]")
+        assert browser.all("svg rect.segment")
+        assert browser.errors() == []
