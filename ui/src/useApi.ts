@@ -29,8 +29,7 @@ export const useApi = <T>(path: string | null, params: Params = {}): Loaded<T> =
     );
 
     return () => controller.abort();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [key]);
+  }, [key]); // the path and the parameters by value: a new object each render is no change
 
   return loaded;
 };

@@ -61,7 +61,6 @@ const Results = ({ results }: { readonly results: Array<Result> }) => (
     </Table.Header>
     <Table.Body>
       {results.map((result, index) => (
-        // eslint-disable-next-line react/no-array-index-key
         <Table.Row data-success={String(result.success)} key={index}>
           <Table.Cell>{String(result.expectation ?? "")}</Table.Cell>
           <Table.Cell>{String(result.rule ?? "")}</Table.Cell>
