@@ -183,8 +183,11 @@ class Browser:
         self.driver.get(f"{self.server.url}/api/v2/version")
         self.driver.delete_all_cookies()
         self.driver.add_cookie({"name": "_token", "value": self.server.token(user)})
-        # Airflow's color mode (next-themes) is kept in localStorage under "theme".
+        # Airflow's color mode (next-themes) is kept in localStorage under "theme";
+        # "system" follows the browser's preference, here dark.
         self.driver.execute_script("localStorage.setItem('theme', arguments[0])", mode)
+        scheme = {"name": "prefers-color-scheme", "value": "dark"}
+        self.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [scheme]})
 
     def open(self, path: str, ready: str, timeout: float = 90) -> None:
         """Open a UI page and wait until ``ready`` (a CSS selector) is shown."""
@@ -269,19 +272,22 @@ def attr_bytes(elements: list[Any]) -> dict[str, int]:
     return found
 
 
-@pytest.mark.parametrize("mode", ["light", "dark"])
+@pytest.mark.parametrize(
+    ("mode", "shown"), [("light", "light"), ("dark", "dark"), ("system", "dark")]
+)
 def test_the_rewind_page_renders_inside_airflow_with_the_view_s_figures(
-    warehouse: dict[str, Any], airflow: ApiServer, mode: str
+    warehouse: dict[str, Any], airflow: ApiServer, mode: str, shown: str
 ) -> None:
     """SPEC R33, R35: the admin's page, inside Airflow's UI, charts every night and its
     last day's stack and totals are TABLE_STORAGE_METRICS; fail-safe and runs are listed,
-    the runs linked to their Airflow runs; no console error; Airflow's background."""
+    the runs linked to their Airflow runs; no console error; in Airflow's light, dark or
+    system (a dark browser here) mode, on Airflow's background."""
     expected = by_class(warehouse["view"])
     with chromium(airflow) as browser:
         browser.login("admin", mode)
         browser.open("plugin/rewind", "[data-testid=runs]")
         assert browser.all("iframe") == []
-        assert browser.driver.execute_script("return document.documentElement.className") == mode
+        assert browser.driver.execute_script("return document.documentElement.className") == shown
         segments = browser.all("svg rect.segment")
         assert len(segments) == len(BYTE_COLUMNS) * len(RUNS)
         last = VIEW_AT.date().isoformat()
