@@ -22,7 +22,8 @@ export default defineConfig(({ command }) => ({
   base: "./",
   build: {
     emptyOutDir: false,
-    outDir: resolve(__dirname, "../include/rewind/ui_static"),
+    // REWIND_UI_OUT: elsewhere, to compare a fresh build with the committed bundles.
+    outDir: process.env.REWIND_UI_OUT ?? resolve(__dirname, "../include/rewind/ui_static"),
     lib: {
       entry: resolve(__dirname, "src/entries", `${entry}.tsx`),
       fileName: () => `rewind-${entry}.js`,
