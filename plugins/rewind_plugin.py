@@ -9,7 +9,8 @@ own UI with its theme and color mode:
 - a **Rewind lifecycle** tab on every DAG run (``.../runs/<run>/plugin/rewind_run``):
   that night's lifecycle for a ``rewind_nightly`` run; other DAGs' runs say it does not
   apply;
-- a **Rewind storage** card on Airflow's dashboard.
+- a **Rewind storage** card on Airflow's dashboard;
+- a **Rewind lifecycle** extra link on each lifecycle step's task, to its run's tab.
 
 Their data is the JSON API of :mod:`rewind.plugin_api` at ``/rewind/api/v1/...``,
 guarded by Airflow's auth dependencies and Rewind's user mapping (SPEC R37, R38); the
@@ -34,27 +35,34 @@ import dataclasses
 import hashlib
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote, urlsplit
 
+from airflow.configuration import conf
 from airflow.plugins_manager import AirflowPlugin
+from airflow.sdk import BaseOperatorLink
 from fastapi import FastAPI
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
 import rewind
 from rewind.dashboard_html import render_page
+from rewind.operations.dagkit import LifecycleJob
 from rewind.plugin_api import Board, Now, airflow_user, router, viewer
 
 URL_PREFIX = "/rewind"
+# The api-server's own path ([api] base_url), for links the UI opens as they are.
+API_ROOT = urlsplit(conf.get("api", "base_url", fallback="")).path.rstrip("/")
+RUN_TAB_ROUTE = "rewind_run"
 STATIC = Path(rewind.__file__).parent / "ui_static"
 # name (the UI keeps each app's component under globalThis[name]), bundle, destination,
 # url_route: one bundle per view, so each has a URL of its own (the UI caches by URL).
 VIEWS = [
     ("Rewind", "rewind-page.js", "nav", "rewind"),
-    ("Rewind lifecycle", "rewind-run.js", "dag_run", "rewind_run"),
+    ("Rewind lifecycle", "rewind-run.js", "dag_run", RUN_TAB_ROUTE),
     ("Rewind storage", "rewind-card.js", "dashboard", "rewind_card"),
 ]
 
-__all__ = ["RewindPlugin", "airflow_user", "app", "viewer"]
+__all__ = ["RewindPlugin", "RewindRunLink", "airflow_user", "app", "viewer"]
 
 app = FastAPI(
     title="Rewind",
@@ -103,9 +111,23 @@ def react_apps() -> list[dict[str, Any]]:
     return apps
 
 
+class RewindRunLink(BaseOperatorLink):
+    """The *Rewind lifecycle* button of a lifecycle step's task: its run's Rewind tab (as
+    the Great Expectations provider links a task to its Data Docs). Resolved by the
+    api-server, which attaches it to ``LifecycleJob`` tasks (``operators``)."""
+
+    name = "Rewind lifecycle"
+    operators = [LifecycleJob]
+
+    def get_link(self, operator: Any, *, ti_key: Any) -> str:
+        run = quote(ti_key.run_id, safe="")
+        return f"{API_ROOT}/dags/{quote(ti_key.dag_id)}/runs/{run}/plugin/{RUN_TAB_ROUTE}"
+
+
 class RewindPlugin(AirflowPlugin):
     """Mounts the API and the bundles on the api-server; adds the three views to the UI."""
 
     name = "rewind"
     fastapi_apps = [{"app": app, "url_prefix": URL_PREFIX, "name": "Rewind"}]
     react_apps = react_apps()
+    operator_extra_links = [RewindRunLink()]

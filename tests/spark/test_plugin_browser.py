@@ -28,6 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from test_plugin_api import NIGHTLY_RUN, REPO, RUNS, VIEW_AT, by_class, warehouse
@@ -49,8 +50,10 @@ import sys
 from datetime import datetime, timezone
 from airflow.models.dag_version import DagVersion
 from airflow.models.dagrun import DagRun
+from airflow.models.serialized_dag import SerializedDagModel
+from airflow.models.taskinstance import TaskInstance
 from airflow.utils.session import create_session
-from airflow.utils.state import DagRunState
+from airflow.utils.state import DagRunState, TaskInstanceState
 from airflow.utils.types import DagRunTriggeredByType, DagRunType
 
 night = datetime(2026, 3, 4, tzinfo=timezone.utc)
@@ -61,8 +64,15 @@ with create_session() as session:
         data_interval=(datetime(2026, 3, 3, tzinfo=timezone.utc), night),
         triggered_by=DagRunTriggeredByType.TIMETABLE,
     )
-    run.created_dag_version = DagVersion.get_latest_version("rewind_nightly", session=session)
+    version = DagVersion.get_latest_version("rewind_nightly", session=session)
+    run.created_dag_version = version
     session.add(run)
+    dag = SerializedDagModel.get_dag("rewind_nightly", session=session)
+    for task_id in ("expire_versions", "validate"):
+        session.add(TaskInstance(
+            task=dag.get_task(task_id), run_id=sys.argv[1], dag_version_id=version.id,
+            state=TaskInstanceState.SUCCESS,
+        ))
 """
 
 
@@ -142,6 +152,14 @@ class ApiServer:
                 self.proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, 9)
+
+    def get(self, path: str, user: str = "admin") -> Any:
+        """A JSON GET of the REST API as ``user``."""
+        request = urllib.request.Request(
+            f"{self.url}{path}", headers={"Authorization": f"Bearer {self.token(user)}"}
+        )
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return json.load(response)
 
     def token(self, user: str) -> str:
         passwords = self.root / "airflow" / "simple_auth_manager_passwords.json.generated"
@@ -329,6 +347,24 @@ def test_the_nightly_run_tab_shows_that_night_s_steps(
         assert len(results) == len(validate["results"])
         assert browser.errors() == []
         browser.screenshot("rewind_run_tab.png")
+
+
+def test_a_lifecycle_task_links_to_its_run_s_tab(
+    warehouse: dict[str, Any], airflow: ApiServer
+) -> None:
+    """A lifecycle step's task has the extra link *Rewind lifecycle* (as the Great
+    Expectations provider links Data Docs): the run's tab, which opens in Chromium; a task
+    of another kind has none."""
+    run = quote(NIGHTLY_RUN, safe="")
+    links = f"/api/v2/dags/rewind_nightly/dagRuns/{run}/taskInstances/{{}}/links"
+    expire = airflow.get(links.format("expire_versions"))["extra_links"]
+    assert expire == {"Rewind lifecycle": f"/dags/rewind_nightly/runs/{run}/plugin/rewind_run"}
+    assert airflow.get(links.format("validate"))["extra_links"] == {}
+    with chromium(airflow) as browser:
+        browser.login("admin")
+        browser.open(expire["Rewind lifecycle"].lstrip("/"), "[data-testid=steps]")
+        steps = [s.get_attribute("data-step") for s in browser.all("[data-testid=steps] > div")]
+        assert steps == [step["step"] for step in warehouse["steps"][RUNS[-1]]]
 
 
 def test_the_dashboard_card_shows_the_totals(warehouse: dict[str, Any], airflow: ApiServer) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import importlib.util
 from collections.abc import Iterator
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 from urllib.parse import urljoin, urlsplit
 
 import pytest
@@ -81,3 +81,16 @@ def test_the_package_ships_the_bundles() -> None:
     """pyproject.toml lists them as package data of ``rewind``."""
     text = (REPO / "pyproject.toml").read_text()
     assert '"ui_static/*.js"' in text
+
+
+def test_lifecycle_tasks_link_to_their_run_s_tab(plugin: ModuleType) -> None:
+    """The extra link the api-server attaches to ``LifecycleJob`` tasks opens the run's
+    Rewind tab (the run id quoted: ``+`` and ``:`` in scheduled run ids)."""
+    from rewind.operations.dagkit import LifecycleJob
+
+    [link] = plugin.RewindPlugin.operator_extra_links
+    assert (link.name, link.operators) == ("Rewind lifecycle", [LifecycleJob])
+    key = SimpleNamespace(dag_id="rewind_nightly", run_id="scheduled__2026-03-04T00:00:00+00:00")
+    assert link.get_link(None, ti_key=key) == (
+        "/dags/rewind_nightly/runs/scheduled__2026-03-04T00%3A00%3A00%2B00%3A00/plugin/rewind_run"
+    )
