@@ -17,21 +17,15 @@ guarded by Airflow's auth dependencies and Rewind's user mapping (SPEC R37, R38)
 bundles are served at ``/rewind/static/``. Under an ``[api] base_url`` with a path, all
 of it moves below that path (the UI resolves the bundles' relative URLs against it).
 
-The first, server-rendered page is still served at ``/rewind/`` (HTML) and
-``/rewind/api/summary`` (JSON), with the same data and the same authentication; it is
-no longer in the menu.
-
 Query parameters: ``database``, ``schema``, ``table`` narrow the data to one object;
 ``now`` (ISO 8601) replaces the clock, like ``REWIND_NOW`` (SPEC R15).
 
 Read-only, and thin on purpose: data from :mod:`rewind.dashboard`, routes and
-authorization in :mod:`rewind.plugin_api`, the old page's markup from
-:mod:`rewind.dashboard_html`.
+authorization in :mod:`rewind.plugin_api`.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 from pathlib import Path
 from typing import Any
@@ -41,13 +35,11 @@ from airflow.configuration import conf
 from airflow.plugins_manager import AirflowPlugin
 from airflow.sdk import BaseOperatorLink
 from fastapi import FastAPI
-from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
 import rewind
-from rewind.dashboard_html import render_page
 from rewind.operations.dagkit import LifecycleJob
-from rewind.plugin_api import Board, Now, airflow_user, router, viewer
+from rewind.plugin_api import airflow_user, router, viewer
 
 URL_PREFIX = "/rewind"
 # The api-server's own path ([api] base_url), for links the UI opens as they are.
@@ -73,18 +65,6 @@ app = FastAPI(
 )
 app.include_router(router)
 app.mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static")
-
-
-@app.get("/", response_class=HTMLResponse)
-def page(board: Board, now: Now = None) -> str:
-    """The first, server-rendered page; its links keep ``now`` when the request fixed it."""
-    return render_page(board, now)
-
-
-@app.get("/api/summary")
-def summary(board: Board) -> dict[str, Any]:
-    """The server-rendered page's data: exact bytes, ISO 8601 instants."""
-    return dataclasses.asdict(board)
 
 
 def bundle_url(file: str) -> str:

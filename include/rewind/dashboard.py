@@ -1,7 +1,7 @@
-"""What the Rewind page of the Airflow UI shows, read-only (SPEC R12, R21, R33, R35).
+"""What the Rewind views of the Airflow UI show, read-only (SPEC R12, R21, R33, R35).
 
-The page itself is served by ``plugins/rewind_plugin.py`` at ``/rewind/`` (HTML) and
-``/rewind/api/summary`` (JSON); this module gathers its data as plain typed values:
+The views' JSON API (:mod:`rewind.plugin_api`, mounted by ``plugins/rewind_plugin.py``
+at ``/rewind/api/v1/``) serves it; this module gathers the data as plain typed values:
 
 - the four byte figures of SPEC R33 per day over the last 30 days, and per database,
   schema or table incarnation at the latest lifecycle run, from the storage-metrics
@@ -12,7 +12,7 @@ The page itself is served by ``plugins/rewind_plugin.py`` at ``/rewind/`` (HTML)
   fail-safe store itself is never opened (SPEC R12, R38);
 - the summaries of the last lifecycle runs (SPEC R29, R35).
 
-Each page is for one Rewind user, the viewer, acting with its default role (SPEC R37):
+Each dashboard is for one Rewind user, the viewer, acting with its default role (SPEC R37):
 it shows the objects SHOW would list to that role and their bytes; fail-safe contents
 and the lifecycle runs (account-wide) only to ACCOUNTADMIN (SPEC R12, R38).
 

@@ -1,5 +1,5 @@
-"""The values the Rewind page shows (:mod:`rewind.dashboard` reads them, the plugin and
-:mod:`rewind.dashboard_html` render them): plain typed values, no I/O."""
+"""The values the Rewind views show (:mod:`rewind.dashboard` reads them,
+:mod:`rewind.plugin_api` serves them as JSON): plain typed values, no I/O."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def _candidates(value: str) -> list[str]:
 
 @dataclass(frozen=True)
 class Scope:
-    """The objects the page is about: the account, or a database / schema / table by name."""
+    """The objects the views are about: the account, or a database / schema / table by name."""
 
     database: str | None = None
     schema: str | None = None
@@ -134,7 +134,7 @@ class RunSummary:
 
 @dataclass
 class Dashboard:
-    """Everything the page shows, as of ``now``, for ``scope``."""
+    """Everything the views show, as of ``now``, for ``scope``."""
 
     home: str
     now: datetime

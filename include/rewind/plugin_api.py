@@ -24,8 +24,8 @@ UI's own session cookie. Routes, all GET, all JSON:
 Who: Airflow's own auth dependencies (``get_user``: the bearer token, else the UI's
 ``_token`` cookie; ``requires_access_view`` / ``requires_access_dag``), then Rewind's
 user mapping (:func:`rewind.operations.identity.rewind_user`) and the data functions of
-:mod:`rewind.dashboard`, the same that compute ``TABLE_STORAGE_METRICS`` figures for the
-Rewind page: one implementation of each figure and of each visibility rule. No
+:mod:`rewind.dashboard`, which read the metrics rows behind ``TABLE_STORAGE_METRICS``:
+one implementation of each figure and of each visibility rule. No
 credential, a forged or an expired token: 401 (Airflow answers 403 for a token it cannot
 decode; a plugin's caller is told to log in instead). A user the mapping leaves out, or
 unknown to Rewind: 403.

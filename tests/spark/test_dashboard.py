@@ -1,11 +1,13 @@
-"""The Rewind page of the Airflow UI against a real warehouse (SPEC R10–R12, R21, R33, R35).
+"""The data of the Rewind views against a real warehouse (SPEC R10–R12, R21, R33, R35,
+R37, R38).
 
 One module-scoped warehouse is built with real SQL (Spark local[2], delta-rs, SQLite)
 and the real nightly lifecycle, run every day at 13:00 for eleven days; changes happen
-at noon. The page and its JSON are then read through the plugin's FastAPI app, and
-inside the real Airflow api-server, and compared with what the warehouse says
+at noon. The views' JSON API (``/rewind/api/v1/...``, :mod:`rewind.plugin_api`) is then
+read through the plugin's FastAPI app and compared with what the warehouse says
 independently: the metrics Delta table, ``REWIND.ACCOUNT_USAGE.TABLE_STORAGE_METRICS``
-and the lifecycle's own summaries.
+and the lifecycle's own summaries. The same API inside the real Airflow api-server, with
+real tokens, is ``test_plugin_api.py``; the views in Chromium, ``test_plugin_browser.py``.
 
 The history (retention 1 day unless said otherwise):
 
@@ -21,19 +23,14 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import sqlite3
-import subprocess
-import sys
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from html.parser import HTMLParser
 from pathlib import Path
 from types import ModuleType
 from typing import Any
-from urllib.parse import urlencode, urljoin
 
 import pytest
 from fastapi.testclient import TestClient
@@ -41,10 +38,8 @@ from fastapi.testclient import TestClient
 import rewind
 from rewind.clock import format_timestamp
 from rewind.config import Config
-from rewind.dashboard_html import human_bytes
 from rewind.dashboard_model import LAST_RUNS
 from rewind.lifecycle.metrics import BYTE_COLUMNS, metrics_path
-from rewind.operations.identity import rewind_user
 from rewind.runner import run_lifecycle
 from rewind.storage.arrow_read import read_arrow
 
@@ -82,7 +77,7 @@ EVENTS = {
         table("LAB.PUBLIC.OLD"),
         "CREATE SCHEMA LAB.TMP",
         table("LAB.TMP.T1"),
-        # SPEC R37: the page as a user who may read one table of SHOP and nothing else.
+        # SPEC R37: the views as a user who may read one table of SHOP and nothing else.
         "CREATE ROLE CLERK; CREATE USER ANALYST DEFAULT_ROLE = CLERK",
         "GRANT ROLE CLERK TO USER ANALYST; GRANT SELECT ON TABLE SHOP.PUBLIC.ORDERS TO ROLE CLERK",
     ],
@@ -152,19 +147,34 @@ def plugin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
         yield module
 
 
+ENDPOINTS = ("me", "storage", "dropped", "failsafe", "runs", "card")
+
+
 @pytest.fixture
 def viewer(plugin: ModuleType) -> Iterator[Callable[[str], None]]:
-    """``viewer("analyst")``: the Airflow user the page's requests come from. The token
-    check itself (401 without a real Airflow JWT) runs against the real api-server in
-    :func:`test_airflow_loads_the_plugin_and_serves_the_page` and in the e2e suite;
-    here the data is under test, so the identity is given, as ``admin`` by default."""
+    """``viewer("analyst")``: the Airflow user the API's requests come from. Airflow's
+    token check and view permissions (401 without a real Airflow JWT) run against the real
+    api-server in ``test_plugin_api.py`` and in the e2e suite, as does the link of a
+    lifecycle run to its Airflow run (Airflow's metadata); here the data is under test,
+    so the Airflow user is given (``admin`` by default) and Rewind's own user mapping and
+    visibility rules run as they do in production."""
+    from airflow.api_fastapi.auth.managers.simple.user import SimpleAuthManagerUser
 
-    def _as(airflow_user: str) -> None:
-        plugin.app.dependency_overrides[plugin.viewer] = lambda: rewind_user(airflow_user)
+    from rewind.plugin_api import airflow_user, nightly_runs  # after the plugin's AIRFLOW_HOME
+
+    overrides = plugin.app.dependency_overrides
+    for route in plugin.router.routes:
+        for dependency in route.dependencies:
+            if dependency.dependency is not airflow_user:  # requires_access_view / _dag
+                overrides[dependency.dependency] = lambda: None
+    overrides[nightly_runs] = lambda: {}
+
+    def _as(name: str) -> None:
+        overrides[airflow_user] = lambda: SimpleAuthManagerUser(username=name, role="admin")
 
     _as("admin")
     yield _as
-    plugin.app.dependency_overrides.clear()
+    overrides.clear()
 
 
 @pytest.fixture
@@ -178,100 +188,20 @@ def client(
         yield test_client
 
 
-def summary(client: Any, now: datetime, **scope: str) -> dict[str, Any]:
-    response = client.get("/api/summary", params={"now": format_timestamp(now), **scope})
-    assert response.status_code == 200, response.text
-    return response.json()
+def call(client: Any, what: str, now: datetime, **scope: str) -> Any:
+    """``GET /api/v1/<what>`` as of ``now``: (status, JSON body)."""
+    response = client.get(f"/api/v1/{what}", params={"now": format_timestamp(now), **scope})
+    return response.status_code, response.json()
+
+
+def api(client: Any, what: str, now: datetime, **scope: str) -> dict[str, Any]:
+    status, body = call(client, what, now, **scope)
+    assert status == 200, (what, body)
+    return dict(body)
 
 
 def instant(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
-
-
-# -- reading the page ---------------------------------------------------------------------
-
-
-@dataclass
-class Cell:
-    attrs: dict[str, str]
-    text: str = ""
-    times: list[datetime] = field(default_factory=list)
-
-
-@dataclass
-class Row:
-    attrs: dict[str, str]
-    cells: list[Cell] = field(default_factory=list)
-
-
-class Page(HTMLParser):
-    """The page's chart segments, links and table rows, as a browser test would see them."""
-
-    def __init__(self, text: str) -> None:
-        super().__init__()
-        self.rects: list[dict[str, str]] = []
-        self.links: list[str] = []
-        self.ids: set[str] = set()
-        self.tables: dict[str, list[Row]] = defaultdict(list)
-        self.steps: list[tuple[str, str]] = []  # lifecycle steps shown: (name, text)
-        self._table: str | None = None
-        self._cell: Cell | None = None
-        self._in_step = False
-        self.feed(text)
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        found = {k: v or "" for k, v in attrs}
-        self.ids.add(found.get("id", ""))
-        if tag == "rect":
-            self.rects.append(found)
-        elif tag in ("a", "form"):
-            self.links.append(found.get("href", found.get("action", "")))
-        elif tag == "table":
-            self._table = found["id"]
-        elif tag == "tr" and self._table:
-            self.tables[self._table].append(Row(found))
-        elif tag == "td" and self._table:
-            self._cell = Cell(found)
-            self.tables[self._table][-1].cells.append(self._cell)
-        elif tag == "li" and "data-step" in found:
-            self.steps.append((found["data-step"], ""))
-            self._in_step = True
-        elif tag == "time" and self._cell is not None:
-            self._cell.times.append(instant(found["datetime"]))
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag == "table":
-            self._table = None
-        elif tag == "td":
-            self._cell = None
-        elif tag == "li":
-            self._in_step = False
-
-    def handle_data(self, data: str) -> None:
-        if self._cell is not None:
-            self._cell.text += data
-        if self._in_step:
-            name, text = self.steps[-1]
-            self.steps[-1] = (name, text + data)
-
-    def rows(self, table_id: str, **attrs: str) -> list[Row]:
-        """The rows of a table (not its header) that have ``attrs``."""
-        return [r for r in self.tables[table_id] if r.cells and attrs.items() <= r.attrs.items()]
-
-
-def page(client: Any, now: datetime, **scope: str) -> Page:
-    response = client.get("/", params={"now": format_timestamp(now), **scope})
-    assert response.status_code == 200, response.text
-    assert response.headers["content-type"].startswith("text/html")
-    return Page(response.text)
-
-
-def figures(row: Row) -> dict[str, int]:
-    return {
-        c.attrs["data-metric"]: int(c.attrs["data-bytes"])
-        for c in row.cells
-        if "data-bytes" in c.attrs
-    }
 
 
 # -- the storage chart and figures (SPEC R33, R35) ----------------------------------------
@@ -280,16 +210,15 @@ def figures(row: Row) -> dict[str, int]:
 def test_the_chart_stacks_the_four_figures_of_every_day_of_the_metrics_table(
     warehouse: Warehouse, client: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """SPEC R33, R35: one segment per day and byte column, its bytes the day's sum in the
-    metrics time series; the stack of a day is every byte stored that day."""
+    """SPEC R33, R35: one day per run, each with the four byte columns, its bytes the
+    day's sum in the metrics time series; the stack of a day is every byte stored that
+    day."""
     monkeypatch.setenv("REWIND_HOME", str(warehouse.home))
-    shown = page(client, VIEW_AT)
-    segments: dict[str, dict[str, int]] = defaultdict(dict)
-    for rect in shown.rects:
-        segments[rect["data-date"]][rect["data-metric"]] = int(rect["data-bytes"])
-    assert len(shown.rects) == len(BYTE_COLUMNS) * len(RUNS)
+    days = api(client, "storage", VIEW_AT)["days"]
+    segments = {day["date"]: day["bytes"] for day in days}
+    assert all(sorted(day["bytes"]) == sorted(BYTE_COLUMNS) for day in days)
     assert segments == warehouse.daily_metrics()
-    assert sorted(segments) == [run.date().isoformat() for run in RUNS]
+    assert [day["date"] for day in days] == [run.date().isoformat() for run in RUNS]
     # the history reaches every figure somewhere, so no column can be silently dropped
     assert all(any(day[c] for day in segments.values()) for c in BYTE_COLUMNS)
 
@@ -297,49 +226,53 @@ def test_the_chart_stacks_the_four_figures_of_every_day_of_the_metrics_table(
 def test_totals_are_the_latest_run_of_table_storage_metrics(
     warehouse: Warehouse, client: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """SPEC R33: per database and in total, the page shows the figures of the view."""
+    """SPEC R33: per database and in total, the API gives the figures of the view; the
+    storage card the same totals."""
     monkeypatch.setenv("REWIND_HOME", str(warehouse.home))
     view = warehouse.view(VIEW_AT)
-    shown = page(client, VIEW_AT)
+    storage = api(client, "storage", VIEW_AT)
     expected: dict[str, dict[str, int]] = defaultdict(lambda: dict.fromkeys(BYTE_COLUMNS, 0))
     for row in view:
         for column in BYTE_COLUMNS:
             expected[row["TABLE_CATALOG"]][column] += row[column]
             expected["Total"][column] += row[column]
-    found = {r.attrs["data-name"]: figures(r) for r in shown.rows("totals", **{"class": "group"})}
-    [total] = shown.rows("totals", **{"class": "total"})
-    found["Total"] = figures(total)
-    for figs in found.values():
-        assert figs.pop("TOTAL") == sum(figs.values())
+    found = {g["database"]: g["bytes"] for g in storage["groups"]}
+    assert all(g["kind"] == "DATABASE" for g in storage["groups"])
+    found["Total"] = storage["totals"]
     assert found == expected
-    assert [c.text for c in total.cells[2:6]] == [
-        human_bytes(expected["Total"][c]) for c in BYTE_COLUMNS
-    ]
+    assert api(client, "card", VIEW_AT)["totals"] == expected["Total"]
 
 
 def test_a_scope_narrows_every_section_to_its_objects(
     warehouse: Warehouse, client: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Per database, schema and table: the breakdown goes one level down, unquoted names
-    match in any case (SPEC R4), and the figures are the view's rows of those objects."""
+    match in any case (SPEC R4), and the figures are the view's rows of those objects;
+    dropped objects and fail-safe follow the same scope."""
     monkeypatch.setenv("REWIND_HOME", str(warehouse.home))
     view = warehouse.view(VIEW_AT)
-    lab = summary(client, VIEW_AT, database="lab")
+    lab = api(client, "storage", VIEW_AT, database="lab")
     assert [(g["database"], g["schema"]) for g in lab["groups"]] == [
         ("LAB", "PUBLIC"),
         ("LAB", "TMP"),
     ]
-    assert {d["name"] for d in lab["dropped"]} == {"LAB.PUBLIC.SCRATCH", "LAB.TMP", "LAB.TMP.T1"}
-    assert [b["table"] for b in lab["failsafe"]] == ["LAB.PUBLIC.OLD"]
+    assert lab["scope"] == {"database": "lab", "schema": None, "table": None}
+    dropped = api(client, "dropped", VIEW_AT, database="lab")["dropped"]
+    assert {d["name"] for d in dropped} == {"LAB.PUBLIC.SCRATCH", "LAB.TMP", "LAB.TMP.T1"}
+    failsafe = api(client, "failsafe", VIEW_AT, database="lab")["batches"]
+    assert [b["table"] for b in failsafe] == ["LAB.PUBLIC.OLD"]
 
-    shop = summary(client, VIEW_AT, database="SHOP", schema="PUBLIC")
+    shop_scope = {"database": "SHOP", "schema": "PUBLIC"}
+    shop = api(client, "storage", VIEW_AT, **shop_scope)
     by_table = {r["TABLE_NAME"]: r for r in view if r["TABLE_CATALOG"] == "SHOP"}
     assert {g["table"]: g["bytes"] for g in shop["groups"]} == {
         name: {c: row[c] for c in BYTE_COLUMNS} for name, row in by_table.items()
     }
-    assert (shop["dropped"], [b["table"] for b in shop["failsafe"]]) == ([], ["SHOP.PUBLIC.ORDERS"])
+    assert api(client, "dropped", VIEW_AT, **shop_scope)["dropped"] == []
+    failsafe = api(client, "failsafe", VIEW_AT, **shop_scope)["batches"]
+    assert [b["table"] for b in failsafe] == ["SHOP.PUBLIC.ORDERS"]
 
-    orders = summary(client, VIEW_AT, database="SHOP", schema="PUBLIC", table="ORDERS")
+    orders = api(client, "storage", VIEW_AT, database="SHOP", schema="PUBLIC", table="ORDERS")
     assert orders["totals"] == {c: by_table["ORDERS"][c] for c in BYTE_COLUMNS}
     assert {d["date"] for d in orders["days"]} == {run.date().isoformat() for run in RUNS}
 
@@ -347,17 +280,18 @@ def test_a_scope_narrows_every_section_to_its_objects(
 def test_the_window_is_the_last_30_days_up_to_now(
     warehouse: Warehouse, client: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """SPEC R15, R35: the page as of an instant shows the runs up to it and no later, and
+    """SPEC R15, R35: the API as of an instant shows the runs up to it and no later, and
     no day older than 30 days; dropped objects and runs follow the same clock."""
     monkeypatch.setenv("REWIND_HOME", str(warehouse.home))
-    early = summary(client, at(3, 14))
+    early = api(client, "storage", at(3, 14))
     assert [d["date"] for d in early["days"]] == [run.date().isoformat() for run in RUNS[:4]]
     assert instant(early["latest_as_of"]) == at(3, 13)
-    assert [instant(r["now"]) for r in early["runs"]] == RUNS[3::-1]
-    assert early["dropped"] == []  # nothing was dropped yet
-    late = summary(client, at(35, 14))
+    runs = api(client, "runs", at(3, 14))["runs"]
+    assert [instant(r["now"]) for r in runs] == RUNS[3::-1]
+    assert api(client, "dropped", at(3, 14))["dropped"] == []  # nothing was dropped yet
+    late = api(client, "storage", at(35, 14))
     assert [d["date"] for d in late["days"]] == [run.date().isoformat() for run in RUNS[6:]]
-    assert late["dropped"] == []  # every UNDROP deadline has passed
+    assert api(client, "dropped", at(35, 14))["dropped"] == []  # every deadline has passed
 
 
 # -- dropped objects, fail-safe, runs (SPEC R10–R12, R21, R29) ----------------------------
@@ -370,64 +304,68 @@ def test_dropped_objects_are_listed_until_their_undrop_deadline(
     dropped with their schema keep the schema's retention and name it; OLD, dropped on
     day 4 with 1 day, is no longer undroppable."""
     monkeypatch.setenv("REWIND_HOME", str(warehouse.home))
-    rows = page(client, VIEW_AT).rows("dropped")
-    found = [(r.cells[0].text, r.cells[1].text, r.cells[3].text, r.cells[5].text) for r in rows]
+    dropped = api(client, "dropped", VIEW_AT)["dropped"]
+    found = [(d["kind"], d["name"], d["retention_days"], d["dropped_with"]) for d in dropped]
     assert found == [
-        ("SCHEMA", "LAB.TMP", "1", ""),
-        ("TABLE", "LAB.TMP.T1", "1", "LAB.TMP"),
-        ("TABLE", "LAB.PUBLIC.SCRATCH", "5", ""),
+        ("SCHEMA", "LAB.TMP", 1, None),
+        ("TABLE", "LAB.TMP.T1", 1, "LAB.TMP"),
+        ("TABLE", "LAB.PUBLIC.SCRATCH", 5, None),
     ]
-    deadlines = [(r.cells[2].times, r.cells[4].times) for r in rows]
-    assert deadlines == [([at(10)], [at(11)]), ([at(10)], [at(11)]), ([at(10)], [at(15)])]
-    assert [r.cells[1].text for r in page(client, at(11, 14)).rows("dropped")] == [
-        "LAB.PUBLIC.SCRATCH"
-    ]
+    deadlines = [(instant(d["dropped_on"]), instant(d["undrop_until"])) for d in dropped]
+    assert deadlines == [(at(10), at(11)), (at(10), at(11)), (at(10), at(15))]
+    later = api(client, "dropped", at(11, 14))["dropped"]
+    assert [d["name"] for d in later] == ["LAB.PUBLIC.SCRATCH"]
 
 
 def test_failsafe_lists_the_manifest_with_purge_dates(
     warehouse: Warehouse, client: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """SPEC R12, R33: what left time travel, from when and until its purge 7 days later;
-    the bytes of a table are its FAILSAFE_BYTES in the view. ITEMS's old file, purged
-    for ITEMS on day 9, is retained for its clone, not in fail-safe (SPEC R30)."""
+    the bytes of a table are its FAILSAFE_BYTES in the view; the next purge (the page's
+    and the card's) is the first batch. ITEMS's old file, purged for ITEMS on day 9, is
+    retained for its clone, not in fail-safe (SPEC R30)."""
     monkeypatch.setenv("REWIND_HOME", str(warehouse.home))
     view = {r["TABLE_NAME"]: r for r in warehouse.view(VIEW_AT)}
-    rows = page(client, VIEW_AT).rows("fail-safe")
+    failsafe = api(client, "failsafe", VIEW_AT)
     found = [
-        (r.cells[0].text, int(r.cells[2].attrs["data-bytes"]), r.cells[3].times, r.cells[4].times)
-        for r in rows
+        (b["table"], b["bytes"], instant(b["left_time_travel_at"]), instant(b["purge_at"]))
+        for b in failsafe["batches"]
     ]
     assert found == [
-        ("LAB.PUBLIC.OLD", view["OLD"]["FAILSAFE_BYTES"], [at(5)], [at(5) + FAILSAFE]),
-        ("SHOP.PUBLIC.ORDERS", view["ORDERS"]["FAILSAFE_BYTES"], [at(6)], [at(6) + FAILSAFE]),
+        ("LAB.PUBLIC.OLD", view["OLD"]["FAILSAFE_BYTES"], at(5), at(5) + FAILSAFE),
+        ("SHOP.PUBLIC.ORDERS", view["ORDERS"]["FAILSAFE_BYTES"], at(6), at(6) + FAILSAFE),
     ]
     assert all(b > 0 for _, b, _, _ in found)
+    assert failsafe["next_purge"] == failsafe["batches"][0]
+    assert api(client, "card", VIEW_AT)["next_purge"] == failsafe["next_purge"]
     assert view["ITEMS"]["FAILSAFE_BYTES"] == 0 < view["ITEMS"]["RETAINED_FOR_CLONE_BYTES"]
 
 
 def test_runs_show_the_last_lifecycle_summaries(
     warehouse: Warehouse, client: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """SPEC R29, R35: the last runs, newest first, with what each step reported."""
+    """SPEC R29, R35: the last runs, newest first, each with what every step reported
+    (the metrics step's totals those of the view); the card's last night is the newest."""
     monkeypatch.setenv("REWIND_HOME", str(warehouse.home))
-    rows = page(client, VIEW_AT).rows("runs")
-    assert [r.cells[0].times for r in rows] == [[run] for run in RUNS[::-1][:LAST_RUNS]]
+    runs = api(client, "runs", VIEW_AT)["runs"]
+    assert [instant(r["now"]) for r in runs] == RUNS[::-1][:LAST_RUNS]
+    assert {r["state"] for r in runs} == {"success"}
     newest = warehouse.steps[RUNS[-1]]
-    assert rows[0].attrs["data-run-id"] == newest[0]["run_id"]
-    shown = page(client, VIEW_AT).steps[: len(newest)]
-    assert [name for name, _ in shown] == [step["step"] for step in newest]
-    for step, (_, text) in zip(newest, shown, strict=True):
-        figures_shown = set(text.split(": ", 1)[1].split(" · "))
-        scalars = {f"{k} {v}" for k, v in step.items() if isinstance(v, int | float | str)}
-        assert scalars - {f"step {step['step']}", f"run_id {step['run_id']}"} <= figures_shown
+    assert runs[0]["run_id"] == newest[0]["run_id"]
+    shown = runs[0]["steps"]
+    assert [s["step"] for s in shown] == [step["step"] for step in newest]
+    for step, seen in zip(newest, shown, strict=True):
+        scalars = {k: v for k, v in step.items() if isinstance(v, int | float | str)}
+        assert scalars.items() <= seen.items(), step["step"]
     totals = {c: sum(r[c] for r in warehouse.view(VIEW_AT)) for c in BYTE_COLUMNS}
-    metrics_text = dict(shown)["storage_metrics"].split(": ", 1)[1]
-    assert {f"{c.lower()} {v}" for c, v in totals.items()} <= set(metrics_text.split(" · "))
-    moved = summary(client, at(6, 14))["runs"][0]["steps"]
+    [metrics] = [s for s in shown if s["step"] == "storage_metrics"]
+    assert {c: metrics[c.lower()] for c in BYTE_COLUMNS} == totals
+    assert api(client, "card", VIEW_AT)["last_run"]["run_id"] == runs[0]["run_id"]
+    moved = api(client, "runs", at(6, 14))["runs"][0]["steps"]
     assert [s["files_moved"] for s in moved if s["step"] == "expire_versions"] == [1]
 
 
-# -- read-only, relative, served by Airflow -----------------------------------------------
+# -- who sees what, read-only, errors -----------------------------------------------------
 
 
 def test_a_user_sees_only_what_its_role_may_see_and_no_failsafe_r37_r38(
@@ -437,57 +375,82 @@ def test_a_user_sees_only_what_its_role_may_see_and_no_failsafe_r37_r38(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """SPEC R37, R38: ANALYST (role CLERK, SELECT on SHOP.PUBLIC.ORDERS only) sees SHOP and
-    ORDERS with their bytes, nothing of LAB, no dropped object of others, and neither
-    fail-safe contents nor lifecycle runs; ADMIN sees them all."""
+    ORDERS with their bytes, nothing of LAB, no dropped object of others; fail-safe
+    contents and lifecycle runs are refused (403) and its card has neither; nothing it is
+    sent names LAB or the home; ADMIN sees them all. An Airflow user Rewind does not know
+    gets 403 UNKNOWN_USER from every route."""
     monkeypatch.setenv("REWIND_HOME", str(warehouse.home))
-    admin = summary(client, VIEW_AT)
-    in_shop = summary(client, VIEW_AT, database="SHOP", schema="PUBLIC")["groups"]
+    admin = {what: api(client, what, VIEW_AT) for what in ENDPOINTS}
+    in_shop = api(client, "storage", VIEW_AT, database="SHOP", schema="PUBLIC")["groups"]
     viewer("analyst")
-    mine = summary(client, VIEW_AT)
-    assert (mine["viewer"], mine["role"]) == ("ANALYST", "CLERK")
-    assert [g["database"] for g in mine["groups"]] == ["SHOP"]
-    tables = summary(client, VIEW_AT, database="SHOP", schema="PUBLIC")["groups"]
+    mine = {what: call(client, what, VIEW_AT) for what in ENDPOINTS}
+    me, storage = mine["me"][1], mine["storage"][1]
+    assert (me["viewer"], me["role"], me["accountadmin"]) == ("ANALYST", "CLERK", False)
+    assert [g["database"] for g in storage["groups"]] == ["SHOP"]
+    tables = api(client, "storage", VIEW_AT, database="SHOP", schema="PUBLIC")["groups"]
     assert [g["table"] for g in tables] == ["ORDERS"]
     assert tables == [g for g in in_shop if g["table"] == "ORDERS"]
-    assert (mine["dropped"], mine["failsafe"], mine["runs"]) == ([], [], [])
-    assert admin["failsafe"] and admin["runs"] and admin["dropped"]
+    assert mine["dropped"] == (200, {"now": storage["now"], "dropped": []})
+    for what in ("failsafe", "runs"):
+        status, body = mine[what]
+        assert status == 403 and "ACCESS_DENIED" in body["detail"], (what, body)
+    card = mine["card"][1]
+    assert (card["next_purge"], card["last_run"]) == (None, None)
+    assert card["totals"] == storage["totals"]
+    assert admin["failsafe"]["batches"] and admin["runs"]["runs"] and admin["dropped"]["dropped"]
+    assert admin["card"]["next_purge"] and admin["card"]["last_run"]
     # Where the server keeps the home is the administrator's to know (issue 25).
-    assert (admin["home"], mine["home"]) == (str(warehouse.home), "")
-    shown = page(client, VIEW_AT)
-    assert "admin-only" in shown.ids and "fail-safe" not in shown.ids
-    html = client.get("/", params={"now": format_timestamp(VIEW_AT)}).text
-    assert "LAB" not in html and str(warehouse.home) not in html
+    assert (admin["me"]["home"], me["home"]) == (str(warehouse.home), "")
+    sent = json.dumps(mine)
+    assert "LAB" not in sent and str(warehouse.home) not in sent
     viewer("nobody-here")
-    response = client.get("/api/summary", params={"now": format_timestamp(VIEW_AT)})
-    assert response.status_code == 403 and "UNKNOWN_USER" in response.text
+    for what in ENDPOINTS:
+        status, body = call(client, what, VIEW_AT)
+        assert status == 403 and "UNKNOWN_USER" in body["detail"], (what, body)
 
 
-def test_the_page_writes_nothing_and_links_relative(
+def test_reading_every_route_writes_nothing(
     warehouse: Warehouse, client: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Read-only: the catalog is byte-for-byte the same after the page and the JSON have
-    been read. Every link stays under the page's own URL, whatever prefix mounts it."""
+    """Read-only: the catalog is byte-for-byte the same, and no file of the home changed,
+    after every route has been read, scoped and not, and a night's record looked up."""
     monkeypatch.setenv("REWIND_HOME", str(warehouse.home))
-    before = warehouse.catalog_dump()
-    shown = page(client, VIEW_AT, database="SHOP")
-    summary(client, VIEW_AT)
-    assert warehouse.catalog_dump() == before
-    base = "http://airflow.example/some/prefix/rewind/"
-    assert shown.links and all(urljoin(base, link).startswith(base) for link in shown.links)
-    json_link = "api/summary?" + urlencode({"database": "SHOP", "now": format_timestamp(VIEW_AT)})
-    assert json_link in shown.links
+    before = (warehouse.catalog_dump(), files(warehouse.home))
+    for what in ENDPOINTS:
+        api(client, what, VIEW_AT)
+        api(client, what, VIEW_AT, database="SHOP", schema="PUBLIC", table="ORDERS")
+    night = client.get("/api/v1/dag_runs/rewind_nightly/scheduled__2026-03-12T00:00:00+00:00")
+    assert night.status_code == 200 and night.json()["run"] is None, night.text
+    assert (warehouse.catalog_dump(), files(warehouse.home)) == before
 
 
-def test_an_empty_home_shows_an_empty_page_and_creates_nothing(
+def files(home: Path) -> dict[str, tuple[int, int]]:
+    """Every file under ``home`` but the catalog's: path -> (size, mtime in ns). The
+    catalog is compared by content: a SQLite reader maintains its ``-wal`` / ``-shm``."""
+    return {
+        str(p.relative_to(home)): (p.stat().st_size, p.stat().st_mtime_ns)
+        for p in sorted(home.rglob("*"))
+        if p.is_file() and not p.name.startswith("catalog.db")
+    }
+
+
+def test_an_empty_home_gives_empty_answers_and_creates_nothing(
     client: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """No catalog yet: an empty state, not a traceback, and no file is created."""
+    """No catalog yet: every route answers an empty state (the page shows "No Rewind
+    catalog yet", ``ui/src/views/RewindPage.test.tsx``), not a traceback, and no file is
+    created."""
     home = tmp_path / "nothing-here"
     monkeypatch.setenv("REWIND_HOME", str(home))
-    shown = page(client, VIEW_AT)
-    assert "empty" in shown.ids and not shown.rects
-    data = summary(client, VIEW_AT)
-    assert (data["catalog_found"], data["metrics_found"], data["groups"]) == (False, False, [])
+    seen = {what: api(client, what, VIEW_AT) for what in ENDPOINTS}
+    storage = seen["storage"]
+    assert (storage["catalog_found"], storage["metrics_found"]) == (False, False)
+    assert (storage["days"], storage["groups"]) == ([], [])
+    assert storage["totals"] == dict.fromkeys(BYTE_COLUMNS, 0)
+    assert seen["dropped"]["dropped"] == []
+    assert (seen["failsafe"]["batches"], seen["failsafe"]["next_purge"]) == ([], None)
+    assert seen["runs"]["runs"] == []
+    assert (seen["card"]["next_purge"], seen["card"]["last_run"]) == (None, None)
     assert not home.exists()
 
 
@@ -495,114 +458,29 @@ def test_a_home_without_lifecycle_runs_still_lists_dropped_tables(
     connect: Any, home: Path, client: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """SPEC R21: before the first lifecycle run there are no metrics, but UNDROP works and
-    the page says until when."""
+    the API says until when."""
     connect(now=format_timestamp(at(0))).sql(
         "CREATE DATABASE D; CREATE TABLE D.PUBLIC.T (ID INT); DROP TABLE D.PUBLIC.T"
     )
     monkeypatch.setenv("REWIND_HOME", str(home))
-    data = summary(client, at(0, 14))
-    assert (data["catalog_found"], data["metrics_found"], data["days"]) == (True, False, [])
-    assert [(d["name"], instant(d["undrop_until"])) for d in data["dropped"]] == [
-        ("D.PUBLIC.T", at(1))
-    ]
+    storage = api(client, "storage", at(0, 14))
+    assert (storage["catalog_found"], storage["metrics_found"], storage["days"]) == (
+        True,
+        False,
+        [],
+    )
+    dropped = api(client, "dropped", at(0, 14))["dropped"]
+    assert [(d["name"], instant(d["undrop_until"])) for d in dropped] == [("D.PUBLIC.T", at(1))]
 
 
 def test_a_bad_instant_is_a_one_line_error(
     client: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """SPEC R39: a stable code and one line, no traceback."""
+    """SPEC R39: a stable code and one line, no traceback, from every route taking ``now``."""
     monkeypatch.setenv("REWIND_HOME", str(tmp_path))
-    response = client.get("/", params={"now": "yesterday"})
-    assert response.status_code == 400
-    assert response.json() == {"detail": "INVALID_VALUE: 'yesterday' is not an ISO 8601 timestamp."}
-
-
-AIRFLOW_SCRIPT = """
-import json, sys
-import jwt
-from airflow import plugins_manager
-from airflow.api_fastapi.app import create_app, get_auth_manager
-from airflow.api_fastapi.auth.managers.simple.user import SimpleAuthManagerUser
-from airflow.api_fastapi.core_api.datamodels.plugins import PluginResponse
-from airflow.utils.db import initdb
-from fastapi.testclient import TestClient
-
-initdb()  # the auth manager checks a token's id against revoked tokens there
-[info] = [p for p in plugins_manager.get_plugin_info() if p["name"] == "rewind"]
-apps = plugins_manager.get_fastapi_plugins()[0]
-client = TestClient(create_app())
-prefix, now = sys.argv[2], sys.argv[3]
-token = get_auth_manager().generate_jwt(SimpleAuthManagerUser(username="admin", role="admin"))
-claims = jwt.decode(token, options={"verify_signature": False})
-forged = jwt.encode(claims, "not the api secret", algorithm="HS512")
-summary_url, page_url = prefix + "/rewind/api/summary", prefix + "/rewind/"
-refused = [
-    client.get(summary_url, params={"now": now}).status_code,
-    client.get(page_url, params={"now": now}).status_code,
-    client.get(summary_url, headers={"Authorization": "Bearer " + forged}).status_code,
-    client.get(page_url, cookies={"_token": forged}).status_code,
-    client.get(summary_url, headers={"Authorization": "Bearer garbage"}).status_code,
-]
-summary = client.get(summary_url, params={"now": now}, headers={"Authorization": "Bearer " + token})
-page = client.get(page_url, params={"now": now}, cookies={"_token": token})
-json.dump({
-    "refused": refused,
-    "import_errors": plugins_manager.get_import_errors(),
-    "fastapi_apps": [[a["name"], a["url_prefix"]] for a in apps],
-    "plugin": PluginResponse.model_validate(info).model_dump(mode="json"),
-    "summary": [summary.status_code, summary.json()],
-    "page": [page.status_code, page.text],
-}, open(sys.argv[1], "w"))
-"""
-
-
-@pytest.mark.parametrize(
-    "base_url, prefix", [("", ""), ("http://localhost:8080/airflow", "/airflow")]
-)
-def test_airflow_loads_the_plugin_and_serves_the_page(
-    warehouse: Warehouse,
-    client: Any,
-    monkeypatch: pytest.MonkeyPatch,
-    tmp_path: Path,
-    base_url: str,
-    prefix: str,
-) -> None:
-    """Airflow's plugins manager loads ``plugins/``: the FastAPI app is mounted on the real
-    api-server app, its three React views are valid react_apps (the Browse-menu entry
-    among them, under ``[api] base_url`` too), and the mounted page serves the warehouse's
-    real data — only to a request carrying a real Airflow JWT (bearer header or the UI's
-    cookie): without one, with a forged or a malformed one, 401 (SPEC R37, R38)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("REWIND_", "AIRFLOW"))}
-    env.update(
-        AIRFLOW_HOME=str(tmp_path / "airflow"),
-        AIRFLOW__CORE__PLUGINS_FOLDER=str(REPO / "plugins"),
-        AIRFLOW__CORE__LOAD_EXAMPLES="False",
-        AIRFLOW__API__BASE_URL=base_url,
-        REWIND_HOME=str(warehouse.home),
-    )
-    out = tmp_path / "out.json"
-    proc = subprocess.run(
-        [sys.executable, "-c", AIRFLOW_SCRIPT, str(out), prefix, format_timestamp(VIEW_AT)],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    seen = json.loads(out.read_text())
-    assert seen["refused"] == [401] * 5
-    assert seen["import_errors"] == {}
-    assert ["Rewind", "/rewind"] in seen["fastapi_apps"]
-    assert seen["plugin"]["external_views"] == []
-    apps = {a["destination"]: a for a in seen["plugin"]["react_apps"]}
-    assert {k: apps["nav"][k] for k in ("name", "url_route", "category")} == {
-        "name": "Rewind",
-        "url_route": "rewind",
-        "category": "browse",
-    }
-    assert sorted(apps) == ["dag_run", "dashboard", "nav"]
-    monkeypatch.setenv("REWIND_HOME", str(warehouse.home))
-    assert seen["summary"] == [200, summary(client, VIEW_AT)]
-    assert seen["page"][0] == 200
-    assert len(Page(seen["page"][1]).rects) == len(BYTE_COLUMNS) * len(RUNS)
+    for what in ENDPOINTS:
+        response = client.get(f"/api/v1/{what}", params={"now": "yesterday"})
+        assert response.status_code == 400, (what, response.text)
+        assert response.json() == {
+            "detail": "INVALID_VALUE: 'yesterday' is not an ISO 8601 timestamp."
+        }

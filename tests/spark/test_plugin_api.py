@@ -10,13 +10,15 @@ simple auth manager, real JWTs signed by the api-server) in a subprocess with it
 - SHOP.PUBLIC.ORDERS, updated on day 1: its old file is in fail-safe from day 2's run;
 - LAB.PUBLIC.OLD, dropped on day 1 (1 day): in fail-safe from day 2's run;
 - LAB.PUBLIC.SCRATCH (5 days), dropped on day 2: undroppable until day 7;
-- Airflow user ``analyst`` is Rewind user ANALYST, role CLERK, SELECT on ORDERS only.
+- Airflow user ``analyst`` is Rewind user ANALYST, role CLERK, SELECT on ORDERS only;
+  Airflow user ``stranger`` has no Rewind user.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
@@ -98,14 +100,19 @@ CALLS: dict[str, tuple[str, str | None]] = {
     "analyst runs": (f"/rewind/api/v1/runs?{NOW_Q}", "analyst"),
     "analyst card": (f"/rewind/api/v1/card?{NOW_Q}", "analyst"),
     "analyst run": (f"/rewind/api/v1/dag_runs/rewind_nightly/{NIGHTLY_RUN}", "analyst"),
+    "stranger storage": (f"/rewind/api/v1/storage?{NOW_Q}", "stranger"),
+    "bad instant": ("/rewind/api/v1/storage?now=yesterday", "admin"),
+    "bad instant card": ("/rewind/api/v1/card?now=yesterday", "cookie:admin"),
     "bundle": ("/rewind/static/rewind-page.js", None),
 }
 
 AIRFLOW_SCRIPT = """
 import json, sys
 import jwt
+from airflow import plugins_manager
 from airflow.api_fastapi.app import create_app, get_auth_manager
 from airflow.api_fastapi.auth.managers.simple.user import SimpleAuthManagerUser
+from airflow.api_fastapi.core_api.datamodels.plugins import PluginResponse
 from airflow.utils.db import initdb
 from fastapi.testclient import TestClient
 
@@ -116,6 +123,7 @@ manager = get_auth_manager()
 tokens = {
     "admin": manager.generate_jwt(SimpleAuthManagerUser(username="admin", role="admin")),
     "analyst": manager.generate_jwt(SimpleAuthManagerUser(username="analyst", role="viewer")),
+    "stranger": manager.generate_jwt(SimpleAuthManagerUser(username="stranger", role="viewer")),
 }
 claims = jwt.decode(tokens["admin"], options={"verify_signature": False})
 tokens["forged"] = jwt.encode(claims, "not the api secret", algorithm="HS512")
@@ -132,6 +140,14 @@ for label, (path, credential) in calls.items():
     kind = response.headers.get("content-type", "")
     body = response.json() if kind.startswith("application/json") else response.text[:200]
     seen[label] = [response.status_code, kind, body]
+# How Airflow's plugins manager loaded plugins/: what GET /api/v2/plugins would answer.
+[info] = [p for p in plugins_manager.get_plugin_info() if p["name"] == "rewind"]
+fastapi_apps = plugins_manager.get_fastapi_plugins()[0]
+seen["plugin"] = {
+    "import_errors": plugins_manager.get_import_errors(),
+    "fastapi_apps": [[a["name"], a["url_prefix"]] for a in fastapi_apps],
+    "info": PluginResponse.model_validate(info).model_dump(mode="json"),
+}
 json.dump(seen, open(sys.argv[1], "w"))
 """
 
@@ -161,7 +177,13 @@ def warehouse(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str,
         if when in RUNS:
             run_id = lifecycle_run_id("rewind_nightly", NIGHTLY_RUN) if when == RUNS[-1] else None
             steps[when] = run_lifecycle(config, when, run_id)
-    return {"home": home, "steps": steps, "view": storage_view(home)}
+    return {"home": home, "steps": steps, "view": storage_view(home), "catalog": dump(home)}
+
+
+def dump(home: Path) -> list[str]:
+    """The catalog's content, as SQL."""
+    with sqlite3.connect(home / "catalog.db") as db:
+        return list(db.iterdump())
 
 
 def call_airflow(home: Path, tmp_path: Path, base_url: str, prefix: str) -> dict[str, Any]:
@@ -170,7 +192,7 @@ def call_airflow(home: Path, tmp_path: Path, base_url: str, prefix: str) -> dict
         AIRFLOW_HOME=str(tmp_path / "airflow"),
         AIRFLOW__CORE__PLUGINS_FOLDER=str(REPO / "plugins"),
         AIRFLOW__CORE__LOAD_EXAMPLES="False",
-        AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_USERS="admin:admin,analyst:viewer",
+        AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_USERS="admin:admin,analyst:viewer,stranger:viewer",
         AIRFLOW__API__BASE_URL=base_url,
         REWIND_HOME=str(home),
     )
@@ -312,8 +334,48 @@ def test_a_non_admin_sees_only_its_objects_and_no_failsafe_r37_r38(
 def test_the_api_and_bundles_move_below_a_base_url_path(
     warehouse: dict[str, Any], tmp_path: Path
 ) -> None:
-    """Under ``[api] base_url`` with a path the same calls answer below it."""
+    """Under ``[api] base_url`` with a path the plugin loads alike and the same calls
+    answer below it."""
     seen = call_airflow(warehouse["home"], tmp_path, "http://localhost:8080/airflow", "/airflow")
+    assert seen["plugin"]["import_errors"] == {}
+    assert len(seen["plugin"]["info"]["react_apps"]) == 3
     assert seen["anonymous"][0] == 401
     assert ok(seen, "admin storage")["totals"] == by_class(warehouse["view"])
     assert seen["bundle"][0] == 200
+
+
+def test_airflow_loads_the_plugin(seen: dict[str, Any]) -> None:
+    """Airflow's plugins manager loads ``plugins/`` without an import error: the API app
+    mounted at ``/rewind`` and the three React views, valid as Airflow's
+    ``PluginResponse`` (the Browse-menu page, a DAG run tab, a dashboard card; no
+    external view, no iframe)."""
+    plugin = seen["plugin"]
+    assert plugin["import_errors"] == {}
+    assert ["Rewind", "/rewind"] in plugin["fastapi_apps"]
+    assert plugin["info"]["external_views"] == []
+    apps = {a["destination"]: a for a in plugin["info"]["react_apps"]}
+    assert {k: apps["nav"][k] for k in ("name", "url_route", "category")} == {
+        "name": "Rewind",
+        "url_route": "rewind",
+        "category": "browse",
+    }
+    assert sorted(apps) == ["dag_run", "dashboard", "nav"]
+
+
+def test_an_unknown_user_and_a_bad_instant_are_one_line_errors(seen: dict[str, Any]) -> None:
+    """SPEC R37, R39: an Airflow user with no Rewind user gets 403 UNKNOWN_USER; a bad
+    ``now`` a 400 with a stable code and one line, no traceback."""
+    status, _, body = seen["stranger storage"]
+    assert status == 403 and body["detail"].startswith("UNKNOWN_USER"), body
+    for label in ("bad instant", "bad instant card"):
+        assert seen[label][0] == 400, seen[label]
+        assert seen[label][2] == {
+            "detail": "INVALID_VALUE: 'yesterday' is not an ISO 8601 timestamp."
+        }
+
+
+def test_serving_every_call_wrote_nothing(warehouse: dict[str, Any], seen: dict[str, Any]) -> None:
+    """Read-only: after every call of ``CALLS`` (each route, each user, the errors), the
+    catalog is what the lifecycle left."""
+    assert len(seen) > len(CALLS)  # the calls were made
+    assert dump(warehouse["home"]) == warehouse["catalog"]

@@ -1,4 +1,6 @@
-"""Pure parts of the Rewind page: byte units for people, and which objects a scope covers."""
+"""Pure parts of the Rewind views' data: which objects a scope covers, and the chart's window.
+
+(Byte units for people are the UI's: ``ui/src/format.test.ts``.)"""
 
 from __future__ import annotations
 
@@ -7,28 +9,9 @@ from datetime import UTC, date, datetime
 import pyarrow as pa
 import pytest
 
-from rewind.dashboard_html import human_bytes
 from rewind.dashboard_model import Scope, first_day
 
 pytestmark = pytest.mark.unit
-
-
-@pytest.mark.parametrize(
-    ("count", "shown"),
-    [
-        (0, "0 B"),
-        (1023, "1023 B"),
-        (1024, "1.0 KiB"),
-        (1536, "1.5 KiB"),
-        (1024**2 - 1, "1.0 MiB"),
-        (1024**2, "1.0 MiB"),
-        (5 * 1024**3 + 1024**3 // 2, "5.5 GiB"),
-        (3 * 1024**4, "3.0 TiB"),
-        (2048 * 1024**5, "2048.0 PiB"),
-    ],
-)
-def test_human_bytes(count: int, shown: str) -> None:
-    assert human_bytes(count) == shown
 
 
 PATHS = [

@@ -36,6 +36,7 @@ ALLOWED = {
     "include/rewind/lifecycle/context.py": "the moving steps' paths",
     "include/rewind/lifecycle/purge.py": "deletes data (never reads it)",
     "dags/rewind_failsafe_recovery.py": "the ACCOUNTADMIN recovery DAG",
+    "include/rewind/plugin_api.py": "the URL /api/v1/failsafe (data: the catalog's manifest)",
 }
 
 

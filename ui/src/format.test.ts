@@ -1,13 +1,13 @@
 import { formatInstant, humanBytes } from "./format";
 
 describe("humanBytes", () => {
-  // The same cases as tests/unit/test_dashboard_scope.py's human_bytes.
   it.each([
     [0, "0 B"],
     [1023, "1023 B"],
     [1024, "1.0 KiB"],
     [1536, "1.5 KiB"],
     [1024 ** 2 - 1, "1.0 MiB"],
+    [1024 ** 2, "1.0 MiB"],
     [5 * 1024 ** 3 + 1024 ** 3 / 2, "5.5 GiB"],
     [3 * 1024 ** 4, "3.0 TiB"],
     [2048 * 1024 ** 5, "2048.0 PiB"],

@@ -2,7 +2,7 @@ import type { ByteClass } from "./api";
 
 const UNITS = ["KiB", "MiB", "GiB", "TiB", "PiB"];
 
-/** Bytes for people, as rewind.dashboard_html.human_bytes shows them: 1536 -> "1.5 KiB"
+/** Bytes for people, in binary units: 1536 -> "1.5 KiB"
  * (exact bytes below 1 KiB, never "1024.0 KiB"). */
 export const humanBytes = (count: number): string => {
   if (Math.abs(count) < 1024) {

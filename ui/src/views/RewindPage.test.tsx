@@ -70,6 +70,16 @@ describe("RewindPage", () => {
     await waitFor(() => expect(screen.getByText(/No storage metrics yet/u)).toBeInTheDocument());
   });
 
+  it("shows an empty state for a home without a catalog", async () => {
+    mockApi({
+      dropped: { body: { dropped: [] } },
+      me: { body: ANALYST },
+      storage: { body: { ...STORAGE, catalog_found: false, days: [], groups: [], metrics_found: false } },
+    });
+    renderInAirflow(<RewindPage search="" />);
+    await waitFor(() => expect(screen.getByText(/No Rewind catalog yet/u)).toBeInTheDocument());
+  });
+
   it("shows the API's one-line error, with a hint for a 401", async () => {
     const refused = { body: { detail: "Log in to Airflow first." }, status: 401 };
 
