@@ -23,7 +23,7 @@ AIRFLOW_ENV := AIRFLOW_HOME=$(CURDIR)/.airflow AIRFLOW__CORE__DAGS_FOLDER=$(CURD
 # ADMIN; every other Airflow user acts as the Rewind user of its own name (README,
 # "Security model").
 
-.PHONY: help setup ui ui-check run airflow airflow-db test test-fast browser postgres compose-check lint bench clean
+.PHONY: help setup ui ui-test ui-check run airflow airflow-db test test-fast browser postgres compose-check lint bench clean
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -55,12 +55,19 @@ UI_STAMP := ui/node_modules/.rewind-built
 ui:  ## build the UI bundles when Node is present (else keep the committed ones)
 	@if command -v npm >/dev/null; then $(MAKE) --no-print-directory $(UI_STAMP); \
 	else echo "npm not found: keeping the committed bundles of include/rewind/ui_static/"; fi
+# A test that needs a tool fails without it, naming what to install (it never skips).
+NEED_NPM = @command -v npm >/dev/null || { echo "npm not found: install Node.js 20+ and npm \
+(Debian: apt-get install nodejs npm; or https://nodejs.org) for the UI's tests and build"; exit 1; }
 $(UI_DEPS): ui/package-lock.json
+	$(NEED_NPM)
 	cd ui && npm ci --no-audit --no-fund
 	touch $@
 $(UI_STAMP): $(UI_DEPS) $(UI_SRC)
 	cd ui && npm run build
 	touch $@
+ui-test: $(UI_DEPS)  ## the UI's Vitest tests (needs npm)
+	$(NEED_NPM)
+	cd ui && npm test
 ui-check: $(UI_DEPS)  ## Vitest, then fail if the committed bundles are not what ui/ builds
 	cd ui && npm test && npm run build
 	git diff --exit-code --stat include/rewind/ui_static/
@@ -83,7 +90,7 @@ airflow-db:  # the project-local Airflow's metadata and the pool the Rewind DAGs
 	@$(AIRFLOW_ENV) $(BIN)/airflow pools set rewind_lifecycle 1 \
 	  "Rewind: lifecycle steps, restores and recoveries, one at a time" >/dev/null
 
-test: setup browser postgres compose-check  ## run the whole test suite (what CI runs)
+test: ui-test setup browser postgres compose-check  ## run the whole test suite (what CI runs): Vitest, then pytest
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q --durations=25
 
 # The e2e browser test drives Debian's Chromium through chromedriver (no browser download).

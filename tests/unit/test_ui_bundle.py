@@ -1,6 +1,7 @@
 """The committed bundles of the Rewind views are what ``ui/`` builds (issue 29): a pip or
 Docker install serves ``include/rewind/ui_static/`` without Node, so a change to the
-sources must come with its build. Needs ``npm`` and ``ui/node_modules`` (``make ui``)."""
+sources must come with its build. Needs ``npm`` (Node.js 20+) and ``ui/node_modules``
+(``make ui``): without them the test fails, naming what to install; it never skips."""
 
 from __future__ import annotations
 
@@ -19,8 +20,13 @@ COMMITTED = REPO / "include" / "rewind" / "ui_static"
 
 
 def test_the_committed_bundles_are_what_the_sources_build(tmp_path: Path) -> None:
-    if shutil.which("npm") is None or not (UI / "node_modules" / "vite").is_dir():
-        pytest.skip("npm or ui/node_modules missing: `make ui` installs them")
+    if shutil.which("npm") is None:
+        pytest.fail(
+            "npm not found: install Node.js 20+ and npm (Debian: apt-get install nodejs npm; "
+            "or https://nodejs.org), then `make ui`"
+        )
+    if not (UI / "node_modules" / "vite").is_dir():
+        pytest.fail("ui/node_modules missing: `make ui` installs them (npm ci)")
     proc = subprocess.run(
         ["npm", "run", "build"],
         cwd=UI,
