@@ -133,3 +133,35 @@ def test_local_files_read_list_and_move_as_before(tmp_path: Path) -> None:
     assert not (tmp_path / "_rewind_staging").exists()
     location.unlink(tmp_path / "new.parquet")
     location.unlink(tmp_path / "new.parquet")  # a missing file is no error
+
+
+def test_the_warehouse_and_system_roots_come_from_the_environment_r44_r12_r38(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """R44: ``REWIND_WAREHOUSE_URI`` / ``REWIND_SYSTEM_URI`` take an S3 prefix or a path
+    (``file://`` too), default ``<home>/warehouse`` and ``<home>/system``; R12, R38: a root
+    that holds the fail-safe store or lies in it is refused, locally as on S3."""
+    from rewind.config import Config
+
+    home = tmp_path / "home"
+    for name in ("REWIND_WAREHOUSE_URI", "REWIND_SYSTEM_URI", "REWIND_FAILSAFE_URI"):
+        monkeypatch.delenv(name, raising=False)
+    config = Config.load(home=home)
+    assert (config.warehouse_root, config.system_root) == (home / "warehouse", home / "system")
+    monkeypatch.setenv("REWIND_WAREHOUSE_URI", "s3a://lake/rewind/warehouse/")
+    monkeypatch.setenv("REWIND_SYSTEM_URI", f"file://{tmp_path / 'system'}")
+    config = Config.load(home=home)
+    assert config.warehouse_root == S3Location("lake", "rewind/warehouse")
+    assert config.system_root == tmp_path / "system"
+    monkeypatch.setenv("REWIND_WAREHOUSE_URI", str(home))  # holds <home>/failsafe
+    with pytest.raises(InvalidLocation, match=r"REWIND_WAREHOUSE_URI .* overlaps the fail-safe"):
+        Config.load(home=home)
+    monkeypatch.setenv("REWIND_WAREHOUSE_URI", f"s3://AKIAEXAMPLE:{SECRET}@lake/w")
+    with pytest.raises(InvalidLocation) as caught:
+        Config.load(home=home)
+    assert "s3://***@lake/w" in str(caught.value) and SECRET not in str(caught.value)
+    monkeypatch.setenv("REWIND_WAREHOUSE_URI", "s3://lake/rewind")
+    monkeypatch.setenv("REWIND_FAILSAFE_URI", "s3://lake/rewind/failsafe")
+    with pytest.raises(InvalidLocation, match="overlaps the fail-safe store s3://lake/rewind"):
+        Config.load(home=home)
+    assert not home.exists()  # the configuration writes nothing
