@@ -35,7 +35,7 @@ class Config:
         warehouse: the tables Rewind creates (``REWIND_WAREHOUSE_URI``, SPEC R44): a local
             directory or an S3 prefix; None: ``<home>/warehouse`` (:attr:`warehouse_root`).
         system: the system tables (``REWIND_SYSTEM_URI``, SPEC R44), the same kinds; None:
-            ``<home>/system`` (:attr:`system_root`).
+            under the warehouse root (:attr:`system_root`).
         failsafe_root: the fail-safe store, kept apart from the warehouse (SPEC R12, R38): a
             local directory or an S3 prefix (``REWIND_FAILSAFE_URI``, SPEC R44).
         failsafe_storage_class: the S3 storage class of every fail-safe copy
@@ -70,8 +70,13 @@ class Config:
 
     @property
     def system_root(self) -> Root:
-        """Where the system tables (retention plan, storage metrics) live (SPEC R44)."""
-        return self.system if self.system is not None else self.home / "system"
+        """Where the system tables (retention plan, storage metrics) live: under the
+        warehouse root unless ``REWIND_SYSTEM_URI`` (SPEC R44; no table id is a word, so
+        they share no directory). A home with the default warehouse keeps them where
+        homes always had them, ``<home>/system``: moving them would hide its history."""
+        if self.system is not None:
+            return self.system
+        return self.home / "system" if self.warehouse is None else self.warehouse / "system"
 
     @classmethod
     def load(
@@ -97,10 +102,7 @@ class Config:
         catalog_url = env.get("REWIND_CATALOG_URL") or f"sqlite:///{home_path / 'catalog.db'}"
         failsafe = env.get("REWIND_FAILSAFE_URI") or str(home_path / "failsafe")
         failsafe_root = location.of(failsafe.removeprefix("file://"))
-        warehouse, system = _root(env.get(WAREHOUSE_ENV)), _root(env.get(SYSTEM_ENV))
-        _apart_from_failsafe(WAREHOUSE_ENV, warehouse or home_path / "warehouse", failsafe_root)
-        _apart_from_failsafe(SYSTEM_ENV, system or home_path / "system", failsafe_root)
-        return cls(
+        config = cls(
             home=home_path,
             catalog_url=catalog_url,
             failsafe_root=failsafe_root,
@@ -113,9 +115,12 @@ class Config:
             failsafe_storage_class=_storage_class(
                 env.get("REWIND_FAILSAFE_STORAGE_CLASS") or None, failsafe_root
             ),
-            warehouse=warehouse,
-            system=system,
+            warehouse=_root(env.get(WAREHOUSE_ENV)),
+            system=_root(env.get(SYSTEM_ENV)),
         )
+        _apart_from_failsafe(WAREHOUSE_ENV, config.warehouse_root, failsafe_root)
+        _apart_from_failsafe(SYSTEM_ENV, config.system_root, failsafe_root)
+        return config
 
 
 WAREHOUSE_ENV = "REWIND_WAREHOUSE_URI"

@@ -139,7 +139,8 @@ def test_the_warehouse_and_system_roots_come_from_the_environment_r44_r12_r38(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """R44: ``REWIND_WAREHOUSE_URI`` / ``REWIND_SYSTEM_URI`` take an S3 prefix or a path
-    (``file://`` too), default ``<home>/warehouse`` and ``<home>/system``; R12, R38: a root
+    (``file://`` too), default ``<home>/warehouse`` and ``<home>/system``, the system
+    tables under a warehouse that is set (R44: under the warehouse root); R12, R38: a root
     that holds the fail-safe store or lies in it is refused, locally as on S3."""
     from rewind.config import Config
 
@@ -153,6 +154,8 @@ def test_the_warehouse_and_system_roots_come_from_the_environment_r44_r12_r38(
     config = Config.load(home=home)
     assert config.warehouse_root == S3Location("lake", "rewind/warehouse")
     assert config.system_root == tmp_path / "system"
+    monkeypatch.delenv("REWIND_SYSTEM_URI")
+    assert Config.load(home=home).system_root == S3Location("lake", "rewind/warehouse/system")
     monkeypatch.setenv("REWIND_WAREHOUSE_URI", str(home))  # holds <home>/failsafe
     with pytest.raises(InvalidLocation, match=r"REWIND_WAREHOUSE_URI .* overlaps the fail-safe"):
         Config.load(home=home)
