@@ -69,6 +69,18 @@ class Config:
         return self.warehouse if self.warehouse is not None else self.home / "warehouse"
 
     @property
+    def warehouse_identity(self) -> str:
+        """The warehouse as the catalog records it (``Catalog.keep_warehouse``, SPEC R4,
+        R44): ``<home>/warehouse`` for the home's own, wherever the home is now (a home
+        copied or moved keeps its tables), else the root's one spelling."""
+        from rewind.storage import location
+
+        root, own = self.warehouse_root, self.home / "warehouse"
+        if isinstance(root, Path) and root.resolve() == own.resolve():
+            return "<home>/warehouse"
+        return location.canonical(root)
+
+    @property
     def system_root(self) -> Root:
         """Where the system tables (retention plan, storage metrics) live: under the
         warehouse root unless ``REWIND_SYSTEM_URI`` (SPEC R44; no table id is a word, so

@@ -38,7 +38,7 @@ from rewind.errors import (
     TimeTravelUnavailable,
     UnknownUser,
 )
-from rewind.home import prepare_home
+from rewind.home import prepare_home, prepare_roots
 from rewind.query_type import query_type
 from rewind.result import Result
 from rewind.security import refresh_role, require_lifecycle, session_role
@@ -95,6 +95,7 @@ class Connection:
             with Session(self.engine) as session, session.begin():
                 catalog = Catalog(session)
                 catalog.bootstrap(self.clock.now())
+                catalog.keep_warehouse(config.warehouse_identity)  # SPEC R4, R44
                 user = catalog.user(config.user)
                 if user is None:
                     raise UnknownUser(f"User '{config.user}' does not exist.")
@@ -103,6 +104,7 @@ class Connection:
             raise CatalogError(
                 f"Cannot open the catalog at {config.catalog_url}: {_first_line(exc)}"
             ) from None
+        prepare_roots(config)
         self.store = TableStore(
             config.warehouse_root,
             table_locator(self.engine),

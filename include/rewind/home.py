@@ -30,11 +30,12 @@ log = logging.getLogger("rewind.home")
 
 
 def prepare_home(config: Config) -> None:
-    """The home, its warehouse and ``system/`` owner-only, and the SQLite catalog file
-    created 0600 before SQLite opens it (its WAL and shared-memory files take the
-    catalog's mode). A warehouse or system root on S3 (SPEC R44) is checked first, one
-    LIST each, so that a bucket that is missing or refuses the credentials stops the
-    session within seconds, before anything is written (SPEC R49).
+    """The home owner-only, and the SQLite catalog file created 0600 before SQLite opens
+    it (its WAL and shared-memory files take the catalog's mode). A warehouse or system
+    root on S3 (SPEC R44) is checked first, one LIST each, so that a bucket that is
+    missing or refuses the credentials stops the session within seconds, before anything
+    is written (SPEC R49). The local roots come after the catalog has said they are its
+    own (:func:`prepare_roots`).
 
     Raises:
         InvalidLocation: an S3 root's bucket does not exist.
@@ -46,9 +47,7 @@ def prepare_home(config: Config) -> None:
     for root in dict.fromkeys(r for r in roots if not isinstance(r, Path)):
         objectstore.probe(str(root))
     try:
-        for path in (config.home, *roots):
-            if isinstance(path, Path):
-                private_dir(path)
+        private_dir(config.home)
         url = make_url(config.catalog_url)
         if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
             catalog = Path(url.database)
@@ -61,6 +60,21 @@ def prepare_home(config: Config) -> None:
         ) from None
     if not os.access(config.home, os.W_OK):
         raise StorageError(f"The Rewind home {config.home} is not writable.")
+
+
+def prepare_roots(config: Config) -> None:
+    """The local warehouse and system roots owner-only (SPEC R38), made once the catalog
+    has checked that the warehouse is the one its tables live in (SPEC R4, R44).
+
+    Raises:
+        StorageError: a root cannot be created.
+    """
+    for root in (config.warehouse_root, config.system_root):
+        if isinstance(root, Path):
+            try:
+                private_dir(root)
+            except OSError as exc:
+                raise StorageError(f"Cannot create {root}: {exc.strerror}.") from None
 
 
 def private_dir(path: Path) -> Path:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 import stat
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -71,3 +72,40 @@ def test_the_in_process_spark_listens_on_loopback_only_and_wants_its_secret_r38(
     jvm = spark.sparkContext._jvm.java.lang.ProcessHandle.current().pid()
     addresses = listening(jvm)
     assert addresses and set(addresses) <= LOOPBACK, addresses
+
+
+def test_a_changed_warehouse_is_refused_while_its_tables_are_in_the_catalog_r4_r44(
+    connect: Callable[..., Any], home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SPEC R4, R44: a table's location is computed from the warehouse root, so a session or
+    a lifecycle step whose ``REWIND_WAREHOUSE_URI`` names another warehouse than the one the
+    catalog's tables live in is refused (INVALID_LOCATION naming both), writing nothing
+    there; set back, every table is there. The home's own warehouse is recorded relative to
+    the home: a home copied elsewhere keeps its tables."""
+    import shutil
+
+    import rewind
+    from rewind.config import Config
+    from rewind.errors import InvalidLocation
+    from rewind.lifecycle.context import Run
+
+    connect(now=CLOCK.format(1, 0)).sql(
+        "CREATE DATABASE D; CREATE TABLE D.PUBLIC.T (ID INT); INSERT INTO D.PUBLIC.T VALUES (1)"
+    )
+    elsewhere = tmp_path / "another-warehouse"
+    monkeypatch.setenv("REWIND_WAREHOUSE_URI", str(elsewhere))
+    with pytest.raises(InvalidLocation) as refused:
+        connect(now=CLOCK.format(2, 0))
+    assert str(elsewhere) in str(refused.value) and "<home>/warehouse" in str(refused.value)
+    with pytest.raises(InvalidLocation):
+        Run.open(Config.load(home=home), "night", datetime.fromisoformat(CLOCK.format(2, 0)))
+    assert not elsewhere.exists()
+
+    monkeypatch.delenv("REWIND_WAREHOUSE_URI")
+    moved = Path(shutil.copytree(home, tmp_path / "moved"))
+    for where in (home, moved):
+        conn = rewind.connect(home=where, now=CLOCK.format(3, 0))
+        try:
+            assert conn.sql("SELECT ID FROM D.PUBLIC.T")[-1].rows == [[1]]
+        finally:
+            conn.close()

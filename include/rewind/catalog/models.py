@@ -55,6 +55,14 @@ class AccountParameter(Base):
     value: Mapped[int] = mapped_column(Integer)
 
 
+class StorageRoot(Base):
+    """Where the catalog's own tables live (revision 0012, SPEC R4, R44)."""
+
+    __tablename__ = "storage_roots"
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    uri: Mapped[str] = mapped_column(Text)
+
+
 class User(Base):
     __tablename__ = "users"
     name: Mapped[str] = mapped_column(String(255), primary_key=True)

@@ -22,6 +22,7 @@ from rewind.catalog.models import (
     RoleGrant,
     Statement,
     StatementObject,
+    StorageRoot,
     TableVersion,
     User,
 )
@@ -39,6 +40,7 @@ from rewind.constants import (
     SERVICE_USER,
     TABLE,
 )
+from rewind.errors import InvalidLocation
 from rewind.identifiers import QualifiedName
 
 ACCOUNT_DEFAULTS = {
@@ -120,6 +122,35 @@ class Catalog:
             self.session.add(AccountParameter(name=name, value=value))
         else:
             row.value = value
+
+    # -- storage roots (SPEC R4, R44) ------------------------------------------------
+    def keep_warehouse(self, warehouse: str) -> None:
+        """Record the warehouse the catalog's own tables are created under (first use), or
+        refuse another one while any of them is in the catalog: their locations are
+        computed from it (R4), so a changed ``REWIND_WAREHOUSE_URI`` would lose sight of
+        every one of them.
+
+        Raises:
+            InvalidLocation: ``warehouse`` is not the recorded one and tables live there.
+        """
+        row = self.session.get(StorageRoot, "warehouse")
+        if row is None:
+            self.session.add(StorageRoot(name="warehouse", uri=warehouse))
+            return
+        if row.uri == warehouse:
+            return
+        owned = self.session.scalar(
+            select(func.count())
+            .select_from(CatalogObject)
+            .where(CatalogObject.kind == TABLE, CatalogObject.location.is_(None))
+        )
+        if owned:
+            raise InvalidLocation(
+                f"The warehouse is set to {warehouse}, but the {owned} tables of this catalog "
+                f"live in {row.uri}: set REWIND_WAREHOUSE_URI back (a warehouse does not move "
+                "yet); nothing was written."
+            )
+        row.uri = warehouse
 
     # -- objects ---------------------------------------------------------------------
     def get(self, object_id: int) -> CatalogObject | None:

@@ -18,7 +18,7 @@ from rewind.catalog.db import make_engine, migrate
 from rewind.catalog.repository import Catalog, table_locator
 from rewind.config import Config
 from rewind.errors import StorageError
-from rewind.home import prepare_home, private_dir
+from rewind.home import prepare_home, prepare_roots, private_dir
 from rewind.lifecycle import fileops
 from rewind.storage import location, objectstore
 from rewind.storage.delta import TableStore
@@ -50,6 +50,9 @@ class Run:
         prepare_home(config)  # SPEC R38: owner-only
         engine = make_engine(config.catalog_url)
         migrate(engine)
+        with Session(engine) as session, session.begin():
+            Catalog(session).keep_warehouse(config.warehouse_identity)  # SPEC R4, R44
+        prepare_roots(config)
         if spark_provider is None:
             from rewind.spark import get_spark
 
