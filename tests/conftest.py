@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -10,6 +11,7 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -201,3 +203,17 @@ def s3_bucket(
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     return S3Bucket(name=name, uri=f"s3://{name}/", env=env, server=s3_server)
+
+
+@pytest.fixture(scope="module")
+def plugin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
+    """``plugins/rewind_plugin.py`` imported the way Airflow imports it: by file path."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("AIRFLOW_HOME", str(tmp_path_factory.mktemp("airflow")))
+        spec = importlib.util.spec_from_file_location(
+            "rewind_plugin", REPO / "plugins" / "rewind_plugin.py"
+        )
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        yield module

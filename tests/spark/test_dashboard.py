@@ -21,7 +21,6 @@ The history (retention 1 day unless said otherwise):
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sqlite3
 from collections import defaultdict
@@ -131,20 +130,6 @@ def warehouse(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> Warehouse
         if when in RUNS:
             built.steps[when] = run_lifecycle(config, when)
     return built
-
-
-@pytest.fixture(scope="module")
-def plugin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
-    """``plugins/rewind_plugin.py`` imported the way Airflow imports it: by file path."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("AIRFLOW_HOME", str(tmp_path_factory.mktemp("airflow")))
-        spec = importlib.util.spec_from_file_location(
-            "rewind_plugin", REPO / "plugins" / "rewind_plugin.py"
-        )
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        yield module
 
 
 ENDPOINTS = ("me", "storage", "dropped", "failsafe", "runs", "card")

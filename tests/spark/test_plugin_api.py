@@ -27,6 +27,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 import pytest
+from test_dashboard import table
 
 import rewind
 from rewind.clock import format_timestamp
@@ -40,8 +41,6 @@ pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("dashboard")]
 REPO = Path(__file__).resolve().parents[2]
 DAY0 = datetime(2026, 3, 2, tzinfo=UTC)
 NIGHTLY_RUN = "scheduled__2026-03-04T00:00:00+00:00"  # the Airflow run of the last night
-COLUMNS = "(ID INT, V VARCHAR)"
-ROWS = "VALUES (1, 'a'), (2, 'b'), (3, 'c')"
 
 
 def at(day: int, hour: int = 12) -> datetime:
@@ -50,11 +49,6 @@ def at(day: int, hour: int = 12) -> datetime:
 
 VIEW_AT = at(2, 14)
 RUNS = [at(day, 13) for day in range(3)]
-
-
-def table(name: str, retention: int | None = None) -> str:
-    option = "" if retention is None else f" DATA_RETENTION_TIME_IN_DAYS = {retention}"
-    return f"CREATE TABLE {name} {COLUMNS}{option}; INSERT INTO {name} {ROWS}"
 
 
 EVENTS = {

@@ -5,8 +5,6 @@ React, JSX runtime and Chakra UI globals)."""
 
 from __future__ import annotations
 
-import importlib.util
-from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
 from urllib.parse import urljoin, urlsplit
@@ -17,20 +15,6 @@ pytestmark = pytest.mark.unit
 
 REPO = Path(__file__).resolve().parents[2]
 HOST_GLOBALS = ("ReactJSXRuntime", "ChakraUI", "React")
-
-
-@pytest.fixture(scope="module")
-def plugin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ModuleType]:
-    """``plugins/rewind_plugin.py`` imported the way Airflow imports it: by file path."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("AIRFLOW_HOME", str(tmp_path_factory.mktemp("airflow")))
-        spec = importlib.util.spec_from_file_location(
-            "rewind_plugin_entries", REPO / "plugins" / "rewind_plugin.py"
-        )
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        yield module
 
 
 def test_react_apps_are_valid_for_airflow(plugin: ModuleType) -> None:
