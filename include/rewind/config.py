@@ -11,6 +11,7 @@ from rewind.constants import DEFAULT_USER
 from rewind.errors import InvalidLocation, InvalidValue
 
 if TYPE_CHECKING:
+    from rewind.catalog.repository import KeptRoot
     from rewind.storage.location import Root
 
 # The storage classes a fail-safe copy may take (SPEC R48): those read at once, as a
@@ -69,15 +70,27 @@ class Config:
         return self.warehouse if self.warehouse is not None else self.home / "warehouse"
 
     @property
-    def warehouse_identity(self) -> str:
-        """The warehouse as the catalog records it (``Catalog.keep_warehouse``, SPEC R4,
-        R44): ``<home>/warehouse`` for the home's own, wherever the home is now (a home
-        copied or moved keeps its tables), else the root's one spelling."""
+    def kept_roots(self) -> tuple[KeptRoot, ...]:
+        """The roots the catalog records, so that neither moves while it has something
+        there (``Catalog.keep_roots``): the warehouse its tables are computed from (SPEC R4,
+        R44) and the fail-safe store its manifest's files are in (SPEC R12, R44, R48)."""
+        from rewind.catalog.repository import KeptRoot
+
+        warehouse = self._kept("warehouse", self.warehouse_root)
+        failsafe = self._kept("failsafe", self.failsafe_root)
+        return (
+            KeptRoot("warehouse", WAREHOUSE_ENV, warehouse, "tables"),
+            KeptRoot("failsafe", FAILSAFE_ENV, failsafe, "fail-safe files"),
+        )
+
+    def _kept(self, own: str, root: Root) -> str:
+        """A root as the catalog records it: ``<home>/<own>`` for the home's own, wherever
+        the home is now (a home copied or moved keeps what is in it), else the root's one
+        spelling."""
         from rewind.storage import location
 
-        root, own = self.warehouse_root, self.home / "warehouse"
-        if isinstance(root, Path) and root.resolve() == own.resolve():
-            return "<home>/warehouse"
+        if isinstance(root, Path) and root.resolve() == (self.home / own).resolve():
+            return f"<home>/{own}"
         return location.canonical(root)
 
     @property
@@ -112,7 +125,7 @@ class Config:
         env = os.environ
         home_path = Path(home or env.get("REWIND_HOME") or ".rewind").absolute()
         catalog_url = env.get("REWIND_CATALOG_URL") or f"sqlite:///{home_path / 'catalog.db'}"
-        failsafe = env.get("REWIND_FAILSAFE_URI") or str(home_path / "failsafe")
+        failsafe = env.get(FAILSAFE_ENV) or str(home_path / "failsafe")
         failsafe_root = location.of(failsafe.removeprefix("file://"))
         config = cls(
             home=home_path,
@@ -137,6 +150,7 @@ class Config:
 
 WAREHOUSE_ENV = "REWIND_WAREHOUSE_URI"
 SYSTEM_ENV = "REWIND_SYSTEM_URI"
+FAILSAFE_ENV = "REWIND_FAILSAFE_URI"
 
 
 def _root(text: str | None) -> Root | None:

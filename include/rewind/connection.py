@@ -95,7 +95,7 @@ class Connection:
             with Session(self.engine) as session, session.begin():
                 catalog = Catalog(session)
                 catalog.bootstrap(self.clock.now())
-                catalog.keep_warehouse(config.warehouse_identity)  # SPEC R4, R44
+                catalog.keep_roots(config.kept_roots)  # SPEC R4, R44, R48
                 user = catalog.user(config.user)
                 if user is None:
                     raise UnknownUser(f"User '{config.user}' does not exist.")

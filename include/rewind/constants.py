@@ -9,6 +9,18 @@ MAX_TRANSIENT_RETENTION_DAYS = 1  # SPEC R5
 FAILSAFE_DAYS = 7  # SPEC R12
 AUDIT_RETENTION_DAYS = 365  # SPEC R36: ACCESS_HISTORY and QUERY_HISTORY
 
+# The lifecycle states of a data file (SPEC R12, R30, R31; ``FileState``), used by the
+# lifecycle's rules and by the catalog, which counts what is in fail-safe (R44, R48).
+LIVE = "LIVE"
+REMOVED = "REMOVED"
+MOVING = "MOVING"
+FAILSAFE = "FAILSAFE"
+PURGING = "PURGING"
+DELETING = "DELETING"
+RETAINED = "RETAINED"
+# A file in these states has a copy in the fail-safe store, or is on its way in or out.
+IN_FAILSAFE = (MOVING, FAILSAFE, PURGING)
+
 DEFAULT_USER = "ADMIN"
 # SPEC R37: the nightly lifecycle's own role (it runs the lifecycle, and holds nothing
 # else) and the service user scheduled Airflow runs act as.

@@ -109,3 +109,40 @@ def test_a_changed_warehouse_is_refused_while_its_tables_are_in_the_catalog_r4_r
             assert conn.sql("SELECT ID FROM D.PUBLIC.T")[-1].rows == [[1]]
         finally:
             conn.close()
+
+
+def test_a_changed_failsafe_store_is_refused_while_it_holds_files_r12_r44_r48(
+    connect: Callable[..., Any], home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SPEC R12, R44, R48: a fail-safe file's place is computed from the fail-safe store, so
+    once the catalog's manifest has files there, a session or a lifecycle step whose
+    ``REWIND_FAILSAFE_URI`` names another store is refused (INVALID_LOCATION naming both),
+    before that store is made; set back, the files are listed again. With nothing
+    in fail-safe yet the store may change (the catalog records the new one)."""
+    from rewind.config import Config
+    from rewind.errors import InvalidLocation
+    from rewind.lifecycle.context import Run
+
+    connect(now=CLOCK.format(1, 0)).sql(
+        "CREATE DATABASE D; CREATE TABLE D.PUBLIC.T (ID INT) DATA_RETENTION_TIME_IN_DAYS = 1;"
+        "INSERT INTO D.PUBLIC.T VALUES (1); DELETE FROM D.PUBLIC.T"
+    )
+    vault = tmp_path / "vault"
+    monkeypatch.setenv("REWIND_FAILSAFE_URI", str(vault))
+    connect(now=CLOCK.format(3, 0)).lifecycle()
+    assert any(vault.iterdir())  # the run moved the deleted file there
+
+    monkeypatch.delenv("REWIND_FAILSAFE_URI")  # back to the home's own <home>/failsafe
+    with pytest.raises(InvalidLocation) as refused:
+        connect(now=CLOCK.format(3, 1))
+    message = str(refused.value)
+    assert "<home>/failsafe" in message and str(vault) in message
+    assert "REWIND_FAILSAFE_URI" in message
+    with pytest.raises(InvalidLocation):
+        Run.open(Config.load(home=home), "night", datetime.fromisoformat(CLOCK.format(3, 1)))
+    assert not (home / "failsafe").exists()
+
+    monkeypatch.setenv("REWIND_FAILSAFE_URI", str(vault))
+    listed = connect(now=CLOCK.format(3, 2)).failsafe_list()
+    assert listed.column("table_name") == ["D.PUBLIC.T"]
+    assert listed.column("files") == [len(list(vault.rglob("*.parquet")))]

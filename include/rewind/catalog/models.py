@@ -56,7 +56,8 @@ class AccountParameter(Base):
 
 
 class StorageRoot(Base):
-    """Where the catalog's own tables live (revision 0012, SPEC R4, R44)."""
+    """The roots the catalog keeps: its warehouse and its fail-safe store (revision 0012,
+    ``Catalog.keep_roots``, SPEC R4, R44, R48)."""
 
     __tablename__ = "storage_roots"
     name: Mapped[str] = mapped_column(String(32), primary_key=True)

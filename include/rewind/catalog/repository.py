@@ -8,15 +8,17 @@ whole (SPEC R28).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, Select, func, select
 from sqlalchemy.orm import Session
 
 from rewind import retention
 from rewind.catalog.models import (
     AccountParameter,
     CatalogObject,
+    FileState,
     ObjectName,
     Role,
     RoleGrant,
@@ -32,6 +34,7 @@ from rewind.constants import (
     ACCOUNTADMIN,
     DATABASE,
     DEFAULT_USER,
+    IN_FAILSAFE,
     LIFECYCLE_ROLE,
     MIN_RETENTION_PARAM,
     PUBLIC_ROLE,
@@ -48,6 +51,37 @@ ACCOUNT_DEFAULTS = {
     MIN_RETENTION_PARAM: ACCOUNT_DEFAULT_MIN_RETENTION_DAYS,
 }
 CHILD_KIND = {DATABASE: SCHEMA, SCHEMA: TABLE}
+
+
+@dataclass(frozen=True)
+class KeptRoot:
+    """A storage root the catalog records at first use and keeps (SPEC R4, R44, R48).
+
+    Attributes:
+        name: its row in ``storage_roots`` (catalog revision 0012).
+        setting: the variable that sets it, which a refusal names.
+        uri: the root as recorded (``Config.kept_roots``).
+        holds: what the catalog has there: ``tables`` or ``fail-safe files``
+            (``Catalog.keep_roots`` counts them).
+    """
+
+    name: str
+    setting: str
+    uri: str
+    holds: str
+
+
+# What the catalog has in a root it keeps (``KeptRoot.holds``, SPEC R4, R44, R48): the
+# tables Rewind created (an external table's location is its own), and the fail-safe
+# manifest's files, the ones on their way in or out included.
+HELD: dict[str, Select[int]] = {
+    "tables": select(func.count())
+    .select_from(CatalogObject)
+    .where(CatalogObject.kind == TABLE, CatalogObject.location.is_(None)),
+    "fail-safe files": select(func.count())
+    .select_from(FileState)
+    .where(FileState.state.in_(IN_FAILSAFE)),
+}
 
 
 def table_locator(engine: Engine) -> Callable[[int], str | None]:
@@ -123,34 +157,33 @@ class Catalog:
         else:
             row.value = value
 
-    # -- storage roots (SPEC R4, R44) ------------------------------------------------
-    def keep_warehouse(self, warehouse: str) -> None:
-        """Record the warehouse the catalog's own tables are created under (first use), or
-        refuse another one while any of them is in the catalog: their locations are
-        computed from it (R4), so a changed ``REWIND_WAREHOUSE_URI`` would lose sight of
-        every one of them.
+    # -- storage roots (SPEC R4, R44, R48) -------------------------------------------
+    def keep_roots(self, roots: Iterable[KeptRoot]) -> None:
+        """Record each root at first use, or refuse another one while the catalog has
+        something there: a table's location is computed from the warehouse (R4) and a
+        fail-safe file's from the fail-safe store (R12, R48), so a changed setting would
+        lose sight of them (a purge, a recovery or FAILSAFE LIST would act on the wrong
+        store). With nothing there, the new root is recorded.
 
         Raises:
-            InvalidLocation: ``warehouse`` is not the recorded one and tables live there.
+            InvalidLocation: a root is not the recorded one and the catalog has something
+                there; both are named.
         """
-        row = self.session.get(StorageRoot, "warehouse")
-        if row is None:
-            self.session.add(StorageRoot(name="warehouse", uri=warehouse))
-            return
-        if row.uri == warehouse:
-            return
-        owned = self.session.scalar(
-            select(func.count())
-            .select_from(CatalogObject)
-            .where(CatalogObject.kind == TABLE, CatalogObject.location.is_(None))
-        )
-        if owned:
-            raise InvalidLocation(
-                f"The warehouse is set to {warehouse}, but the {owned} tables of this catalog "
-                f"live in {row.uri}: set REWIND_WAREHOUSE_URI back (a warehouse does not move "
-                "yet); nothing was written."
-            )
-        row.uri = warehouse
+        for root in roots:
+            row = self.session.get(StorageRoot, root.name)
+            if row is None:
+                self.session.add(StorageRoot(name=root.name, uri=root.uri))
+                continue
+            if row.uri == root.uri:
+                continue
+            held = self.session.scalar(HELD[root.holds])
+            if held:
+                raise InvalidLocation(
+                    f"{root.setting} is set to {root.uri}, but the {held} {root.holds} of this "
+                    f"catalog are in {row.uri}: set {root.setting} back (a storage root does "
+                    "not move yet); nothing was written."
+                )
+            row.uri = root.uri
 
     # -- objects ---------------------------------------------------------------------
     def get(self, object_id: int) -> CatalogObject | None:

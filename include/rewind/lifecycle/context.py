@@ -51,7 +51,7 @@ class Run:
         engine = make_engine(config.catalog_url)
         migrate(engine)
         with Session(engine) as session, session.begin():
-            Catalog(session).keep_warehouse(config.warehouse_identity)  # SPEC R4, R44
+            Catalog(session).keep_roots(config.kept_roots)  # SPEC R4, R44, R48
         prepare_roots(config)
         if spark_provider is None:
             from rewind.spark import get_spark

@@ -8,15 +8,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from rewind.constants import FAILSAFE_DAYS
-
-LIVE = "LIVE"
-REMOVED = "REMOVED"
-MOVING = "MOVING"
-FAILSAFE = "FAILSAFE"
-PURGING = "PURGING"
-DELETING = "DELETING"
-RETAINED = "RETAINED"
+# The file states are named in rewind.constants (the catalog counts them too) and used as
+# rules.LIVE, rules.FAILSAFE, ... by the steps.
+from rewind.constants import DELETING as DELETING
+from rewind.constants import FAILSAFE as FAILSAFE
+from rewind.constants import FAILSAFE_DAYS, IN_FAILSAFE, LIVE, REMOVED, RETAINED
+from rewind.constants import MOVING as MOVING
+from rewind.constants import PURGING as PURGING
 
 ACTIVE_BYTES = "ACTIVE_BYTES"
 TIME_TRAVEL_BYTES = "TIME_TRAVEL_BYTES"
@@ -109,7 +107,7 @@ def metric_of(state: str, *, table_live: bool) -> str | None:
         return ACTIVE_BYTES if table_live else TIME_TRAVEL_BYTES
     if state == REMOVED:
         return TIME_TRAVEL_BYTES
-    if state in (MOVING, FAILSAFE, PURGING):
+    if state in IN_FAILSAFE:
         return FAILSAFE_BYTES
     if state == RETAINED:
         return RETAINED_FOR_CLONE_BYTES
