@@ -159,11 +159,11 @@ def cli(home: Path, cli_env: dict[str, str]) -> Iterator[Callable[..., CliResult
 
 @pytest.fixture(scope="session")
 def s3_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """A SeaweedFS S3 server on loopback (tests/s3_server.py) for the whole session, with
+    """A SeaweedFS S3 server on loopback (rewind/seaweedfs.py) for the whole session, with
     keys of its own: a random secret, which the R45 tests look for where it must not be."""
     import secrets
 
-    from s3_server import SeaweedFS
+    from rewind.seaweedfs import SeaweedFS
 
     server = SeaweedFS(
         tmp_path_factory.mktemp("seaweedfs"),

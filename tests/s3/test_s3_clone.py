@@ -1,5 +1,5 @@
 """Clones of a team's Delta table on S3 (SPEC R24, R30, R47), on a real S3 server (SeaweedFS,
-tests/s3_server.py): the clone is a table of Rewind's local warehouse whose Delta versions
+rewind/seaweedfs.py): the clone is a table of Rewind's local warehouse whose Delta versions
 reference the source's objects where they are, by absolute ``s3://`` URI, as Delta's shallow
 clone does. No object is copied, the source's objects are never written (their ETags stay),
 the clone's own writes are local files of its own, and the server's secret key is nowhere

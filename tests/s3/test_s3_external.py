@@ -1,5 +1,5 @@
 """A Delta table another engine keeps on S3, put under Rewind where it is (SPEC R41–R46), on
-a real S3 server (SeaweedFS, tests/s3_server.py): registered with ``CREATE EXTERNAL TABLE
+a real S3 server (SeaweedFS, rewind/seaweedfs.py): registered with ``CREATE EXTERNAL TABLE
 ... LOCATION = 's3://...'``, read at every point of its history, written by Rewind and by
 its own writer, dropped and undropped, and governed by the nightly lifecycle where it is.
 No object of the team's is moved, copied or rewritten by any of it, and the server's secret

@@ -1,5 +1,5 @@
 """The fail-safe store on S3 (SPEC R12, R31, R44, R45, R48, R49), on a real S3 server
-(SeaweedFS, tests/s3_server.py): ``REWIND_FAILSAFE_URI=s3://<bucket>/failsafe``.
+(SeaweedFS, rewind/seaweedfs.py): ``REWIND_FAILSAFE_URI=s3://<bucket>/failsafe``.
 
 A night moves an expired file of a table in the local warehouse (an upload) and an expired
 object of a team's table on S3 (a server-side copy: no byte of it passes through Rewind)

@@ -1,5 +1,5 @@
 """A night on a table on S3 converges through an object store that misbehaves (SPEC R49;
-R12, R31, R48), on a real S3 server (SeaweedFS, tests/s3_server.py).
+R12, R31, R48), on a real S3 server (SeaweedFS, rewind/seaweedfs.py).
 
 The team's delta-rs writer makes a table of ``FILES`` one-row files and then deletes all but
 one row: ``FILES - 1`` objects leave the table and, two days later, time travel. The night

@@ -1,5 +1,5 @@
 """The nightly lifecycle governs a team's Delta table on S3 where it is (SPEC R12, R29–R33,
-R41, R44, R48, R50), on a real S3 server (SeaweedFS, tests/s3_server.py), with the
+R41, R44, R48, R50), on a real S3 server (SeaweedFS, rewind/seaweedfs.py), with the
 fail-safe store where it is configured today (the home's local ``failsafe/``).
 
 The team's table is written by a plain delta-rs writer at ``s3://<bucket>/team/orders`` and

@@ -1,4 +1,4 @@
-"""The tests' S3 server itself (tests/s3_server.py): SeaweedFS on loopback only, keys
+"""The tests' S3 server itself (rewind/seaweedfs.py): SeaweedFS on loopback only, keys
 required, and a restart on its directory that finds its data again."""
 
 from __future__ import annotations
@@ -6,8 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from s3_server import SeaweedFS
 from sockets import LOOPBACK, listening
+
+from rewind.seaweedfs import SeaweedFS
 
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("s3")]
 

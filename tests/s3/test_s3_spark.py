@@ -1,5 +1,5 @@
 """Delta tables on S3 through Spark (s3a), delta-rs and boto3, on a real S3 server
-(SeaweedFS, tests/s3_server.py): SPEC R44 (one set of AWS settings for every client) and
+(SeaweedFS, rewind/seaweedfs.py): SPEC R44 (one set of AWS settings for every client) and
 R46 (no commit lost: Rewind's LogStore commits by conditional create).
 
 The writers run in processes of their own (tests/s3/s3_jobs.py), each Spark one in its own

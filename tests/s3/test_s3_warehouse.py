@@ -1,5 +1,5 @@
 """Rewind's own warehouse and system tables on S3 (SPEC R44), beside a fail-safe store on S3
-(R48), on a real S3 server (SeaweedFS, tests/s3_server.py):
+(R48), on a real S3 server (SeaweedFS, rewind/seaweedfs.py):
 ``REWIND_WAREHOUSE_URI=s3://<bucket>/warehouse``, ``REWIND_SYSTEM_URI=s3://<bucket>/system``,
 ``REWIND_FAILSAFE_URI=s3://<bucket>-fs/failsafe``.
 

