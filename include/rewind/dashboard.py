@@ -47,6 +47,7 @@ from rewind.dashboard_model import (
     FailsafeBatch,
     Figures,
     Group,
+    RunDetail,
     RunSummary,
     Scope,
     first_day,
@@ -93,15 +94,16 @@ def load_dashboard(
     return board
 
 
-def load_run(config: Config, viewer: str, run_id: str) -> RunSummary | None:
-    """One lifecycle run's record (SPEC R29, R35) as the Rewind user ``viewer`` may see
-    it: runs are account-wide, so only ACCOUNTADMIN sees them, as on the dashboard.
-    None: no catalog yet, or no such run.
+def load_run(config: Config, viewer: str, run_id: str) -> RunDetail | None:
+    """One lifecycle run's record (SPEC R29, R35) and the tables of its night, as the
+    Rewind user ``viewer`` may see them: runs are account-wide, so only ACCOUNTADMIN
+    sees them, as on the dashboard. None: no catalog yet, or no such run.
 
     Raises:
         UnknownUser: ``viewer`` is not a Rewind user (of a catalog that exists).
         AccessDenied: ``viewer``'s default role is not ACCOUNTADMIN.
         CatalogError: the catalog exists but cannot be read.
+        StorageError: the metrics table exists but cannot be read.
     """
     engine = _catalog_engine(config.catalog_url)
     if engine is None:
@@ -115,12 +117,16 @@ def load_run(config: Config, viewer: str, run_id: str) -> RunSummary | None:
                     f"Lifecycle runs are account-wide: role {board.role} may not see them "
                     f"(ACCOUNTADMIN only)."
                 )
-            run = session.get(LifecycleRun, run_id)
-            return _summary(run) if run is not None else None
+            row = session.get(LifecycleRun, run_id)
+            run = _summary(row) if row is not None else None
     except SQLAlchemyError as exc:
         raise CatalogError(f"Cannot read the catalog: {str(exc).splitlines()[0]}") from None
     finally:
         engine.dispose()
+    if run is None:
+        return None
+    tables = _run_tables(metrics_path(config.system_root), run.now)
+    return RunDetail(run, tables, _totals(tables))
 
 
 def _viewer(board: Dashboard, session: Session) -> set[int] | None:
@@ -134,15 +140,27 @@ def _viewer(board: Dashboard, session: Session) -> set[int] | None:
 
 
 # -- storage metrics (SPEC R33, R35) ---------------------------------------------------
+def _metric_rows(path: Root, filters: list[tuple[str, str, str]]) -> pa.Table | None:
+    """The metrics time series' rows the partition ``filters`` keep; None before the
+    first storage_metrics step made the table."""
+    if not system_table_exists(path):
+        return None
+    try:
+        return read_arrow(path, filters=filters)
+    except Exception as exc:  # delta-rs raises several types for a broken table
+        raise StorageError(f"Cannot read the storage metrics: {str(exc).splitlines()[0]}") from None
+
+
+def _as_of(rows: pa.Table, instant: datetime) -> pc.Expression:
+    return pc.field("AS_OF") == pa.scalar(instant, rows["AS_OF"].type)
+
+
 def _read_storage(board: Dashboard, path: Root, visible: set[int] | None) -> None:
     """Days of the window and the latest run's groups, from the metrics time series
     (only the tables in ``visible`` unless it is None)."""
-    if not system_table_exists(path):
+    rows = _metric_rows(path, [("AS_OF_DATE", ">=", first_day(board.now).isoformat())])
+    if rows is None:
         return
-    try:
-        rows = read_arrow(path, filters=[("AS_OF_DATE", ">=", first_day(board.now).isoformat())])
-    except Exception as exc:  # delta-rs raises several types for a broken table
-        raise StorageError(f"Cannot read the storage metrics: {str(exc).splitlines()[0]}") from None
     board.metrics_found = True
     rows = rows.filter(pc.field("AS_OF") <= pa.scalar(board.now, pa.timestamp("us", "UTC")))
     if visible is not None:
@@ -152,9 +170,22 @@ def _read_storage(board: Dashboard, path: Root, visible: set[int] | None) -> Non
     board.latest_as_of = pc.max(rows["AS_OF"]).as_py()
     rows = rows.filter(board.scope.expression())
     board.days = _days(rows)
-    latest = rows.filter(pc.field("AS_OF") == pa.scalar(board.latest_as_of, rows["AS_OF"].type))
-    board.groups = _groups(latest, GROUP_KEYS[board.scope.depth])
-    board.totals = {c: sum(g.bytes[c] for g in board.groups) for c in BYTE_COLUMNS}
+    board.groups = _groups(
+        rows.filter(_as_of(rows, board.latest_as_of)), GROUP_KEYS[board.scope.depth]
+    )
+    board.totals = _totals(board.groups)
+
+
+def _run_tables(path: Root, now: datetime) -> list[Group]:
+    """Per table incarnation, the metrics rows of the run made at ``now`` (SPEC R33)."""
+    rows = _metric_rows(path, [("AS_OF_DATE", "=", now.date().isoformat())])
+    if rows is None:
+        return []
+    return _groups(rows.filter(_as_of(rows, now)), GROUP_KEYS[-1])
+
+
+def _totals(groups: list[Group]) -> Figures:
+    return {c: sum(g.bytes[c] for g in groups) for c in BYTE_COLUMNS}
 
 
 def _summed(rows: pa.Table, keys: list[str], extra: list[tuple[str, str]]) -> list[dict[str, Any]]:

@@ -132,6 +132,17 @@ class RunSummary:
     steps: list[dict[str, Any]] | None
 
 
+@dataclass(frozen=True)
+class RunDetail:
+    """One lifecycle run with the tables of its night: the metrics rows its
+    storage_metrics step wrote (AS_OF = the run's ``now``), per table incarnation, and
+    their totals (SPEC R33, R35); none before that step ran."""
+
+    run: RunSummary
+    tables: list[Group]
+    totals: Figures
+
+
 @dataclass
 class Dashboard:
     """Everything the views show, as of ``now``, for ``scope``."""

@@ -13,7 +13,8 @@ UI's own session cookie. Routes, all GET, all JSON:
 - ``/api/v1/runs``: the last lifecycle runs with each step's summary, and the Airflow
   ``rewind_nightly`` run each came from — ACCOUNTADMIN only (runs are account-wide);
 - ``/api/v1/dag_runs/{dag_id}/{run_id}``: one ``rewind_nightly`` run's lifecycle
-  summary (``applies: false`` for another DAG's run) — ACCOUNTADMIN, and Airflow's
+  summary and the tables of its night with their figures (``applies: false`` for
+  another DAG's run) — ACCOUNTADMIN, and Airflow's
   read access to the DAG's runs;
 - ``/api/v1/card``: the dashboard card: totals by class, the next purge and the last
   night (the last two for ACCOUNTADMIN only).
@@ -61,7 +62,7 @@ from rewind.clock import Clock
 from rewind.config import Config
 from rewind.constants import ACCOUNTADMIN
 from rewind.dashboard import load_dashboard, load_run
-from rewind.dashboard_model import Dashboard, RunSummary, Scope
+from rewind.dashboard_model import Dashboard, Group, RunSummary, Scope
 from rewind.errors import AccessDenied, InvalidValue, RewindError, UnknownUser
 from rewind.operations.identity import rewind_user
 from rewind.operations.nightly import lifecycle_run_id
@@ -151,6 +152,11 @@ def jsonable(value: Any) -> Any:
     return value
 
 
+def group_json(group: Group) -> dict[str, Any]:
+    """A database, schema or table's figures, with its kind."""
+    return {**jsonable(group), "kind": group.kind}
+
+
 def nightly_runs(session: SessionDep, user: AirflowUser) -> dict[str, str]:
     """Lifecycle run id -> the ``rewind_nightly`` DAG run it was made by, for a user who
     may read that DAG's runs (none otherwise)."""
@@ -224,7 +230,7 @@ def storage(board: Board) -> dict[str, Any]:
         "metrics_found": board.metrics_found,
         "latest_as_of": board.latest_as_of,
         "days": [jsonable(day) for day in board.days],
-        "groups": [{**jsonable(group), "kind": group.kind} for group in board.groups],
+        "groups": [group_json(group) for group in board.groups],
         "totals": board.totals,
     }
 
@@ -275,16 +281,21 @@ def card(board: Board, dag_runs: NightlyRuns) -> dict[str, Any]:
 )
 def dag_run(dag_id: str, run_id: str, user: Viewer) -> dict[str, Any]:
     """One Airflow run's lifecycle summary (SPEC R29, R35): the run of ``rewind_nightly``
-    ``run_id`` is the lifecycle run ``lifecycle_run_id(dag_id, run_id)``; another DAG's
-    run has none (``applies: false``)."""
+    ``run_id`` is the lifecycle run ``lifecycle_run_id(dag_id, run_id)``, with the tables
+    of its night (their metrics rows, SPEC R33) and their totals; another DAG's run has
+    none (``applies: false``)."""
     found: dict[str, Any] = {"dag_id": dag_id, "dag_run_id": run_id, "applies": dag_id == NIGHTLY}
     if dag_id != NIGHTLY:
         return {**found, "run": None}
     lifecycle_id = lifecycle_run_id(dag_id, run_id)
     with rewind_errors():
-        run = load_run(Config.load(), user, lifecycle_id)
+        detail = load_run(Config.load(), user, lifecycle_id)
+    if detail is None:
+        return {**found, "lifecycle_run_id": lifecycle_id, "run": None}
     return {
         **found,
         "lifecycle_run_id": lifecycle_id,
-        "run": run_json(run, {lifecycle_id: run_id}) if run is not None else None,
+        "run": run_json(detail.run, {lifecycle_id: run_id}),
+        "tables": [group_json(table) for table in detail.tables],
+        "totals": detail.totals,
     }

@@ -22,27 +22,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from airflow_env import DAG_TEST_USER, airflow_environment
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 POOL = "rewind_lifecycle"
 AIRFLOW_HOME = Path(tempfile.mkdtemp(prefix="rewind-airflow-"))
-DAG_TEST_USER = "dag_test"  # the Airflow user dag.test() records as the run's trigger
-
-
-def airflow_environment(home: Path) -> dict[str, str]:
-    """As ``make run`` sets it: the repo's DAGs, SQLite metadata in ``home``, local Spark,
-    the venv's ``spark-submit`` and Python."""
-    return {
-        "AIRFLOW_HOME": str(home),
-        "AIRFLOW__CORE__DAGS_FOLDER": str(REPO / "dags"),
-        "AIRFLOW__CORE__LOAD_EXAMPLES": "False",
-        "AIRFLOW__DATABASE__SQL_ALCHEMY_CONN": f"sqlite:///{home / 'airflow.db'}",
-        "AIRFLOW_CONN_SPARK_DEFAULT": '{"conn_type": "spark", "host": "local[2]"}',
-        "PYSPARK_PYTHON": sys.executable,
-        "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
-    }
-
 
 os.environ.update(airflow_environment(AIRFLOW_HOME))
 

@@ -2,10 +2,14 @@
 R21, R33, R35, R37, R38).
 
 A small warehouse is built with real SQL and the real lifecycle (Spark local[2]), three
-nights; the API is then called through Airflow's own FastAPI app (``create_app``, the
-simple auth manager, real JWTs signed by the api-server) in a subprocess with its own
-``AIRFLOW_HOME``, and what it answers is compared with
-``REWIND.ACCOUNT_USAGE.TABLE_STORAGE_METRICS`` and the lifecycle's own summaries.
+nights: the first two in this process, the last one as Airflow runs it, ``airflow dags
+test rewind_nightly`` in an Airflow home of its own (the four Spark steps through
+spark-submit, then the Great Expectations step), so that the night's tab and links are
+a real run's (``test_plugin_browser.py`` serves a copy of that home). The API is then
+called through Airflow's own FastAPI app (``create_app``, the simple auth manager, real
+JWTs signed by the api-server) in a subprocess with its own ``AIRFLOW_HOME``, and what
+it answers is compared with ``REWIND.ACCOUNT_USAGE.TABLE_STORAGE_METRICS`` and the
+lifecycle's own summaries.
 
 - SHOP.PUBLIC.ORDERS, updated on day 1: its old file is in fail-safe from day 2's run;
 - LAB.PUBLIC.OLD, dropped on day 1 (1 day): in fail-safe from day 2's run;
@@ -17,7 +21,6 @@ simple auth manager, real JWTs signed by the api-server) in a subprocess with it
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import subprocess
 import sys
@@ -27,20 +30,21 @@ from typing import Any
 from urllib.parse import urlencode
 
 import pytest
+from airflow_env import BIN, DAG_TEST_USER, subprocess_environment
 from test_dashboard import table
 
 import rewind
 from rewind.clock import format_timestamp
 from rewind.config import Config
 from rewind.lifecycle.metrics import BYTE_COLUMNS
+from rewind.operations.dagkit import POOL
 from rewind.operations.nightly import lifecycle_run_id
-from rewind.runner import run_lifecycle
+from rewind.runner import recorded_steps, run_lifecycle
 
 pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("dashboard")]
 
 REPO = Path(__file__).resolve().parents[2]
 DAY0 = datetime(2026, 3, 2, tzinfo=UTC)
-NIGHTLY_RUN = "scheduled__2026-03-04T00:00:00+00:00"  # the Airflow run of the last night
 
 
 def at(day: int, hour: int = 12) -> datetime:
@@ -49,6 +53,9 @@ def at(day: int, hour: int = 12) -> datetime:
 
 VIEW_AT = at(2, 14)
 RUNS = [at(day, 13) for day in range(3)]
+# The night's DAG run in a path of CALLS: `airflow dags test` names its run after the
+# time it ran (the fixture finds it in Airflow's metadata).
+NIGHT_RUN = "/rewind/api/v1/dag_runs/rewind_nightly/{run}"
 
 
 EVENTS = {
@@ -75,7 +82,7 @@ CALLS: dict[str, tuple[str, str | None]] = {
     "forged": (f"/rewind/api/v1/storage?{NOW_Q}", "forged"),
     "forged cookie": (f"/rewind/api/v1/failsafe?{NOW_Q}", "cookie:forged"),
     "garbage": (f"/rewind/api/v1/runs?{NOW_Q}", "garbage"),
-    "anonymous run": (f"/rewind/api/v1/dag_runs/rewind_nightly/{NIGHTLY_RUN}", None),
+    "anonymous run": (NIGHT_RUN, None),
     "admin me": (f"/rewind/api/v1/me?{NOW_Q}", "admin"),
     "admin storage": (f"/rewind/api/v1/storage?{NOW_Q}", "admin"),
     "admin shop": (f"/rewind/api/v1/storage?{NOW_Q}&database=shop&schema=PUBLIC", "admin"),
@@ -83,7 +90,7 @@ CALLS: dict[str, tuple[str, str | None]] = {
     "admin failsafe": (f"/rewind/api/v1/failsafe?{NOW_Q}", "cookie:admin"),
     "admin runs": (f"/rewind/api/v1/runs?{NOW_Q}", "admin"),
     "admin card": (f"/rewind/api/v1/card?{NOW_Q}", "admin"),
-    "admin run": (f"/rewind/api/v1/dag_runs/rewind_nightly/{NIGHTLY_RUN}", "admin"),
+    "admin run": (NIGHT_RUN, "admin"),
     "admin other run": ("/rewind/api/v1/dag_runs/other_dag/manual__1", "admin"),
     "analyst me": (f"/rewind/api/v1/me?{NOW_Q}", "cookie:analyst"),
     "analyst storage": (f"/rewind/api/v1/storage?{NOW_Q}", "analyst"),
@@ -93,7 +100,7 @@ CALLS: dict[str, tuple[str, str | None]] = {
     "analyst failsafe": (f"/rewind/api/v1/failsafe?{NOW_Q}", "analyst"),
     "analyst runs": (f"/rewind/api/v1/runs?{NOW_Q}", "analyst"),
     "analyst card": (f"/rewind/api/v1/card?{NOW_Q}", "analyst"),
-    "analyst run": (f"/rewind/api/v1/dag_runs/rewind_nightly/{NIGHTLY_RUN}", "analyst"),
+    "analyst run": (NIGHT_RUN, "analyst"),
     "stranger storage": (f"/rewind/api/v1/storage?{NOW_Q}", "stranger"),
     "bad instant": ("/rewind/api/v1/storage?now=yesterday", "admin"),
     "bad instant card": ("/rewind/api/v1/card?now=yesterday", "cookie:admin"),
@@ -162,16 +169,59 @@ def storage_view(home: Path) -> list[dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def warehouse(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    home = tmp_path_factory.mktemp("plugin-api") / "home"
+    root = tmp_path_factory.mktemp("plugin-api")
+    home, airflow_home = root / "home", root / "airflow"
     config = Config.load(home=home)
     steps = {}
     for when in sorted({*EVENTS, *RUNS}):
         if when in EVENTS:
             sql(home, when, "; ".join(EVENTS[when]))
-        if when in RUNS:
-            run_id = lifecycle_run_id("rewind_nightly", NIGHTLY_RUN) if when == RUNS[-1] else None
-            steps[when] = run_lifecycle(config, when, run_id)
-    return {"home": home, "steps": steps, "view": storage_view(home), "catalog": dump(home)}
+        if when == RUNS[-1]:
+            dag_run_id = run_nightly_dag(home, airflow_home, when)
+            steps[when] = recorded_steps(config, lifecycle_run_id("rewind_nightly", dag_run_id))
+        elif when in RUNS:
+            steps[when] = run_lifecycle(config, when)
+    return {
+        "home": home,
+        "airflow_db": airflow_home / "airflow.db",
+        "dag_run_id": dag_run_id,
+        "steps": steps,
+        "view": storage_view(home),
+        "catalog": dump(home),
+    }
+
+
+def run_nightly_dag(home: Path, airflow_home: Path, night: datetime) -> str:
+    """SPEC R29, R35: the night as ``make run`` runs it, ``airflow dags test
+    rewind_nightly <night>`` (tasks in that process, Spark jobs through spark-submit on
+    local[2], the run triggered by ``dag_test``, mapped to ADMIN), in ``airflow_home``
+    (SQLite metadata, the repository's plugin for the tasks' extra links); returns the
+    DAG run's id. Fails with the output's tail unless the run succeeded."""
+    env = subprocess_environment(
+        airflow_home,
+        AIRFLOW__CORE__PLUGINS_FOLDER=str(REPO / "plugins"),
+        REWIND_HOME=str(home),
+        REWIND_AIRFLOW_USERS=json.dumps({DAG_TEST_USER: "ADMIN"}),
+    )
+    for command in (
+        ["db", "migrate"],
+        ["pools", "set", POOL, "1", "Rewind lifecycle"],
+        ["dags", "test", "rewind_nightly", night.isoformat()],
+    ):
+        proc = subprocess.run(
+            [str(BIN / "airflow"), *command],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+            check=False,
+        )
+        assert proc.returncode == 0, (
+            f"airflow {command}:\n{proc.stdout[-2000:]}{proc.stderr[-3000:]}"
+        )
+    with sqlite3.connect(airflow_home / "airflow.db") as db:
+        [(run_id,)] = db.execute("SELECT run_id FROM dag_run WHERE dag_id = 'rewind_nightly'")
+    return str(run_id)
 
 
 def dump(home: Path) -> list[str]:
@@ -180,19 +230,23 @@ def dump(home: Path) -> list[str]:
         return list(db.iterdump())
 
 
-def call_airflow(home: Path, tmp_path: Path, base_url: str, prefix: str) -> dict[str, Any]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("REWIND_", "AIRFLOW"))}
-    env.update(
-        AIRFLOW_HOME=str(tmp_path / "airflow"),
+def call_airflow(
+    warehouse: dict[str, Any], tmp_path: Path, base_url: str, prefix: str
+) -> dict[str, Any]:
+    env = subprocess_environment(
+        tmp_path / "airflow",
         AIRFLOW__CORE__PLUGINS_FOLDER=str(REPO / "plugins"),
-        AIRFLOW__CORE__LOAD_EXAMPLES="False",
         AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_USERS="admin:admin,analyst:viewer,stranger:viewer",
         AIRFLOW__API__BASE_URL=base_url,
-        REWIND_HOME=str(home),
+        REWIND_HOME=str(warehouse["home"]),
     )
+    calls = {
+        label: (path.replace("{run}", warehouse["dag_run_id"]), credential)
+        for label, (path, credential) in CALLS.items()
+    }
     out = tmp_path / "out.json"
     proc = subprocess.run(
-        [sys.executable, "-c", AIRFLOW_SCRIPT, str(out), json.dumps(CALLS), prefix],
+        [sys.executable, "-c", AIRFLOW_SCRIPT, str(out), json.dumps(calls), prefix],
         env=env,
         capture_output=True,
         text=True,
@@ -207,7 +261,7 @@ def call_airflow(home: Path, tmp_path: Path, base_url: str, prefix: str) -> dict
 def seen(warehouse: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """Every call of ``CALLS``, answered by the real api-server app: label -> [status,
     content type, body]."""
-    return call_airflow(warehouse["home"], tmp_path_factory.mktemp("airflow"), "", "")
+    return call_airflow(warehouse, tmp_path_factory.mktemp("airflow"), "", "")
 
 
 def ok(seen: dict[str, Any], label: str) -> Any:
@@ -259,7 +313,9 @@ def test_admin_sees_dropped_failsafe_runs_and_the_night(
     """SPEC R10, R12, R21, R29: SCRATCH is undroppable until day 7; fail-safe holds OLD
     and ORDERS's old file, purged 7 days after they left time travel, their bytes the
     view's FAILSAFE_BYTES; the runs are the three nights; the nightly run's tab finds the
-    last night by its Airflow run id; another DAG's run does not apply."""
+    last night by its Airflow run id, with its tables' metrics rows (TABLE_STORAGE_METRICS
+    at that night) summing to its storage_metrics step; another DAG's run does not
+    apply."""
     me = ok(seen, "admin me")
     assert (me["viewer"], me["role"], me["accountadmin"]) == ("ADMIN", "ACCOUNTADMIN", True)
     dropped = ok(seen, "admin dropped")["dropped"]
@@ -279,8 +335,17 @@ def test_admin_sees_dropped_failsafe_runs_and_the_night(
     night = ok(seen, "admin run")
     last = warehouse["steps"][RUNS[-1]]
     assert night["applies"] and night["run"]["run_id"] == last[0]["run_id"]
-    assert night["run"]["dag_run_id"] == NIGHTLY_RUN
+    assert night["run"]["dag_run_id"] == warehouse["dag_run_id"]
     assert [s["step"] for s in night["run"]["steps"]] == [s["step"] for s in last]
+    assert {t["table_id"]: (t["kind"], t["deleted"], t["bytes"]) for t in night["tables"]} == {
+        r["ID"]: ("TABLE", r["DELETED"], {c: r[c] for c in BYTE_COLUMNS}) for r in warehouse["view"]
+    }
+    storage_step = next(s for s in last if s["step"] == "storage_metrics")
+    assert (
+        night["totals"]
+        == by_class(warehouse["view"])
+        == {c: storage_step[c.lower()] for c in BYTE_COLUMNS}
+    )
     assert ok(seen, "admin other run") == {
         "dag_id": "other_dag",
         "dag_run_id": "manual__1",
@@ -330,7 +395,7 @@ def test_the_api_and_bundles_move_below_a_base_url_path(
 ) -> None:
     """Under ``[api] base_url`` with a path the plugin loads alike and the same calls
     answer below it."""
-    seen = call_airflow(warehouse["home"], tmp_path, "http://localhost:8080/airflow", "/airflow")
+    seen = call_airflow(warehouse, tmp_path, "http://localhost:8080/airflow", "/airflow")
     assert seen["plugin"]["import_errors"] == {}
     assert len(seen["plugin"]["info"]["react_apps"]) == 3
     assert seen["anonymous"][0] == 401

@@ -2,16 +2,17 @@
 SPEC R33, R35, R37, R38).
 
 The warehouse of ``test_plugin_api.py`` (three nights of the real lifecycle, Spark
-local[2]) is served by a real ``airflow api-server`` (simple auth manager, SQLite
-metadata of its own, ``REWIND_NOW`` at the warehouse's clock); the nightly DAG is
-serialized and its run of the last night recorded, so its run page exists. Chromium
-(Debian's ``chromium`` + ``chromium-driver`` through Selenium, nothing downloaded) logs
-in with the UI's ``_token`` cookie and opens the Rewind page, the run's tab and the
-dashboard: each renders inside Airflow's own page (no iframe), its figures equal
-``TABLE_STORAGE_METRICS`` and the run's recorded steps, the browser logs no error, and
-the page's background in light and dark mode is Airflow's. A non-admin sees no fail-safe
-data and no object it holds no privilege on. Under a ``base_url`` path the app loads
-too. Screenshots land in ``tests/e2e/artifacts/`` (ignored by git).
+local[2], the last one a real ``rewind_nightly`` run made by ``airflow dags test``) is
+served by a real ``airflow api-server`` (simple auth manager, a copy of that run's SQLite
+metadata, ``REWIND_NOW`` at the warehouse's clock). Chromium (Debian's ``chromium`` +
+``chromium-driver`` through Selenium, nothing downloaded) logs in with the UI's
+``_token`` cookie and opens the Rewind page, the run's tab and the dashboard: each
+renders inside Airflow's own page (no iframe), its figures equal
+``TABLE_STORAGE_METRICS`` and the run's XCom and task states as Airflow's REST API gives
+them, a table of the night links to the page narrowed to that table, the browser logs
+no error, and the page's background in light and dark mode is Airflow's. A non-admin
+sees no fail-safe data and no object it holds no privilege on. Under a ``base_url`` path
+the app loads too. Screenshots land in ``tests/e2e/artifacts/`` (ignored by git).
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -31,7 +31,8 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-from test_plugin_api import NIGHTLY_RUN, REPO, RUNS, VIEW_AT, by_class, warehouse
+from airflow_env import BIN, subprocess_environment
+from test_plugin_api import REPO, RUNS, VIEW_AT, by_class, warehouse
 
 from rewind.clock import format_timestamp
 from rewind.lifecycle.metrics import BYTE_COLUMNS
@@ -41,39 +42,12 @@ pytestmark = [pytest.mark.spark, pytest.mark.e2e, pytest.mark.xdist_group("dashb
 __all__ = ["warehouse"]  # the fixture, shared with test_plugin_api.py
 
 ARTIFACTS = REPO / "tests" / "e2e" / "artifacts"
-BIN = Path(sys.executable).parent
-RUN_TAB = f"dags/rewind_nightly/runs/{NIGHTLY_RUN}/plugin/rewind_run"
 START_TIMEOUT_S = 180
 
-RECORD_RUN = """
-import sys
-from datetime import datetime, timezone
-from airflow.models.dag_version import DagVersion
-from airflow.models.dagrun import DagRun
-from airflow.models.serialized_dag import SerializedDagModel
-from airflow.models.taskinstance import TaskInstance
-from airflow.utils.session import create_session
-from airflow.utils.state import DagRunState, TaskInstanceState
-from airflow.utils.types import DagRunTriggeredByType, DagRunType
 
-night = datetime(2026, 3, 4, tzinfo=timezone.utc)
-with create_session() as session:
-    run = DagRun(
-        dag_id="rewind_nightly", run_id=sys.argv[1], run_type=DagRunType.SCHEDULED,
-        logical_date=night, run_after=night, state=DagRunState.SUCCESS,
-        data_interval=(datetime(2026, 3, 3, tzinfo=timezone.utc), night),
-        triggered_by=DagRunTriggeredByType.TIMETABLE,
-    )
-    version = DagVersion.get_latest_version("rewind_nightly", session=session)
-    run.created_dag_version = version
-    session.add(run)
-    dag = SerializedDagModel.get_dag("rewind_nightly", session=session)
-    for task_id in ("expire_versions", "validate"):
-        session.add(TaskInstance(
-            task=dag.get_task(task_id), run_id=sys.argv[1], dag_version_id=version.id,
-            state=TaskInstanceState.SUCCESS,
-        ))
-"""
+def run_tab(warehouse: dict[str, Any]) -> str:
+    """The UI path of the night's DAG run's Rewind tab."""
+    return f"dags/rewind_nightly/runs/{warehouse['dag_run_id']}/plugin/rewind_run"
 
 
 def free_port() -> int:
@@ -89,7 +63,7 @@ class ApiServer:
     """``airflow api-server`` on loopback with the repository's plugin and DAGs."""
 
     root: Path
-    home: Path
+    warehouse: dict[str, Any]
     path: str = ""  # the base_url's path, "" or "/airflow"
     port: int = 0
     proc: subprocess.Popen[bytes] | None = None
@@ -99,21 +73,16 @@ class ApiServer:
         return f"http://127.0.0.1:{self.port}{self.path}"
 
     def env(self) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("REWIND_", "AIRFLOW"))}
-        env.update(
-            PATH=os.pathsep.join((str(BIN), env.get("PATH", ""))),
-            AIRFLOW_HOME=str(self.root / "airflow"),
-            AIRFLOW__CORE__DAGS_FOLDER=str(REPO / "dags"),
+        return subprocess_environment(
+            self.root / "airflow",
             AIRFLOW__CORE__PLUGINS_FOLDER=str(REPO / "plugins"),
-            AIRFLOW__CORE__LOAD_EXAMPLES="False",
             AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_USERS="admin:admin,analyst:viewer",
             AIRFLOW__API__HOST="127.0.0.1",
             AIRFLOW__API__PORT=str(self.port),
             AIRFLOW__API__BASE_URL=self.url,
-            REWIND_HOME=str(self.home),
+            REWIND_HOME=str(self.warehouse["home"]),
             REWIND_NOW=format_timestamp(VIEW_AT),
         )
-        return env
 
     def run(self, *args: str) -> None:
         proc = subprocess.run(
@@ -123,9 +92,11 @@ class ApiServer:
 
     def start(self) -> None:
         self.port = free_port()
-        self.run(str(BIN / "airflow"), "db", "migrate")
+        # The metadata of the night's `airflow dags test` run: its DAG run, task states
+        # and XCom (a copy: each server and the warehouse keep theirs).
+        (self.root / "airflow").mkdir()
+        shutil.copy(self.warehouse["airflow_db"], self.root / "airflow" / "airflow.db")
         self.run(str(BIN / "airflow"), "dags", "reserialize")
-        self.run(sys.executable, "-c", RECORD_RUN, NIGHTLY_RUN)
         with open(self.root / "api-server.log", "wb") as log:
             self.proc = subprocess.Popen(
                 [str(BIN / "airflow"), "api-server", "--port", str(self.port)],
@@ -174,8 +145,8 @@ class ApiServer:
 
 
 @contextmanager
-def serving(root: Path, home: Path, path: str = "") -> Iterator[ApiServer]:
-    server = ApiServer(root, home, path)
+def serving(root: Path, warehouse: dict[str, Any], path: str = "") -> Iterator[ApiServer]:
+    server = ApiServer(root, warehouse, path)
     try:
         server.start()
         yield server
@@ -187,7 +158,7 @@ def serving(root: Path, home: Path, path: str = "") -> Iterator[ApiServer]:
 def airflow(
     warehouse: dict[str, Any], tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[ApiServer]:
-    with serving(tmp_path_factory.mktemp("api-server"), warehouse["home"]) as server:
+    with serving(tmp_path_factory.mktemp("api-server"), warehouse) as server:
         yield server
 
 
@@ -207,13 +178,17 @@ class Browser:
         scheme = {"name": "prefers-color-scheme", "value": "dark"}
         self.driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [scheme]})
 
-    def open(self, path: str, ready: str, timeout: float = 90) -> None:
+    def open(self, path: str, ready: str) -> None:
         """Open a UI page and wait until ``ready`` (a CSS selector) is shown."""
+        self.driver.get(f"{self.server.url}/{path}")
+        self.wait(ready)
+
+    def wait(self, ready: str, timeout: float = 90) -> None:
+        """Wait until the page shows ``ready`` (a CSS selector)."""
         from selenium.webdriver.common.by import By
         from selenium.webdriver.support import expected_conditions
         from selenium.webdriver.support.ui import WebDriverWait
 
-        self.driver.get(f"{self.server.url}/{path}")
         WebDriverWait(self.driver, timeout).until(
             expected_conditions.presence_of_element_located((By.CSS_SELECTOR, ready))
         )
@@ -320,33 +295,116 @@ def test_the_rewind_page_renders_inside_airflow_with_the_view_s_figures(
             "SHOP.PUBLIC.ORDERS",
         }
         links = [a.get_attribute("href") for a in browser.all("[data-testid=runs] a")]
-        assert any(RUN_TAB.replace("+", "%2B").replace(":", "%3A") in str(h) for h in links)
+        assert any(
+            run_tab(warehouse).replace("+", "%2B").replace(":", "%3A") in str(h) for h in links
+        )
         view, host = browser.backgrounds("rewind-page")
         assert view == host
         assert browser.errors() == []
         browser.screenshot(f"rewind_page_{mode}.png")
 
 
-def test_the_nightly_run_tab_shows_that_night_s_steps(
+def as_shown(value: Any) -> str:
+    """A JSON scalar as JavaScript's ``String()`` writes it (the tab's ``data-value``)."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def night_in_airflow(server: ApiServer, dag_run_id: str) -> tuple[dict[str, str], dict[str, Any]]:
+    """The night's DAG run as Airflow's REST API gives it: task id -> state, and task id
+    -> its XCom ``return_value`` (the authorize task's is who the run acts as)."""
+    tasks = f"/api/v2/dags/rewind_nightly/dagRuns/{quote(dag_run_id, safe='')}/taskInstances"
+    states = {ti["task_id"]: ti["state"] for ti in server.get(tasks)["task_instances"]}
+    xcom = {
+        task: server.get(f"{tasks}/{task}/xcomEntries/return_value")["value"] for task in states
+    }
+    return states, xcom
+
+
+def test_the_nightly_run_tab_shows_that_night_s_run(
     warehouse: dict[str, Any], airflow: ApiServer
 ) -> None:
-    """SPEC R29, R35: the tab of the last night's rewind_nightly run lists each step the
-    lifecycle recorded, with its figures, time and the Great Expectations results."""
-    recorded = warehouse["steps"][RUNS[-1]]
+    """SPEC R29, R33, R35: the tab of the last night's run (a real ``airflow dags test``
+    run) shows one step per lifecycle task, each task successful in Airflow, with every
+    figure and the time its task's XCom holds and the Great Expectations results of the
+    validate task's; then the night's tables, their bytes the TABLE_STORAGE_METRICS rows
+    and their totals the storage_metrics task's XCom."""
+    states, xcom = night_in_airflow(airflow, warehouse["dag_run_id"])
     with chromium(airflow) as browser:
         browser.login("admin")
-        browser.open(RUN_TAB, "[data-testid=steps]")
+        browser.open(run_tab(warehouse), "[data-testid=night-tables]")
         assert browser.all("iframe") == []
         shown = [s.get_attribute("data-step") for s in browser.all("[data-testid=steps] > div")]
-        assert shown == [step["step"] for step in recorded]
-        expire = next(step for step in recorded if step["step"] == "expire_versions")
-        [moved] = browser.all("[data-step=expire_versions] [data-figure=bytes_moved]")
-        assert int(moved.get_attribute("data-value")) == expire["bytes_moved"] > 0
-        validate = next(step for step in recorded if step["step"] == "validate")
+        assert shown == [step["step"] for step in warehouse["steps"][RUNS[-1]]]
+        assert states == {"authorize": "success", **dict.fromkeys(shown, "success")}
+        for step in shown:
+            figures = browser.all(f"[data-step={step}] [data-figure]")
+            assert {
+                f.get_attribute("data-figure"): f.get_attribute("data-value") for f in figures
+            } == {
+                key: as_shown(value)
+                for key, value in xcom[step].items()
+                if key not in ("run_id", "step", "elapsed_s")
+                and isinstance(value, int | float | str)
+            }, step
+            [elapsed] = browser.all(f"[data-step={step}] [data-testid=elapsed]")
+            assert elapsed.text == f"{as_shown(xcom[step]['elapsed_s'])} s"
+        assert int(xcom["expire_versions"]["files_moved"]) > 0
         results = browser.all("[data-testid=expectations] [data-success]")
-        assert len(results) == len(validate["results"])
+        assert [r.get_attribute("data-success") for r in results] == [
+            as_shown(result["success"]) for result in xcom["validate"]["results"]
+        ]
+        tables = browser.all("[data-testid=night-tables] [data-testid=group]")
+        assert {
+            t.get_attribute("data-name"): attr_bytes(
+                t.find_elements("css selector", "[data-metric]")
+            )
+            for t in tables
+        } == {
+            f"{r['TABLE_CATALOG']}.{r['TABLE_SCHEMA']}.{r['TABLE_NAME']}": {
+                **{c: r[c] for c in BYTE_COLUMNS},
+                "TOTAL": sum(r[c] for c in BYTE_COLUMNS),
+            }
+            for r in warehouse["view"]
+        }
+        [total] = browser.all("[data-testid=night-tables] [data-testid=total]")
+        totals = attr_bytes(total.find_elements("css selector", "[data-metric]"))
+        assert {c: totals[c] for c in BYTE_COLUMNS} == {
+            c: xcom["storage_metrics"][c.lower()] for c in BYTE_COLUMNS
+        }
         assert browser.errors() == []
         browser.screenshot("rewind_run_tab.png")
+
+
+def test_a_table_of_the_night_links_to_the_page_on_that_table(
+    warehouse: dict[str, Any], airflow: ApiServer
+) -> None:
+    """SPEC R33: following SHOP.PUBLIC.ORDERS's link in the night's tab opens the Rewind
+    page narrowed to that table as of that night: the scope names it, the figures table
+    and the chart's last day are its TABLE_STORAGE_METRICS row."""
+    orders = next(r for r in warehouse["view"] if r["TABLE_NAME"] == "ORDERS")
+    mine = {c: orders[c] for c in BYTE_COLUMNS}
+    with chromium(airflow) as browser:
+        browser.login("admin")
+        browser.open(run_tab(warehouse), "[data-testid=night-tables]")
+        [row] = browser.all("[data-testid=night-tables] [data-name='SHOP.PUBLIC.ORDERS']")
+        row.find_element("css selector", "a").click()
+        browser.wait("[data-testid=rewind-page] [data-testid=group]")
+        assert "/plugin/rewind?" in browser.driver.current_url
+        [current] = browser.all("[data-testid=scope] [aria-current=page]")
+        assert current.text == "ORDERS"
+        groups = browser.all("[data-testid=rewind-page] [data-testid=group]")
+        assert [g.get_attribute("data-name") for g in groups] == ["SHOP.PUBLIC.ORDERS"]
+        [total] = browser.all("[data-testid=total]")
+        cells = total.find_elements("css selector", "[data-metric]")
+        assert {k: v for k, v in attr_bytes(cells).items() if k != "TOTAL"} == mine
+        last = RUNS[-1].date().isoformat()
+        segments = browser.all(f"svg rect.segment[data-date='{last}']")
+        assert attr_bytes(segments) == mine
+        assert browser.errors() == []
 
 
 def test_a_lifecycle_task_links_to_its_run_s_tab(
@@ -355,7 +413,7 @@ def test_a_lifecycle_task_links_to_its_run_s_tab(
     """A lifecycle step's task has the extra link *Rewind lifecycle* (as the Great
     Expectations provider links Data Docs): the run's tab, which opens in Chromium; a task
     of another kind has none."""
-    run = quote(NIGHTLY_RUN, safe="")
+    run = quote(warehouse["dag_run_id"], safe="")
     links = f"/api/v2/dags/rewind_nightly/dagRuns/{run}/taskInstances/{{}}/links"
     expire = airflow.get(links.format("expire_versions"))["extra_links"]
     assert expire == {"Rewind lifecycle": f"/dags/rewind_nightly/runs/{run}/plugin/rewind_run"}
@@ -402,13 +460,13 @@ def test_a_non_admin_sees_only_its_objects_and_no_failsafe_r37_r38(
         assert browser.all("[data-testid=lifecycle-runs]") == []
         main = browser.all("[data-testid=rewind-page]")[0].text
         assert "LAB" not in main and "Fail-safe holds" not in main
-        browser.open(RUN_TAB, "[data-testid=error]")
+        browser.open(run_tab(warehouse), "[data-testid=error]")
         assert "ACCESS_DENIED" in browser.all("[data-testid=error]")[0].text
 
 
 def test_the_views_load_under_a_base_url_path(warehouse: dict[str, Any], tmp_path: Path) -> None:
     """``[api] base_url`` with a path: the bundle and the API resolve below it."""
-    with serving(tmp_path, warehouse["home"], "/airflow") as server, chromium(server) as browser:
+    with serving(tmp_path, warehouse, "/airflow") as server, chromium(server) as browser:
         browser.login("admin")
         browser.open("plugin/rewind", "[data-testid=total]")
         assert browser.all("svg rect.segment")

@@ -94,6 +94,9 @@ export type DagRunSummary = {
   dag_run_id: string;
   lifecycle_run_id?: string;
   run: LifecycleRun | null;
+  /** The tables of the run's night: its metrics rows (SPEC R33), per table incarnation. */
+  tables?: Array<Group>;
+  totals?: Figures;
 };
 
 export class ApiError extends Error {

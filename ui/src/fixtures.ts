@@ -65,6 +65,11 @@ export const NIGHT: DagRunSummary = {
   dag_run_id: RUN.dag_run_id ?? "",
   lifecycle_run_id: RUN.run_id,
   run: RUN,
+  tables: [
+    { bytes: figures(0, 0, 1024, 0), database: "LAB", deleted: true, kind: "TABLE", schema: "PUBLIC", table: "OLD", table_id: 5 },
+    { bytes: figures(2048, 512, 0, 0), database: "SHOP", deleted: false, kind: "TABLE", schema: "PUBLIC", table: "ORDERS", table_id: 3 },
+  ],
+  totals: figures(2048, 512, 1024, 0),
 };
 
 export const CARD: Card = {

@@ -1,8 +1,9 @@
 import { screen, waitFor } from "@testing-library/react";
 
-import { ADMIN, ANALYST, RUN, STORAGE } from "../fixtures";
+import { ADMIN, ANALYST, NIGHT, RUN, STORAGE } from "../fixtures";
 import { mockApi, renderInAirflow } from "../testing";
 import { RewindPage, pageUrl, readState } from "./RewindPage";
+import { tablePageUrl } from "./RunTab";
 
 const DROPPED = {
   dropped: [
@@ -92,6 +93,23 @@ describe("RewindPage", () => {
 });
 
 describe("deep links", () => {
+  it("open the page on the table a night's tab links to: that table alone, as of that night, marked in the scope", async () => {
+    const orders = NIGHT.tables![1]!;
+    const asked = mockApi({
+      dropped: { body: { dropped: [] } },
+      me: { body: ANALYST },
+      storage: { body: { ...STORAGE, groups: [orders], scope: { database: "SHOP", schema: "PUBLIC", table: "ORDERS" }, totals: orders.bytes } },
+    });
+
+    renderInAirflow(<RewindPage search={new URL(tablePageUrl(orders, RUN.now)).search} />);
+    await waitFor(() => expect(screen.getByTestId("figures")).toBeInTheDocument());
+    const storage = asked.find((url) => url.pathname.endsWith("/storage"));
+
+    expect(Object.fromEntries(storage?.searchParams ?? [])).toEqual({ database: "SHOP", now: RUN.now, schema: "PUBLIC", table: "ORDERS" });
+    expect(screen.getByTestId("scope").querySelector('[aria-current="page"]')).toHaveTextContent("ORDERS");
+    expect(screen.getAllByTestId("group").map((row) => row.getAttribute("data-name"))).toEqual(["SHOP.PUBLIC.ORDERS"]);
+  });
+
   it("read the scope, range and clock from the query string and write them back", () => {
     const state = readState("?database=SHOP&schema=PUBLIC&range=7&now=2026-03-04T14:00:00Z");
 

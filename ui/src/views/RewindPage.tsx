@@ -75,7 +75,7 @@ const Breadcrumbs = ({ state }: { readonly state: PageState }) => {
       {parts.map((part, index) => (
         <HStack gap={1} key={part.label}>
           {index > 0 ? <Text color="fg.muted">/</Text> : undefined}
-          <Link colorPalette="blue" href={pageUrl(part.state)}>
+          <Link aria-current={index === parts.length - 1 ? "page" : undefined} colorPalette="blue" href={pageUrl(part.state)}>
             {part.label}
           </Link>
         </HStack>

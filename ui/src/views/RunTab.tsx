@@ -1,6 +1,7 @@
-import { HStack, Heading, Link, Stack, Text } from "@chakra-ui/react";
+import { Box, HStack, Heading, Link, Stack, Text } from "@chakra-ui/react";
 
-import type { DagRunSummary } from "../api";
+import type { DagRunSummary, Group } from "../api";
+import { FiguresTable } from "../components/FiguresTable";
 import { RunState } from "../components/RunState";
 import { RunSteps } from "../components/RunSteps";
 import { Empty, Show } from "../components/States";
@@ -9,6 +10,11 @@ import { useApi } from "../useApi";
 import { pageUrl } from "./RewindPage";
 
 export type RunTabProps = { readonly dagId?: string; readonly runId?: string };
+
+/** The Rewind page with one table of a night selected, as of that night: its chart,
+ * figures and undroppable objects narrowed to that table (a deep link of the page). */
+export const tablePageUrl = (group: Group, now: string): string =>
+  pageUrl({ database: group.database, now, schema: group.schema, table: group.table });
 
 /** The tab on a DAG run: that night's lifecycle for a rewind_nightly run. */
 export const RunTab = ({ dagId, runId }: RunTabProps) => {
@@ -36,14 +42,15 @@ export const RunTab = ({ dagId, runId }: RunTabProps) => {
           if (data.run === null) {
             return <Empty>This run has recorded no lifecycle step yet.</Empty>;
           }
+          const night = data.run.now;
 
           return (
             <Stack gap={3}>
               <HStack flexWrap="wrap" justifyContent="space-between">
                 <Heading as="h2" size="md">
-                  Lifecycle run of {formatInstant(data.run.now)} <RunState state={data.run.state} />
+                  Lifecycle run of {formatInstant(night)} <RunState state={data.run.state} />
                 </Heading>
-                <Link colorPalette="blue" data-testid="page-link" href={pageUrl({ now: data.run.now })}>
+                <Link colorPalette="blue" data-testid="page-link" href={pageUrl({ now: night })}>
                   Storage as of this night on the Rewind page
                 </Link>
               </HStack>
@@ -51,6 +58,18 @@ export const RunTab = ({ dagId, runId }: RunTabProps) => {
                 Lifecycle run {data.run.run_id}
               </Text>
               <RunSteps steps={data.run.steps ?? []} />
+              {data.tables === undefined || data.tables.length === 0 || data.totals === undefined ? undefined : (
+                <Box as="section" data-testid="night-tables">
+                  <Heading as="h3" mb={2} size="sm">
+                    Tables this night (TABLE_STORAGE_METRICS as of {formatInstant(night)})
+                  </Heading>
+                  <FiguresTable
+                    groups={data.tables}
+                    linkTo={(group) => tablePageUrl(group, night)}
+                    totals={data.totals}
+                  />
+                </Box>
+              )}
             </Stack>
           );
         }}
