@@ -23,10 +23,10 @@ AIRFLOW_ENV := AIRFLOW_HOME=$(CURDIR)/.airflow AIRFLOW__CORE__DAGS_FOLDER=$(CURD
 # ADMIN; every other Airflow user acts as the Rewind user of its own name (README,
 # "Security model").
 
-.PHONY: help setup ui ui-test ui-check run airflow airflow-db test test-fast browser postgres compose-check lint bench clean
+.PHONY: help setup ui ui-test ui-check run run-s3 airflow airflow-db test test-fast browser postgres compose-check lint bench clean
 
 help:  ## list the targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
 
 $(STAMP): requirements.txt requirements-s3.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -80,6 +80,16 @@ run: setup  ## demo: 3 weeks of history, the analyst's time travel, rewind_night
 	  >.airflow/rewind_nightly.log 2>&1 || { tail -n 40 .airflow/rewind_nightly.log; exit 1; }
 	$(BIN)/python -m rewind.demo metrics --home $(DEMO_HOME)
 	@$(BIN)/python -m rewind.demo next --home $(DEMO_HOME)
+
+# `make run-s3`: `make run` with Rewind's warehouse, the team's table and the fail-safe store
+# on S3 (SPEC R44): rewind.demo starts a SeaweedFS server on loopback (data in S3_DEMO,
+# new random keys each time), runs `make run` with the AWS variables, the Airflow connection
+# aws_default and REWIND_WAREHOUSE_URI / REWIND_FAILSAFE_URI / DEMO_LAKE in its environment
+# (no secret on a command line, R45), and stops the server when it ends, failed or not.
+S3_DEMO ?= $(CURDIR)/.s3-demo
+run-s3: setup  ## the same demo on S3: warehouse, the team's table and fail-safe on a SeaweedFS it starts and stops
+	$(BIN)/python -m rewind.demo s3 --dir $(S3_DEMO) -- \
+	  $(MAKE) --no-print-directory run DEMO_HOME=$(S3_DEMO)/home
 
 airflow: setup airflow-db  ## Airflow UI on http://localhost:8080 (airflow standalone): the Rewind DAGs and page
 	$(AIRFLOW_ENV) $(BIN)/airflow standalone

@@ -16,6 +16,12 @@ local Spark. One run decides everything three weeks of nights would have (SPEC R
 ``python -m rewind.demo metrics`` prints the storage metrics a platform engineer watches,
 ``python -m rewind.demo next`` where to look next (the Airflow UI, the CLI on the demo's
 home, the logs), each command as it runs from the checkout.
+
+``make run-s3`` runs the same demo with Rewind's warehouse, the team's table and the
+fail-safe store on S3 (SPEC R44): ``python -m rewind.demo s3 --dir D -- COMMAND`` starts a
+SeaweedFS server on loopback (:mod:`rewind.seaweedfs`, data in ``D``), runs ``COMMAND``
+(``make run``) with the settings of :func:`s3_settings` in its environment, and stops the
+server when ``COMMAND`` ends, as it ends.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import argparse
 import contextlib
 import json
 import os
+import secrets
 import shlex
 import subprocess
 import sys
@@ -32,6 +39,7 @@ from contextlib import closing
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from deltalake import DeltaTable
 from rich.console import Console
@@ -46,8 +54,11 @@ from rewind.config import Config
 from rewind.connection import Connection
 from rewind.errors import RewindError
 from rewind.result import render_table
-from rewind.spark import DEFAULT_DELTA_JARS
+from rewind.seaweedfs import SeaweedFS
+from rewind.spark import DEFAULT_DELTA_JARS, submit_options
 from rewind.spark_server import IDLE_DEFAULT_S
+from rewind.storage import location, log
+from rewind.storage.location import Root
 
 START = datetime(2026, 11, 1, 9, tzinfo=UTC)
 DAYS = 21
@@ -106,7 +117,7 @@ def history() -> Iterator[tuple[datetime, str]]:
         yield START + timedelta(days=day), "; ".join(statements)
 
 
-def build(home: Path, lake: Path, console: Console) -> None:
+def build(home: Path, lake: Root, console: Console) -> None:
     """The history and the analyst's walk-through, unless ``home`` already holds a catalog."""
     if (home / "catalog.db").exists():
         console.print(f"[bold]demo warehouse already in {home}[/bold]: keeping it")
@@ -120,41 +131,67 @@ def build(home: Path, lake: Path, console: Console) -> None:
     walk_through(home, lake / "orders", console)
 
 
-def team_job(table: Path, console: Console) -> None:
-    """The team's nightly job, its runs of ``TEAM_DATES`` replayed in one Spark session;
-    each commit then gets the time of its night (a commit's time is its log file's
-    modification time, Delta's rule for writers without in-commit timestamps)."""
-    if table.exists():
+def team_job(table: Root, console: Console) -> None:
+    """The team's nightly job, its runs of ``TEAM_DATES`` replayed in one Spark session
+    with the project's Spark settings (``rewind spark-options``: Delta, and s3a with
+    Rewind's LogStore when the AWS variables are set, SPEC R44, R46; no secret among them,
+    R45); each commit then gets the time of its night (:func:`_date_commits`)."""
+    if location.is_dir(table):
         raise SystemExit(f"{table} exists: remove it, or give an empty --lake")
     console.rule(f"the team's own PySpark job writes {table} (delta-spark, no Rewind code)")
     env = {k: v for k, v in os.environ.items() if not k.startswith("REWIND_")}
     env["DELTA_JARS"] = str(os.environ.get("REWIND_DELTA_JARS") or DEFAULT_DELTA_JARS)
+    env["PYSPARK_SUBMIT_ARGS"] = shlex.join([*submit_options(), "pyspark-shell"])
     first, last = TEAM_DATES
     job = [sys.executable, str(TEAM_JOB), str(table), "--from", first, "--to", last]
     subprocess.run(
         [*job, "--bad-delete-on", BAD_DELETE_ON], env=env, check=True, stderr=subprocess.DEVNULL
     )
-    commits = list(_team_commits(table))
-    for commit, day, step in commits:
-        night = datetime.fromisoformat(day).replace(hour=2, tzinfo=UTC) + timedelta(days=1)
-        when = (night + timedelta(minutes=step)).timestamp()
-        os.utime(commit, (when, when))
-    console.print(f"{len(commits)} commits, one run a night at 02:00 for {first} to {last}")
+    commits = _date_commits(table)
+    console.print(f"{commits} commits, one run a night at 02:00 for {first} to {last}")
 
 
-def _team_commits(table: Path) -> Iterator[tuple[Path, str, int]]:
-    """Each commit file of the team's table, the date its run processed (the job's
-    ``userMetadata``) and its rank within that run."""
+def _date_commits(table: Root) -> int:
+    """Date each commit of the team's table at the night its run processed: 02:00 the
+    day after its date, a minute per commit of that run. The time goes into the commit's
+    ``commitInfo`` as its in-commit timestamp, which Rewind takes for a commit's time before
+    the file's own (``rewind.storage.log``); an object's ``LastModified``, unlike a local
+    file's modification time, cannot be set. Returns the number of commits.
+
+    This rewrites another engine's log entries, which no rule lets Rewind do (SPEC R40):
+    the demo plays the team here, replaying three weeks of its nights in a minute, before
+    Rewind governs the table. (The job does not write in-commit timestamps itself: Delta's
+    ``delta.enableInCommitTimestamps`` would date them now, and adds a writer feature
+    that delta-rs 1.6, Rewind's committer, refuses to write to.)
+    """
+    commits = list(log.commits_after(table, -1))
     previous, step = "", 0
-    for commit in sorted((table / "_delta_log").glob("*.json")):
-        info = next(a["commitInfo"] for a in map(json.loads, commit.open()) if "commitInfo" in a)
-        day = info["userMetadata"].removeprefix("orders_job date=")
+    for commit in commits:
+        day = str(commit.info["userMetadata"]).removeprefix("orders_job date=")
         step = step + 1 if day == previous else 0
         previous = day
-        yield commit, day, step
+        night = datetime.fromisoformat(day).replace(hour=2, tzinfo=UTC) + timedelta(days=1)
+        when = int((night + timedelta(minutes=step)).timestamp() * 1000)
+        path = log.commit_file(table, commit.version)
+        data, _ = location.read(path)
+        location.write(path, _stamped(data, when))
+    return len(commits)
 
 
-def walk_through(home: Path, table: Path, console: Console) -> None:
+def _stamped(commit: bytes, in_commit_timestamp: int) -> bytes:
+    """A commit file's bytes with ``inCommitTimestamp`` (ms) in its ``commitInfo``; every
+    other action as it was."""
+    lines = []
+    for line in commit.decode().splitlines():
+        action = json.loads(line)
+        if "commitInfo" in action:
+            action["commitInfo"]["inCommitTimestamp"] = in_commit_timestamp
+            line = json.dumps(action, separators=(",", ":"))
+        lines.append(line + "\n")
+    return "".join(lines).encode()
+
+
+def walk_through(home: Path, table: Root, console: Console) -> None:
     """What an analyst types on the last day: the team's table registered and its
     deleted rows put back; then the past, DROP/UNDROP, clone, restore."""
     last_day = START + timedelta(days=DAYS - 1)
@@ -163,10 +200,11 @@ def walk_through(home: Path, table: Path, console: Console) -> None:
         _analyst(conn, console)
 
 
-def _team_table(conn: Connection, table: Path, console: Console) -> None:
+def _team_table(conn: Connection, table: Root, console: Console) -> None:
     console.rule("Rewind protects the team's table where it is (SPEC R41, R42)")
-    conn.sql(REGISTER.format(uri=table.resolve().as_uri()))
-    guards = DeltaTable(str(table)).metadata().configuration
+    conn.sql(REGISTER.format(uri=table.as_uri() if isinstance(table, Path) else table.uri))
+    options = location.storage_options(table)
+    guards = DeltaTable(str(table), storage_options=options).metadata().configuration
     console.print(f"the team's table properties now (R42): {guards}", highlight=False)
     render_table(
         conn.sql(
@@ -206,14 +244,21 @@ def _analyst(conn: Connection, console: Console) -> None:
         console.print(f"[yellow]as expected, an out-of-window point fails:[/yellow] {exc}")
 
 
-def show_metrics(home: Path, console: Console) -> None:
-    """The nightly run Airflow recorded (what the Rewind page lists, SPEC R35), then the
-    storage metrics it wrote (SPEC R33), as of the demo's night."""
+def night_steps(home: Path) -> list[dict[str, Any]]:
+    """The summaries of the steps of the nightly run for ``NIGHT`` the catalog recorded
+    (what the Rewind page lists, SPEC R35); none before that run."""
     engine = make_engine(Config.load(home=home).catalog_url)
     with Session(engine) as session:
         run = session.scalars(select(LifecycleRun).where(LifecycleRun.now == NIGHT)).first()
         steps = run.summary["steps"] if run is not None and run.summary else []
     engine.dispose()
+    return list(steps)
+
+
+def show_metrics(home: Path, console: Console) -> None:
+    """The nightly run Airflow recorded (:func:`night_steps`), then the storage metrics it
+    wrote (SPEC R33), as of the demo's night."""
+    steps = night_steps(home)
     console.rule(f"rewind_nightly for {NIGHT:%Y-%m-%d}, run through Airflow")
     for step in steps:
         figures = ", ".join(
@@ -243,10 +288,20 @@ def _shown(path: Path) -> str:
     return shlex.quote(str(path))
 
 
+def _with_s3() -> str:
+    """Under ``make run-s3``, what runs a command with the demo's S3 server up
+    (``python -m rewind.demo s3 --dir D -- ``); else nothing."""
+    directory = os.environ.get(S3_DIR_ENV)
+    if not directory:
+        return ""
+    return f"{_shown(Path(sys.executable))} -m rewind.demo s3 --dir {_shown(Path(directory))} -- "
+
+
 def next_commands(home: Path) -> list[str]:
     """The CLI calls `next` prints: ``rewind`` by its path in the venv (works without
-    activating it), the demo's home and clock spelled out; the last stops its server."""
-    on_home = f"{_shown(Path(sys.executable).parent / 'rewind')} --home {_shown(home)}"
+    activating it), the demo's home and clock spelled out; the last stops its server.
+    After ``make run-s3`` each runs with the demo's S3 server up (:func:`with_s3`)."""
+    on_home = f"{_with_s3()}{_shown(Path(sys.executable).parent / 'rewind')} --home {_shown(home)}"
     at_morning = f"--now {MORNING:%Y-%m-%dT%H:%M:%SZ}"
     return [f'{on_home} {at_morning} sql "{sql}"' for sql in NEXT_SQL] + [f"{on_home} server stop"]
 
@@ -257,8 +312,9 @@ def next_steps(home: Path, airflow_home: Path, console: Console) -> None:
     say = partial(console.print, markup=False, highlight=False, soft_wrap=True)
     *queries, stop = next_commands(home)
     passwords = _shown(airflow_home / "simple_auth_manager_passwords.json.generated")
+    airflow = f"{_with_s3()}make airflow" + (f" DEMO_HOME={_shown(home)}" if _with_s3() else "")
     console.rule("what next")
-    say("Airflow UI: `make airflow`, then http://localhost:8080 (the Rewind page: /rewind/).")
+    say(f"Airflow UI: `{airflow}`, then http://localhost:8080 (the Rewind page: /rewind/).")
     say(f"  Log in as admin: `airflow standalone` prints the password and keeps it in {passwords}")
     say("The demo's home from the CLI, as of the morning after the nightly run:")
     for command in queries:
@@ -275,20 +331,90 @@ def next_steps(home: Path, airflow_home: Path, console: Console) -> None:
     )
 
 
+# `make run-s3`: one bucket on the demo's own server, with Rewind's warehouse (its system
+# tables under it), the team's lake and the fail-safe store as prefixes of their own.
+S3_BUCKET = "rewind-demo"
+S3_DIR_ENV = "DEMO_S3_DIR"  # set by `s3` for its command: `next` prints commands that use it
+
+
+def s3_settings(server: SeaweedFS, bucket: str) -> dict[str, str]:
+    """The S3 demo's environment on ``server``: the standard AWS variables, which Rewind's
+    processes and the team's job read (SPEC R44); the same as the Airflow connection
+    ``aws_default`` that the nightly's tasks read (``AIRFLOW_CONN_AWS_DEFAULT``, in the
+    environment: never on a command line, R45); Rewind's warehouse and fail-safe store under
+    ``s3://bucket/``; and ``DEMO_LAKE``, where the team's job writes (the Makefile's
+    variable, which the environment sets)."""
+    aws = server.env()
+    connection = {
+        "conn_type": "aws",
+        "login": aws["AWS_ACCESS_KEY_ID"],
+        "password": aws["AWS_SECRET_ACCESS_KEY"],
+        "extra": {"endpoint_url": aws["AWS_ENDPOINT_URL"], "region_name": aws["AWS_REGION"]},
+    }
+    return {
+        **aws,
+        "AIRFLOW_CONN_AWS_DEFAULT": json.dumps(connection),
+        "REWIND_WAREHOUSE_URI": f"s3://{bucket}/warehouse",
+        "REWIND_FAILSAFE_URI": f"s3://{bucket}/failsafe",
+        "DEMO_LAKE": f"s3://{bucket}/lake",
+    }
+
+
+def with_s3(directory: Path, command: Sequence[str]) -> int:
+    """Run ``command`` with a SeaweedFS server up on ``directory`` (its data kept there from
+    one run to the next) and :func:`s3_settings` in its environment; stop the server when
+    the command ends, whatever its end. The server's one identity gets new random keys at
+    every start, written to its configuration file (mode 0600) and given to ``command`` in
+    its environment only (SPEC R45). Returns the command's exit status."""
+    server = SeaweedFS(
+        directory / "seaweedfs",
+        access_key="REWIND" + secrets.token_hex(6).upper(),
+        secret_key=secrets.token_urlsafe(30),
+    )
+    server.start()
+    try:
+        buckets = server.client().list_buckets().get("Buckets", [])
+        if S3_BUCKET not in {bucket["Name"] for bucket in buckets}:
+            server.create_bucket(S3_BUCKET)
+        env = {**os.environ, **s3_settings(server, S3_BUCKET), S3_DIR_ENV: str(directory)}
+        return subprocess.run(command, env=env, check=False).returncode
+    finally:
+        server.stop()
+
+
+def _lake(text: str) -> Root:
+    """``--lake``: an ``s3://`` prefix, or a local directory (resolved)."""
+    lake = location.of(text)
+    return lake.resolve() if isinstance(lake, Path) else lake
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m rewind.demo", description=__doc__)
-    parser.add_argument("command", choices=["build", "night", "metrics", "next"])
+    parser = argparse.ArgumentParser(
+        prog="python -m rewind.demo",
+        usage="%(prog)s {build,night,metrics,next} [options] | s3 [--dir DIR] -- COMMAND ...",
+        description=__doc__,
+    )
+    parser.add_argument("command", choices=["build", "night", "metrics", "next", "s3"])
     parser.add_argument("--home", help="the demo's Rewind home (default: REWIND_HOME)")
-    parser.add_argument("--lake", default=".lake-demo", help="where the team's job writes")
+    parser.add_argument(
+        "--lake", default=".lake-demo", help="where the team's job writes (a path or s3://...)"
+    )
     parser.add_argument(
         "--airflow-home", default=".airflow", help="the project-local AIRFLOW_HOME (for `next`)"
     )
-    args = parser.parse_args(argv)
+    parser.add_argument("--dir", default=".s3-demo", help="s3: the S3 server's directory")
+    given = list(sys.argv[1:] if argv is None else argv)
+    split = given.index("--") if "--" in given else len(given)
+    args, command = parser.parse_args(given[:split]), given[split + 1 :]
+    if args.command == "s3":
+        if not command:
+            parser.error("s3: give the command to run after --")
+        return with_s3(Path(args.dir).resolve(), command)
     home = Config.load(home=args.home).home
     if args.command == "night":
         print(NIGHT.date().isoformat())
     elif args.command == "build":
-        build(home, Path(args.lake).resolve(), Console())
+        build(home, _lake(args.lake), Console())
     elif args.command == "next":
         next_steps(home, Path(args.airflow_home), Console())
     else:

@@ -124,6 +124,15 @@ def read(path: Root) -> tuple[bytes, datetime]:
         return got["Body"].read(), got["LastModified"].astimezone(UTC)
 
 
+def write(path: Root, data: bytes) -> None:
+    """Write ``data`` as the file ``path`` (S3: one PUT, replacing any object there)."""
+    if isinstance(path, Path):
+        path.write_bytes(data)
+        return
+    with _s3(path) as client:
+        client.put_object(Bucket=path.bucket, Key=path.key, Body=data)
+
+
 def exists(path: Root) -> bool:
     """Whether a file is there."""
     return size(path) is not None
