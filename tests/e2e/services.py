@@ -23,6 +23,9 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
+JOBS = REPO / "spark_jobs"
+# The nightly lifecycle's Spark jobs, in the order the nightly DAG runs them (SPEC R29).
+STEPS = ["effective_retention", "expire_versions", "purge_failsafe", "storage_metrics"]
 
 # -- the e2e warehouse: every kind of lifecycle work happens on its night ----------
 
@@ -121,6 +124,36 @@ def spark_env(**extra: str) -> dict[str, str]:
     return env
 
 
+def spark_submit(
+    master: str, script: Path, args: list[str], cwd: Path, **env: str
+) -> dict[str, Any]:
+    """``spark-submit`` of ``script`` with Rewind's options (as Airflow's SparkSubmitOperator
+    runs the jobs), in :func:`spark_env` plus ``env``; returns the job's JSON summary line."""
+    from rewind.spark import submit_options
+
+    command = [str(BIN / "spark-submit"), "--master", master, *submit_options(), str(script)]
+    proc = subprocess.Popen(
+        [*command, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        env=spark_env(**env),
+        cwd=cwd,  # anything Spark drops in its working directory stays in tmp
+        start_new_session=True,
+    )
+    try:
+        out, err = proc.communicate(timeout=SUBMIT_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        stop_group(proc)
+        out, err = proc.communicate()
+        pytest.fail(f"{script.name} on {master} ran over {SUBMIT_TIMEOUT_S}s:\n{err[-3000:]}")
+    assert proc.returncode == 0, f"{script.name} on {master} failed:\n{err[-3000:]}"
+    lines = [line for line in out.splitlines() if line.startswith("{")]
+    assert lines, f"{script.name} on {master} printed no JSON summary:\n{out}\n{err[-3000:]}"
+    return dict(json.loads(lines[-1]))
+
+
 def stop_group(proc: subprocess.Popen[Any]) -> None:
     """End a process started in its own session, and everything it started."""
     if proc.poll() is not None:
@@ -142,11 +175,31 @@ def tail(path: Path, lines: int = 30) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
+# Run as ``isolated OWN HIDDEN COMMAND...``: COMMAND in a user and mount namespace of its own
+# (``unshare``, no privilege needed), where HIDDEN is an empty tmpfs but for OWN, bound back at
+# its place from a descriptor opened before (``--no-canonicalize``: the descriptor, not the
+# path it names, which the tmpfs now covers). It starts in OWN as bound back: its first
+# working directory, in the covered tree, would reach the rest of HIDDEN by "..".
+ISOLATE = (
+    'exec 3<"$1" && mount -t tmpfs -o mode=0700 rewind-worker "$2" && mkdir -p "$1" && '
+    'mount --no-canonicalize --bind /proc/self/fd/3 "$1" && exec 3<&- && cd "$1" && shift 2 && '
+    'exec "$@"'
+)
+
+
 @dataclass
 class Cluster:
-    """A standalone master and one worker (1 core, 1 GB) on loopback."""
+    """A standalone master and one worker (1 core, 1 GB) on loopback.
+
+    ``hide``: a directory the worker does not see (None: it sees the machine as the driver
+    does). Under it the worker sees its own ``root`` only, as a worker on another machine
+    shares no directory with the driver; its executors inherit its view, and its
+    environment plus ``worker_env`` (the credentials a cluster's machines hold).
+    """
 
     root: Path
+    hide: Path | None = None
+    worker_env: dict[str, str] = field(default_factory=dict)
     port: int = field(default_factory=free_port)
     webui_port: int = field(default_factory=free_port)
     worker_webui_port: int = field(default_factory=free_port)
@@ -172,18 +225,24 @@ class Cluster:
                 *("--webui-port", str(self.webui_port)),
             ],
         )
-        self._daemon(
-            "worker",
-            [
-                spark_class,
-                "org.apache.spark.deploy.worker.Worker",
-                self.url,
-                *("--host", "127.0.0.1", "--cores", "1", "--memory", "1g"),
-                *("--webui-port", str(self.worker_webui_port), "--work-dir", str(self.work_dir)),
-            ],
-        )
+        worker = [
+            spark_class,
+            "org.apache.spark.deploy.worker.Worker",
+            self.url,
+            *("--host", "127.0.0.1", "--cores", "1", "--memory", "1g"),
+            *("--webui-port", str(self.worker_webui_port), "--work-dir", str(self.work_dir)),
+        ]
+        if self.hide is not None:
+            isolate = ["unshare", "--user", "--map-root-user", "--mount", "bash", "-c", ISOLATE]
+            worker = [*isolate, "isolated", str(self.root), str(self.hide), *worker]
+        self._daemon("worker", worker, **self.worker_env)
 
-    def _daemon(self, name: str, command: list[str]) -> None:
+    @property
+    def worker_pid(self) -> int:
+        """The worker's JVM (``unshare``, bash and ``spark-class`` exec into it)."""
+        return self.procs[1].pid
+
+    def _daemon(self, name: str, command: list[str], **env: str) -> None:
         with open(self.root / f"{name}.log", "wb") as log:
             self.procs.append(
                 subprocess.Popen(
@@ -191,7 +250,7 @@ class Cluster:
                     stdout=log,
                     stderr=subprocess.STDOUT,
                     stdin=subprocess.DEVNULL,
-                    env=spark_env(SPARK_WORKER_DIR=str(self.work_dir)),
+                    env=spark_env(SPARK_WORKER_DIR=str(self.work_dir), **env),
                     cwd=self.root,
                     start_new_session=True,  # its own process group, killed as a whole
                 )

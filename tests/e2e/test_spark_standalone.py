@@ -27,20 +27,19 @@ import pytest
 from services import (
     APPS_TIMEOUT_S,
     BIN,
+    JOBS,
     NOW,
-    REPO,
+    STEPS,
     SUBMIT_TIMEOUT_S,
     Cluster,
     build_warehouse,
     spark_env,
-    stop_group,
+    spark_submit,
     storage_metrics,
 )
 
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("spark_standalone")]
 
-JOBS = REPO / "spark_jobs"
-STEPS = ["effective_retention", "expire_versions", "purge_failsafe", "storage_metrics"]
 RUN_ID = "e2e-standalone-run"
 
 
@@ -57,31 +56,8 @@ class Runs:
 
 def submit(master: str, home: Path, step: str, run_id: str = RUN_ID) -> dict[str, Any]:
     """``spark-submit spark_jobs/<step>.py``; returns the job's JSON summary line."""
-    from rewind.spark import submit_options
-
-    command = [str(BIN / "spark-submit"), "--master", master, *submit_options()]
-    command.append(str(JOBS / f"{step}.py"))
-    command += ["--home", str(home), "--now", NOW, "--run-id", run_id]
-    proc = subprocess.Popen(
-        command,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        stdin=subprocess.DEVNULL,
-        text=True,
-        env=spark_env(),
-        cwd=home.parent,  # anything Spark drops in its working directory stays in tmp
-        start_new_session=True,
-    )
-    try:
-        out, err = proc.communicate(timeout=SUBMIT_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        stop_group(proc)
-        out, err = proc.communicate()
-        pytest.fail(f"{step} on {master} ran over {SUBMIT_TIMEOUT_S}s:\n{err[-3000:]}")
-    assert proc.returncode == 0, f"{step} on {master} failed:\n{err[-3000:]}"
-    lines = [line for line in out.splitlines() if line.startswith("{")]
-    assert lines, f"{step} on {master} printed no JSON summary:\n{out}\n{err[-3000:]}"
-    return dict(json.loads(lines[-1]))
+    args = ["--home", str(home), "--now", NOW, "--run-id", run_id]
+    return spark_submit(master, JOBS / f"{step}.py", args, home.parent)
 
 
 def run_jobs(master: str, home: Path, run_id: str = RUN_ID) -> list[dict[str, Any]]:
