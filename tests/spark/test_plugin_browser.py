@@ -43,6 +43,19 @@ __all__ = ["warehouse"]  # the fixture, shared with test_plugin_api.py
 
 ARTIFACTS = REPO / "tests" / "e2e" / "artifacts"
 START_TIMEOUT_S = 180
+# The window height that shows the whole page: its height, the most any scrolling panel
+# of it hides, and the browser's own frame (the window is larger than its viewport).
+FULL_HEIGHT = """
+    let hidden = 0;
+    for (const el of document.querySelectorAll('*')) {
+      const overflow = getComputedStyle(el).overflowY;
+      if ((overflow === 'auto' || overflow === 'scroll') && el.scrollHeight > el.clientHeight) {
+        hidden = Math.max(hidden, el.scrollHeight - el.clientHeight);
+      }
+    }
+    const page = Math.max(document.documentElement.scrollHeight, document.body.scrollHeight);
+    return page + hidden + window.outerHeight - window.innerHeight;
+"""
 
 
 def run_tab(warehouse: dict[str, Any]) -> str:
@@ -219,8 +232,10 @@ class Browser:
         return str(found[0]), str(found[1])
 
     def screenshot(self, name: str) -> None:
+        """The whole view: the window made as tall as the page plus what its panels
+        scroll (the run tab scrolls inside Airflow's run page)."""
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        height = int(self.driver.execute_script("return document.body.scrollHeight"))
+        height = int(self.driver.execute_script(FULL_HEIGHT))
         self.driver.set_window_size(1400, max(1000, height))
         self.driver.save_screenshot(str(ARTIFACTS / name))
         self.driver.set_window_size(1400, 1000)
@@ -405,6 +420,7 @@ def test_a_table_of_the_night_links_to_the_page_on_that_table(
         segments = browser.all(f"svg rect.segment[data-date='{last}']")
         assert attr_bytes(segments) == mine
         assert browser.errors() == []
+        browser.screenshot("rewind_page_table.png")
 
 
 def test_a_lifecycle_task_links_to_its_run_s_tab(
