@@ -8,6 +8,7 @@ AWS settings are the ``aws_default`` connection (R44), then ``demo metrics`` and
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from airflow_env import BIN, DAG_TEST_USER, REPO, subprocess_environment
 
 from rewind import demo
 from rewind.runner import STEPS
@@ -23,8 +25,6 @@ from rewind.storage.objectstore import S3Location
 
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("s3_demo")]
 
-REPO = Path(__file__).resolve().parents[2]
-BIN = Path(sys.executable).parent
 ROOTS = {"warehouse", "system", "failsafe"}  # the local home's, which stay empty (SPEC R44)
 
 
@@ -38,22 +38,16 @@ def run(command: list[str], env: dict[str, str]) -> str:
     return done.stdout
 
 
-def airflow_env(base: dict[str, str], airflow_home: Path, home: Path) -> dict[str, str]:
-    """The environment ``make run`` gives Airflow (the Makefile's AIRFLOW_ENV), without any
-    ``AWS_*`` variable: the tasks reach S3 through the connection only."""
-    env = {k: v for k, v in base.items() if not k.startswith("AWS_")}
-    return {
-        **env,
-        "AIRFLOW_HOME": str(airflow_home),
-        "AIRFLOW__CORE__DAGS_FOLDER": str(REPO / "dags"),
-        "AIRFLOW__CORE__PLUGINS_FOLDER": str(REPO / "plugins"),
-        "AIRFLOW__CORE__LOAD_EXAMPLES": "False",
-        "AIRFLOW_CONN_SPARK_DEFAULT": '{"conn_type": "spark", "host": "local[2]"}',
-        "REWIND_HOME": str(home),
-        "REWIND_AIRFLOW_USERS": '{"dag_test": "ADMIN", "*": "*"}',
-        "PYSPARK_PYTHON": sys.executable,
-        "PATH": f"{BIN}{os.pathsep}{env.get('PATH', '')}",
-    }
+def airflow_env(settings: dict[str, str], airflow_home: Path, home: Path) -> dict[str, str]:
+    """The environment ``make run`` gives Airflow (tests/airflow_env.py) with the S3 demo's
+    settings, less every ``AWS_*`` variable: the tasks reach S3 through the connection only."""
+    env = subprocess_environment(
+        airflow_home,
+        **{k: v for k, v in settings.items() if not k.startswith("AWS_")},
+        REWIND_HOME=str(home),
+        REWIND_AIRFLOW_USERS=json.dumps({DAG_TEST_USER: "ADMIN", "*": "*"}),
+    )
+    return {k: v for k, v in env.items() if not k.startswith("AWS_")}
 
 
 def objects(server: Any, bucket: str, prefix: str) -> dict[str, int]:
@@ -84,7 +78,7 @@ def test_the_s3_demo_builds_runs_its_night_through_airflow_and_shows_metrics_r44
     assert [p for root in ROOTS for p in (home / root).rglob("*") if p.is_file()] == []
 
     airflow_home = tmp_path / "airflow"
-    airflow = airflow_env(env, airflow_home, home)
+    airflow = airflow_env(settings, airflow_home, home)
     night = run([*python, "night"], env).strip()
     run([str(BIN / "airflow"), "db", "migrate"], airflow)
     run([str(BIN / "airflow"), "pools", "set", "rewind_lifecycle", "1", "demo"], airflow)
