@@ -37,6 +37,7 @@ ALLOWED = {
     "include/rewind/lifecycle/purge.py": "deletes data (never reads it)",
     "dags/rewind_failsafe_recovery.py": "the ACCOUNTADMIN recovery DAG",
     "include/rewind/plugin_api.py": "the URL /api/v1/failsafe (data: the catalog's manifest)",
+    "include/rewind/demo.py": "make run-s3 sets REWIND_FAILSAFE_URI on its own S3 server",
 }
 
 
