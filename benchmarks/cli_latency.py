@@ -1,17 +1,22 @@
-"""Wall time of each kind of ``rewind`` CLI call, three ways side by side (issue 14).
+"""Wall time of each kind of ``rewind`` CLI call, side by side (issues 14 and 26).
 
-- ``warm_server``: the home's Spark Connect server already runs (``rewind server start``
-  before the samples): what every call after the first costs.
-- ``cold_server``: no server runs (``rewind server stop`` before each sample, untimed):
-  the call starts one, as the first call of a day does.
-- ``in_process``: ``REWIND_SPARK_SERVER=off``, each call starts its own Spark (the
-  baseline: how every call ran before issue 14).
+- ``warm``: the home's Spark Connect server runs and so does the resident Rewind process
+  (rewind/launcher.py, rewind/resident.py) that the command hands its call to: what
+  every call after the first costs.
+- ``warm_in_process``: the same Spark server, the call in the command's own process
+  (``REWIND_CLI_SERVER=off``): the baseline before issue 26, every import paid per call.
+- ``cold_server``: no Spark server runs (``rewind server stop`` before each sample,
+  untimed): the call starts one, as the first call of a day does.
+- ``in_process``: ``REWIND_SPARK_SERVER=off`` and ``REWIND_CLI_SERVER=off``, each call
+  starts its own Spark (how every call ran before issue 14).
 
 Baselines: ``python -c pass`` (the floor any Python command pays) and ``rewind --help``
-(import cost of the command). Each mode has a home of its own with the same small table;
-each sample runs in a subprocess; medians and spread go to
-benchmarks/results/cli_latency.json, with the machine's load average before and after
-the run and a warm ``SELECT ... AT`` over a warm DDL call (issue 26's target: 1.5).
+(the command's own start-up, in process). Each mode has a home of its own with the same
+small table; each sample runs in a subprocess; the resident process lives in a runtime
+directory of the benchmark's own (stopped at the end), and its resident and proportional
+memory (RSS, PSS) are recorded. Medians and spread go to benchmarks/results/
+cli_latency.json, with the machine's load average before and after the run and a warm
+``SELECT ... AT`` over a warm DDL call (issue 26's target: 1.5; DDL's: under 0.6 s).
 
 The calls read Rewind's compiled bytecode, compiled once before the run: an installed
 package has it, and Python writes it at a checkout's first call, unless
@@ -19,7 +24,7 @@ package has it, and Python writes it at a checkout's first call, unless
 would compile its ~100 modules again (~0.1 s; ``--no-bytecode`` measures that: no
 bytecode of Rewind's, none written).
 
-    .venv/bin/python benchmarks/cli_latency.py [--repeat N] [--modes warm_server ...]
+    .venv/bin/python benchmarks/cli_latency.py [--repeat N] [--modes warm warm_in_process ...]
 """
 
 from __future__ import annotations
@@ -40,6 +45,8 @@ from pathlib import Path
 
 from report import write_report
 
+from rewind import launcher, resident
+
 BIN = Path(sys.executable).parent
 PACKAGE = Path(__file__).resolve().parents[1] / "include" / "rewind"
 REWIND = str(BIN / "rewind")
@@ -59,10 +66,12 @@ CALLS = {
 # 1 day). Each sample is a week after the one before (the clock never runs backwards).
 CHURN = "USE bench; INSERT INTO t VALUES (3, 'c'); DELETE FROM t WHERE id = 3"
 MODES = {
-    "warm_server": {},
+    "warm": {},
+    "warm_in_process": {"REWIND_CLI_SERVER": "off"},
     "cold_server": {},
-    "in_process": {"REWIND_SPARK_SERVER": "off"},
+    "in_process": {"REWIND_SPARK_SERVER": "off", "REWIND_CLI_SERVER": "off"},
 }
+RUNTIME = Path(tempfile.mkdtemp(prefix="rewind-bench-run-"))  # the resident process's
 
 
 def rewind(home: Path, mode: str, *args: str) -> str:
@@ -72,6 +81,18 @@ def rewind(home: Path, mode: str, *args: str) -> str:
         command, check=True, capture_output=True, text=True, env=env | MODES[mode]
     )
     return done.stdout
+
+
+def resident_memory() -> dict[str, float]:
+    """The resident process's memory, once it serves (the first call started it)."""
+    path = launcher.socket_path()
+    deadline = time.monotonic() + 120
+    while (pid := resident.serving(path)) is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert pid is not None, f"no resident process serves {path}"
+    rollup = Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()
+    kb = {line.split(":")[0]: int(line.split()[1]) for line in rollup[1:]}
+    return {"rss_mb": round(kb["Rss"] / 1024, 1), "pss_mb": round(kb["Pss"] / 1024, 1)}
 
 
 def day(n: int) -> str:
@@ -137,16 +158,17 @@ def main(argv: list[str] | None = None) -> int:
         nargs="+",
         choices=list(MODES),
         default=list(MODES),
-        help="the ways to reach Spark to measure (default: all; warm_server is always one)",
+        help="the ways to run a call to measure (default: all; warm is always one)",
     )
     args = parser.parse_args(argv)
-    modes = list(dict.fromkeys(["warm_server", *args.modes]))
+    modes = list(dict.fromkeys(["warm", *args.modes]))
     if args.no_bytecode:
         for cache in PACKAGE.rglob("__pycache__"):
             shutil.rmtree(cache, ignore_errors=True)
         os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
     else:
         compileall.compile_dir(PACKAGE, quiet=1)
+    os.environ["XDG_RUNTIME_DIR"] = str(RUNTIME)  # every call's, the benchmark's too
     load_before = os.getloadavg()
     homes = {
         mode: Path(tempfile.mkdtemp(prefix=f"rewind-bench-{mode}-")) / "home" for mode in modes
@@ -157,14 +179,22 @@ def main(argv: list[str] | None = None) -> int:
         },
         "baseline_rewind_help": {
             "any": measure(
-                lambda: subprocess.run([REWIND, "--help"], capture_output=True), args.repeat
+                lambda: subprocess.run(
+                    [REWIND, "--help"],
+                    capture_output=True,
+                    env={**os.environ, **MODES["warm_in_process"]},
+                ),
+                args.repeat,
             )
         },
     }
     try:
         for mode, home in homes.items():
             rewind(home, mode, "--now", NOW, "sql", SETUP)
-        rewind(homes["warm_server"], "warm_server", "server", "start")
+        for mode in ("warm", "warm_in_process"):
+            if mode in homes:
+                rewind(homes[mode], mode, "server", "start")
+        memory = resident_memory()
         for kind, call in CALLS.items():
             results[kind] = {}
             for mode, home in homes.items():
@@ -178,9 +208,16 @@ def main(argv: list[str] | None = None) -> int:
         }
     finally:
         for home in homes.values():
-            rewind(home, "warm_server", "server", "stop")
+            rewind(home, "warm", "server", "stop")
             shutil.rmtree(home.parent, ignore_errors=True)
-    warm = {kind: results[kind]["warm_server"]["median_s"] for kind in ("ddl", "select_at")}
+        for path in RUNTIME.glob("rewind-cli-*/*.sock"):
+            resident.stop(path)
+        shutil.rmtree(RUNTIME, ignore_errors=True)
+    ratios = {
+        mode: round(results["select_at"][mode]["median_s"] / results["ddl"][mode]["median_s"], 2)
+        for mode in modes
+        if mode.startswith("warm")
+    }
     write_report(
         "cli_latency",
         {
@@ -190,7 +227,9 @@ def main(argv: list[str] | None = None) -> int:
                 "before": [round(x, 2) for x in load_before],
                 "after": [round(x, 2) for x in os.getloadavg()],
             },
-            "warm_select_at_over_ddl": round(warm["select_at"] / warm["ddl"], 2),
+            "warm_select_at_over_ddl": ratios,
+            "warm_ddl_s": results["ddl"]["warm"]["median_s"],
+            "resident_process_memory": memory,
             "results": results,
         },
     )

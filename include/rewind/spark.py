@@ -270,6 +270,14 @@ def remote_spark(url: str, log: Path | None = None, *, configure: bool = True) -
         # of a ReleaseExecute call per response and per query (two thirds of a SELECT's
         # round trips); nothing cuts a stream between two processes of this machine.
         spark.client.disable_reattachable_execute()
+    # Before its first plan pyspark asks the server whether and how to compress plans (a
+    # Config round trip, one in three of a warm SELECT's); Rewind's plans are a few
+    # hundred bytes, never worth compressing: what pyspark itself sets when a server
+    # cannot read compressed plans.
+    spark.client._plan_compression_threshold, spark.client._plan_compression_algorithm = (
+        -1,
+        "NONE",
+    )
     for key, value in SESSION_CONF.items() if configure else ():
         spark.conf.set(key, value)
     if log is not None:

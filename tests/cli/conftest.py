@@ -5,6 +5,10 @@ by ``REWIND_SPARK_REMOTE`` (issue 14): the path every ``rewind sql`` call takes 
 user's machine, without a server start per test home. test_cli_restore.py runs in the
 command's own process instead, so that both paths stay correct; test_cli_server.py
 covers the home's own server (start on first use, reuse, idle stop, a killed server).
+
+Every call goes through the resident Rewind process (rewind/launcher.py), as a user's
+do: one per test process, in a runtime directory of its own, stopped at the end (none is
+left behind); test_cli_resident.py covers the hand-over itself.
 """
 
 from __future__ import annotations
@@ -13,17 +17,36 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from cli_helpers import fails, sql
 
-from rewind import spark_server
+from rewind import resident, spark_server
 
 REWIND = shutil.which("rewind", path=str(Path(sys.executable).parent)) or "rewind"
 
 __all__ = ["fails", "sql"]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def resident_process() -> Iterator[None]:
+    """This test process's ``rewind`` calls share one resident process, in a runtime
+    directory of their own (``XDG_RUNTIME_DIR``, which the calls inherit), stopped at the
+    end."""
+    runtime = Path(tempfile.mkdtemp(prefix="rewind-tests-"))  # short: a socket's name
+    saved = os.environ.get("XDG_RUNTIME_DIR")
+    os.environ["XDG_RUNTIME_DIR"] = str(runtime)
+    yield
+    for path in runtime.glob("rewind-cli-*/*.sock"):
+        resident.stop(path)
+    if saved is None:
+        del os.environ["XDG_RUNTIME_DIR"]
+    else:
+        os.environ["XDG_RUNTIME_DIR"] = saved
+    shutil.rmtree(runtime)
 
 
 @pytest.fixture(scope="session")

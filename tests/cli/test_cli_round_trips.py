@@ -19,6 +19,8 @@ from pathlib import Path
 import pytest
 from cli_helpers import at, rows
 
+from rewind.spark import SESSION_CONF
+
 pytestmark = pytest.mark.cli
 
 COUNTED_CALL = """
@@ -73,11 +75,10 @@ def test_a_select_at_is_one_query_on_the_server(home: Path, spark_remote: str, s
         "USE d; SELECT id, v, '{0}' AS braces, '`__rw_x`' AS quoted FROM t AT(OFFSET => -5400)",
     )
     assert rows(results[-1]) == [{"ID": 1, "V": "{a}", "BRACES": "{0}", "QUOTED": "`__rw_x`"}]
-    # Besides the session's settings (Config: one call each on a server the user names,
-    # as here, none on the home's own) and pyspark's look-up of its plan compression: the
-    # query, then the session's end.
-    del calls["Config"]
-    assert calls == Counter(ExecutePlan=1, ReleaseSession=1)
+    # The session's settings (Config: one call each on a server the user names, as here,
+    # none on the home's own; no look-up of pyspark's plan compression), the query, then
+    # the session's end.
+    assert calls == Counter(Config=len(SESSION_CONF), ExecutePlan=1, ReleaseSession=1)
 
 
 def test_a_chain_and_a_merge_read_their_frames(home: Path, spark_remote: str, sql) -> None:
