@@ -4,6 +4,7 @@ of its environment (tests/conftest.py's ``s3_bucket``):
     python s3_jobs.py roundtrip s3a://bucket/t
     python s3_jobs.py spark-append URI WRITER ROUNDS BARRIER [--writers N]
     python s3_jobs.py rs-append URI WRITER ROUNDS BARRIER [--writers N]
+    python s3_jobs.py rewind-write URI WRITER ROUNDS BARRIER --home HOME [--writers N]
     python s3_jobs.py logstore-race s3a://bucket/race WRITER ROUNDS BARRIER [--writers N]
 
 ``roundtrip`` is a plain PySpark job with delta-spark and the project's settings (the
@@ -12,8 +13,12 @@ a Delta table on ``s3a://``, reads it as ``s3://`` too, and drives Rewind's LogS
 the LogStore contract. The ``*-append`` jobs are writers that append ROUNDS commits of 3 rows
 each (``writer``, ``round``, ``i``), every commit tagged ``WRITER:ROUND`` in its commitInfo's
 ``userMetadata``; before each round a writer waits at a barrier (a file per writer and round
-in the directory BARRIER) until all N writers reach it, so that their commits race. Each
-prints one JSON line: what it did, or its error.
+in the directory BARRIER) until all N writers reach it, so that their commits race.
+``rewind-write`` is Rewind itself: a session on HOME registers the table (``CREATE EXTERNAL
+TABLE``, before its first barrier) and runs an INSERT of the round's rows every round and an
+UPDATE of its own rows every other round; its commits carry their statement's query id in
+``userMetadata`` (SPEC R46), which it lists. Each prints one JSON line: what it did, or its
+error.
 """
 
 from __future__ import annotations
@@ -210,11 +215,40 @@ def rs_append(args: argparse.Namespace) -> dict[str, Any]:
     return {"writer": args.writer, "commits": args.rounds, "seconds": round(seconds, 1)}
 
 
+def rewind_write(args: argparse.Namespace) -> dict[str, Any]:
+    import rewind
+
+    started = time.monotonic()
+    statements: dict[str, str] = {}  # query id -> what it was
+    with rewind.connect(home=args.home) as conn:
+        conn.sql(
+            "CREATE DATABASE LAKE; CREATE EXTERNAL TABLE LAKE.PUBLIC.T "
+            f"LOCATION = '{args.uri}' TABLE_FORMAT = DELTA"
+        )
+        for round_ in range(args.rounds):
+            values = ", ".join(f"('{w}', {r}, {i})" for w, r, i in rows(args.writer, round_))
+            barrier(args.barrier, args.writer, round_, args.writers, args.timeout)
+            done = conn.sql(f"INSERT INTO LAKE.PUBLIC.T VALUES {values}")[-1]
+            statements[done.query_id] = f"insert:{round_}"
+            if round_ % 2:  # rewrites its own files while the others append (R13, R40)
+                done = conn.sql(
+                    f"UPDATE LAKE.PUBLIC.T SET i = i + 100 WHERE writer = '{args.writer}' AND i = 0"
+                )[-1]
+                statements[done.query_id] = f"update:{round_}"
+    seconds = time.monotonic() - started
+    return {
+        "writer": args.writer,
+        "commits": args.rounds,
+        "statements": statements,
+        "seconds": round(seconds, 1),
+    }
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser()
     jobs = parser.add_subparsers(dest="job", required=True)
     jobs.add_parser("roundtrip").add_argument("uri")
-    for name in ("spark-append", "rs-append", "logstore-race"):
+    for name in ("spark-append", "rs-append", "logstore-race", "rewind-write"):
         job = jobs.add_parser(name)
         job.add_argument("uri")
         job.add_argument("writer")
@@ -222,6 +256,7 @@ def main(argv: list[str]) -> int:
         job.add_argument("barrier", type=Path)
         job.add_argument("--writers", type=int, default=2)
         job.add_argument("--timeout", type=float, default=300.0)
+        job.add_argument("--home", type=Path, help="rewind-write: the Rewind home")
     args = parser.parse_args(argv)
     try:
         if args.job == "roundtrip":
@@ -230,6 +265,8 @@ def main(argv: list[str]) -> int:
             result = spark_append(args)
         elif args.job == "logstore-race":
             result = logstore_race(args)
+        elif args.job == "rewind-write":
+            result = rewind_write(args)
         else:
             result = rs_append(args)
     except Exception:

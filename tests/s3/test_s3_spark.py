@@ -123,20 +123,22 @@ def create_table(uri: str) -> None:
 
 def race(
     bucket: Any, tmp_path: Path, writers: dict[str, str], rounds: int = ROUNDS
-) -> dict[int, list]:
-    """``writers`` (name -> ``spark-append`` / ``rs-append``) append ``rounds`` commits each
-    to one new table at once, every round started together; the table's log afterwards."""
+) -> tuple[dict[int, list], list[dict]]:
+    """``writers`` (name -> ``spark-append`` / ``rs-append`` / ``rewind-write``) write
+    ``rounds`` rounds each to one new table at once, every round started together; the
+    table's log afterwards, and each writer's answer."""
     uri = f"s3://{bucket.name}/t"
     create_table(uri)
     gate = tmp_path / "barrier"
     gate.mkdir()
     jobs = [
         [kind, uri, name, str(rounds), str(gate), "--writers", str(len(writers))]
+        + (["--home", str(tmp_path / "home")] if kind == "rewind-write" else [])
         for name, kind in writers.items()
     ]
     answers = run_jobs(jobs, bucket.env)
     assert [a["commits"] for a in answers] == [rounds] * len(writers)
-    return commits(bucket.server, bucket.name, "t")
+    return commits(bucket.server, bucket.name, "t"), answers
 
 
 @pytest.fixture(scope="module")
@@ -186,7 +188,7 @@ def test_a_delta_spark_writer_and_a_delta_rs_writer_lose_no_commit(
     """SPEC R46, R40: a delta-spark job (Rewind's LogStore) and a delta-rs writer append to
     one S3 table at once, ROUNDS rounds started together: every commit of both is there,
     once, in a log without a gap, and so are all their rows."""
-    log = race(s3_bucket, tmp_path, {"spark": "spark-append", "rs": "rs-append"})
+    log, _ = race(s3_bucket, tmp_path, {"spark": "spark-append", "rs": "rs-append"})
     assert sorted(log) == list(range(2 * ROUNDS + 1))
     expected = [f"{w}:{r}" for w in ("spark", "rs") for r in range(ROUNDS)]
     assert sorted(tags(log)) == sorted(expected)
@@ -203,12 +205,40 @@ def test_two_delta_spark_writers_lose_no_commit_with_rewinds_logstore(
     commit of both is there, once, in a log without a gap (each commit is a conditional
     create; a loser retries at the next version)."""
     writers = {"one": "spark-append", "two": "spark-append"}
-    log = race(s3_bucket, tmp_path, writers, SPARK_ROUNDS)
+    log, _ = race(s3_bucket, tmp_path, writers, SPARK_ROUNDS)
     assert sorted(log) == list(range(2 * SPARK_ROUNDS + 1))
     expected = [f"{w}:{r}" for w in writers for r in range(SPARK_ROUNDS)]
     assert sorted(tags(log)) == sorted(expected)
     rows = ROWS * SPARK_ROUNDS
     assert rows_by_writer(f"s3://{s3_bucket.name}/t") == {"one": rows, "two": rows}
+
+
+def test_rewind_a_delta_spark_job_and_a_delta_rs_writer_lose_no_commit_r40_r46(
+    s3_bucket: Any, tmp_path: Path
+) -> None:
+    """SPEC R40, R46 (issue 27): Rewind's INSERT and UPDATE statements on a table registered
+    from S3, a delta-spark job (Rewind's LogStore) and a delta-rs writer commit to it at
+    once, every round started together: the log has no gap, holds every commit of every
+    writer once (Rewind's by its statements' query ids), and every row of each."""
+    writers = {"spark": "spark-append", "rs": "rs-append", "rewind": "rewind-write"}
+    log, answers = race(s3_bucket, tmp_path, writers, SPARK_ROUNDS)
+    statements = answers[2]["statements"]
+    assert sorted(statements.values()) == sorted(
+        [f"insert:{r}" for r in range(SPARK_ROUNDS)]
+        + [f"update:{r}" for r in range(1, SPARK_ROUNDS, 2)]
+    )
+    # version 0 (created), version 1 (the registration's retention properties, R42), then
+    # one commit per append and per statement
+    assert sorted(log) == list(range(2 + 2 * SPARK_ROUNDS + len(statements)))
+    metadata = [
+        next(a["commitInfo"] for a in log[version] if "commitInfo" in a).get("userMetadata")
+        for version in sorted(log)[2:]
+    ]
+    appends = [f"{w}:{r}" for w in ("spark", "rs") for r in range(SPARK_ROUNDS)]
+    assert sorted(metadata) == sorted(appends + list(statements))
+    assert rows_by_writer(f"s3://{s3_bucket.name}/t") == {
+        writer: ROWS * SPARK_ROUNDS for writer in writers
+    }
 
 
 RACE_ROUNDS = 20
