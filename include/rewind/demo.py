@@ -314,7 +314,8 @@ def next_steps(home: Path, airflow_home: Path, console: Console) -> None:
     passwords = _shown(airflow_home / "simple_auth_manager_passwords.json.generated")
     airflow = f"{_with_s3()}make airflow" + (f" DEMO_HOME={_shown(home)}" if _with_s3() else "")
     console.rule("what next")
-    say(f"Airflow UI: `{airflow}`, then http://localhost:8080 (the Rewind page: /rewind/).")
+    page = "http://localhost:8080/plugin/rewind"
+    say(f"Airflow UI: `{airflow}`, then {page} (the Rewind page: Browse → Rewind).")
     say(f"  Log in as admin: `airflow standalone` prints the password and keeps it in {passwords}")
     say("The demo's home from the CLI, as of the morning after the nightly run:")
     for command in queries:
