@@ -1,9 +1,9 @@
-"""The suite's own runner: ``make test`` runs ``pytest -n 2 --dist loadgroup``.
+"""The suite's own runner: ``make test`` runs ``pytest -n 3 --dist loadgroup``.
 
 Heavy modules (a warehouse with three nights of Airflow, an ``airflow standalone``, a
 Spark standalone cluster) mark their tests ``xdist_group`` so that one worker builds their
 module fixtures once. pytest-xdist 3.8 ignores the mark under pytest 9.2 (it writes the
-group to an attribute 9.2 no longer reads), and then spreads a group over both workers,
+group to an attribute 9.2 no longer reads), and then spreads a group over the workers,
 each building the fixtures again: CI took 34 minutes instead of ~25. This test runs a
 tiny suite the way ``make test`` does and checks that a group stays on one worker.
 """
@@ -55,7 +55,7 @@ def test_an_xdist_group_runs_on_one_worker_and_builds_its_fixtures_once(tmp_path
             "-m",
             "pytest",
             "-n",
-            "2",
+            "3",
             "--dist",
             "loadgroup",
             "-q",
