@@ -17,10 +17,14 @@ opens its catalog and Spark session itself, so ``rewind server stop`` (a home's 
 server) leaves nothing stale here.
 
 Only its own user's calls run: a peer with another uid (SO_PEERCRED) is refused and
-logged. It stops after ``REWIND_CLI_SERVER_IDLE`` seconds without a call, and within
-``CHECK_S`` once no caller can reach it (its package changed, so callers compute another
-socket name; its socket was removed); calls running
-then finish (they are processes of their own).
+logged. So is a peer that sees another system than this process does (another mount,
+network, user, PID, IPC or UTS namespace, or another root directory: a container, a
+private read-only mount, a chroot): a call runs with the files, network and limits of the
+one who made it, so such a caller runs it in its own process.
+
+It stops after ``REWIND_CLI_SERVER_IDLE`` seconds without a call, and within ``CHECK_S``
+once no caller can reach it (its package changed, so callers compute another socket name;
+its socket was removed); calls running then finish (they are processes of their own).
 """
 
 from __future__ import annotations
@@ -96,6 +100,23 @@ def peer(conn: socket.socket) -> tuple[int, int]:
 def admits(conn: socket.socket, uid: int) -> bool:
     """Whether ``conn``'s peer runs as ``uid`` (the server's own user)."""
     return peer(conn)[1] == uid
+
+
+# The namespaces whose difference would change what a call sees or reaches.
+NAMESPACES = ("mnt", "net", "user", "pid", "ipc", "uts")
+
+
+def same_system(pid: int) -> bool:
+    """Whether process ``pid`` sees the system this process sees: the same namespaces
+    (:data:`NAMESPACES`) and root directory. Anything unreadable counts as different."""
+    try:
+        for name in NAMESPACES:
+            if os.readlink(f"/proc/{pid}/ns/{name}") != os.readlink(f"/proc/self/ns/{name}"):
+                return False
+        theirs, mine = os.stat(f"/proc/{pid}/root"), os.stat("/proc/self/root")
+    except OSError:
+        return False
+    return (theirs.st_dev, theirs.st_ino) == (mine.st_dev, mine.st_ino)
 
 
 def serving(path: Path) -> int | None:
@@ -236,6 +257,9 @@ def _accept(listener: socket.socket, lock: int, log: TextIO, bound: Bound) -> No
             pid, uid = peer(conn)
             if uid != os.getuid():
                 note(log, f"refused pid {pid}: uid {uid}")
+                continue
+            if not same_system(pid):  # the caller runs the call in its own process
+                note(log, f"refused pid {pid}: it sees another system (namespaces, root)")
                 continue
             sys.stdout.flush()
             sys.stderr.flush()

@@ -214,6 +214,36 @@ def test_another_users_connection_is_refused(calls: Resident) -> None:
     assert (directory.stat().st_mode & 0o777) == 0o700
 
 
+def test_a_caller_in_another_mount_namespace_runs_its_call_itself(calls: Resident) -> None:
+    """A caller behind a private read-only mount (``unshare -m``, as in a container) is
+    refused by the resident process, which sees the home writable, and runs the call in its
+    own process: the call fails as the caller's system makes it fail."""
+    calls.home.mkdir()
+    calls.serving()
+    script = 'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"'
+    wrapper = ["unshare", "-m", "sh", "-c", script, "sh", str(calls.home)]
+    proc = subprocess.run(
+        [*wrapper, REWIND, "--home", str(calls.home), "sql", "CREATE DATABASE d"],
+        capture_output=True,
+        text=True,
+        env=calls.env,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr.startswith("error: STORAGE_ERROR: "), proc.stderr
+    assert "Read-only file system" in proc.stderr
+    assert "it sees another system" in calls.log
+    assert not (calls.home / "catalog.db").exists()
+    with subprocess.Popen(["unshare", "-m", "sleep", "30"]) as other:
+        try:
+            time.sleep(0.5)
+            assert not resident.same_system(other.pid)
+        finally:
+            other.kill()
+    assert resident.same_system(os.getpid())
+
+
 @pytest.mark.parametrize("change", ["open", "symlink"])
 def test_a_directory_others_could_enter_is_not_used(
     calls: Resident, monkeypatch: pytest.MonkeyPatch, change: str
