@@ -160,7 +160,8 @@ def cli(home: Path, cli_env: dict[str, str]) -> Iterator[Callable[..., CliResult
 @pytest.fixture(scope="session")
 def s3_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """A SeaweedFS S3 server on loopback (rewind/seaweedfs.py) for the whole session, with
-    keys of its own: a random secret, which the R45 tests look for where it must not be."""
+    keys of its own: a random secret, which the R45 tests look for where it must not be,
+    and a reader's keys (read and list only: a bucket without permission to write)."""
     import secrets
 
     from rewind.seaweedfs import SeaweedFS
@@ -169,6 +170,7 @@ def s3_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         tmp_path_factory.mktemp("seaweedfs"),
         access_key="REWINDTEST" + secrets.token_hex(5).upper(),
         secret_key="s3cret-" + secrets.token_urlsafe(24),
+        readers={"REWINDREAD" + secrets.token_hex(5).upper(): "r3ad-" + secrets.token_urlsafe(24)},
     )
     server.start()
     yield server

@@ -37,10 +37,12 @@ DATABASE = "DATABASE"
 SCHEMA = "SCHEMA"
 TABLE = "TABLE"
 
-# Delta table properties that keep other writers from deleting history Rewind owns.
+# Delta table properties that keep other writers from deleting history Rewind owns; the
+# same days keep a team's VACUUM from the files a clone references (SPEC R42, R47).
+KEEP_FOREVER_DAYS = 36500
 DELTA_TABLE_CONFIG = {
-    "delta.logRetentionDuration": "interval 36500 days",
-    "delta.deletedFileRetentionDuration": "interval 36500 days",
+    "delta.logRetentionDuration": f"interval {KEEP_FOREVER_DAYS} days",
+    "delta.deletedFileRetentionDuration": f"interval {KEEP_FOREVER_DAYS} days",
     "delta.enableExpiredLogCleanup": "false",
 }
 COMMIT_QUERY_ID_KEY = "rewind.queryId"

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from rewind.constants import (
+    KEEP_FOREVER_DAYS,
     MAX_RETENTION_DAYS,
     MAX_TRANSIENT_RETENTION_DAYS,
     RETENTION_PARAM,
@@ -124,10 +125,8 @@ def released(
 
 # -- SPEC R42: other engines' VACUUM and log clean-up cannot cut into time travel ---------
 # Delta's own defaults, which Rewind never lowers (VACUUM 7 days, log clean-up 30 days).
-DELTA_DEFAULT_DAYS = {
-    "delta.deletedFileRetentionDuration": 7,
-    "delta.logRetentionDuration": 30,
-}
+DELETED_FILE_RETENTION = "delta.deletedFileRetentionDuration"
+DELTA_DEFAULT_DAYS = {DELETED_FILE_RETENTION: 7, "delta.logRetentionDuration": 30}
 # A file that left time travel waits for the next nightly run to be moved out; the
 # properties cover a week of late or failed nights on top of the retention.
 LATE_NIGHTS_DAYS = 7
@@ -142,15 +141,25 @@ def interval_days(text: str | None) -> float | None:
     return int(found[1]) * _UNIT_DAYS[found[2].lower()] if found else None
 
 
-def guarded_properties(retention_days: int, configuration: dict[str, str]) -> dict[str, str]:
+def guarded_properties(
+    retention_days: int, configuration: dict[str, str], *, clone_held: bool = False
+) -> dict[str, str]:
     """The properties to raise so that a Delta-conformant VACUUM or log clean-up elsewhere
     keeps every file and commit still in time travel, plus a week (the nightly run that
     moves a file out of time travel may be that late).
+
+    ``clone_held``: a clone references the table's objects where they are (SPEC R24, R30,
+    R47), so a VACUUM must delete none of its removed files, however old: the deleted-file
+    retention is then the one Rewind's own tables have (KEEP_FOREVER_DAYS). The clone needs
+    only the data files, not the table's log, so the log retention stays as time travel
+    needs it.
     Never lowers a value (the team's own, or Delta's default): empty when nothing is due."""
-    needed = retention_days + LATE_NIGHTS_DAYS
+    needed = dict.fromkeys(DELTA_DEFAULT_DAYS, retention_days + LATE_NIGHTS_DAYS)
+    if clone_held:
+        needed[DELETED_FILE_RETENTION] = KEEP_FOREVER_DAYS
     raised = {}
     for key, default in DELTA_DEFAULT_DAYS.items():
         have = interval_days(configuration.get(key))
-        if (default if have is None else have) < needed:
-            raised[key] = f"interval {needed} days"
+        if (default if have is None else have) < needed[key]:
+            raised[key] = f"interval {needed[key]} days"
     return raised

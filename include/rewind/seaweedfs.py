@@ -4,8 +4,9 @@ requiring keys (SPEC R44, R45).
 
 One ``weed mini`` process runs a master, a volume server, a filer and the S3 gateway; each
 listens on a port of its own (and a gRPC port), all picked free here and bound to
-127.0.0.1. The S3 gateway knows one identity, the keys given, with every action: an
-anonymous or wrongly signed request is refused (403). It is up when ``GET /`` answers 403
+127.0.0.1. The S3 gateway knows one identity, the keys given, with every action (and, for
+tests, readers: keys that may only read and list): an anonymous or wrongly signed request,
+or a reader's write, is refused (403). It is up when ``GET /`` answers 403
 (about 1–2 s). A stopped server is waited for until its process has exited, so that a
 restart on the same directory (same ports, same data) finds nothing of it left.
 """
@@ -48,12 +49,20 @@ def free_ports(count: int) -> list[int]:
 
 class SeaweedFS:
     """A ``weed mini`` server on ``directory`` with one identity (``access_key``,
-    ``secret_key``). ``start()``, ``stop()``, ``start()`` again: same ports, same data."""
+    ``secret_key``) and ``readers`` (access key -> secret key, read and list only).
+    ``start()``, ``stop()``, ``start()`` again: same ports, same data."""
 
-    def __init__(self, directory: Path, access_key: str, secret_key: str) -> None:
+    def __init__(
+        self,
+        directory: Path,
+        access_key: str,
+        secret_key: str,
+        readers: dict[str, str] | None = None,
+    ) -> None:
         self.directory = directory
         self.access_key = access_key
         self.secret_key = secret_key
+        self.readers = dict(readers or {})
         ports = free_ports(2 * len(ROLES) + 1)
         self.ports = dict(zip(ROLES, ports, strict=False))
         self.grpc_ports = dict(zip(ROLES, ports[len(ROLES) :], strict=False))
@@ -122,8 +131,16 @@ class SeaweedFS:
             "credentials": [{"accessKey": self.access_key, "secretKey": self.secret_key}],
             "actions": ["Admin", "Read", "Write", "List", "Tagging"],
         }
+        readers = [
+            {
+                "name": f"reader-{number}",
+                "credentials": [{"accessKey": key, "secretKey": secret}],
+                "actions": ["Read", "List"],
+            }
+            for number, (key, secret) in enumerate(sorted(self.readers.items()))
+        ]
         config = self.directory / "s3.json"
-        config.write_text(json.dumps({"identities": [identity]}))
+        config.write_text(json.dumps({"identities": [identity, *readers]}))
         config.chmod(0o600)
         with open(self.directory / "weed.out", "ab") as out:
             self.process = subprocess.Popen(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from contextlib import closing
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +20,14 @@ import pytest
 from deltalake import DeltaTable, write_deltalake
 from test_s3_external import ids, objects, options, refused, register, rows, secret_free, team
 
+from rewind.errors import RewindError
+
 pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("s3")]
 
 __all__ = ["team"]  # the team's table on S3, a fixture of test_s3_external
+
+VACUUM = "delta.deletedFileRetentionDuration"
+LOG_PREFIX = "team/orders/_delta_log/"
 
 
 def table_ids(conn: Any, name: str, point: str = "") -> list[int]:
@@ -43,6 +48,74 @@ def logged_paths(home: Path) -> set[str]:
             if "add" in action:
                 found.add(action["add"]["path"])
     return found
+
+
+def written_since(bucket: Any, before: dict[str, str]) -> list[str]:
+    """The objects written since ``before`` was taken: new ones, or ones of another ETag."""
+    return sorted(key for key, etag in objects(bucket).items() if before.get(key) != etag)
+
+
+def guard_commit(uri: str) -> list[str]:
+    """The one object a clone of the team's table writes (SPEC R42, R47): the commit of its
+    newest version, which raises the table's VACUUM retention while the clone uses its files."""
+    team = DeltaTable(uri, storage_options=options())
+    assert team.metadata().configuration[VACUUM] == "interval 36500 days"
+    assert team.history(1)[0]["operation"] == "SET TBLPROPERTIES"
+    return [f"{LOG_PREFIX}{team.version():020}.json"]
+
+
+def clone_dir(home: Path, name: str) -> str:
+    """The local warehouse directory of the live table ``name`` (a clone)."""
+    with closing(sqlite3.connect(home / "catalog.db")) as db:
+        ((found,),) = db.execute(
+            "SELECT id FROM objects WHERE kind = 'TABLE' AND name = ? AND dropped_on IS NULL",
+            (name,),
+        ).fetchall()
+    return str(home / "warehouse" / str(found))
+
+
+def every_version(spark: Any, where: str) -> list[list[int]]:
+    """The IDs of each version of the Delta table at ``where``, read by delta-spark (R43):
+    every object each version references is read."""
+    newest = DeltaTable(where).version()
+    read = spark.read.format("delta")
+    return [
+        sorted(r.ID for r in read.option("versionAsOf", v).load(where).collect())
+        for v in range(newest + 1)
+    ]
+
+
+def age_removes(bucket: Any, days: int) -> None:
+    """The team's removes as if made ``days`` ago: the ``deletionTimestamp`` a VACUUM compares
+    with its clock and the table's ``delta.deletedFileRetentionDuration`` (Delta protocol)."""
+    client = bucket.server.client()
+    then = int((datetime.now(UTC) - timedelta(days=days)).timestamp() * 1000)
+    for key in objects(bucket):
+        if not (key.startswith(LOG_PREFIX) and key.endswith(".json")):
+            continue
+        body = client.get_object(Bucket=bucket.name, Key=key)["Body"].read().decode()
+        actions = [json.loads(line) for line in body.splitlines() if line]
+        removes = [action["remove"] for action in actions if "remove" in action]
+        for remove in removes:
+            remove["deletionTimestamp"] = then
+        if removes:
+            text = "\n".join(json.dumps(action) for action in actions)
+            client.put_object(Bucket=bucket.name, Key=key, Body=text.encode())
+
+
+def team_files(uri: str) -> set[str]:
+    """The absolute URIs of the data files of the team's table's current version."""
+    return set(DeltaTable(uri, storage_options=options()).file_uris())
+
+
+def the_teams_vacuum(uri: str, *, dry_run: bool) -> list[str]:
+    """The team's own VACUUM (delta-rs) with the table's own retention and its safety check
+    on, as a Delta-conformant VACUUM runs: the data files it deletes (or would)."""
+    return list(
+        DeltaTable(uri, storage_options=options()).vacuum(
+            retention_hours=None, enforce_retention_duration=True, dry_run=dry_run
+        )
+    )
 
 
 def clone_files(home: Path) -> list[tuple[str, str, str]]:
@@ -76,7 +149,7 @@ def test_a_clone_of_an_s3_table_references_its_objects_where_they_are_r24_r47(
     conn.sql(f"CREATE TABLE THEN_COPY CLONE ORDERS AT(OFFSET => -{offset})")
     assert table_ids(conn, "NOW_COPY") == [1, 3]
     assert table_ids(conn, "THEN_COPY") == [1, 2]
-    assert objects(lake) == before  # no object copied or written
+    assert written_since(lake, before) == guard_commit(uri)  # no data object copied (R42)
     assert parquet_files(home) == []
     paths = logged_paths(home)
     assert paths and all(path.startswith(f"{uri}/part-") for path in paths), paths
@@ -133,7 +206,7 @@ def test_schema_and_database_clones_take_the_s3_table_along_r24_r47(
     assert table_ids(conn, "LAKE.PAST.ORDERS") == [1, 3]
     assert table_ids(conn, "COPY.PUBLIC.ORDERS") == [3]
     assert table_ids(conn, "COPY.PUBLIC.LOCAL_ONE") == [1]
-    assert objects(lake) == kept
+    assert written_since(lake, kept) == guard_commit(uri)  # once, by the first clone (R42)
     referenced = {p for p in logged_paths(home) if "://" in p}
     assert referenced and all(p.startswith(f"{uri}/part-") for p in referenced), referenced
     assert all("://" not in p for p in logged_paths(home) - referenced)
@@ -166,3 +239,112 @@ def test_a_refused_clone_of_an_s3_table_has_its_code_and_leaves_nothing_r17_r28_
     assert logged_paths(home) == set()  # no clone's table left in the warehouse
     assert objects(lake) == kept
     secret_free(secret, home, *messages)
+
+
+def test_the_teams_own_vacuum_keeps_every_object_a_clone_references_r24_r42_r47(
+    lake: Any, team: tuple[str, datetime], connect: Any, home: Path, spark: Any
+) -> None:
+    """SPEC R24, R30, R42, R47: the statement that clones the team's S3 table raises its
+    ``delta.deletedFileRetentionDuration`` to the clone-holding 36500 days before the clone's
+    first version commits (the log retention stays: the clone needs no commit of the
+    team's). The team then removes every row the clones reference and runs its own VACUUM
+    (delta-rs, the table's retention, safety check on) a month after those removes, past the
+    8 days time travel alone needs: it deletes nothing, and both clones read all their
+    rows at every version, in Rewind and in delta-spark."""
+    uri, between = team
+    conn = connect()
+    conn.sql("CREATE DATABASE LAKE")
+    register(conn, "ORDERS", uri)
+    configuration = DeltaTable(uri, storage_options=options()).metadata().configuration
+    assert configuration[VACUUM] == "interval 8 days"  # time travel's 1 day and a week
+    offset = round((datetime.now(UTC) - between).total_seconds())
+    conn.sql(f"CREATE TABLE THEN_COPY CLONE ORDERS AT(OFFSET => -{offset})")  # removed at v2
+    conn.sql("CREATE TABLE NOW_COPY CLONE ORDERS")
+    guard_commit(uri)
+    configuration = DeltaTable(uri, storage_options=options()).metadata().configuration
+    assert "delta.logRetentionDuration" not in configuration
+    deleted = conn.sql("DELETE FROM NOW_COPY WHERE ID = 3")[-1].query_id  # the clone's v1
+
+    mine = DeltaTable(uri, storage_options=options())
+    mine.delete("ID = 1")
+    mine.delete("ID = 3")
+    assert ids(conn) == []
+    referenced = {path for path in logged_paths(home) if "://" in path}
+    assert referenced and not referenced & team_files(uri)  # the team removed every one
+    age_removes(lake, days=30)
+    assert the_teams_vacuum(uri, dry_run=False) == []
+
+    assert {f"{lake.uri}{key}" for key in objects(lake)} >= referenced
+    assert table_ids(conn, "THEN_COPY") == [1, 2]
+    assert table_ids(conn, "NOW_COPY") == [1]
+    assert table_ids(conn, "NOW_COPY", f"BEFORE(STATEMENT => '{deleted}')") == [1, 3]
+    assert every_version(spark, clone_dir(home, "THEN_COPY")) == [[1, 2]]
+    assert every_version(spark, clone_dir(home, "NOW_COPY")) == [[1, 3], [1]]
+
+
+def test_the_night_names_a_vacuum_retention_lowered_under_a_clone_r24_r42_r47(
+    lake: Any, team: tuple[str, datetime], connect: Any, home: Path
+) -> None:
+    """SPEC R42, R47: the team lowers its table's VACUUM retention back to the 8 days time
+    travel needs while a clone references its objects: the night's validation fails naming
+    the table, the property and the 36500 days needed, and rightly: the team's own VACUUM
+    would now delete the object the clone reads (its dry run lists it). Rewind's ALTER of
+    the table's retention raises it again (R42), and the next night passes."""
+    uri, _ = team
+    conn = connect()
+    conn.sql("CREATE DATABASE LAKE")
+    register(conn, "ORDERS", uri)
+    conn.sql("CREATE TABLE COPY CLONE ORDERS")
+    DeltaTable(uri, storage_options=options()).delete("ID = 3")
+    DeltaTable(uri, storage_options=options()).alter.set_table_properties(
+        {VACUUM: "interval 8 days"}
+    )
+    age_removes(lake, days=30)
+
+    with pytest.raises(RewindError) as failed:
+        conn.lifecycle()
+    assert failed.value.code == "VALIDATION_FAILED"
+    assert "LAKE.PUBLIC.ORDERS id" in failed.value.message
+    assert f"{VACUUM} is interval 8 days, needs interval 36500 days" in failed.value.message
+    (of_three,) = [p for p in logged_paths(home) if p not in team_files(uri)]
+    assert of_three.removeprefix(f"{uri}/") in the_teams_vacuum(uri, dry_run=True)
+
+    conn.sql("ALTER TABLE ORDERS SET DATA_RETENTION_TIME_IN_DAYS = 1")
+    assert DeltaTable(uri, storage_options=options()).metadata().configuration[VACUUM] == (
+        "interval 36500 days"
+    )
+    assert the_teams_vacuum(uri, dry_run=True) == []
+    assert conn.lifecycle()[-1]["failed"] == 0
+    assert table_ids(conn, "COPY") == [1, 3]
+
+
+def test_a_clone_whose_source_refuses_the_guard_commit_leaves_nothing_r28_r42_r47(
+    lake: Any, team: tuple[str, datetime], connect: Any, home: Path, monkeypatch: Any
+) -> None:
+    """SPEC R28, R39, R42, R47: with keys that may read the team's bucket but not write it,
+    the clone's guard commit to the source's log is refused: the statement fails with its
+    code naming the table's URI, and no clone, no shared-file record, no object and no
+    change of the source's properties is left; no secret is in the message (R45)."""
+    uri, _ = team
+    conn = connect()
+    conn.sql("CREATE DATABASE LAKE")
+    register(conn, "ORDERS", uri)
+    kept = objects(lake)
+    ((key, secret),) = lake.server.readers.items()
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", key)
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", secret)
+    assert ids(conn) == [1, 3]  # the reader reads the table
+    error = refused(conn, "CREATE TABLE COPY CLONE ORDERS")
+    assert error.code == "STORAGE_ERROR", error.message
+    assert f"Cannot write the Delta log of {uri}" in error.message, error.message
+    assert "lacked the necessary privileges" in error.message, error.message  # the 403
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", lake.server.access_key)
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", lake.server.secret_key)
+    assert conn.sql("SHOW TABLES IN SCHEMA LAKE.PUBLIC")[-1].column("name") == ["ORDERS"]
+    assert logged_paths(home) == set()
+    assert clone_files(home) == []
+    assert objects(lake) == kept
+    configuration = DeltaTable(uri, storage_options=options()).metadata().configuration
+    assert configuration[VACUUM] == "interval 8 days"
+    secret_free(secret, home, error.message)
+    secret_free(lake.server.secret_key, home, error.message)

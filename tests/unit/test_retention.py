@@ -19,6 +19,7 @@ from rewind.errors import InvalidRetention
 from rewind.retention import (
     earliest_point,
     effective_retention,
+    guarded_properties,
     in_time_travel,
     inherited_retention,
     time_travel_end,
@@ -320,3 +321,30 @@ def test_earliest_point_is_the_window_start_seen_from_now_r17(now, retention):
     assert oldest == now - timedelta(days=retention)
     # Data that left at the earliest point is exactly at its window end: out (R8).
     assert in_time_travel(oldest, retention, now) is False
+
+
+VACUUM = "delta.deletedFileRetentionDuration"
+LOG = "delta.logRetentionDuration"
+
+
+@pytest.mark.parametrize(
+    ("retention", "configuration", "cloned", "raised"),
+    [
+        (0, {}, False, {}),  # Delta's 7 and 30 days cover a week of late nights
+        (1, {}, False, {VACUUM: "interval 8 days"}),
+        (30, {}, False, {VACUUM: "interval 37 days", LOG: "interval 37 days"}),
+        (1, {}, True, {VACUUM: "interval 36500 days"}),  # the clone needs no log
+        (30, {}, True, {VACUUM: "interval 36500 days", LOG: "interval 37 days"}),
+        (1, {VACUUM: "interval 40 days"}, True, {VACUUM: "interval 36500 days"}),
+        (1, {VACUUM: "interval 36500 days"}, True, {}),
+        (1, {VACUUM: "interval 5300 weeks"}, True, {}),  # the team's own, longer: kept
+        (1, {VACUUM: "interval 1 days"}, False, {VACUUM: "interval 8 days"}),
+    ],
+)
+def test_guarded_properties_cover_time_travel_and_a_clones_files_r42_r47(
+    retention, configuration, cloned, raised
+):
+    """SPEC R42: never below time travel plus a week; SPEC R24, R47: while a clone references
+    the table's objects, a VACUUM keeps every removed file (Rewind's own tables' 36500 days);
+    never lowers a value."""
+    assert guarded_properties(retention, configuration, clone_held=cloned) == raised

@@ -7,11 +7,12 @@ point, with the names they had then".
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import exists, or_, select
 
-from rewind.catalog.models import CatalogObject, CloneFile, ObjectName
+from rewind.catalog.models import CatalogObject, CloneFile, FileState, LogCursor, ObjectName
 from rewind.catalog.repository import Catalog
 
 
@@ -40,25 +41,59 @@ def members_at(catalog: Catalog, parent_id: int, kind: str, instant: datetime) -
 
 def record_shared_files(
     catalog: Catalog, clone_id: int, source_id: int, files: list[tuple[str, str, int]]
-) -> None:
+) -> set[int]:
     """Remember which files a clone shares, with their original owner (SPEC R30, R33).
 
     ``files``: (the path in the clone's log, the path in the source's, size); they differ
     where the clone references an object store's file by its URI (SPEC R47). A clone of a
     clone shares the original owner's bytes, so the owner is looked up.
+
+    Returns:
+        The ids of the files' original owners.
     """
+    owners = set()
     inherited = {
         row.path: row
         for row in catalog.session.scalars(select(CloneFile).where(CloneFile.clone_id == source_id))
     }
     for path, source_path, size in files:
         origin = inherited.get(source_path)
+        owner = origin.source_id if origin else source_id
         catalog.session.add(
             CloneFile(
                 clone_id=clone_id,
                 path=path,
-                source_id=origin.source_id if origin else source_id,
+                source_id=owner,
                 source_path=origin.source_path if origin else source_path,
                 size=size,
             )
         )
+        owners.add(owner)
+    return owners
+
+
+def held_by_clones(catalog: Catalog, table_ids: Collection[int]) -> set[int]:
+    """Those of ``table_ids`` whose objects a clone still references by URI (SPEC R24, R30,
+    R47): a file of the clone's current version or time travel (its ``file_states`` row,
+    as ``rewind.lifecycle.clones.used_by_clone`` asks), or any file of a clone no nightly
+    run has read yet (a clone made since: all of its files are its version 0's).
+
+    A clone of a local table is never held here: it hard-links its files under the same
+    paths (``CloneFile.path == source_path``), so the link keeps the bytes whatever a VACUUM
+    of the source deletes (SPEC R24, R30), and no guard is needed on local disk.
+    """
+    in_use = or_(
+        exists().where(FileState.table_id == CloneFile.clone_id, FileState.path == CloneFile.path),
+        ~exists().where(LogCursor.table_id == CloneFile.clone_id),
+    )
+    return set(
+        catalog.session.scalars(
+            select(CloneFile.source_id)
+            .distinct()
+            .where(
+                CloneFile.source_id.in_(table_ids),
+                CloneFile.path != CloneFile.source_path,
+                in_use,
+            )
+        )
+    )

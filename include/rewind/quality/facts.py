@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Row, select
 
 from rewind import retention
+from rewind.catalog.history import held_by_clones
 from rewind.catalog.models import CatalogObject, CloneFile, FileState, LogCursor
 from rewind.catalog.repository import Catalog
 from rewind.constants import TABLE
@@ -206,16 +207,19 @@ def guards_frame(
     catalog: Catalog, names: dict[int, str], cursors: Mapping[int, int], now: datetime
 ) -> pd.DataFrame:
     """Each governed external table and whether its Delta retention properties still
-    cover its time travel (SPEC R42): another engine's ``ALTER TABLE ... SET
-    TBLPROPERTIES`` that lowered them is named, with what is needed, before a VACUUM
-    elsewhere acts on it. As of the last version the lifecycle read: the configuration
-    its sync recorded (no request to the table's store, SPEC R50), else (a cursor from
-    before it recorded one) the log replayed to that version."""
+    cover its time travel (SPEC R42), and keep every removed file while a clone references
+    its objects (SPEC R24, R47): another engine's ``ALTER TABLE ... SET TBLPROPERTIES``
+    that lowered them is named, with what is needed, before a VACUUM elsewhere acts on it.
+    As of the last version the lifecycle read: the configuration its sync recorded (no
+    request to the table's store, SPEC R50), else (a cursor from before it recorded one)
+    the log replayed to that version."""
     recorded = dict(
         catalog.session.execute(select(LogCursor.table_id, LogCursor.configuration)).all()
     )
     rows = []
-    for table in catalog.external_tables(now, released=False):
+    tables = catalog.external_tables(now, released=False)
+    cloned = held_by_clones(catalog, [t.id for t in tables])
+    for table in tables:
         if table.id not in cursors:  # never read by the lifecycle yet
             continue
         have = recorded.get(table.id)
@@ -225,7 +229,9 @@ def guards_frame(
             except StorageError:  # a broken log: the vanished-files check names its losses
                 continue
             have = state.metadata.get("configuration") or {}
-        needed = retention.guarded_properties(catalog.effective_retention(table), have)
+        needed = retention.guarded_properties(
+            catalog.effective_retention(table), have, clone_held=table.id in cloned
+        )
         lowered = ", ".join(
             f"{key} is {have.get(key) or 'unset'}, needs {value}" for key, value in needed.items()
         )

@@ -5,8 +5,10 @@ point, in the warehouse. Data files are shared, not copied: the clone's Delta lo
 hard links of a local source's files under the same relative paths, or the absolute
 URIs of an object store's files where they are (SPEC R47, Delta's shallow clone); the
 catalog remembers which files each clone shares with whom, for the lifecycle (SPEC R30,
-R33). A clone's writes add files of its own, in the warehouse; its source's are never
-written.
+R33). A clone's writes add files of its own, in the warehouse; its source's data files are
+never written. An external source whose objects the clone references gets, before the
+clone's first version commits, the Delta retention that keeps them from its team's VACUUM
+(SPEC R42's guard, rewind.sql.tables.keep_history).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from rewind.sql import names
 from rewind.sql.parse import IGNORE_SHORT
 from rewind.sql.points import point_instant, point_of
 from rewind.sql.query import resolve_version, table_read
-from rewind.sql.tables import create_table_storage, snapshot
+from rewind.sql.tables import create_table_storage, keep_history, snapshot
 from rewind.sql.values import ObjectProperties
 from rewind.statement import Context
 from rewind.storage.columns import table_columns
@@ -64,9 +66,7 @@ def clone_table_into(
             schema = schema.append(pa.field(column.physical, column.column_type.arrow(), True))
     ctx.undo.append(lambda: ctx.store.discard(target.id))
     files = ctx.store.share_files(target.id, snap.files, snap.root)
-    partitioned_by = (snap.metadata or {}).get("partitionColumns") or []
-    create_table_storage(ctx, target, columns, files, schema, partitioned_by)
-    record_shared_files(
+    owners = record_shared_files(
         ctx.catalog,
         target.id,
         source.id,
@@ -75,6 +75,14 @@ def clone_table_into(
             for mine, theirs in zip(files, snap.files, strict=True)
         ],
     )
+    for owner_id in sorted(owners):
+        owner = ctx.catalog.get(owner_id)
+        if owner is not None and owner.location is not None:
+            # SPEC R24, R42, R47: the team's VACUUM keeps the objects the clone will
+            # reference from before its first version commits (refused: no clone).
+            keep_history(ctx, owner)
+    partitioned_by = (snap.metadata or {}).get("partitionColumns") or []
+    create_table_storage(ctx, target, columns, files, schema, partitioned_by)
     ctx.catalog.record_access(
         ctx.query_id,
         source.id,

@@ -11,6 +11,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlglot import exp
 
 from rewind import retention
+from rewind.catalog.history import held_by_clones
 from rewind.catalog.models import CatalogObject
 from rewind.errors import ClockBehind, RewindError, StorageError
 from rewind.sql import names
@@ -154,10 +155,14 @@ def add_physical_column(
 
 # -- SPEC R42: other engines' VACUUM and log clean-up cannot cut into time travel -------------
 def keep_history(ctx: Context, obj: CatalogObject) -> None:
-    """Raise ``obj``'s Delta retention properties to cover its effective retention (R42)."""
+    """Raise ``obj``'s Delta retention properties to cover its effective retention (R42),
+    and, while a clone references its objects where they are, to keep every removed file
+    from a VACUUM (SPEC R24, R47)."""
     current = snapshot(ctx, obj)
     values = retention.guarded_properties(
-        ctx.catalog.effective_retention(obj), current.configuration
+        ctx.catalog.effective_retention(obj),
+        current.configuration,
+        clone_held=bool(held_by_clones(ctx.catalog, [obj.id])),
     )
     if not values:
         return
