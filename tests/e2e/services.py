@@ -175,16 +175,24 @@ def tail(path: Path, lines: int = 30) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
-# Run as ``isolated OWN HIDDEN COMMAND...``: COMMAND in a user and mount namespace of its own
-# (``unshare``, no privilege needed), where HIDDEN is an empty tmpfs but for OWN, bound back at
-# its place from a descriptor opened before (``--no-canonicalize``: the descriptor, not the
-# path it names, which the tmpfs now covers). It starts in OWN as bound back: its first
-# working directory, in the covered tree, would reach the rest of HIDDEN by "..".
-ISOLATE = (
-    'exec 3<"$1" && mount -t tmpfs -o mode=0700 rewind-worker "$2" && mkdir -p "$1" && '
-    'mount --no-canonicalize --bind /proc/self/fd/3 "$1" && exec 3<&- && cd "$1" && shift 2 && '
-    'exec "$@"'
-)
+# Run as ``isolated HIDDEN OWN... -- COMMAND...``: COMMAND in a user and mount namespace of
+# its own (``unshare``, no privilege needed), where HIDDEN is an empty tmpfs but for each OWN,
+# bound back at its place from a descriptor opened before (``--no-canonicalize``: the
+# descriptor, not the path it names, which the tmpfs now covers). It starts in the first
+# OWN as bound back: its first working directory, in the covered tree, would reach the rest
+# of HIDDEN by "..".
+ISOLATE = """
+hidden="$1"; shift; own=(); fds=()
+while [ "$1" != "--" ]; do own+=("$1"); shift; done; shift
+for dir in "${own[@]}"; do exec {fd}<"$dir" || exit 1; fds+=("$fd"); done
+mount -t tmpfs -o mode=0700 rewind-worker "$hidden" || exit 1
+for i in "${!own[@]}"; do
+  mkdir -p "${own[$i]}" || exit 1
+  mount --no-canonicalize --bind "/proc/self/fd/${fds[$i]}" "${own[$i]}" || exit 1
+done
+for fd in "${fds[@]}"; do exec {fd}<&-; done
+cd "${own[0]}" && exec "$@"
+"""
 
 
 @dataclass
@@ -193,8 +201,10 @@ class Cluster:
 
     ``hide``: a directory the worker does not see (None: it sees the machine as the driver
     does). Under it the worker sees its own ``root`` only, as a worker on another machine
-    shares no directory with the driver; its executors inherit its view, and its
-    environment plus ``worker_env`` (the credentials a cluster's machines hold).
+    shares no directory with the driver, and this checkout (:data:`REPO`: the code, venv and
+    jars a machine of the cluster has installed) if it is under ``hide`` (a clone in the
+    temporary directory); its executors inherit its view, and its environment plus
+    ``worker_env`` (the credentials a cluster's machines hold).
     """
 
     root: Path
@@ -234,7 +244,8 @@ class Cluster:
         ]
         if self.hide is not None:
             isolate = ["unshare", "--user", "--map-root-user", "--mount", "bash", "-c", ISOLATE]
-            worker = [*isolate, "isolated", str(self.root), str(self.hide), *worker]
+            own = [self.root, *[REPO] * REPO.is_relative_to(self.hide)]
+            worker = [*isolate, "isolated", str(self.hide), *map(str, own), "--", *worker]
         self._daemon("worker", worker, **self.worker_env)
 
     @property

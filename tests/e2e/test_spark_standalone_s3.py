@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from services import APPS_TIMEOUT_S, JOBS, NOW, STEPS, Cluster, spark_submit
+from services import APPS_TIMEOUT_S, JOBS, NOW, REPO, STEPS, Cluster, spark_submit
 
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("spark_standalone")]
 
@@ -78,9 +78,15 @@ def keys(bucket: Any, prefix: str) -> dict[str, int]:
     }
 
 
-def table_files(root: Path) -> list[Path]:
-    """Data files and Delta logs under a local directory."""
-    return [p for p in root.rglob("*") if p.suffix == ".parquet" or "_delta_log" in p.parts]
+def table_files(root: Path, installed: Path | None = None) -> list[Path]:
+    """Data files and Delta logs under a local directory, outside ``installed`` (the
+    checkout a worker sees as its installed software)."""
+    return [
+        p
+        for p in root.rglob("*")
+        if (p.suffix == ".parquet" or "_delta_log" in p.parts)
+        and (installed is None or not p.is_relative_to(installed))
+    ]
 
 
 def test_lifecycle_and_restore_on_a_cluster_that_shares_only_s3_r29_r44_r48(
@@ -179,4 +185,6 @@ def test_lifecycle_and_restore_on_a_cluster_that_shares_only_s3_r29_r44_r48(
         assert any("Finished task" in log for log in logs), app["id"]
     for hidden in (home, s3_bucket.server.directory):
         assert not (seen / hidden.relative_to("/")).exists(), hidden
-    assert table_files(home) == [] and table_files(seen / s3_cluster.hide.relative_to("/")) == []
+    assert table_files(home) == []
+    view = seen / s3_cluster.hide.relative_to("/")
+    assert table_files(view, seen / REPO.relative_to("/")) == []
