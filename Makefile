@@ -101,7 +101,7 @@ airflow-db:  # the project-local Airflow's metadata and the pool the Rewind DAGs
 	  "Rewind: lifecycle steps, restores and recoveries, one at a time" >/dev/null
 
 test: ui-test setup browser postgres compose-check  ## run the whole test suite (what CI runs): Vitest, then pytest
-	$(BIN)/python -m pytest -n 3 --dist loadgroup -q --durations=25
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -q --durations=25
 
 # The e2e browser test drives Debian's Chromium through chromedriver (no browser download).
 browser:  ## install Debian's chromium + chromium-driver for the e2e browser test, if missing

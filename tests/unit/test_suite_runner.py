@@ -1,4 +1,4 @@
-"""The suite's own runner: ``make test`` runs ``pytest -n 3 --dist loadgroup``.
+"""The suite's own runner: ``make test`` runs ``pytest -n 2 --dist loadgroup``.
 
 Heavy modules (a warehouse with three nights of Airflow, an ``airflow standalone``, a
 Spark standalone cluster) mark their tests ``xdist_group`` so that one worker builds their
@@ -55,7 +55,7 @@ def test_an_xdist_group_runs_on_one_worker_and_builds_its_fixtures_once(tmp_path
             "-m",
             "pytest",
             "-n",
-            "3",
+            "2",
             "--dist",
             "loadgroup",
             "-q",
