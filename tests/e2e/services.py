@@ -175,6 +175,19 @@ def tail(path: Path, lines: int = 30) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
+# Restore LONG (retention 30) as it was before the DELETE of 2026-05-02 (SPEC R16).
+RESTORE_FORM = {
+    "operation": "restore_in_place",
+    "object_type": "TABLE",
+    "name": "SHOP.PUBLIC.LONG",
+    "point_kind": "timestamp",
+    "point_relation": "AT",
+    "point_value": "2026-05-01T12:00:00+00:00",
+    "target_name": "",
+    "ignore_insufficient_retention": False,
+}
+
+
 # Run as ``isolated HIDDEN OWN... -- COMMAND...``: COMMAND in a user and mount namespace of
 # its own (``unshare``, no privilege needed), where HIDDEN is an empty tmpfs but for each OWN,
 # bound back at its place from a descriptor opened before (``--no-canonicalize``: the

@@ -24,7 +24,7 @@ import pyarrow as pa
 import pytest
 from deltalake import DeltaTable, write_deltalake
 from other_engines import stamp, versions
-from services import NOW, Airflow, Cluster, build_warehouse, storage_metrics
+from services import NOW, RESTORE_FORM, Airflow, Cluster, build_warehouse, storage_metrics
 
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("spark_standalone")]
 
@@ -40,17 +40,6 @@ NIGHTLY_STEPS = [
 BYTE_COLUMNS = ["ACTIVE_BYTES", "TIME_TRAVEL_BYTES", "FAILSAFE_BYTES", "RETAINED_FOR_CLONE_BYTES"]
 # The night before NOW: its data interval ends at NOW, the clock of the run (SPEC R15).
 LOGICAL_DATE = "2026-05-20T00:00:00+00:00"
-# Restore LONG (retention 30) as it was before the DELETE of 2026-05-02 (SPEC R16).
-RESTORE_FORM = {
-    "operation": "restore_in_place",
-    "object_type": "TABLE",
-    "name": "SHOP.PUBLIC.LONG",
-    "point_kind": "timestamp",
-    "point_relation": "AT",
-    "point_value": "2026-05-01T12:00:00+00:00",
-    "target_name": "",
-    "ignore_insufficient_retention": False,
-}
 RESTORE_AFTER = "2026-05-21T06:00:00+00:00"
 
 

@@ -26,7 +26,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from services import APPS_TIMEOUT_S, JOBS, NOW, REPO, STEPS, Cluster, spark_submit
+from services import (
+    APPS_TIMEOUT_S,
+    JOBS,
+    NOW,
+    REPO,
+    RESTORE_FORM,
+    STEPS,
+    Cluster,
+    spark_submit,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("spark_standalone")]
 
@@ -41,15 +50,7 @@ build_warehouse(Path(sys.argv[2]))
 print(json.dumps({"built": sys.argv[2]}))
 """
 # LONG (retention 30) lost its one row on day 2: restored in place as of day 1.
-RESTORE = {
-    "operation": "restore_in_place",
-    "object_type": "TABLE",
-    "name": "SHOP.PUBLIC.LONG",
-    "point_kind": "timestamp",
-    "point_relation": "AT",
-    "point_value": "2026-05-01T12:00:00+00:00",
-    "requested_by": "ADMIN",
-}
+RESTORE = {**RESTORE_FORM, "requested_by": "ADMIN"}
 
 
 @pytest.fixture(scope="module")

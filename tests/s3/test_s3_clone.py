@@ -19,6 +19,7 @@ import pyarrow as pa
 import pytest
 from deltalake import DeltaTable, write_deltalake
 from test_s3_external import ids, objects, options, refused, register, rows, secret_free, team
+from test_s3_lifecycle import table_id
 
 from rewind.errors import RewindError
 
@@ -66,12 +67,7 @@ def guard_commit(uri: str) -> list[str]:
 
 def clone_dir(home: Path, name: str) -> str:
     """The local warehouse directory of the live table ``name`` (a clone)."""
-    with closing(sqlite3.connect(home / "catalog.db")) as db:
-        ((found,),) = db.execute(
-            "SELECT id FROM objects WHERE kind = 'TABLE' AND name = ? AND dropped_on IS NULL",
-            (name,),
-        ).fetchall()
-    return str(home / "warehouse" / str(found))
+    return str(home / "warehouse" / str(table_id(home, name)))
 
 
 def every_version(spark: Any, where: str) -> list[list[int]]:
