@@ -40,8 +40,11 @@ const Figures = ({ step }: { readonly step: Step }) => {
           data-figure={key}
           data-value={String(value)}
           key={key}
+          maxW="full"
+          overflowWrap="anywhere"
           title={`${key}: ${String(value)}`}
           variant="surface"
+          whiteSpace="normal"
         >
           {key.replaceAll("_", " ")}: {shown(key, value as boolean | number | string)}
         </Badge>
@@ -51,41 +54,45 @@ const Figures = ({ step }: { readonly step: Step }) => {
 };
 
 const Results = ({ results }: { readonly results: Array<Result> }) => (
-  <Table.Root data-testid="expectations" size="sm">
-    <Table.Header>
-      <Table.Row>
-        <Table.ColumnHeader>Expectation</Table.ColumnHeader>
-        <Table.ColumnHeader>Rule</Table.ColumnHeader>
-        <Table.ColumnHeader>Result</Table.ColumnHeader>
-      </Table.Row>
-    </Table.Header>
-    <Table.Body>
-      {results.map((result, index) => (
-        <Table.Row data-success={String(result.success)} key={index}>
-          <Table.Cell>{String(result.expectation ?? "")}</Table.Cell>
-          <Table.Cell>{String(result.rule ?? "")}</Table.Cell>
-          <Table.Cell>
-            <Badge colorPalette={result.success === true ? "green" : "red"}>
-              {result.success === true ? "passed" : "failed"}
-            </Badge>
-          </Table.Cell>
+  <Table.ScrollArea mt={2}>
+    <Table.Root data-testid="expectations" size="sm">
+      <Table.Header>
+        <Table.Row>
+          <Table.ColumnHeader>Expectation</Table.ColumnHeader>
+          <Table.ColumnHeader>Rule</Table.ColumnHeader>
+          <Table.ColumnHeader>Result</Table.ColumnHeader>
         </Table.Row>
-      ))}
-    </Table.Body>
-  </Table.Root>
+      </Table.Header>
+      <Table.Body>
+        {results.map((result, index) => (
+          <Table.Row data-success={String(result.success)} key={index}>
+            <Table.Cell>{String(result.expectation ?? "")}</Table.Cell>
+            <Table.Cell>{String(result.rule ?? "")}</Table.Cell>
+            <Table.Cell>
+              <Badge colorPalette={result.success === true ? "green" : "red"}>
+                {result.success === true ? "passed" : "failed"}
+              </Badge>
+            </Table.Cell>
+          </Table.Row>
+        ))}
+      </Table.Body>
+    </Table.Root>
+  </Table.ScrollArea>
 );
 
 /** SPEC R29, R35: what each step of one lifecycle run recorded. */
 export const RunSteps = ({ steps }: { readonly steps: Array<Step> }) => (
-  <Stack data-testid="steps" gap={3}>
+  <Stack data-testid="steps" gap={3} minW={0}>
     {steps.map((step) => {
       const error = step.error as { code?: string; message?: string } | undefined;
       const results = Array.isArray(step.results) ? (step.results as Array<Result>) : undefined;
 
       return (
-        <Box borderColor="border" borderRadius="md" borderWidth="1px" data-step={step.step} key={step.step} p={3}>
-          <HStack justifyContent="space-between" mb={2}>
-            <Heading size="sm">{TITLES[step.step] ?? step.step}</Heading>
+        <Box borderColor="border" borderRadius="md" borderWidth="1px" data-step={step.step} key={step.step} minW={0} p={3}>
+          <HStack flexWrap="wrap" justifyContent="space-between" mb={2}>
+            <Heading minW={0} overflowWrap="anywhere" size="sm">
+              {TITLES[step.step] ?? step.step}
+            </Heading>
             {typeof step.elapsed_s === "number" ? (
               <Text color="fg.muted" data-testid="elapsed" fontSize="sm">
                 {step.elapsed_s} s
@@ -93,7 +100,7 @@ export const RunSteps = ({ steps }: { readonly steps: Array<Step> }) => (
             ) : undefined}
           </HStack>
           {error === undefined ? undefined : (
-            <Text color="fg.error" mb={2}>
+            <Text color="fg.error" mb={2} overflowWrap="anywhere">
               {error.code}: {error.message}
             </Text>
           )}

@@ -29,7 +29,7 @@ export const RunTab = ({ dagId, runId }: RunTabProps) => {
   }
 
   return (
-    <Stack data-testid="rewind-run" gap={4} p={{ base: 2, md: 4 }}>
+    <Stack data-testid="rewind-run" gap={4} maxW="full" minW={0} p={{ base: 2, md: 4 }}>
       <Show loaded={summary} what="the lifecycle run">
         {(data) => {
           if (!data.applies) {
@@ -45,22 +45,22 @@ export const RunTab = ({ dagId, runId }: RunTabProps) => {
           const night = data.run.now;
 
           return (
-            <Stack gap={3}>
-              <HStack flexWrap="wrap" justifyContent="space-between">
-                <Heading as="h2" size="md">
+            <Stack gap={3} minW={0}>
+              <HStack flexWrap="wrap" justifyContent="space-between" minW={0}>
+                <Heading as="h2" minW={0} overflowWrap="anywhere" size="md">
                   Lifecycle run of {formatInstant(night)} <RunState state={data.run.state} />
                 </Heading>
-                <Link colorPalette="blue" data-testid="page-link" href={pageUrl({ now: night })}>
+                <Link colorPalette="blue" data-testid="page-link" href={pageUrl({ now: night })} overflowWrap="anywhere">
                   Storage as of this night on the Rewind page
                 </Link>
               </HStack>
-              <Text color="fg.muted" fontSize="sm">
+              <Text color="fg.muted" fontSize="sm" overflowWrap="anywhere">
                 Lifecycle run {data.run.run_id}
               </Text>
               <RunSteps steps={data.run.steps ?? []} />
               {data.tables === undefined || data.tables.length === 0 || data.totals === undefined ? undefined : (
-                <Box as="section" data-testid="night-tables">
-                  <Heading as="h3" mb={2} size="sm">
+                <Box as="section" data-testid="night-tables" minW={0}>
+                  <Heading as="h3" mb={2} overflowWrap="anywhere" size="sm">
                     Tables this night (TABLE_STORAGE_METRICS as of {formatInstant(night)})
                   </Heading>
                   <FiguresTable
