@@ -22,6 +22,7 @@ import contextlib
 import dataclasses
 import errno
 import json
+import logging
 import os
 import re
 import sys
@@ -53,8 +54,15 @@ from rewind.storage.snapshot import DataFile, Snapshot
 if TYPE_CHECKING:
     import pyarrow as pa
 
-# Checkpoints are left to the lifecycle; expired-log cleanup would destroy history.
+# delta-rs's own hooks stay off: its checkpoint hook counts ``(version + 1) % interval``
+# with an interval of 100 when ``delta.checkpointInterval`` is unset (delta-rs 1.6.6,
+# measured), where delta-spark checkpoints at ``version % interval`` with 10; Rewind
+# checkpoints as delta-spark does (:meth:`TableStore._checkpointed`). Expired-log clean-up
+# would cut into time travel and is never Rewind's to do to another team's log (R42).
 _HOOKS = PostCommitHookProperties(create_checkpoint=False, cleanup_expired_logs=False)
+CHECKPOINT_INTERVAL = "delta.checkpointInterval"
+DEFAULT_CHECKPOINT_INTERVAL = 10  # delta-spark's default
+_log = logging.getLogger("rewind.storage")
 STAGING = "_rewind_staging"
 
 
@@ -356,7 +364,8 @@ class TableStore:
                 commit_properties=_props(query_id, now, commit_id, undo=undo),
                 post_commithook_properties=_HOOKS,
             )
-        return self._own_version(table_id, base_version, commit_id)
+        version = self._own_version(table_id, base_version, commit_id)
+        return self._checkpointed(table_id, version, dt.metadata().configuration)
 
     def add_columns(
         self,
@@ -375,7 +384,8 @@ class TableStore:
                 commit_properties=_props(query_id, now, commit_id),
                 post_commithook_properties=_HOOKS,
             )
-        return self._own_version(table_id, base_version, commit_id)
+        version = self._own_version(table_id, base_version, commit_id)
+        return self._checkpointed(table_id, version, dt.metadata().configuration)
 
     def set_properties(
         self, table_id: int, base_version: int, values: dict[str, str], query_id: str, now: datetime
@@ -390,7 +400,45 @@ class TableStore:
                 commit_properties=_props(query_id, now, commit_id),
                 post_commithook_properties=_HOOKS,  # never clean up another team's log
             )
-        return self._own_version(table_id, base_version, commit_id)
+        version = self._own_version(table_id, base_version, commit_id)
+        configuration = {**dt.metadata().configuration, **values}
+        return self._checkpointed(table_id, version, configuration)
+
+    @staticmethod
+    def checkpoint_interval(configuration: dict[str, str]) -> int:
+        """A table's ``delta.checkpointInterval`` from its properties (10 when unset or
+        not a positive number, as delta-spark reads it)."""
+        try:
+            value = int(configuration[CHECKPOINT_INTERVAL])
+        except (KeyError, ValueError, TypeError):
+            return DEFAULT_CHECKPOINT_INTERVAL
+        return value if value > 0 else DEFAULT_CHECKPOINT_INTERVAL
+
+    def _checkpointed(self, table_id: int, version: int, configuration: dict[str, str]) -> int:
+        """Write the Delta checkpoint of Rewind's commit ``version`` where Delta writes
+        one: a version past 0 at a multiple of the table's checkpoint interval (delta-spark's
+        rule), so that no engine's read of the table replays its whole log (issue 28,
+        SPEC R43, R50). External tables too (SPEC R41): a checkpoint is what any Delta
+        writer adds and deletes nothing; their log is never cleaned up (R42). The commit
+        is made already: a checkpoint that fails is logged and left to the next interval
+        (a reader then replays more JSON, nothing is lost). ``configuration``: the table's
+        properties as of the commit. Returns ``version``."""
+        if version <= 0:
+            return version
+        try:
+            if version % self.checkpoint_interval(configuration):
+                return version
+            root = self.root(table_id)
+            table = DeltaTable(str(root), version=version, storage_options=self._options(root))
+            table.create_checkpoint()
+        except Exception as exc:  # delta-rs raises several types; the commit stands
+            _log.warning(
+                "No Delta checkpoint at version %s of %s: %s",
+                version,
+                self.root(table_id),
+                _reason(exc),
+            )
+        return version
 
     def _own_version(self, table_id: int, base_version: int, commit_id: str) -> int:
         """The version holding the commit ``commit_id`` (found after ``base_version``)."""
@@ -414,7 +462,14 @@ class TableStore:
         if commit is None or commit.rewind_query_id != query_id:
             return
         if log.read_commit(root, version + 1) is None:
-            # SPEC R28, R40: this log entry and these files are this statement's own.
+            # SPEC R28, R40: this log entry and these files are this statement's own, and
+            # so is a checkpoint of its version (:meth:`_checkpointed`), which goes first
+            # (with a ``_last_checkpoint`` naming it), before the entry it stands for.
+            hint = log.last_checkpoint(root)
+            if hint is not None and hint[0] == version:
+                location.unlink(root / log.LOG / log.LAST_CHECKPOINT)
+            for checkpoint in log.checkpoint_files(root, version):
+                location.unlink(checkpoint)
             location.unlink(log.commit_file(root, version))
             for add in commit.adds():
                 location.unlink(root / log.relative_path(add["path"]))

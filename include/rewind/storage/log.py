@@ -10,6 +10,7 @@ a commit is one GET, a listing names ``_delta_log`` only (SPEC R50).
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import uuid
@@ -116,8 +117,55 @@ def commits_after(root: Root, version: int) -> Iterator[Commit]:
         version += 1
 
 
+LAST_CHECKPOINT = "_last_checkpoint"
+
+
+def checkpoint_files(root: Root, version: int, parts: int | None = None) -> list[Root]:
+    """The file names of the classic checkpoint of ``version`` (``parts`` > 1: multi-part)."""
+    if not parts or parts <= 1:
+        return [root / LOG / f"{version:020d}.checkpoint.parquet"]
+    return [
+        root / LOG / f"{version:020d}.checkpoint.{part:010d}.{parts:010d}.parquet"
+        for part in range(1, parts + 1)
+    ]
+
+
+def last_checkpoint(root: Root) -> tuple[int, list[Root]] | None:
+    """The classic checkpoint ``_last_checkpoint`` names (one GET, no listing: SPEC R50),
+    or None when there is none, it names a V2 checkpoint, or it is unreadable (the file
+    is a hint, as Delta's protocol says; :func:`latest_checkpoint` then lists)."""
+    try:
+        data, _ = location.read(root / LOG / LAST_CHECKPOINT)
+        hint = json.loads(data)
+        if not isinstance(hint, dict) or "v2Checkpoint" in hint:
+            return None
+        version = int(hint["version"])
+        parts = int(hint.get("parts") or 1)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return version, checkpoint_files(root, version, parts)
+
+
 def latest_checkpoint(root: Root, at_most: int | None = None) -> tuple[int, list[Root]] | None:
-    """The newest classic checkpoint (single or multi-part) at or before ``at_most``."""
+    """The newest classic checkpoint (single or multi-part) at or before ``at_most``.
+
+    ``_last_checkpoint`` first: when it names a checkpoint at or before ``at_most`` whose
+    files are all there, that one (the newest of a log whose writers keep the hint, as
+    Delta's writers and Rewind do); else the log is listed (an older version, a missing or
+    stale hint)."""
+    hint = last_checkpoint(root)
+    if (
+        hint is not None
+        and (at_most is None or hint[0] <= at_most)
+        and all(location.exists(file) for file in hint[1])
+    ):
+        return hint
+    return listed_checkpoint(root, at_most)
+
+
+def listed_checkpoint(root: Root, at_most: int | None = None) -> tuple[int, list[Root]] | None:
+    """The newest complete classic checkpoint at or before ``at_most``, from a listing of
+    the log (whatever ``_last_checkpoint`` says)."""
     found: dict[int, list[Root]] = {}
     parts_expected: dict[int, int] = {}
     try:
@@ -152,16 +200,66 @@ def earliest_commit(root: Root) -> int | None:
     return min(versions) if versions else None
 
 
+# What a checkpoint holds of a version's state. Its ``remove`` rows are tombstones of
+# files no longer in the state (kept for VACUUM, for as long as the table's
+# deletedFileRetentionDuration: for Rewind's tables, for ever, SPEC R42); they change
+# nothing in a replay, so they are not read.
+_CHECKPOINT_STATE = ("add", "metaData", "protocol")
+
+
 def _checkpoint_actions(files: list[Root]) -> Iterator[dict[str, Any]]:
-    """The actions of a checkpoint as dicts, like a JSON commit's lines."""
-    import pyarrow.parquet as pq  # a log without checkpoints is read without Arrow
+    """The state actions of a checkpoint as dicts, like a JSON commit's lines: Parquet
+    maps (``partitionValues``, ``tags``, ``configuration``, ``format.options``), which
+    Arrow gives as lists of pairs, become dicts as in JSON."""
+    import pyarrow.compute as pc  # a log without checkpoints is read without Arrow
+    import pyarrow.parquet as pq
 
     for file in files:
-        table = pq.read_table(location.parquet(file))
-        for row in table.to_pylist():
-            for kind in ("add", "remove", "metaData", "protocol"):
-                if row.get(kind) is not None:
-                    yield {kind: row[kind]}
+        parquet = pq.ParquetFile(location.parquet(file))
+        kinds = [k for k in _CHECKPOINT_STATE if k in parquet.schema_arrow.names]
+        table = parquet.read(columns=kinds)
+        for kind in kinds:
+            column = table.column(kind)
+            for value in column.filter(pc.is_valid(column)).to_pylist():
+                yield {kind: _as_json(value, column.type)}
+
+
+@functools.cache
+def _map_fields(kind: pa.DataType) -> tuple[tuple[str, pa.DataType], ...]:
+    """The fields of a struct type that hold a map somewhere (those to convert)."""
+    return tuple(
+        (kind.field(i).name, kind.field(i).type)
+        for i in range(kind.num_fields)
+        if _has_map(kind.field(i).type)
+    )
+
+
+@functools.cache
+def _has_map(kind: pa.DataType) -> bool:
+    import pyarrow as pa
+
+    if pa.types.is_map(kind):
+        return True
+    if pa.types.is_struct(kind):
+        return any(_has_map(kind.field(i).type) for i in range(kind.num_fields))
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
+        return _has_map(kind.value_type)
+    return False
+
+
+def _as_json(value: Any, kind: pa.DataType) -> Any:
+    """An Arrow value of type ``kind`` (from ``to_pylist``) as JSON would give it."""
+    import pyarrow as pa
+
+    if value is None or not _has_map(kind):
+        return value
+    if pa.types.is_map(kind):
+        return {k: _as_json(v, kind.item_type) for k, v in value}
+    if pa.types.is_struct(kind):
+        for name, field_type in _map_fields(kind):
+            value[name] = _as_json(value.get(name), field_type)
+        return value
+    return [_as_json(v, kind.value_type) for v in value]
 
 
 def dv_file(dv: dict[str, Any] | None) -> str | None:
@@ -272,10 +370,25 @@ def replay(root: Root, version: int) -> Replay:
     """The state of ``version``: from the newest checkpoint at or before it, then the
     JSON commits after that checkpoint (SPEC R43: cleaned-up early JSON is fine).
 
+    The checkpoint is found from ``_last_checkpoint`` where it names one at or before
+    ``version`` (reading the newest version of a table costs one GET of the hint, the
+    checkpoint and the commits after it, however long its history: issue 28); a hint
+    that leads to a missing entry is not trusted and the log is listed instead.
+
     Raises:
         StorageError: the log cannot reach ``version`` (missing or corrupt entries).
     """
     checkpoint = latest_checkpoint(root, version)
+    try:
+        return _replay(root, version, checkpoint)
+    except (FileNotFoundError, HistoryGone):
+        listed = listed_checkpoint(root, version)
+        if listed == checkpoint:
+            raise
+        return _replay(root, version, listed)
+
+
+def _replay(root: Root, version: int, checkpoint: tuple[int, list[Root]] | None) -> Replay:
     state = Replay(version)
     start = 0
     if checkpoint is not None:

@@ -1,0 +1,260 @@
+"""Delta checkpoints on the tables Rewind writes (issue 28 item 4; SPEC R40-R43, R50).
+
+Rewind's commits (:class:`rewind.storage.delta.TableStore`, through real delta-rs) get
+a checkpoint at each multiple of the table's ``delta.checkpointInterval`` (10 when unset,
+delta-spark's rule), ``_last_checkpoint`` naming the newest; delta-rs reads every version
+as Rewind's own log reader does, also once the JSON before a checkpoint is gone; an
+external table gets checkpoints and never loses a log file (R42); the undo of a failed
+statement's commit (R28) takes its checkpoint with it; Rewind's reader starts from
+``_last_checkpoint`` without listing the log, and reads delta-rs's checkpoints of a
+partitioned table. delta-spark's reads of the same tables: tests/spark/test_checkpoints.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from deltalake import DeltaTable, write_deltalake
+
+from rewind.errors import StorageError
+from rewind.storage import location, log
+from rewind.storage.delta import TableStore
+from rewind.storage.snapshot import DataFile
+
+pytestmark = pytest.mark.unit
+
+NOW = datetime(2026, 1, 1, tzinfo=UTC)
+SCHEMA = pa.schema([pa.field("ID", pa.int64(), True)])
+TABLE = 7
+
+
+def data_file(root: Path, number: int) -> DataFile:
+    """A data file holding the row ``number``, written into the table's directory."""
+    name = f"part-{number:05d}.parquet"
+    root.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.table({"ID": pa.array([number], pa.int64())}), root / name)
+    return DataFile(name, (root / name).stat().st_size, 1)
+
+
+def checkpoints(root: Path) -> list[int]:
+    return sorted(int(p.name[:20]) for p in (root / "_delta_log").glob("*.checkpoint*.parquet"))
+
+
+def json_versions(root: Path) -> list[int]:
+    return sorted(int(p.name[:20]) for p in (root / "_delta_log").glob("*.json"))
+
+
+def hint(root: Path) -> int:
+    return int(json.loads((root / "_delta_log" / "_last_checkpoint").read_text())["version"])
+
+
+def rewind_files(store: TableStore, version: int) -> set[str]:
+    return {f.path for f in store.snapshot(TABLE, version).files}
+
+
+def delta_rs_files(root: Path, version: int | None = None) -> set[str]:
+    uris = DeltaTable(str(root), version=version).file_uris()
+    return {uri.rsplit("/", 1)[-1] for uri in uris}  # the tests' files are all at the root
+
+
+def delta_rs_ids(root: Path, version: int | None = None) -> list[int]:
+    table = DeltaTable(str(root), version=version).to_pyarrow_table()
+    return sorted(table.column("ID").to_pylist())
+
+
+def grow(store: TableStore, commits: int, *, first: int = 1) -> int:
+    """Commit ``commits`` versions after the newest: each adds one file, and every third
+    also removes the oldest live one (an UPDATE's shape). Returns the newest version."""
+    root = store.root(TABLE)
+    assert isinstance(root, Path)
+    version = store.latest_version(TABLE)
+    for number in range(first, first + commits):
+        live = sorted(store.snapshot(TABLE, version).files, key=lambda f: f.path)
+        removes = live[:1] if number % 3 == 0 else []
+        version = store.commit(
+            TABLE,
+            version,
+            adds=[data_file(root, number)],
+            removes=removes,
+            schema=SCHEMA,
+            query_id=f"q-{number}",
+            now=NOW,
+        )
+    return version
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> TableStore:
+    """A Rewind-created table (version 0, empty) under a local warehouse."""
+    store = TableStore(tmp_path / "warehouse")
+    store.create(TABLE, SCHEMA, "q-create", NOW)
+    return store
+
+
+def test_rewind_commits_checkpoint_at_each_multiple_of_ten_and_delta_rs_reads_every_version(
+    store: TableStore,
+) -> None:
+    root = store.root(TABLE)
+    assert isinstance(root, Path)
+    assert store.snapshot(TABLE, 0).configuration.get("delta.checkpointInterval") is None
+    newest = grow(store, 25)
+    assert newest == 25
+    assert checkpoints(root) == [10, 20]
+    assert hint(root) == 20
+    assert json_versions(root) == list(range(26))  # nothing of the log is cleaned up
+    for version in (0, 5, 10, 15, 20, 25):
+        assert delta_rs_files(root, version) == rewind_files(store, version)
+    assert delta_rs_files(root) == rewind_files(store, 25)
+    assert delta_rs_ids(root, 15) == sorted(
+        int(p[5:10]) for p in rewind_files(store, 15)
+    )  # the data, not just the names, as of version 15
+    assert log.latest_checkpoint(root, 19) == (
+        10,
+        [root / "_delta_log" / "00000000000000000010.checkpoint.parquet"],
+    )
+
+
+def test_the_table_s_checkpoint_interval_is_followed(store: TableStore) -> None:
+    """``delta.checkpointInterval`` = 4 set through Rewind (a metadata-only version 1):
+    checkpoints at 4, 8, 12; a version at a multiple made by set_properties counts too."""
+    root = store.root(TABLE)
+    assert isinstance(root, Path)
+    version = store.set_properties(TABLE, 0, {"delta.checkpointInterval": "4"}, "q-props", NOW)
+    assert version == 1
+    assert grow(store, 11) == 12
+    assert checkpoints(root) == [4, 8, 12]
+    assert delta_rs_files(root) == rewind_files(store, 12)
+    assert TableStore.checkpoint_interval({"delta.checkpointInterval": "x"}) == 10
+    assert TableStore.checkpoint_interval({"delta.checkpointInterval": "0"}) == 10
+
+
+def test_a_version_past_the_checkpoint_reads_without_the_json_before_it_r43(
+    store: TableStore,
+) -> None:
+    """The issue's 'done when': once the JSON commits before a checkpoint are gone (what
+    another engine's log clean-up does), the versions from the checkpoint on still read,
+    by Rewind and by delta-rs, and an earlier one is a clear error, never a wrong answer."""
+    root = store.root(TABLE)
+    assert isinstance(root, Path)
+    grow(store, 23)
+    before = {v: rewind_files(store, v) for v in (20, 21, 23)}
+    for version in range(20):
+        (root / "_delta_log" / f"{version:020d}.json").unlink()
+    for version, files in before.items():
+        assert rewind_files(store, version) == files
+        assert delta_rs_files(root, version) == files
+    with pytest.raises(StorageError, match="no entry for version 11"):
+        store.snapshot(TABLE, 15)
+
+
+def test_an_external_table_gets_checkpoints_and_keeps_every_log_file_r42(
+    tmp_path: Path,
+) -> None:
+    """Another team's table, registered in place, whose own properties would have delta-rs
+    clean its expired log (retention of a second, clean-up on, every JSON a year old):
+    Rewind's commits checkpoint it (what any Delta writer does) and delete nothing."""
+    team = tmp_path / "team" / "orders"
+    write_deltalake(
+        str(team),
+        pa.table({"ID": pa.array([0], pa.int64())}),
+        configuration={
+            "delta.logRetentionDuration": "interval 1 second",
+            "delta.enableExpiredLogCleanup": "true",
+        },
+    )
+    for number in (100, 101):
+        write_deltalake(str(team), pa.table({"ID": pa.array([number], pa.int64())}), mode="append")
+    old = datetime(2025, 1, 1, tzinfo=UTC).timestamp()
+    for entry in (team / "_delta_log").glob("*.json"):
+        os.utime(entry, (old, old))
+    store = TableStore(tmp_path / "warehouse", locate=lambda _: str(team))
+    assert grow(store, 20) == 22
+    assert checkpoints(team) == [10, 20]
+    assert hint(team) == 20
+    assert json_versions(team) == list(range(23))
+    assert delta_rs_files(team) == rewind_files(store, 22)
+    assert delta_rs_ids(team, 2) == [0, 100, 101]
+
+
+def test_undoing_a_checkpointed_commit_takes_its_checkpoint_with_it_r28(
+    store: TableStore,
+) -> None:
+    """A failed statement's commit at version 10 got its checkpoint; undoing the commit
+    (the newest, so its log entry goes) removes the checkpoint and the hint naming it
+    first, and the next commit at 10 gets a checkpoint of its own state."""
+    root = store.root(TABLE)
+    assert isinstance(root, Path)
+    grow(store, 9)
+    failed = store.commit(
+        TABLE, 9, adds=[data_file(root, 50)], removes=[], schema=SCHEMA, query_id="q-x", now=NOW
+    )
+    assert (failed, checkpoints(root), hint(root)) == (10, [10], 10)
+    store.undo_commit(TABLE, 10, "q-x", NOW)
+    assert checkpoints(root) == []
+    assert not (root / "_delta_log" / "_last_checkpoint").exists()
+    assert json_versions(root) == list(range(10))
+    assert delta_rs_files(root) == rewind_files(store, 9)
+    assert grow(store, 1, first=60) == 10
+    assert checkpoints(root) == [10]
+    assert "part-00050.parquet" not in rewind_files(store, 10)
+    assert delta_rs_files(root) == rewind_files(store, 10)
+    assert 60 in delta_rs_ids(root)
+
+
+def test_the_newest_version_is_read_from_last_checkpoint_without_listing_the_log_r50(
+    store: TableStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading the newest version: one read of ``_last_checkpoint``, the checkpoint and the
+    commits after it; no listing of ``_delta_log`` (a LIST per read on S3). A version
+    before the hint's checkpoint, or a hint naming a checkpoint that is not there, lists."""
+    root = store.root(TABLE)
+    assert isinstance(root, Path)
+    grow(store, 23)
+    expected = {v: rewind_files(store, v) for v in (5, 23)}
+    listed: list[object] = []
+    real_names = location.names
+
+    def names(directory: object) -> list[str]:
+        listed.append(directory)
+        return real_names(directory)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(location, "names", names)
+    assert rewind_files(store, 23) == expected[23]
+    assert listed == []
+    assert rewind_files(store, 5) == expected[5]  # before the hint: the log is listed
+    assert len(listed) == 1
+    (root / "_delta_log" / "_last_checkpoint").write_text('{"version": 30, "size": 1}')
+    assert rewind_files(store, 23) == expected[23]  # a hint past the version: listed
+    (root / "_delta_log" / "00000000000000000020.checkpoint.parquet").unlink()
+    (root / "_delta_log" / "_last_checkpoint").write_text('{"version": 20, "size": 1}')
+    assert rewind_files(store, 23) == expected[23]  # from checkpoint 10, listed
+
+
+def test_rewind_reads_delta_rs_checkpoints_of_a_partitioned_table_r43(tmp_path: Path) -> None:
+    """Parquet checkpoints hold partition values and properties as maps: Rewind's reader
+    gives them as the JSON commits do (this failed before: a map read as a list)."""
+    root = tmp_path / "sales"
+    rows = pa.table({"ID": pa.array([1, 2], pa.int64()), "REGION": ["eu", "us"]})
+    write_deltalake(
+        str(root), rows, partition_by=["REGION"], configuration={"delta.appendOnly": "false"}
+    )
+    write_deltalake(str(root), rows, mode="append")
+    DeltaTable(str(root)).create_checkpoint()
+    write_deltalake(str(root), rows, mode="append")
+    state = log.replay(root, 2)
+    by_json = log.Replay(2)
+    for version in range(3):
+        commit = log.read_commit(root, version)
+        assert commit is not None
+        for action in commit.actions:
+            by_json.apply(action)
+    assert sorted(state.files, key=lambda f: f.path) == sorted(by_json.files, key=lambda f: f.path)
+    assert {f.partition_values for f in state.files} == {(("REGION", "eu"),), (("REGION", "us"),)}
+    assert state.metadata["configuration"] == {"delta.appendOnly": "false"}
+    assert state.metadata["format"] == {"provider": "parquet", "options": {}}
