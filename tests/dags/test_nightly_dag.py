@@ -368,3 +368,75 @@ def test_storage_figures_reach_airflow_metrics(nights: Nights) -> None:
             sum(row[column] for row in night.metrics.values()) for night in nights.nights
         ]
     assert nights.gauges["rewind.lifecycle.expire_versions.files_moved"] == [3, 2, 0]
+
+
+def test_each_table_s_figures_reach_airflow_metrics(nights: Nights) -> None:
+    """SPEC R33, R35 (issue 28 item 7): each table's four figures are StatsD gauges
+    ``rewind.storage.by_table.<database>.<schema>.<table>.<figure>``, one value per night
+    the table has a metrics row, equal to that row; a table purged since the night before
+    (WEEKOLD on night 3) gets 0 once, then nothing."""
+    expected: dict[str, list[float]] = {}
+    for index, night in enumerate(nights.nights):
+        before = nights.nights[index - 1].metrics if index else {}
+        gone = [
+            {**before[name], **dict.fromkeys(BYTE_COLUMNS, 0)}
+            for name in before.keys() - night.metrics.keys()
+        ]
+        for row in [*night.metrics.values(), *gone]:
+            place = f"{row['TABLE_CATALOG']}.{row['TABLE_SCHEMA']}.{row['TABLE_NAME']}"
+            for column in BYTE_COLUMNS:
+                name = f"rewind.storage.by_table.{place}.{column.lower()}"
+                expected.setdefault(name, []).append(row[column])
+    sent = {name: v for name, v in nights.gauges.items() if ".by_table." in name}
+    assert sent == expected
+    assert len(expected) == 4 * len(EXPECTED[0])
+    weekold = nights.files["WEEKOLD"][ALL]
+    assert sent["rewind.storage.by_table.SHOP.PUBLIC.WEEKOLD.failsafe_bytes"] == [
+        weekold,
+        weekold,
+        0,
+    ]
+
+
+def test_the_view_answers_to_fail_safe_bytes(nights: Nights) -> None:
+    """Issue 28 item 7: TABLE_STORAGE_METRICS answers to the brief's FAIL_SAFE_BYTES as
+    well as Snowflake's FAILSAFE_BYTES, through the SQL front; ``SELECT *`` shows
+    Snowflake's columns (SPEC R33) in their order, then the alias; and the last night's
+    per-table gauges are the view's rows."""
+    import rewind
+
+    conn = rewind.connect(home=nights.home, now=str(NIGHTS[-1] + timedelta(hours=1)))
+    try:
+        named = conn.sql(
+            "SELECT TABLE_CATALOG, TABLE_SCHEMA, TABLE_NAME, FAIL_SAFE_BYTES, FAILSAFE_BYTES "
+            "FROM REWIND.ACCOUNT_USAGE.TABLE_STORAGE_METRICS WHERE FAIL_SAFE_BYTES > 0"
+        )[-1]
+        everything = conn.sql("SELECT * FROM REWIND.ACCOUNT_USAGE.TABLE_STORAGE_METRICS")[-1]
+    finally:
+        conn.close()
+    last = nights.nights[-1].metrics
+    assert sorted(r[2] for r in named.rows) == sorted(
+        name for name, row in last.items() if row[FAILSAFE] > 0
+    )
+    assert sorted(r[2] for r in named.rows) == ["OLD", "ORDERS"]
+    for database, schema, table, alias, failsafe in named.rows:
+        assert alias == failsafe == last[table][FAILSAFE] > 0
+        name = f"rewind.storage.by_table.{database}.{schema}.{table}.failsafe_bytes"
+        assert nights.gauges[name][-1] == alias
+    assert everything.columns == [
+        "ID",
+        "TABLE_NAME",
+        "TABLE_SCHEMA",
+        "TABLE_CATALOG",
+        "IS_TRANSIENT",
+        *BYTE_COLUMNS,
+        "DELETED",
+        "TABLE_CREATED",
+        "TABLE_DROPPED",
+        "TABLE_ENTERED_FAILSAFE",
+        "AS_OF",
+        "FAIL_SAFE_BYTES",
+    ]
+    for values in everything.rows:
+        row = dict(zip(everything.columns, values, strict=True))
+        assert row["FAIL_SAFE_BYTES"] == row[FAILSAFE] == last[row["TABLE_NAME"]][FAILSAFE]

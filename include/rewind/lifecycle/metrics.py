@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
+from datetime import datetime
 from typing import Any
 
 import pyarrow as pa
+from deltalake import DeltaTable
 from sqlalchemy import and_, exists, func, select
 
 from rewind.catalog.models import CatalogObject, CloneFile, FileState
@@ -21,9 +23,10 @@ from rewind.catalog.repository import Catalog
 from rewind.constants import TABLE
 from rewind.lifecycle import rules
 from rewind.lifecycle.context import Run
-from rewind.lifecycle.plan import write_partition
+from rewind.lifecycle.plan import system_table_exists, write_partition
 from rewind.retention import time_travel_end
 from rewind.storage import location
+from rewind.storage.arrow_read import read_arrow
 from rewind.storage.location import Root
 
 BYTE_COLUMNS = [
@@ -52,6 +55,24 @@ METRICS_SCHEMA = pa.schema(
 
 def metrics_path(system_root: Root) -> Root:
     return system_root / "table_storage_metrics"
+
+
+def rows_before(system_root: Root, now: datetime) -> list[dict[str, Any]]:
+    """The rows of the last run on a day before ``now``'s: each day's partition holds
+    that day's latest run (:func:`storage_metrics` replaces it). Reads the Delta log's
+    partition list and that one partition; nothing before the first run."""
+    path = metrics_path(system_root)
+    if not system_table_exists(path):
+        return []
+    table = DeltaTable(str(path), storage_options=location.storage_options(path))
+    today = now.date().isoformat()
+    days = [day for p in table.partitions() if (day := p["AS_OF_DATE"]) < today]
+    if not days:
+        return []
+    rows: list[dict[str, Any]] = read_arrow(
+        path, filters=[("AS_OF_DATE", "=", max(days))]
+    ).to_pylist()
+    return rows
 
 
 def owned_bytes(catalog: Catalog) -> dict[int, dict[str, int]]:

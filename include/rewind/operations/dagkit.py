@@ -33,7 +33,7 @@ from airflow.sdk.observability.stats import Stats
 from rewind.config import Config
 from rewind.errors import CatalogError, RewindError, StorageError
 from rewind.lifecycle.job import read_summary
-from rewind.operations.nightly import figures, lifecycle_run_id
+from rewind.operations.nightly import figures, lifecycle_run_id, table_figures
 
 if TYPE_CHECKING:
     from airflow.sdk import Context
@@ -45,6 +45,7 @@ POOL = "rewind_lifecycle"  # 1 slot: lifecycle mutations, restores and recoverie
 SPARK_CONN_ID = "spark_default"
 AWS_CONN_ID = "aws_default"  # REWIND_AWS_CONN_ID names another
 SPARK_JOBS = Path(__file__).resolve().parents[3] / "spark_jobs"
+STORAGE_METRICS = "storage_metrics"  # the job whose figures are also per table
 
 # A RewindError is Rewind's answer (a bad form, ACCESS_DENIED, a point out of
 # retention, a failed expectation): retrying cannot change it. The catalog or the
@@ -196,7 +197,8 @@ class RewindSparkJob(SparkSubmitOperator):
         now: the run's clock (templated), passed as ``--now``.
         arguments: the job's other arguments (templated).
         metrics_prefix: when set, every number of the summary is also an Airflow
-            gauge ``<metrics_prefix>.<figure>`` (StatsD / OpenTelemetry, SPEC R35).
+            gauge ``<metrics_prefix>.<figure>`` (StatsD / OpenTelemetry, SPEC R35); for
+            the ``storage_metrics`` job, each table's figures too (:meth:`table_gauges`).
     """
 
     template_fields = (*SparkSubmitOperator.template_fields, "home", "now")
@@ -261,7 +263,33 @@ class RewindSparkJob(SparkSubmitOperator):
         if self.metrics_prefix is not None:
             for name, value in figures(self.metrics_prefix, summary).items():
                 Stats.gauge(name, value)
+            if self.job == STORAGE_METRICS:
+                self.table_gauges(self.metrics_prefix)
         return summary
+
+    def table_gauges(self, prefix: str) -> None:
+        """Each table's figures of the run's storage metrics, as gauges (SPEC R33, R35):
+        :func:`~rewind.operations.nightly.table_figures` of the rows the step wrote,
+        read here from the metrics table (:func:`rewind.quality.facts.metric_rows`,
+        which the validate step reads too), not through the summary: thousands of
+        tables would not fit an XCom. The tables of the previous run that have no row
+        now (purged) get 0 once. Best effort, as Airflow's own metrics: a failed read
+        is logged and the task's result stands."""
+        from rewind.clock import parse_timestamp
+        from rewind.lifecycle.metrics import rows_before
+        from rewind.quality.facts import metric_rows
+
+        try:
+            config, now = Config.load(home=self.home), parse_timestamp(self.now)
+            rows = metric_rows(config.system_root, now)
+            before = rows_before(config.system_root, now)
+        except Exception:
+            self.log.warning("Per-table storage gauges not sent", exc_info=True)
+            return
+        gauges = table_figures(prefix, rows, before)
+        for gauge in gauges:
+            Stats.gauge(gauge.name, gauge.value, tags=gauge.tags)
+        self.log.info("%s: %d per-table gauges for %d rows", self.job, len(gauges), len(rows))
 
 
 class LifecycleJob(RewindSparkJob):
