@@ -23,7 +23,8 @@ import itertools
 import json
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -145,9 +146,11 @@ def _spinner(home: Path) -> Iterator[None]:
         thread.join()
 
 
-def _connect(args: argparse.Namespace) -> Connection:
+def _connect(
+    args: argparse.Namespace, starting: Callable[[Path], AbstractContextManager[None]] = _spinner
+) -> Connection:
     """The CLI's session: its Spark work on the home's Spark Connect server, started on
-    first use unless REWIND_SPARK_SERVER=off."""
+    first use unless REWIND_SPARK_SERVER=off (``starting``: what shows that start)."""
     from rewind.config import Config
     from rewind.spark import heavy_imports
 
@@ -155,7 +158,7 @@ def _connect(args: argparse.Namespace) -> Connection:
         from rewind.connection import Connection
 
     config = Config.load(home=args.home, user=args.user, now=args.now)
-    return Connection(config, start_server=partial(_spinner, config.home))
+    return Connection(config, start_server=partial(starting, config.home))
 
 
 def _emit(results: Sequence[Result], fmt: str) -> None:
@@ -217,7 +220,15 @@ def _failsafe(args: argparse.Namespace) -> int:
 
 
 def _lifecycle(args: argparse.Namespace) -> int:
-    with _connect(args) as connection:
+    """The run's progress on stderr as it goes (rich bars on a terminal, else plain lines:
+    rewind.lifecycle.progress), then what each step did and took on stdout (SPEC R29).
+    Through the resident process too: its call has the caller's own descriptors."""
+    from rewind.lifecycle import progress
+
+    with (
+        progress.reporting(progress.shown_on(sys.stderr)),
+        _connect(args, progress.waiting_for_spark) as connection,
+    ):
         steps = connection.lifecycle(args.run_id)  # ACCOUNTADMIN only (SPEC R37)
     if args.format == "json":
         print(json.dumps(steps))

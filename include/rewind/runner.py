@@ -8,6 +8,7 @@ what the lifecycle wrote), so that neither package imports the other's caller.
 
 from __future__ import annotations
 
+import sys
 import uuid
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -19,6 +20,7 @@ from rewind.catalog.db import make_engine
 from rewind.catalog.models import LifecycleRun
 from rewind.clock import parse_timestamp
 from rewind.config import Config
+from rewind.lifecycle import progress
 from rewind.lifecycle.context import Run
 from rewind.lifecycle.expire import expire_versions
 from rewind.lifecycle.job import finish, job_parser
@@ -69,7 +71,8 @@ def run_lifecycle(
 
 
 def _step(run: Run, name: str) -> dict[str, Any]:
-    summary = {"step": name, "run_id": run.run_id, **STEPS[name](run)}
+    with progress.step(name):  # shown where the caller watches (rewind.lifecycle.progress)
+        summary = {"step": name, "run_id": run.run_id, **STEPS[name](run)}
     _record(run, summary)
     return summary
 
@@ -129,11 +132,17 @@ def validate_run(config: Config, now: datetime, run_id: str | None = None) -> di
 
 
 def main(step: str, argv: Sequence[str] | None = None) -> int:
-    """A Spark entry point's ``main``: one step of one run, its summary as JSON."""
+    """A Spark entry point's ``main``: one step of one run, its summary as JSON on stdout;
+    its progress on stderr, which spark-submit hands to the Airflow task's log: a line
+    at least every ``REWIND_PROGRESS_INTERVAL`` seconds (rewind.lifecycle.progress)."""
     parser = job_parser(step, f"Rewind lifecycle step {step}")
     parser.add_argument("--run-id", required=True, help="the lifecycle run id")
     args = parser.parse_args(argv)
-    return finish(
-        args.summary_file,
-        lambda: run_step(Config.load(home=args.home), step, args.run_id, parse_timestamp(args.now)),
-    )
+
+    def action() -> dict[str, Any]:
+        with progress.reporting(progress.shown_on(sys.stderr)):
+            return run_step(
+                Config.load(home=args.home), step, args.run_id, parse_timestamp(args.now)
+            )
+
+    return finish(args.summary_file, action)

@@ -17,7 +17,7 @@ from sqlalchemy import or_, select
 
 from rewind.catalog.models import CatalogObject, FileState, LogCursor, TableVersion
 from rewind.catalog.repository import Catalog
-from rewind.lifecycle import fileops, files, rules
+from rewind.lifecycle import fileops, files, progress, rules
 from rewind.lifecycle.clones import used_by_clone
 from rewind.lifecycle.context import Run
 from rewind.lifecycle.pins import live_pins
@@ -177,8 +177,10 @@ def apply_journal(run: Run) -> dict[str, int]:
             else fileops.Task("delete", str(run.table_file(row.table_id, row.path)))
             for row in rows
         ]
+        sizes = [row.size for row in rows]
     fileops.fault_point("journal")
-    outcomes = run.run_tasks(tasks)
+    progress.phase("files moved or deleted", files=len(tasks), nbytes=sum(sizes))
+    outcomes = progress.run_tasks(run.run_tasks, tasks, sizes)
     summary = {
         "files_moved": 0,
         "bytes_moved": 0,

@@ -4,6 +4,8 @@ argparse -> the Spark session from the one factory -> one lifecycle step -> one 
 summary line on stdout and, with ``--summary-file``, in that file: the Airflow operator
 (``rewind.operations.spark_job``) reads it back as the task's XCom, since
 SparkSubmitOperator pushes no output of its own. A refused job writes its error there.
+A lifecycle step's progress goes to stderr meanwhile (``rewind.runner.main``), which
+spark-submit merges into the task's log.
 """
 
 from __future__ import annotations

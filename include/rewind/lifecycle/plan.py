@@ -21,6 +21,7 @@ from rewind.catalog.models import CatalogObject
 from rewind.catalog.repository import Catalog
 from rewind.constants import MIN_RETENTION_PARAM, RETENTION_PARAM
 from rewind.errors import RewindError
+from rewind.lifecycle import progress
 from rewind.lifecycle.rules import TableFacts
 from rewind.storage import location
 from rewind.storage.arrow_read import read_arrow
@@ -61,13 +62,16 @@ def plan_path(system_root: Root) -> Root:
 def compute_plan(catalog: Catalog) -> list[tuple[CatalogObject, TableFacts]]:
     """Every database, schema and table incarnation with its retention facts."""
     found = []
-    for obj in catalog.session.scalars(select(CatalogObject).order_by(CatalogObject.id)):
+    objects = catalog.session.scalars(select(CatalogObject).order_by(CatalogObject.id)).all()
+    progress.phase("objects planned", objects=len(objects))
+    for obj in objects:
         facts = TableFacts(
             transient=catalog.is_transient(obj),
             retention_days=catalog.effective_retention(obj),
             dropped_on=obj.dropped_on,
         )
         found.append((obj, facts))
+        progress.advance(objects=1)
     return found
 
 

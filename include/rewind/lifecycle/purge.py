@@ -18,7 +18,7 @@ from sqlalchemy import exists, select
 from rewind.audit.cleanup import purge_audit
 from rewind.catalog.models import CatalogObject, FileState
 from rewind.catalog.repository import Catalog
-from rewind.lifecycle import fileops, rules
+from rewind.lifecycle import fileops, progress, rules
 from rewind.lifecycle.clones import used_by_clone
 from rewind.lifecycle.context import Run
 from rewind.lifecycle.expire import held_tables
@@ -44,7 +44,9 @@ def purge_failsafe(run: Run) -> dict[str, Any]:
             select(FileState).where(FileState.state == rules.PURGING)
         ).all()
         tasks = [fileops.Task("purge", str(run.failsafe_path(r.table_id, r.path))) for r in rows]
-    outcomes = run.run_tasks(tasks)
+        sizes = [r.size for r in rows]
+    progress.phase("files purged", files=len(tasks), nbytes=sum(sizes))
+    outcomes = progress.run_tasks(run.run_tasks, tasks, sizes)
     purged = purged_bytes = retained = locked = 0
     with run.catalog() as catalog:
         for row in catalog.session.scalars(

@@ -23,6 +23,7 @@ from sqlalchemy import func, select
 
 from rewind.catalog.models import FileState, LogCursor, TableVersion
 from rewind.catalog.repository import Catalog
+from rewind.lifecycle import progress
 from rewind.lifecycle.rules import DELETING, LIVE, MOVING, REMOVED, RETAINED
 from rewind.storage import location, log, timeline
 from rewind.storage.delta import TableStore
@@ -46,11 +47,14 @@ def newest_versions(catalog: Catalog, now: datetime) -> dict[int, int]:
 
 def sync_timelines(catalog: Catalog, store: TableStore, now: datetime) -> None:
     """Extend the timeline of every table another writer committed to (SPEC R40)."""
-    for table_id, newest in newest_versions(catalog, now).items():
+    newest_of = newest_versions(catalog, now)
+    progress.phase("tables checked", tables=len(newest_of))  # a stat each (SPEC R32)
+    for table_id, newest in newest_of.items():
         if location.exists(log.commit_file(store.root(table_id), newest + 1)):
             table = catalog.get(table_id)
             if table is not None:
                 timeline.sync(catalog, store, table)
+        progress.advance(tables=1)
 
 
 def tables_with_new_commits(catalog: Catalog, now: datetime) -> dict[int, tuple[int, int]]:
@@ -69,6 +73,7 @@ def sync(catalog: Catalog, store: TableStore, now: datetime) -> tuple[int, set[i
     sync_timelines(catalog, store, now)
     read = 0
     changed = tables_with_new_commits(catalog, now)
+    progress.phase("tables scanned", tables=len(changed))
     for table_id, (cursor, newest) in changed.items():
         times = dict(
             catalog.session.execute(
@@ -102,6 +107,7 @@ def sync(catalog: Catalog, store: TableStore, now: datetime) -> tuple[int, set[i
         if configuration is not None:
             row.configuration = configuration
         catalog.session.flush()
+        progress.advance(tables=1)
     return read, set(changed)
 
 
