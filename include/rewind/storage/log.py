@@ -378,12 +378,14 @@ def replay(root: Root, version: int) -> Replay:
     Raises:
         StorageError: the log cannot reach ``version`` (missing or corrupt entries).
     """
-    checkpoint = latest_checkpoint(root, version)
+    hint = last_checkpoint(root)
+    if hint is None or hint[0] > version:
+        return _replay(root, version, listed_checkpoint(root, version))
     try:
-        return _replay(root, version, checkpoint)
+        return _replay(root, version, hint)  # its files not probed first: read (R50)
     except (FileNotFoundError, HistoryGone):
         listed = listed_checkpoint(root, version)
-        if listed == checkpoint:
+        if listed == hint:
             raise
         return _replay(root, version, listed)
 
