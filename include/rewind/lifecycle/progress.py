@@ -33,9 +33,10 @@ INTERVAL_DEFAULT_S = 25.0
 RICH_REFRESH_S = 0.2
 # File operations run on Spark in chunks so that their count moves while they run: the
 # first chunk of FIRST_CHUNK files, the next sized to take about CHUNK_S at the rate
-# seen. A Spark job costs ~0.2 s to set up, so ten-second chunks cost ~2 % (README
-# "The nightly lifecycle"); FIRST_CHUNK keeps a night of fewer files one job, as before,
-# and at 2 cores keeps a partition's S3 deletes in batches of up to 1,000 (SPEC R50).
+# seen. A Spark job of file operations costs ~0.2 s to set up (Run.run_tasks), so
+# ten-second chunks cost ~2 % at most (measured: within noise, README "The nightly
+# lifecycle"); FIRST_CHUNK keeps a night of fewer files one job, as before, and at 2
+# cores keeps a partition's S3 deletes in batches of up to 1,000 (SPEC R50).
 FIRST_CHUNK = 2_000
 CHUNK_S = 10.0
 MAX_CHUNK = 100_000
