@@ -23,7 +23,7 @@ AIRFLOW_ENV := AIRFLOW_HOME=$(CURDIR)/.airflow AIRFLOW__CORE__DAGS_FOLDER=$(CURD
 # ADMIN; every other Airflow user acts as the Rewind user of its own name (README,
 # "Security model").
 
-.PHONY: help setup ui ui-test ui-check run run-s3 airflow airflow-db test test-fast browser postgres compose-check lint bench clean
+.PHONY: help setup ui ui-test ui-check run run-s3 airflow airflow-db test test-fast browser postgres compose-check lint bench bench-s3 clean
 
 help:  ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -137,6 +137,9 @@ bench: setup  ## benchmarks, results as JSON under benchmarks/results/
 	$(BIN)/python benchmarks/clone_zero_copy.py
 	$(BIN)/python benchmarks/external_registration.py --tables 1000
 	$(BIN)/python benchmarks/lifecycle_incremental.py
+
+bench-s3: setup  ## the lifecycle benchmark on S3 (SeaweedFS): time and requests by type against VACUUM
+	$(BIN)/python benchmarks/lifecycle_s3.py
 
 clean:  ## remove the venv and caches
 	rm -rf $(VENV) $(JARS) .pytest_cache .mypy_cache .ruff_cache

@@ -1,11 +1,10 @@
 """The nightly lifecycle on a large warehouse: Rewind's incremental run against a vacuum scan.
 
-Builds a synthetic warehouse of TABLES tables with DAYS days of history (small Parquet
-files written with pyarrow and committed through Rewind's own storage layer and the
-catalog's version timeline, so that set-up does not start Spark): every table gets
-INITIAL_FILES files on day 0, and each day CHANGED_TABLES tables (round robin) replace
-FILES_PER_CHANGE of their oldest files, as an UPDATE does. Tables have 1, 3, 7 or 14
-days of retention. Then it times, in this process:
+Builds a synthetic warehouse of TABLES tables with DAYS days of history on local disk
+(benchmarks/warehouse.py, shared with lifecycle_s3.py: small Parquet files committed
+through Rewind's own storage layer, so that set-up does not start Spark; every table gets
+INITIAL_FILES files on day 0, and each day CHANGED_TABLES tables replace FILES_PER_CHANGE
+of their oldest files; 1, 3, 7 or 14 days of retention). Then it times, in this process:
 
 (a) the first full lifecycle run (``rewind.runner.run_lifecycle``), which
     reads every commit of the warehouse once, and
@@ -20,15 +19,8 @@ the expired files to fail-safe and purges old ones (file operations on Spark,
 storage metrics. Run (b) is repeated REPEAT times, each on its own copy of the same
 prepared home (data files hard-linked), and the medians are reported.
 
-Aligning the two clocks: Rewind decides with its own clock (the run's ``now``) while
-vacuum compares each remove action's ``deletionTimestamp`` (Rewind writes the Rewind
-clock's commit time there, in ms) with the wall clock minus ``retention_hours``. For a
-table with retention ``r`` days, ``retention_hours = ceil((wall_now - night) / 1 h) +
-24 r`` puts vacuum's cutoff at most one hour before Rewind's (``night - r days``); the
-wall clock moving during the vacuum loop shifts it later by the loop's duration. All
-commits happen at 12:00 and all runs at 00:00 of the Rewind clock, so no
-``deletionTimestamp`` lies within 12 hours of a cutoff: both cutoffs split the removed
-files identically. The history is dated in 2025 so that the wall clock is later.
+The vacuum's cutoffs are aligned with Rewind's clock as benchmarks/warehouse.py describes
+(``retain_hours``).
 
 The warehouse is then built again with twice the tables but the same daily change, to
 show how the incremental run grows with the warehouse (SPEC R32: it should not).
@@ -45,7 +37,6 @@ import argparse
 import cProfile
 import io
 import json
-import math
 import os
 import pstats
 import shutil
@@ -53,192 +44,36 @@ import statistics
 import sys
 import tempfile
 import time
-import uuid
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import pyarrow as pa
-import pyarrow.parquet as pq
 from deltalake import DeltaTable
+from warehouse import (
+    RETENTIONS,
+    FileKey,
+    Ledger,
+    Shape,
+    build,
+    change_day,
+    night_after,
+    retain_hours,
+)
 
-import rewind
 from rewind.config import Config
-from rewind.connection import Connection
-from rewind.result import Result
 from rewind.runner import run_lifecycle
-from rewind.sql import names
-from rewind.sql.tables import commit_files, snapshot
-from rewind.statement import Context
-from rewind.storage.snapshot import DataFile, Snapshot
 
 RESULTS = Path(__file__).parent / "results" / "lifecycle_incremental.json"
-BASE = datetime(2025, 1, 1, tzinfo=UTC)  # day 0; the wall clock must be later
-RETENTIONS = (1, 3, 7, 14)  # days, assigned round robin
-DATABASE = "BENCH"
-
-FileKey = tuple[int, str]  # (table id, path)
-
-
-@dataclass(frozen=True)
-class Shape:
-    tables: int
-    initial_files: int
-    days: int
-    changed_tables: int
-    files_per_change: int
-    rows: int
-
-    @property
-    def files(self) -> int:
-        return self.tables * self.initial_files + self.days * self.changes_per_day
-
-    @property
-    def changes_per_day(self) -> int:
-        return min(self.changed_tables, self.tables) * self.files_per_change
-
-
-def commit_time(day: int) -> datetime:
-    return BASE + timedelta(days=day, hours=12)
-
-
-def night_after(day: int) -> datetime:
-    return BASE + timedelta(days=day + 1)
-
-
-@dataclass
-class Ledger:
-    """What the builder committed, to check both answers against."""
-
-    root: Path
-    schema: pa.Schema | None = None
-    retention: dict[int, int] = field(default_factory=dict)
-    version: dict[int, int] = field(default_factory=dict)
-    current: dict[int, list[DataFile]] = field(default_factory=dict)
-    removed: dict[FileKey, datetime] = field(default_factory=dict)
-    written: int = 0
-
-    def expired(self, night: datetime) -> set[FileKey]:
-        """Removed files whose time travel has ended by ``night`` (SPEC R30)."""
-        return {
-            key
-            for key, removed_at in self.removed.items()
-            if removed_at + timedelta(days=self.retention[key[0]]) <= night
-        }
-
-    def write_files(self, table_id: int, count: int, rows: int) -> list[DataFile]:
-        assert self.schema is not None
-        written = []
-        for _ in range(count):
-            start = self.written * rows
-            data = pa.table(
-                {
-                    "ID": pa.array(range(start, start + rows), pa.int64()),
-                    "V": pa.array([f"v{i}" for i in range(start, start + rows)]),
-                }
-            ).cast(self.schema)
-            name = f"part-{uuid.uuid4()}.parquet"
-            path = self.root / str(table_id) / name
-            pq.write_table(data, path)
-            written.append(DataFile(name, path.stat().st_size, rows))
-            self.written += 1
-        return written
-
-
-def statement(conn: Connection, text: str, action: Callable[[Context], None]) -> None:
-    """Run ``action`` as one Rewind statement (one catalog transaction)."""
-
-    def run(ctx: Context) -> Result:
-        action(ctx)
-        return ctx.status(text)
-
-    conn._statement(f"benchmark set-up: {text}", run)
-
-
-def commit(ctx: Context, ledger: Ledger, table_id: int, adds: list[DataFile], removes: int) -> None:
-    """One version of a table: drop its ``removes`` oldest files, add ``adds``."""
-    obj = ctx.catalog.get(table_id)
-    assert obj is not None and ledger.schema is not None
-    gone, kept = ledger.current[table_id][:removes], ledger.current[table_id][removes:]
-    base = Snapshot(ledger.version[table_id], ledger.schema, (), ledger.root / str(table_id))
-    version = commit_files(ctx, obj, base, adds, gone, "UPDATE" if gone else "INSERT")
-    assert version is not None
-    ledger.version[table_id] = version
-    ledger.current[table_id] = kept + adds
-    ledger.removed.update({(table_id, f.path): ctx.now for f in gone})
-
-
-def create_tables(home: Path, shape: Shape) -> Ledger:
-    """Day 0: the tables, each with ``initial_files`` files."""
-    conn = rewind.connect(home=home, now=commit_time(0))
-    ledger = Ledger(conn.store.warehouse)
-    try:
-        conn.sql(f"CREATE DATABASE {DATABASE}")
-        for start in range(0, shape.tables, 200):
-            conn.sql(
-                "; ".join(
-                    f"CREATE TABLE {DATABASE}.PUBLIC.T{n:05d} (ID INT, V VARCHAR) "
-                    f"DATA_RETENTION_TIME_IN_DAYS = {RETENTIONS[n % len(RETENTIONS)]}"
-                    for n in range(start, min(start + 200, shape.tables))
-                )
-            )
-
-        def fill(ctx: Context) -> None:
-            for n in range(shape.tables):
-                obj = names.table(ctx, [DATABASE, "PUBLIC", f"T{n:05d}"])
-                if ledger.schema is None:
-                    ledger.schema = snapshot(ctx, obj).schema
-                ledger.retention[obj.id] = RETENTIONS[n % len(RETENTIONS)]
-                ledger.version[obj.id] = 0
-                ledger.current[obj.id] = []
-                files = ledger.write_files(obj.id, shape.initial_files, shape.rows)
-                commit(ctx, ledger, obj.id, files, 0)
-
-        statement(conn, "day 0", fill)
-    finally:
-        conn.close()
-    return ledger
-
-
-def change_day(home: Path, shape: Shape, ledger: Ledger, day: int) -> None:
-    """One day of changes: ``changed_tables`` tables (round robin) rewrite files."""
-    ids = sorted(ledger.current)
-    count = min(shape.changed_tables, len(ids))
-    first = (day - 1) * count
-    chosen = [ids[(first + k) % len(ids)] for k in range(count)]
-    conn = rewind.connect(home=home, now=commit_time(day))
-
-    def change(ctx: Context) -> None:
-        for table_id in chosen:
-            adds = ledger.write_files(table_id, shape.files_per_change, shape.rows)
-            commit(ctx, ledger, table_id, adds, shape.files_per_change)
-
-    try:
-        statement(conn, f"day {day}", change)
-    finally:
-        conn.close()
-
-
-def build(home: Path, shape: Shape) -> Ledger:
-    ledger = create_tables(home, shape)
-    for day in range(1, shape.days + 1):
-        change_day(home, shape, ledger, day)
-    return ledger
 
 
 def vacuum_all(ledger: Ledger, warehouse: Path, night: datetime) -> tuple[float, set[FileKey]]:
     """The baseline: a dry-run vacuum of every table, cutoffs aligned with ``night``."""
-    offset_hours = math.ceil((time.time() - night.timestamp()) / 3600)
-    if offset_hours < 0:
-        raise SystemExit(f"the wall clock is earlier than the Rewind clock {night}")
     found: set[FileKey] = set()
     start = time.perf_counter()
     for table_id, days in ledger.retention.items():
         table = DeltaTable(str(warehouse / str(table_id)))
         paths = table.vacuum(
-            retention_hours=offset_hours + 24 * days,
+            retention_hours=retain_hours(night, days),
             dry_run=True,
             enforce_retention_duration=False,
         )
@@ -420,9 +255,7 @@ def main(argv: list[str] | None = None) -> int:
         args.files_per_change,
         args.rows,
     )
-    shapes = (
-        [shape] if args.no_double else [shape, Shape(**{**vars(shape), "tables": 2 * shape.tables})]
-    )
+    shapes = [shape] if args.no_double else [shape, shape.doubled()]
     warehouses = []
     for each in shapes:
         print(f"building {each.tables} tables, {each.files} data files ...", file=sys.stderr)

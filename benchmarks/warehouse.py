@@ -1,0 +1,251 @@
+"""The synthetic warehouse of the lifecycle benchmarks (lifecycle_incremental.py on local
+disk, lifecycle_s3.py on S3), built without Spark.
+
+Small Parquet files are written with pyarrow and committed through Rewind's own storage
+layer and the catalog's version timeline: every table gets INITIAL_FILES files on day 0,
+and each day CHANGED_TABLES tables (round robin) replace FILES_PER_CHANGE of their oldest
+files, as an UPDATE does. Tables have 1, 3, 7 or 14 days of retention. The warehouse is
+wherever the Rewind home's configuration puts it: ``<home>/warehouse``, or an S3 prefix
+(``REWIND_WAREHOUSE_URI``, SPEC R44), where the files are written with Rewind's own object
+calls (:mod:`rewind.storage.location`). The :class:`Ledger` keeps what was committed, to
+check every finder of expired files against.
+
+Aligning the clocks of Rewind and of a vacuum: Rewind decides with its own clock (the
+run's ``now``) while a vacuum compares each remove action's ``deletionTimestamp`` (Rewind
+writes the Rewind clock's commit time there, in ms) with the wall clock minus its
+retention. For a table with retention ``r`` days, :func:`retain_hours` (``ceil((wall_now -
+night) / 1 h) + 24 r``) puts the vacuum's cutoff at most one hour before Rewind's (``night
+- r days``); the wall clock moving during a vacuum loop shifts it later by the loop's
+duration. All commits happen at 12:00 and all runs at 00:00 of the Rewind clock, so no
+``deletionTimestamp`` lies within 12 hours of a cutoff: both cutoffs split the removed
+files identically. The history is dated in 2025 so that the wall clock is later.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+import rewind
+from rewind.connection import Connection
+from rewind.constants import FAILSAFE_DAYS
+from rewind.result import Result
+from rewind.sql import names
+from rewind.sql.tables import commit_files, snapshot
+from rewind.statement import Context
+from rewind.storage import location
+from rewind.storage.location import Root
+from rewind.storage.snapshot import DataFile, Snapshot
+
+BASE = datetime(2025, 1, 1, tzinfo=UTC)  # day 0; the wall clock must be later
+RETENTIONS = (1, 3, 7, 14)  # days, assigned round robin
+DATABASE = "BENCH"
+
+FileKey = tuple[int, str]  # (table id, path)
+
+
+@dataclass(frozen=True)
+class Shape:
+    tables: int
+    initial_files: int
+    days: int
+    changed_tables: int
+    files_per_change: int
+    rows: int
+
+    @property
+    def files(self) -> int:
+        return self.tables * self.initial_files + self.days * self.changes_per_day
+
+    @property
+    def changes_per_day(self) -> int:
+        return min(self.changed_tables, self.tables) * self.files_per_change
+
+    def doubled(self) -> Shape:
+        """Twice the tables, the same daily change."""
+        return Shape(**{**vars(self), "tables": 2 * self.tables})
+
+    def described(self) -> dict[str, Any]:
+        return {
+            "tables": self.tables,
+            "data_files": self.files,
+            "days_of_history": self.days,
+            "daily_change": {
+                "tables": min(self.changed_tables, self.tables),
+                "files_removed": self.changes_per_day,
+                "files_added": self.changes_per_day,
+            },
+        }
+
+
+def commit_time(day: int) -> datetime:
+    return BASE + timedelta(days=day, hours=12)
+
+
+def night_after(day: int) -> datetime:
+    return BASE + timedelta(days=day + 1)
+
+
+def retain_hours(night: datetime, days: int) -> int:
+    """A vacuum's retention, in hours of the wall clock, whose cutoff is Rewind's for a
+    table of ``days`` days of retention run at ``night`` (see the module docstring)."""
+    offset = math.ceil((time.time() - night.timestamp()) / 3600)
+    if offset < 0:
+        raise SystemExit(f"the wall clock is earlier than the Rewind clock {night}")
+    return offset + 24 * days
+
+
+@dataclass
+class Ledger:
+    """What the builder committed, to check every answer against."""
+
+    root: Root
+    snapshot: Snapshot | None = None  # a table's first version: its schema and protocol
+    retention: dict[int, int] = field(default_factory=dict)
+    version: dict[int, int] = field(default_factory=dict)
+    current: dict[int, list[DataFile]] = field(default_factory=dict)
+    removed: dict[FileKey, datetime] = field(default_factory=dict)
+    sizes: dict[FileKey, int] = field(default_factory=dict)  # every file written
+    written: int = 0
+
+    @property
+    def schema(self) -> pa.Schema:
+        assert self.snapshot is not None
+        return self.snapshot.schema
+
+    def left_time_travel(self, key: FileKey) -> datetime:
+        return self.removed[key] + timedelta(days=self.retention[key[0]])
+
+    def expired(self, night: datetime) -> set[FileKey]:
+        """Removed files whose time travel has ended by ``night`` (SPEC R30)."""
+        return {key for key in self.removed if self.left_time_travel(key) <= night}
+
+    def past_failsafe(self, night: datetime) -> set[FileKey]:
+        """Expired files whose 7 days of fail-safe have ended by ``night`` (SPEC R12)."""
+        return {
+            key
+            for key in self.removed
+            if self.left_time_travel(key) + timedelta(days=FAILSAFE_DAYS) <= night
+        }
+
+    def table_root(self, table_id: int) -> Root:
+        return self.root / str(table_id)
+
+    def write_files(self, table_id: int, count: int, rows: int) -> list[DataFile]:
+        """``count`` new Parquet files in the table's directory (on S3: one PUT each)."""
+        written = []
+        for _ in range(count):
+            start = self.written * rows
+            data = pa.table(
+                {
+                    "ID": pa.array(range(start, start + rows), pa.int64()),
+                    "V": pa.array([f"v{i}" for i in range(start, start + rows)]),
+                }
+            ).cast(self.schema)
+            name = f"part-{uuid.uuid4()}.parquet"
+            buffer = io.BytesIO()
+            pq.write_table(data, buffer)
+            location.write(self.table_root(table_id) / name, buffer.getvalue())
+            written.append(DataFile(name, len(buffer.getvalue()), rows))
+            self.sizes[(table_id, name)] = len(buffer.getvalue())
+            self.written += 1
+        return written
+
+
+def statement(conn: Connection, text: str, action: Callable[[Context], None]) -> None:
+    """Run ``action`` as one Rewind statement (one catalog transaction)."""
+
+    def run(ctx: Context) -> Result:
+        action(ctx)
+        return ctx.status(text)
+
+    conn._statement(f"benchmark set-up: {text}", run)
+
+
+def commit(ctx: Context, ledger: Ledger, table_id: int, adds: list[DataFile], removes: int) -> None:
+    """One version of a table: drop its ``removes`` oldest files, add ``adds``. The base
+    snapshot is the ledger's (no read of the table's log): every table has one schema."""
+    obj = ctx.catalog.get(table_id)
+    assert obj is not None and ledger.snapshot is not None
+    gone, kept = ledger.current[table_id][:removes], ledger.current[table_id][removes:]
+    first = ledger.snapshot
+    base = Snapshot(
+        ledger.version[table_id],
+        (),
+        ledger.table_root(table_id),
+        protocol=first.protocol,
+        metadata=first.metadata,
+    )
+    version = commit_files(ctx, obj, base, adds, gone, "UPDATE" if gone else "INSERT")
+    assert version is not None
+    ledger.version[table_id] = version
+    ledger.current[table_id] = kept + adds
+    ledger.removed.update({(table_id, f.path): ctx.now for f in gone})
+
+
+def create_tables(home: Path, shape: Shape) -> Ledger:
+    """Day 0: the tables, each with ``initial_files`` files."""
+    conn = rewind.connect(home=home, now=commit_time(0))
+    ledger = Ledger(conn.store.warehouse)
+    try:
+        conn.sql(f"CREATE DATABASE {DATABASE}")
+        for start in range(0, shape.tables, 200):
+            conn.sql(
+                "; ".join(
+                    f"CREATE TABLE {DATABASE}.PUBLIC.T{n:05d} (ID INT, V VARCHAR) "
+                    f"DATA_RETENTION_TIME_IN_DAYS = {RETENTIONS[n % len(RETENTIONS)]}"
+                    for n in range(start, min(start + 200, shape.tables))
+                )
+            )
+
+        def fill(ctx: Context) -> None:
+            for n in range(shape.tables):
+                obj = names.table(ctx, [DATABASE, "PUBLIC", f"T{n:05d}"])
+                if ledger.snapshot is None:
+                    ledger.snapshot = snapshot(ctx, obj)
+                ledger.retention[obj.id] = RETENTIONS[n % len(RETENTIONS)]
+                ledger.version[obj.id] = 0
+                ledger.current[obj.id] = []
+                files = ledger.write_files(obj.id, shape.initial_files, shape.rows)
+                commit(ctx, ledger, obj.id, files, 0)
+
+        statement(conn, "day 0", fill)
+    finally:
+        conn.close()
+    return ledger
+
+
+def change_day(home: Path, shape: Shape, ledger: Ledger, day: int) -> None:
+    """One day of changes: ``changed_tables`` tables (round robin) rewrite files."""
+    ids = sorted(ledger.current)
+    count = min(shape.changed_tables, len(ids))
+    first = (day - 1) * count
+    chosen = [ids[(first + k) % len(ids)] for k in range(count)]
+    conn = rewind.connect(home=home, now=commit_time(day))
+
+    def change(ctx: Context) -> None:
+        for table_id in chosen:
+            adds = ledger.write_files(table_id, shape.files_per_change, shape.rows)
+            commit(ctx, ledger, table_id, adds, shape.files_per_change)
+
+    try:
+        statement(conn, f"day {day}", change)
+    finally:
+        conn.close()
+
+
+def build(home: Path, shape: Shape) -> Ledger:
+    ledger = create_tables(home, shape)
+    for day in range(1, shape.days + 1):
+        change_day(home, shape, ledger, day)
+    return ledger
