@@ -137,6 +137,7 @@ bench: setup  ## benchmarks, results as JSON under benchmarks/results/
 	$(BIN)/python benchmarks/clone_zero_copy.py
 	$(BIN)/python benchmarks/external_registration.py --tables 1000
 	$(BIN)/python benchmarks/lifecycle_incremental.py
+	$(BIN)/python benchmarks/checkpoint_read.py
 
 bench-s3: setup  ## the lifecycle benchmark on S3 (SeaweedFS): time and requests by type against VACUUM
 	$(BIN)/python benchmarks/lifecycle_s3.py
