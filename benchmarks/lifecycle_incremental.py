@@ -210,14 +210,7 @@ def measure(shape: Shape, repeat: int, profile: bool) -> dict[str, Any]:
     finally:
         shutil.rmtree(base, ignore_errors=True)
     return {
-        "tables": shape.tables,
-        "data_files": shape.files,
-        "days_of_history": shape.days,
-        "daily_change": {
-            "tables": min(shape.changed_tables, shape.tables),
-            "files_removed": shape.changes_per_day,
-            "files_added": shape.changes_per_day,
-        },
+        **shape.described(),
         "build_seconds": round(build_s, 1),
         "spark_start_seconds_untimed": round(spark_s, 1),
         "first_full_run": first,
@@ -230,32 +223,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--tables", type=int, default=1_000)
-    parser.add_argument("--initial-files", type=int, default=40, help="files per table, day 0")
-    parser.add_argument("--days", type=int, default=30, help="days of history")
-    parser.add_argument("--changed-tables", type=int, default=100, help="tables changed a day")
-    parser.add_argument("--files-per-change", type=int, default=20, help="files each replaces")
-    parser.add_argument("--rows", type=int, default=10, help="rows per data file")
+    Shape.add_arguments(parser)
     parser.add_argument(
         "--repeat", type=int, default=3, help="runs of the next night (median reported)"
-    )
-    parser.add_argument(
-        "--no-double", action="store_true", help="skip the warehouse with twice the tables"
     )
     parser.add_argument(
         "--profile", action="store_true", help="print cProfile's top functions (slows the runs)"
     )
     parser.add_argument("--output", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
-    shape = Shape(
-        args.tables,
-        args.initial_files,
-        args.days,
-        args.changed_tables,
-        args.files_per_change,
-        args.rows,
-    )
-    shapes = [shape] if args.no_double else [shape, shape.doubled()]
+    shapes = Shape.of(args)
     warehouses = []
     for each in shapes:
         print(f"building {each.tables} tables, {each.files} data files ...", file=sys.stderr)
@@ -263,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     base = warehouses[0]
     report: dict[str, Any] = {
         "benchmark": "lifecycle_incremental",
-        "rows_per_file": shape.rows,
+        "rows_per_file": shapes[0].rows,
         "retention_days_round_robin": list(RETENTIONS),
         "first_full_run": {
             "rewind_seconds": base["first_full_run"]["rewind_seconds"],

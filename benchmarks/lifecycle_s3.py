@@ -537,36 +537,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--tables", type=int, default=1_000)
-    parser.add_argument("--initial-files", type=int, default=40, help="files per table, day 0")
-    parser.add_argument("--days", type=int, default=30, help="days of history")
-    parser.add_argument("--changed-tables", type=int, default=100, help="tables changed a day")
-    parser.add_argument("--files-per-change", type=int, default=20, help="files each replaces")
-    parser.add_argument("--rows", type=int, default=10, help="rows per data file")
+    Shape.add_arguments(parser)
     parser.add_argument(
         "--floor-threads", type=int, default=8, help="the floor's threads (boto3 pool: 10)"
     )
-    parser.add_argument(
-        "--no-double", action="store_true", help="skip the warehouse with twice the tables"
-    )
     parser.add_argument("--output", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
-    shape = Shape(
-        args.tables,
-        args.initial_files,
-        args.days,
-        args.changed_tables,
-        args.files_per_change,
-        args.rows,
-    )
-    shapes = [shape] if args.no_double else [shape, shape.doubled()]
+    shapes = Shape.of(args)
     with tempfile.TemporaryDirectory(prefix="rewind-lifecycle-s3-") as scratch:
         base = Path(scratch)
-        server = SeaweedFS(
-            base / "seaweedfs",
-            access_key="BENCH" + secrets.token_hex(6).upper(),
-            secret_key=secrets.token_urlsafe(24),
-        )
+        server = SeaweedFS.with_new_keys(base / "seaweedfs", "BENCH")
         server.start()
         try:
             with objectstore.environment(server.env()):
@@ -586,7 +566,7 @@ def main(argv: list[str] | None = None) -> int:
         "store": "SeaweedFS (weed mini) on loopback, one bucket per warehouse",
         "request_counter": COUNTER,
         **names,
-        "rows_per_file": shape.rows,
+        "rows_per_file": shapes[0].rows,
         "all_finders_agree": all_agree(warehouses),
         "delta_spark_answers": SPARK_NOTE,
         **summary(warehouses),

@@ -23,6 +23,7 @@ files identically. The history is dated in 2025 so that the wall clock is later.
 
 from __future__ import annotations
 
+import argparse
 import io
 import math
 import time
@@ -70,6 +71,34 @@ class Shape:
     @property
     def changes_per_day(self) -> int:
         return min(self.changed_tables, self.tables) * self.files_per_change
+
+    @staticmethod
+    def add_arguments(parser: argparse.ArgumentParser) -> None:
+        """The warehouse's shape as command-line arguments (defaults: issue 28's scale), and
+        ``--no-double``; :meth:`of` reads them back."""
+        parser.add_argument("--tables", type=int, default=1_000)
+        parser.add_argument("--initial-files", type=int, default=40, help="files per table, day 0")
+        parser.add_argument("--days", type=int, default=30, help="days of history")
+        parser.add_argument("--changed-tables", type=int, default=100, help="tables changed a day")
+        parser.add_argument("--files-per-change", type=int, default=20, help="files each replaces")
+        parser.add_argument("--rows", type=int, default=10, help="rows per data file")
+        parser.add_argument(
+            "--no-double", action="store_true", help="skip the warehouse with twice the tables"
+        )
+
+    @classmethod
+    def of(cls, args: argparse.Namespace) -> list[Shape]:
+        """The warehouses to measure: the shape of ``args``, then (unless ``--no-double``)
+        the same with twice the tables."""
+        shape = cls(
+            args.tables,
+            args.initial_files,
+            args.days,
+            args.changed_tables,
+            args.files_per_change,
+            args.rows,
+        )
+        return [shape] if args.no_double else [shape, shape.doubled()]
 
     def doubled(self) -> Shape:
         """Twice the tables, the same daily change."""

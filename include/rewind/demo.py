@@ -30,7 +30,6 @@ import argparse
 import contextlib
 import json
 import os
-import secrets
 import shlex
 import subprocess
 import sys
@@ -367,11 +366,7 @@ def with_s3(directory: Path, command: Sequence[str]) -> int:
     the command ends, whatever its end. The server's one identity gets new random keys at
     every start, written to its configuration file (mode 0600) and given to ``command`` in
     its environment only (SPEC R45). Returns the command's exit status."""
-    server = SeaweedFS(
-        directory / "seaweedfs",
-        access_key="REWIND" + secrets.token_hex(6).upper(),
-        secret_key=secrets.token_urlsafe(30),
-    )
+    server = SeaweedFS.with_new_keys(directory / "seaweedfs", "REWIND")
     server.start()
     try:
         buckets = server.client().list_buckets().get("Buckets", [])

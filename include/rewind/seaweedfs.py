@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -68,6 +69,17 @@ class SeaweedFS:
         self.grpc_ports = dict(zip(ROLES, ports[len(ROLES) :], strict=False))
         self.metrics_port = ports[-1]
         self.process: subprocess.Popen[bytes] | None = None
+
+    @classmethod
+    def with_new_keys(cls, directory: Path, name: str) -> SeaweedFS:
+        """A server whose one identity gets new random keys: access key ``name`` and 12
+        hex digits, a 40-character secret (SPEC R45: given to its users' environment
+        only)."""
+        return cls(
+            directory,
+            access_key=name + secrets.token_hex(6).upper(),
+            secret_key=secrets.token_urlsafe(30),
+        )
 
     @property
     def endpoint(self) -> str:

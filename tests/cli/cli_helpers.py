@@ -1,8 +1,13 @@
-"""Helpers shared by the CLI tests: the clock, JSON rows, and the `sql`/`fails` runners."""
+"""Helpers shared by the CLI tests: the clock, JSON rows, the `sql`/`fails` runners, and a
+terminal to run a command on."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import os
+import pty
+import threading
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -52,3 +57,27 @@ def fails(cli: Callable[..., Any]) -> Callable[..., tuple[str, list[dict[str, An
         return line.split(": ")[1], result.json
 
     return run
+
+
+@contextlib.contextmanager
+def terminal() -> Iterator[tuple[int, bytearray]]:
+    """A pseudo-terminal: yields its command side (a file descriptor to give a command as
+    its stderr) and what the terminal showed, read while the command runs (a full pty
+    buffer would block the command). The command side is closed on leaving; then the
+    reader finishes."""
+    leader, follower = pty.openpty()
+    shown = bytearray()
+
+    def drain() -> None:
+        with contextlib.suppress(OSError):  # EIO once the command's side is closed
+            while chunk := os.read(leader, 4096):
+                shown.extend(chunk)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    try:
+        yield follower, shown
+    finally:
+        os.close(follower)
+        reader.join(30)
+        os.close(leader)

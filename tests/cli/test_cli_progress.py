@@ -9,19 +9,16 @@ is not a terminal, are covered in tests/spark/test_lifecycle_progress.py.
 
 from __future__ import annotations
 
-import contextlib
 import os
-import pty
 import re
 import subprocess
 import sys
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_helpers import at
+from cli_helpers import at, terminal
 
 from rewind import launcher, resident
 from rewind.lifecycle.progress import INTERVAL_ENV
@@ -39,26 +36,12 @@ def cli_env(spark_remote: str) -> dict[str, str]:
 
 def on_terminal(command: list[str], env: dict[str, str]) -> tuple[int, int, str, bytes]:
     """(pid, exit code, stdout, what the terminal showed) of ``command`` with stderr on a
-    pseudo-terminal, read while it runs (a full pty buffer would block the command)."""
-    leader, follower = pty.openpty()
-    shown = bytearray()
-
-    def drain() -> None:
-        with contextlib.suppress(OSError):  # EIO once the command's side is closed
-            while chunk := os.read(leader, 4096):
-                shown.extend(chunk)
-
-    reader = threading.Thread(target=drain, daemon=True)
-    reader.start()
-    try:
+    pseudo-terminal."""
+    with terminal() as (follower, shown):
         proc = subprocess.Popen(
             command, stdout=subprocess.PIPE, stderr=follower, env=env, text=True
         )
-        os.close(follower)
         out, _ = proc.communicate(timeout=600)
-        reader.join(30)
-    finally:
-        os.close(leader)
     return proc.pid, proc.returncode, out, bytes(shown)
 
 

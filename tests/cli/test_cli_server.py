@@ -10,21 +10,18 @@ ten seconds of the suite); each starts it again if another test stopped it.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import pty
 import stat
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_helpers import at, rows
+from cli_helpers import at, rows, terminal
 from sockets import LOOPBACK, listening
 
 from rewind import spark_server
@@ -93,24 +90,10 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 def on_terminal(home: Path, *args: str, env: dict[str, str]) -> tuple[Any, bytes]:
     """``run`` with stderr on a terminal (stdout still a pipe); returns what the terminal
-    showed. The terminal is read while the command runs: a spinner of a slow start fills
-    a pty's small buffer, and a command blocked writing to it would never end."""
-    leader, follower = pty.openpty()
-    shown = bytearray()
-
-    def drain() -> None:
-        with contextlib.suppress(OSError):  # EIO once the command's side is closed
-            while chunk := os.read(leader, 4096):
-                shown.extend(chunk)
-
-    reader = threading.Thread(target=drain, daemon=True)
-    reader.start()
-    try:
+    showed (read while the command runs: a spinner of a slow start fills a pty's small
+    buffer, and a command blocked writing to it would never end)."""
+    with terminal() as (follower, shown):
         done = run(home, *args, env=env, stderr=follower)
-        os.close(follower)
-        reader.join(30)
-    finally:
-        os.close(leader)
     return done, bytes(shown)
 
 
