@@ -73,6 +73,9 @@ def test_a_run_on_a_terminal_shows_bars_then_each_step_s_time(
     purged = re.findall(r"files purged\s.*?(\d+)/(\d+)", plain)
     assert moved and moved[-1][0] == moved[-1][1] != "0", plain[-3000:]
     assert purged and purged[-1][0] == purged[-1][1] == moved[-1][1]
+    # The storage metrics' bar: the one table measured, with its bytes.
+    measured = re.findall(r"tables measured\s.*?(\d+)/(\d+)\s+[\d.]+ (?:bytes|[kMG]B)/", plain)
+    assert measured and measured[-1] == ("1", "1"), plain[-3000:]
     # The summary on stdout: every step with what it did and its time (SPEC R29).
     (header, *_) = [line for line in out.splitlines() if line.startswith("┃ step")]
     assert "elapsed_s" in header and "files_moved" in header

@@ -25,6 +25,7 @@ from lifecycle_jobs import run_job
 from rewind.clock import format_timestamp
 from rewind.config import Config
 from rewind.lifecycle import progress
+from rewind.lifecycle.metrics import BYTE_COLUMNS
 from rewind.runner import run_lifecycle
 
 pytestmark = pytest.mark.spark
@@ -75,7 +76,7 @@ def test_a_run_s_plain_lines_count_what_its_steps_report(warehouse: Path) -> Non
     # Several lines while the steps work, whose counts only grow up to their totals.
     working = [(step, text) for step, text in found if text.endswith(" elapsed")]
     assert len(working) >= len(steps), shown.getvalue()
-    for what in ("files moved or deleted", "files purged"):
+    for what in ("files moved or deleted", "files purged", "tables measured"):
         seen = [c for _, text in working for c in counted(text, what)]
         assert all(c[0] <= c[1] for c in seen) and seen == sorted(seen), seen
     # The end lines' counts are the summaries' figures.
@@ -94,6 +95,37 @@ def test_a_run_s_plain_lines_count_what_its_steps_report(warehouse: Path) -> Non
     assert counted(ends["expire_versions"], "tables scanned")[0] == (2, 2)
     planned = steps["effective_retention"]["objects_seen"] - 1
     assert counted(ends["effective_retention"], "objects planned") == [(planned, planned)]
+    # The storage metrics: every table it has a row for measured, with the bytes its rows
+    # count (SPEC R33); no table dropped, so none checked for storage left.
+    assert counted(ends["storage_metrics"], "tables measured") == [measured(steps)]
+    assert steps["storage_metrics"]["tables"] == 2
+    assert "dropped tables checked" not in ends["storage_metrics"]
+
+
+def measured(steps: dict[str, dict[str, Any]]) -> tuple[int, ...]:
+    """(done, total, bytes done, bytes total) the storage_metrics step should end with: its
+    summary's tables and the sum of its byte columns."""
+    metrics = steps["storage_metrics"]
+    stored = sum(metrics[column.lower()] for column in BYTE_COLUMNS)
+    assert stored > 0, metrics
+    return (metrics["tables"],) * 2 + (stored,) * 2
+
+
+def test_the_storage_metrics_count_a_dropped_table_checked_not_measured(
+    warehouse: Path, connect: Callable[..., Any]
+) -> None:
+    """A table dropped 40 days ago is past time travel and fail-safe: the run purges its
+    storage, then the metrics check it (it has none left) and measure the other two."""
+    conn = connect(now=format_timestamp(CREATED_AT + timedelta(hours=1)))
+    conn.sql("CREATE TABLE SHOP.PUBLIC.GONE (ID INT); INSERT INTO SHOP.PUBLIC.GONE VALUES (1)")
+    conn.sql("DROP TABLE SHOP.PUBLIC.GONE")
+    shown = io.StringIO()
+    with progress.reporting(progress.PlainLines(shown, 0.02)):
+        steps = {s["step"]: s for s in run_lifecycle(Config.load(home=warehouse), RUN_AT)}
+    ends = {step: text for step, text in lines(shown.getvalue()) if text.startswith("done in ")}
+    assert steps["storage_metrics"]["tables"] == 2  # the dropped one is purged (SPEC R33)
+    assert counted(ends["storage_metrics"], "dropped tables checked") == [(1, 1)]
+    assert counted(ends["storage_metrics"], "tables measured") == [measured(steps)]
 
 
 def test_the_spark_job_of_a_step_prints_its_progress_on_stderr(warehouse: Path) -> None:

@@ -21,7 +21,7 @@ from sqlalchemy import and_, exists, func, select
 from rewind.catalog.models import CatalogObject, CloneFile, FileState
 from rewind.catalog.repository import Catalog
 from rewind.constants import TABLE
-from rewind.lifecycle import rules
+from rewind.lifecycle import progress, rules
 from rewind.lifecycle.context import Run
 from rewind.lifecycle.plan import system_table_exists, write_partition
 from rewind.retention import time_travel_end
@@ -101,19 +101,37 @@ def owned_bytes(catalog: Catalog) -> dict[int, dict[str, int]]:
 
 
 def metric_rows(catalog: Catalog, run: Run) -> list[dict[str, Any]]:
-    """One row per table incarnation until it is purged (SPEC R33)."""
+    """One row per table incarnation until it is purged (SPEC R33).
+
+    Reports its progress (issue 28): the dropped tables checked for storage left (one
+    stat each, S3: one LIST of one key), then the tables measured with their bytes."""
     totals = owned_bytes(catalog)
+    tables = list(
+        catalog.session.scalars(
+            select(CatalogObject).where(CatalogObject.kind == TABLE).order_by(CatalogObject.id)
+        )
+    )
+    dropped = [table for table in tables if table.dropped_on is not None]
+    progress.phase("dropped tables checked", tables=len(dropped))
+    purged: set[int] = set()
+    for table in dropped:
+        if run.store.purged(table.id):
+            purged.add(table.id)  # purged for good: its storage is gone (SPEC R33)
+        progress.advance(tables=1)
+    measured = [table for table in tables if table.id not in purged]
+    progress.phase(
+        "tables measured",
+        tables=len(measured),
+        nbytes=sum(sum(totals[t.id].values()) for t in measured if t.id in totals),
+    )
     rows = []
-    for table in catalog.session.scalars(
-        select(CatalogObject).where(CatalogObject.kind == TABLE).order_by(CatalogObject.id)
-    ):
-        if table.dropped_on is not None and run.store.purged(table.id):
-            continue  # purged for good: its storage is gone (SPEC R33)
+    for table in measured:
         schema, database = catalog.ancestors(table)[1:3]
         entered = None
         if table.dropped_on is not None:
             end = time_travel_end(table.dropped_on, table.dropped_retention_days or 0)
             entered = end if end <= run.now else None
+        owned = totals.get(table.id, dict.fromkeys(BYTE_COLUMNS, 0))
         rows.append(
             {
                 "ID": table.id,
@@ -121,7 +139,7 @@ def metric_rows(catalog: Catalog, run: Run) -> list[dict[str, Any]]:
                 "TABLE_SCHEMA": schema.name,
                 "TABLE_CATALOG": database.name,
                 "IS_TRANSIENT": "YES" if catalog.is_transient(table) else "NO",
-                **totals.get(table.id, dict.fromkeys(BYTE_COLUMNS, 0)),
+                **owned,
                 "DELETED": table.dropped_on is not None,
                 "TABLE_CREATED": table.created_on,
                 "TABLE_DROPPED": table.dropped_on,
@@ -130,6 +148,7 @@ def metric_rows(catalog: Catalog, run: Run) -> list[dict[str, Any]]:
                 "AS_OF_DATE": run.now.date().isoformat(),
             }
         )
+        progress.advance(tables=1, nbytes=sum(owned.values()))
     return rows
 
 
