@@ -49,9 +49,21 @@ Then the warehouse is built again with twice the tables and the same daily chang
 bucket of its own: its first night is Rewind's run only, its next night everything but the
 floor; the JSON gives the next night's growth (SPEC R32: Rewind's should not grow).
 
+The delta-spark loops take minutes per hundred tables on two cores. ``--spark-tables N``
+runs both on a sample of N tables (the same ones for both loops, chosen by a seeded
+random draw: :func:`spark_sample`) instead of all: the phase's entry then holds the
+figures measured on the sample (``sample``) and their per-table extrapolation to all the
+warehouse's tables (``extrapolated_to_all_tables``: seconds and requests of each type
+times tables / sample), and the summary's ratios that use them end in ``_extrapolated``.
+At the end a table of every phase's seconds and requests is printed on stderr (stdout
+has the JSON), extrapolated rows marked as such.
+
+Ctrl-C, SIGTERM or an exception stops the Spark session and its JVM, then SeaweedFS,
+before the process exits (:func:`stop_spark`): neither is left running.
+
     .venv/bin/python benchmarks/lifecycle_s3.py [--tables 1000] [--initial-files 40]
         [--days 30] [--changed-tables 100] [--files-per-change 20] [--floor-threads 8]
-        [--no-double] [--output benchmarks/results/lifecycle_s3.json]
+        [--spark-tables N] [--no-double] [--output benchmarks/results/lifecycle_s3.json]
 """
 
 from __future__ import annotations
@@ -60,8 +72,11 @@ import argparse
 import json
 import os
 import platform
+import random
 import re
 import secrets
+import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -69,7 +84,7 @@ import urllib.request
 from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -94,6 +109,8 @@ SPARK_NOTE = (
 SPARK_PHASES = ("delta_spark_vacuum_dry_run", "delta_spark_vacuum_lite_dry_run")
 COUNTER = "SeaweedFS_s3_request_total"
 DELETE_BATCH = 1000  # keys in one DeleteObjects request
+SAMPLE_SEED = 28  # draws the delta-spark loops' sample of tables (--spark-tables); any fixed seed
+JVM_EXIT_S = 30.0  # how long the Spark JVM gets to exit before it is killed
 
 
 # --- requests ------------------------------------------------------------------------------
@@ -162,6 +179,13 @@ def keys(client: Any, bucket: str, prefix: str) -> dict[str, int]:
     for page in client.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix):
         found.update({item["Key"]: int(item["Size"]) for item in page.get("Contents", [])})
     return found
+
+
+def object_key(ledger: Ledger, table_id: int, path: str) -> str:
+    """The object key of a data file of the warehouse (in the bucket: the benchmark's)."""
+    where = ledger.table_root(table_id) / path
+    assert isinstance(where, S3Location)
+    return where.key
 
 
 def in_tables(client: Any, ledger: Ledger) -> set[FileKey]:
@@ -237,6 +261,39 @@ def fresh_delta_cache(spark: Any) -> None:
     spark._jvm.org.apache.spark.sql.delta.DeltaLog.clearCache()
 
 
+def spark_sample(ledger: Ledger, count: int | None) -> Ledger:
+    """The tables the delta-spark loops visit: all of them (``count`` None or at least the
+    warehouse's), else ``count`` tables drawn by a random generator seeded with
+    :data:`SAMPLE_SEED` from the sorted table ids (so the same tables at every run of the
+    same shape, and every retention and change pattern in proportion, on average)."""
+    ids = sorted(ledger.retention)
+    if count is None or count >= len(ids):
+        return ledger
+    chosen = sorted(random.Random(SAMPLE_SEED).sample(ids, count))
+    return Ledger(ledger.root, retention={t: ledger.retention[t] for t in chosen})
+
+
+def extrapolated(measured: dict[str, Any], sample: int, tables: int) -> dict[str, Any]:
+    """A sample's seconds and requests (of ``sample`` tables) scaled to ``tables`` tables
+    by the per-table mean; each request type rounded, the total their sum."""
+    scale = tables / sample
+    scaled = {kind: round(n * scale) for kind, n in measured["requests"].items()}
+    return {
+        "tables": tables,
+        "seconds": round(measured["seconds"] * scale, 3),
+        "requests_total": sum(scaled.values()),
+        "requests": scaled,
+        "method": f"per-table mean of the sample x {tables} tables (measured on {sample})",
+    }
+
+
+def figures(entry: dict[str, Any]) -> dict[str, Any]:
+    """A phase's seconds and requests for the whole warehouse: measured, or extrapolated
+    from a sample (:func:`extrapolated`)."""
+    whole: dict[str, Any] = entry.get("extrapolated_to_all_tables", entry)
+    return whole
+
+
 def floor_move(client: Any, bucket: str, moves: list[tuple[str, str, int]], threads: int) -> None:
     """The floor: copy each (source, target) server-side, verify the copy's size by a HEAD,
     then delete the sources, 1,000 keys a request."""
@@ -286,26 +343,48 @@ class Night:
             "moved_by_earlier_runs": len(self.gone),
         }
 
-    def phase(self, name: str, finder: Callable[[], set[FileKey]]) -> None:
-        entry: dict[str, Any] = {}
-        with counted(self.bench.server, self.bench.bucket, entry):
+    def phase(
+        self, name: str, finder: Callable[[], set[FileKey]], sample: Ledger | None = None
+    ) -> None:
+        """Time and count ``finder`` and compare its answer; run on ``sample`` (fewer
+        tables than the ledger's), measured on those tables and extrapolated to all."""
+        measured: dict[str, Any] = {}
+        with counted(self.bench.server, self.bench.bucket, measured):
             found = finder()
-        entry.update(compare(found, self.tonight, self.gone))
+        tables = len(self.ledger.retention)
+        if sample is None or len(sample.retention) >= tables:
+            entry = {**measured, **compare(found, self.tonight, self.gone)}
+        else:
+            size = len(sample.retention)
+            ours = {key for key in self.tonight | self.gone if key[0] in sample.retention}
+            entry = {
+                "sample": {
+                    "tables": size,
+                    "of_tables": tables,
+                    "seed": SAMPLE_SEED,
+                    **measured,
+                    **compare(found, self.tonight & ours, self.gone & ours),
+                },
+                "extrapolated_to_all_tables": extrapolated(measured, size, tables),
+            }
         self.report[name] = entry
         print(f"  {name}: {entry}", file=sys.stderr)
 
-    def baselines(self) -> None:
+    def baselines(self, spark_tables: int | None) -> None:
         spark = self.bench.spark()
         self.phase("delta_rs_vacuum_dry_run", lambda: delta_rs_sweep(self.ledger, self.night))
+        sample = spark_sample(self.ledger, spark_tables)
         fresh_delta_cache(spark)
         self.phase(
             "delta_spark_vacuum_dry_run",
-            lambda: spark_vacuum(spark, self.ledger, self.night, ""),
+            lambda: spark_vacuum(spark, sample, self.night, ""),
+            sample,
         )
         fresh_delta_cache(spark)
         self.phase(
             "delta_spark_vacuum_lite_dry_run",
-            lambda: spark_vacuum(spark, self.ledger, self.night, "LITE"),
+            lambda: spark_vacuum(spark, sample, self.night, "LITE"),
+            sample,
         )
 
     def floor(self, threads: int) -> None:
@@ -314,7 +393,7 @@ class Night:
         purge = self.ledger.past_failsafe(self.night) & self.tonight
         staged = [
             (
-                (self.ledger.table_root(t) / path).key,
+                object_key(self.ledger, t, path),
                 f"floor/source/{t}/{path}",
                 f"floor/failsafe/{t}/{path}",
                 self.ledger.sizes[(t, path)],
@@ -363,7 +442,7 @@ class Night:
         )
         tables = keys(self.bench.client, self.bench.bucket, "warehouse/")
         entry["current_files_missing"] = sum(
-            (self.ledger.table_root(t) / f.path).key not in tables
+            object_key(self.ledger, t, f.path) not in tables
             for t, files in self.ledger.current.items()
             for f in files
         )
@@ -404,7 +483,9 @@ class Bench:
         spark.conf.set("spark.databricks.delta.retentionDurationCheck.enabled", "false")
         return spark
 
-    def measure(self, floor_threads: int, baselines_first_night: bool) -> dict[str, Any]:
+    def measure(
+        self, floor_threads: int, baselines_first_night: bool, spark_tables: int | None
+    ) -> dict[str, Any]:
         start = time.perf_counter()
         ledger = build(self.home, self.shape)
         build_s = time.perf_counter() - start
@@ -416,13 +497,13 @@ class Bench:
         print(f"first night, {self.shape.tables} tables:", file=sys.stderr)
         first = Night(self, ledger, night_after(self.shape.days))
         if baselines_first_night:
-            first.baselines()
+            first.baselines(spark_tables)
             first.floor(floor_threads)
         first.rewind()
         change_day(self.home, self.shape, ledger, self.shape.days + 1)
         print(f"next night, {self.shape.tables} tables:", file=sys.stderr)
         second = Night(self, ledger, night_after(self.shape.days + 1))
-        second.baselines()
+        second.baselines(spark_tables)
         second.rewind()
         return {
             **self.shape.described(),
@@ -454,17 +535,30 @@ PHASES = (
 )
 
 
+FIGURES = ("seconds", "requests_total", "requests")
+
+
 def brief(night: dict[str, Any]) -> dict[str, Any]:
-    """A night's seconds and requests, phase by phase."""
-    return {
-        phase: {
-            k: night[phase][k]
-            for k in ("seconds", "requests_total", "requests", "matches")
-            if k in night[phase]
-        }
-        for phase in PHASES
-        if phase in night
-    }
+    """A night's seconds and requests, phase by phase (a sampled phase's as measured on
+    its sample and as extrapolated to all tables)."""
+    out: dict[str, Any] = {}
+    for phase in (p for p in PHASES if p in night):
+        entry = night[phase]
+        if "sample" in entry:
+            sample = entry["sample"]
+            whole = entry["extrapolated_to_all_tables"]
+            out[phase] = {
+                "sample": {k: sample[k] for k in ("tables", *FIGURES, "matches")},
+                "extrapolated_to_all_tables": {k: whole[k] for k in ("tables", *FIGURES)},
+            }
+        else:
+            out[phase] = {k: entry[k] for k in (*FIGURES, "matches") if k in entry}
+    return out
+
+
+def sampled(*entries: dict[str, Any]) -> str:
+    """``_extrapolated``, the suffix of a figure computed from a sampled phase's."""
+    return "_extrapolated" if any("sample" in entry for entry in entries) else ""
 
 
 def ratio(a: float, b: float) -> float | None:
@@ -488,8 +582,8 @@ def summary(warehouses: list[dict[str, Any]]) -> dict[str, Any]:
         "next_night": {
             **brief(second),
             **{
-                f"{phase.removesuffix('_dry_run')}_over_rewind_{unit}": ratio(
-                    second[phase][key], rewind_2[key]
+                f"{phase.removesuffix('_dry_run')}_over_rewind_{unit}{sampled(second[phase])}": (
+                    ratio(figures(second[phase])[key], rewind_2[key])
                 )
                 for phase in PHASES[1:4]
                 for unit, key in (("seconds", "seconds"), ("requests", "requests_total"))
@@ -499,17 +593,74 @@ def summary(warehouses: list[dict[str, Any]]) -> dict[str, Any]:
     if len(warehouses) == 2:
         big = warehouses[1]["next_night"]
         out["next_night_when_tables_double"] = {
-            phase: {
-                "seconds": [second[phase]["seconds"], big[phase]["seconds"]],
-                "seconds_growth": ratio(big[phase]["seconds"], second[phase]["seconds"]),
-                "requests": [second[phase]["requests_total"], big[phase]["requests_total"]],
-                "requests_growth": ratio(
-                    big[phase]["requests_total"], second[phase]["requests_total"]
-                ),
-            }
-            for phase in PHASES[:4]
+            phase: growth(second[phase], big[phase]) for phase in PHASES[:4]
         }
     return out
+
+
+def growth(small: dict[str, Any], big: dict[str, Any]) -> dict[str, Any]:
+    """A phase's next night in the warehouse and in the one with twice its tables."""
+    mark = sampled(small, big)
+    a, b = figures(small), figures(big)
+    return {
+        f"seconds{mark}": [a["seconds"], b["seconds"]],
+        f"seconds_growth{mark}": ratio(b["seconds"], a["seconds"]),
+        f"requests{mark}": [a["requests_total"], b["requests_total"]],
+        f"requests_growth{mark}": ratio(b["requests_total"], a["requests_total"]),
+    }
+
+
+def printed_table(warehouses: list[dict[str, Any]]) -> str:
+    """Every phase's seconds and requests by type, night by night, as text; a sampled
+    phase in two rows: measured on its sample, and EXTRAPOLATED to all tables."""
+    kinds = sorted(
+        {
+            kind
+            for w in warehouses
+            for night in (w["first_night"], w["next_night"])
+            for phase in PHASES
+            if phase in night
+            for entry in (night[phase], night[phase].get("sample", {}))
+            for kind in entry.get("requests", {})
+        }
+    )
+    rows = [["warehouse", "night", "phase", "tables", "seconds", "requests", *kinds]]
+    for w in warehouses:
+        for label, night in (("first", w["first_night"]), ("next", w["next_night"])):
+            for phase in (p for p in PHASES if p in night):
+                entry = night[phase]
+                shown = [(phase, str(w["tables"]), entry)]
+                if "sample" in entry:
+                    sample = entry["sample"]
+                    shown = [
+                        (f"{phase} (measured on a sample)", str(sample["tables"]), sample),
+                        (
+                            f"{phase} (EXTRAPOLATED)",
+                            f"{w['tables']} (extrapolated)",
+                            entry["extrapolated_to_all_tables"],
+                        ),
+                    ]
+                for name, tables, numbers in shown:
+                    rows.append(
+                        [
+                            f"{w['tables']} tables",
+                            label,
+                            name,
+                            tables,
+                            f"{numbers['seconds']:.2f}",
+                            str(numbers["requests_total"]),
+                            *(str(numbers["requests"].get(kind, 0)) for kind in kinds),
+                        ]
+                    )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = [
+        "  ".join(
+            cell.ljust(width) if i < 3 else cell.rjust(width)
+            for i, (cell, width) in enumerate(zip(row, widths, strict=True))
+        )
+        for row in rows
+    ]
+    return "\n".join(lines)
 
 
 def all_agree(warehouses: list[dict[str, Any]]) -> bool:
@@ -523,6 +674,44 @@ def all_agree(warehouses: list[dict[str, Any]]) -> bool:
         for phase in PHASES
         if phase in night and phase not in SPARK_PHASES
     )
+
+
+def stop_spark() -> None:
+    """Stop the SparkSession this process started, if any, then its JVM (pyspark's gateway
+    process, started to ignore SIGINT: Ctrl-C does not reach it; it exits when its stdin
+    closes, which is only when this process has exited), killed if it has not exited
+    within :data:`JVM_EXIT_S`. An interrupted stop still ends the JVM."""
+    if "pyspark" not in sys.modules:
+        return
+    from pyspark import SparkContext
+
+    gateway, context = SparkContext._gateway, SparkContext._active_spark_context
+    process: subprocess.Popen[bytes] | None = getattr(gateway, "proc", None)
+    try:
+        if context is not None:
+            with suppress(Exception):
+                context.stop()
+    finally:
+        if gateway is not None:
+            with suppress(Exception):
+                gateway.shutdown()
+            SparkContext._gateway = SparkContext._jvm = None
+        if process is not None:
+            end_process(process)
+
+
+def end_process(process: subprocess.Popen[bytes]) -> None:
+    """Close the JVM's stdin (its signal to exit), then SIGTERM, then SIGKILL."""
+    with suppress(OSError):
+        if process.stdin is not None:
+            process.stdin.close()
+    for stop in (lambda: None, process.terminate, process.kill):
+        stop()
+        try:
+            process.wait(timeout=JVM_EXIT_S)
+            return
+        except subprocess.TimeoutExpired:
+            continue
 
 
 def counter_names(server: SeaweedFS) -> dict[str, list[str]]:
@@ -541,25 +730,42 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--floor-threads", type=int, default=8, help="the floor's threads (boto3 pool: 10)"
     )
+    parser.add_argument(
+        "--spark-tables",
+        type=int,
+        default=None,
+        metavar="N",
+        help="run the delta-spark VACUUM loops on a seeded sample of N tables, extrapolated "
+        "to all (default: every table)",
+    )
     parser.add_argument("--output", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
+    if args.spark_tables is not None and args.spark_tables < 1:
+        parser.error("--spark-tables must be at least 1")
     shapes = Shape.of(args)
+    # SIGTERM (a timeout, a job's cancel) unwinds like Ctrl-C, through the finally below.
+    signal.signal(signal.SIGTERM, lambda signum, _: sys.exit(128 + signum))
     with tempfile.TemporaryDirectory(prefix="rewind-lifecycle-s3-") as scratch:
         base = Path(scratch)
         server = SeaweedFS.with_new_keys(base / "seaweedfs", "BENCH")
-        server.start()
         try:
+            server.start()
             with objectstore.environment(server.env()):
                 warehouses = []
                 for number, each in enumerate(shapes):
                     print(f"building {each.tables} tables, {each.files} files ...", file=sys.stderr)
                     bench = Bench(server, base, each, f"warehouse-{number + 1}")
-                    warehouses.append(bench.measure(args.floor_threads, number == 0))
+                    warehouses.append(
+                        bench.measure(args.floor_threads, number == 0, args.spark_tables)
+                    )
                     args.output.parent.mkdir(exist_ok=True)  # so far, should a later step fail
                     args.output.write_text(json.dumps({"warehouses": warehouses}, indent=2))
                 names = counter_names(server)
         finally:
-            server.stop()
+            try:
+                stop_spark()  # first: its JVM may still be talking to the server
+            finally:
+                server.stop()
     report: dict[str, Any] = {
         "benchmark": "lifecycle_s3",
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count()},
@@ -574,6 +780,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     args.output.write_text(json.dumps(report, indent=2) + "\n")
     print(json.dumps(report, indent=2))
+    print(printed_table(warehouses), file=sys.stderr)
     return 0 if report["all_finders_agree"] else 1
 
 
