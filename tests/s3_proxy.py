@@ -1,7 +1,8 @@
 """A loopback proxy in front of an S3 server that misbehaves as object stores do under load
 (SPEC R49): for a fraction of requests it answers ``503 SlowDown`` without forwarding, drops
 the connection before forwarding, or forwards the request and then drops the connection
-instead of answering (the request took effect; the client never hears so).
+instead of answering (the request took effect; the client never hears so). ``rewrite``
+changes the answers it forwards (a store that misreports what it did).
 
 Requests pass through byte for byte, the ``Host`` header included, so that the client's
 SigV4 signature (which covers the host the client called) still verifies upstream. The
@@ -18,6 +19,7 @@ import struct
 import threading
 import urllib.parse
 from collections import Counter
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -31,7 +33,8 @@ HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrad
 
 class FaultyProxy:
     """``FaultyProxy(upstream, slowdown=..., drop=..., lost_answer=..., seed=...)``: each a
-    fraction of requests. ``start()`` / ``stop()``; ``endpoint`` is what clients call."""
+    fraction of requests; ``rewrite``: what it does to each answer's body it forwards.
+    ``start()`` / ``stop()``; ``endpoint`` is what clients call."""
 
     def __init__(
         self,
@@ -41,11 +44,13 @@ class FaultyProxy:
         drop: float = 0.0,
         lost_answer: float = 0.0,
         seed: int = 0,
+        rewrite: Callable[[bytes], bytes] | None = None,
     ) -> None:
         parsed = urllib.parse.urlsplit(upstream)
         self.upstream = (parsed.hostname or "127.0.0.1", parsed.port or 80)
         self.fractions = {"slowdown": slowdown, "drop": drop, "lost_answer": lost_answer}
         self.random = random.Random(seed)
+        self.rewrite = rewrite
         self.lock = threading.Lock()
         self.injected: Counter[str] = Counter()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
@@ -124,6 +129,8 @@ def _handler(proxy: FaultyProxy) -> type[BaseHTTPRequestHandler]:
             if fate == "lost_answer":
                 self._drop()
                 return
+            if proxy.rewrite is not None:
+                answer = proxy.rewrite(answer)
             relay(self, status, reason, headers, answer)
 
         do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = _serve

@@ -39,6 +39,7 @@ import pytest
 from botocore.exceptions import ClientError
 from deltalake import DeltaTable, write_deltalake
 from lifecycle_jobs import run_job
+from s3_proxy import FaultyProxy
 from test_s3_external import ids, objects, options, register, secret_free
 from test_s3_lifecycle import PREFIX, current_files, data_objects, step, table_id
 
@@ -234,16 +235,29 @@ def test_a_night_copies_expired_files_into_an_s3_failsafe_verified_and_recovers_
     assert [r[0] for r in back] == [1, 2, 3]
     assert all(store.read(key) == data for key, data in copies.items())  # copied, not moved
     assert ids(conn) == [2, 3]
+
+    # R12, R50: past the 7 days the purge deletes both copies in one DeleteObjects request:
+    # the bucket never had versioning (one GET tells), so no ListObjectVersions per copy.
+    before = served(lake.server, store.name)
+    purged = job(home, store, "purge_failsafe", "late", night[1] + timedelta(days=FAILSAFE_DAYS))
+    made = served(lake.server, store.name) - before
+    assert purged["files_purged"] == 2, purged
+    del made["SENT_BYTES"]
+    assert made == Counter(DELETE=1, GET=1, LIST=1), made  # LIST: the store's probe (R49)
+    assert all(store.read(key) is None for key in copies)
     secret_free(lake.server.secret_key, home)
 
 
 def test_a_copy_that_is_not_its_source_is_never_trusted_r31_r48(
     lake: Any, connect: Any, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """R31, R48: an object already at the copy's place with the source's size but other
-    bytes (a copy gone wrong) fails the verification by its MD5: the night stops with
-    STORAGE_ERROR naming the object, the source stays, the wrong copy is deleted; the next
-    attempt copies again, verified, and only then deletes the source."""
+    """R31, R48, R50: an object already at the copy's place with the source's size but
+    other bytes (a copy a killed run left, gone wrong) is never trusted: the night copies
+    over it and verifies. A copy whose answer reports other bytes than the source's (a
+    proxy rewrites the MD5 of CopyObject's answer) stops the night with STORAGE_ERROR
+    naming the object: the source stays, the copy is deleted; the next night copies again,
+    verified, and only then deletes the source. Each verified move of an object makes one
+    HEAD of its source and one COPY, nothing more in the fail-safe bucket (R50)."""
     store = failsafe_bucket(lake, monkeypatch)
     uri = team_table(lake)
     conn = connect()
@@ -253,21 +267,46 @@ def test_a_copy_that_is_not_its_source_is_never_trusted_r31_r48(
     (path,) = sorted(set(data_objects(lake)) - set(current_files(uri)))
     source = lake.server.client().get_object(Bucket=lake.name, Key=PREFIX + path)["Body"].read()
     key = store.key(home, "ORDERS", path)
-    wrong = bytes(b ^ 0xFF for b in source)
-    store.client.put_object(Bucket=store.name, Key=key, Body=wrong)
     night = ("night", datetime.now(UTC) + timedelta(days=2))
     step(home, "effective_retention", *night)
 
-    error = job(home, store, "expire_versions", *night, fails=True)["error"]
+    lying = FaultyProxy(
+        lake.server.endpoint,
+        rewrite=lambda body: re.sub(
+            rb"(<CopyObjectResult.*<ETag>)[^<]*(</ETag>)",
+            rb"\1&quot;" + b"0" * 32 + rb"&quot;\2",
+            body,
+            flags=re.S,
+        ),
+    ).start()
+    try:
+        monkeypatch.setenv("AWS_ENDPOINT_URL", lying.endpoint)
+        error = job(home, store, "expire_versions", *night, fails=True)["error"]
+    finally:
+        lying.stop()
+        monkeypatch.setenv("AWS_ENDPOINT_URL", lake.server.endpoint)
     assert error.startswith("error: STORAGE_ERROR: A lifecycle file operation failed: "), error
     assert "the copy differs from its source (MD5)" in error, error
     assert f"{lake.uri}{PREFIX}{path}" in error, error
     assert path in data_objects(lake)
-    assert store.read(key) is None  # the wrong copy is gone
+    assert store.read(key) is None  # the copy that did not verify is gone
+
+    wrong = bytes(b ^ 0xFF for b in source)
+    store.client.put_object(Bucket=store.name, Key=key, Body=wrong)
+    before = served(lake.server, store.name)
     moved = job(home, store, "expire_versions", *night)
     assert (moved["files_moved"], moved["files_missing"]) == (1, 0), moved
+    made = served(lake.server, store.name) - before
     assert store.read(key) == source
     assert path not in data_objects(lake)
+    before = served(lake.server, store.name)
+    idle = job(home, store, "expire_versions", *night)  # nothing left: the fixed requests
+    assert idle["files_moved"] == 0, idle
+    fixed = served(lake.server, store.name) - before
+    del made["SENT_BYTES"], fixed["SENT_BYTES"]
+    # One COPY, no HEAD of the copy (its answer verifies it), and the bucket's Object Lock
+    # configuration (a GET), read once by a run that moves files.
+    assert made - fixed == Counter(COPY=1, GET=1), (made, fixed)
     secret_free(lake.server.secret_key, home, error)
 
 

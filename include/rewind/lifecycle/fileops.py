@@ -7,9 +7,12 @@ import errno
 import os
 import shutil
 import signal
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -32,6 +35,11 @@ FAULT_GROUP_ENV = "REWIND_FAULT_PGID"
 if os.environ.get(FAULT_ENV):
     os.environ.setdefault(FAULT_GROUP_ENV, str(os.getpgid(0)))
 _passes: Counter[str] = Counter()
+_passes_lock = threading.Lock()
+# Threads per batch of tasks on an executor: file operations wait on the disk or the
+# network (an object store's request takes milliseconds); a boto3 client pools 10
+# connections.
+THREADS = 8
 
 
 def fault_point(name: str) -> None:
@@ -39,8 +47,10 @@ def fault_point(name: str) -> None:
     spec = os.environ.get(FAULT_ENV, "")
     if not spec.startswith(name + ":"):
         return
-    _passes[name] += 1
-    if _passes[name] >= int(spec.split(":", 1)[1]):
+    with _passes_lock:
+        _passes[name] += 1
+        due = _passes[name] >= int(spec.split(":", 1)[1])
+    if due:
         job, own = int(os.environ.get(FAULT_GROUP_ENV) or os.getpgid(0)), os.getpgid(0)
         if job != own:  # an executor's Python worker: the driver and the JVM first
             os.killpg(job, signal.SIGKILL)
@@ -79,36 +89,55 @@ def move(
 
     ``source`` is a local path or an object of a table on S3 (``s3://bucket/key``, SPEC
     R44); ``target`` a local path or an object on S3. A rename within one file system is
-    atomic. Into S3, the copy is server-side from an object (an upload from a local file),
-    placed as ``placement`` says and verified (size, MD5 where comparable: SPEC R48,
-    :func:`rewind.storage.location.verify_copy`). Into a local path across file systems,
-    and from S3, the bytes go to ``target + '.part'``, are synced, checked against the
-    source's size and renamed. Only then is the source removed. A rerun finds the file in
-    the source, the target or both (then the copy is complete: into S3 it is verified
-    again and the source goes), never in neither unless it was already gone before the
-    first run. ``remove`` removes the source (:func:`run_batches`: a table's objects on S3
-    together, once every copy of the batch is verified).
+    atomic. Into S3 (:func:`_into_s3`), the source is copied and the copy verified first.
+    Into a local path across file systems, and from S3, the bytes go to ``target +
+    '.part'``, are synced, checked against the source's size and renamed. Only then is the
+    source removed. A rerun finds the file in the source, the target or both, never in
+    neither unless it was already gone before the first run. ``remove`` removes the source
+    (:func:`run_batches`: a table's objects on S3 together, once every copy of the batch is
+    verified).
 
     Returns:
         "moved", "done" (already in place) or "missing" (in neither place).
     """
     origin, destination = location.file(source), location.file(target)
-    placement = placement or location.Placement()
+    if isinstance(destination, S3Location):
+        return _into_s3(origin, destination, placement or location.Placement(), remove)
     in_source, in_target = location.exists(origin), location.exists(destination)
     if in_target and not in_source:
         return "done"
     if not in_source:
         return "missing"
     if in_target:  # a copy had finished when the last run died
-        if isinstance(destination, S3Location):
-            location.verify_copy(origin, destination, placement)
         remove(origin)
         return "moved"
     fault_point("move")
-    if isinstance(destination, S3Location):
-        location.copy_verified(origin, destination, placement)
-    elif _copied_locally(origin, destination):
+    if _copied_locally(origin, destination):
         return "moved"  # renamed: atomic, nothing left in the source
+    fault_point("move")
+    fault_point("copied")  # in both places: what a rerun must finish (crash tests)
+    remove(origin)
+    return "moved"
+
+
+def _into_s3(
+    origin: Root,
+    destination: S3Location,
+    placement: location.Placement,
+    remove: Callable[[Root], None],
+) -> str:
+    """Copy into S3, verified, placed as ``placement`` says (SPEC R48), then remove the
+    source: one HEAD of the source (an object's fingerprint; a local file is read for its
+    MD5) and one server-side copy conditional on it, verified by the copy's answer (SPEC
+    R50; :func:`rewind.storage.location.copy_verified`). A copy a killed run left at the
+    target is never trusted: it is replaced. Only with the source gone is the target
+    looked at: "done" when the copy is there, else "missing"."""
+    try:
+        expected = location.fingerprint(origin)
+    except FileNotFoundError:
+        return "done" if location.exists(destination) else "missing"
+    fault_point("move")
+    location.copy_verified(origin, destination, placement, expected)
     fault_point("move")
     fault_point("copied")  # in both places: what a rerun must finish (crash tests)
     remove(origin)
@@ -137,17 +166,11 @@ def _copied_locally(source: Root, target: Path) -> bool:
     return False
 
 
-def delete(
-    path: str, *, purge: bool = False, remove: Callable[[Root], None] = location.unlink
-) -> str:
-    """Remove a file (a local path or an object on S3, by ``remove``); already gone is
-    fine. ``purge``: a fail-safe copy, which on S3 goes with every version a versioned
-    bucket keeps of it; one an Object Lock still holds is never forced (SPEC R48): it
-    stays, "locked"."""
+def delete(path: str, remove: Callable[[S3Location], None]) -> str:
+    """Remove a file: a local one here (already gone is fine), an object on S3 by
+    ``remove`` (:func:`run_batches`: in batches)."""
     fault_point("delete")
     target = location.file(path)
-    if purge:
-        return "deleted" if location.remove_versions(target) else "locked"
     if isinstance(target, Path):
         try:
             target.unlink()
@@ -158,11 +181,14 @@ def delete(
     return "deleted"
 
 
-def run(task: Task, remove: Callable[[Root], None] = location.unlink) -> tuple[str, str]:
-    """A task -> ``(source, outcome)``; ``remove`` removes a table's file."""
+def run(
+    task: Task, remove: Callable[[Root], None], purge: Callable[[S3Location], None]
+) -> tuple[str, str]:
+    """A task -> ``(source, outcome)``; ``remove`` removes a table's file, ``purge`` a
+    fail-safe copy on S3."""
     if task.op == "move":
         return task.source, move(task.source, task.target, task.placement(), remove)
-    return task.source, delete(task.source, purge=task.op == "purge", remove=remove)
+    return task.source, delete(task.source, purge if task.op == "purge" else remove)
 
 
 TASK_SCHEMA = "op string, source string, target string, locked_until string, storage_class string"
@@ -170,14 +196,18 @@ OUTCOME_SCHEMA = "source string, outcome string"
 
 
 def run_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-    """:func:`run` over Arrow batches of :data:`TASK_SCHEMA` (Spark's ``mapInArrow``). A
-    batch's table objects on S3 leave together at its end, 1000 in a DeleteObjects request
-    (SPEC R50), after every copy of theirs is verified (R48): a kill before leaves them in
-    both places, which a rerun finishes (R31). Outcomes are reported only after that."""
+    """:func:`run` over Arrow batches of :data:`TASK_SCHEMA` (Spark's ``mapInArrow``), a
+    batch's tasks on :data:`THREADS` threads (an object call waits on the network, SPEC
+    R50). A batch's table objects on S3 leave together at its end, 1000 in a DeleteObjects
+    request, after every copy of theirs is verified (R48): a kill before leaves them in
+    both places, which a rerun finishes (R31). Its fail-safe copies on S3 are purged
+    together too (:func:`rewind.storage.location.purge_all`); one an Object Lock still
+    holds is never forced (R48): it stays, "locked". Outcomes are reported only after that."""
     import pyarrow as pa
 
     for batch in batches:
         leaving: list[S3Location] = []
+        purging: list[S3Location] = []
 
         def remove(origin: Root, leaving: list[S3Location] = leaving) -> None:
             if isinstance(origin, S3Location):
@@ -185,9 +215,15 @@ def run_batches(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
             else:
                 location.unlink(origin)
 
-        outcomes = [run(Task(**task), remove) for task in batch.to_pylist()]
+        tasks = [Task(**task) for task in batch.to_pylist()]
+        with ThreadPoolExecutor(THREADS) as pool:
+            outcomes = list(pool.map(partial(run, remove=remove, purge=purging.append), tasks))
         location.unlink_all(leaving)
+        held = location.purge_all(purging)
         yield pa.RecordBatch.from_pylist(
-            [{"source": source, "outcome": outcome} for source, outcome in outcomes],
+            [
+                {"source": source, "outcome": "locked" if location.file(source) in held else done}
+                for source, done in outcomes
+            ],
             schema=pa.schema([("source", pa.string()), ("outcome", pa.string())]),
         )

@@ -327,19 +327,36 @@ def unlink_all(objects: Sequence[S3Location]) -> None:
     Raises:
         OSError: the store refused one (named, with its error code) or failed.
     """
+    for bucket, keys in _by_bucket(objects).items():
+        with _s3(S3Location(bucket)) as client:
+            for refused in _delete_entries(client, bucket, [{"Key": key} for key in keys]):
+                raise _refused(bucket, refused)
+
+
+def _by_bucket(objects: Sequence[S3Location]) -> dict[str, list[str]]:
     keys: dict[str, list[str]] = {}
     for found in objects:
         keys.setdefault(found.bucket, []).append(found.key)
-    for bucket, named in keys.items():
-        with _s3(S3Location(bucket)) as client:
-            for start in range(0, len(named), 1000):  # DeleteObjects takes 1000 keys
-                batch = [{"Key": key} for key in named[start : start + 1000]]
-                answer = client.delete_objects(
-                    Bucket=bucket, Delete={"Objects": batch, "Quiet": True}
-                )
-                for refused in answer.get("Errors", [])[:1]:
-                    where = str(S3Location(bucket, str(refused.get("Key", ""))))
-                    raise OSError(errno.EIO, str(refused.get("Code") or "error"), where)
+    return keys
+
+
+def _delete_entries(
+    client: BaseClient, bucket: str, entries: list[dict[str, str]]
+) -> list[dict[str, Any]]:
+    """DeleteObjects of ``entries`` (``Key``, optionally ``VersionId``), 1000 a request:
+    the entries the store refused, each with its ``Code``."""
+    refused: list[dict[str, Any]] = []
+    for start in range(0, len(entries), 1000):  # DeleteObjects takes 1000 keys
+        answer = client.delete_objects(
+            Bucket=bucket, Delete={"Objects": entries[start : start + 1000], "Quiet": True}
+        )
+        refused += answer.get("Errors", [])
+    return refused
+
+
+def _refused(bucket: str, refused: dict[str, Any]) -> OSError:
+    where = str(S3Location(bucket, str(refused.get("Key", ""))))
+    return OSError(errno.EIO, str(refused.get("Code") or "error"), where)
 
 
 def remove_if_empty(directory: Root) -> None:
@@ -378,10 +395,12 @@ class Placement:
 @dataclass(frozen=True)
 class Fingerprint:
     """What a copy is verified by: the size, and the MD5 of the bytes where the store's
-    ETag is one (None where it is not)."""
+    ETag is one (None where it is not); ``etag``, an object's ETag as the store gave it
+    (empty for a local file), makes a copy conditional on the bytes fingerprinted."""
 
     size: int
     md5: str | None
+    etag: str = ""
 
     def matches(self, other: Fingerprint) -> bool:
         """Same size, and the same MD5 wherever both are known."""
@@ -391,23 +410,32 @@ class Fingerprint:
 
     @classmethod
     def of_head(cls, head: dict[str, Any]) -> Fingerprint:
-        """An object's fingerprint from its HEAD. Its ETag is the MD5 of its bytes only for an
-        object written in one request and not encrypted with SSE-KMS or SSE-C: a multipart ETag
-        (``<md5 of the parts' md5s>-<parts>``) depends on the part sizes, so a multipart
-        source and its single-request copy (or the reverse) differ with equal bytes, and an
-        encrypted object's ETag is no digest of its bytes at all. Those compare by size."""
-        etag = str(head.get("ETag", "")).strip('"')
-        digest = (
-            etag
-            and "-" not in etag
-            and head.get("ServerSideEncryption") not in _ENCRYPTED_ETAG
-            and not head.get("SSECustomerAlgorithm")
-        )
-        return cls(int(head["ContentLength"]), etag if digest else None)
+        """An object's fingerprint from its HEAD (:func:`_digest`)."""
+        return cls(int(head["ContentLength"]), _digest(head), str(head.get("ETag", "")))
+
+
+def _digest(answer: dict[str, Any]) -> str | None:
+    """The MD5 of an object's bytes from a HEAD's or a copy's answer, where its ETag is one:
+    for an object written in one request and not encrypted with SSE-KMS or SSE-C. A
+    multipart ETag (``<md5 of the parts' md5s>-<parts>``) depends on the part sizes, so a
+    multipart source and its single-request copy (or the reverse) differ with equal bytes,
+    and an encrypted object's ETag is no digest of its bytes at all: those compare by size."""
+    etag = str(answer.get("ETag", "")).strip('"')
+    digest = (
+        etag
+        and "-" not in etag
+        and answer.get("ServerSideEncryption") not in _ENCRYPTED_ETAG
+        and not answer.get("SSECustomerAlgorithm")
+    )
+    return etag if digest else None
 
 
 def fingerprint(path: Root) -> Fingerprint:
-    """A file's size and MD5 (S3: one HEAD; a local file: read once)."""
+    """A file's size and MD5 (S3: one HEAD; a local file: read once).
+
+    Raises:
+        FileNotFoundError: it is not there.
+    """
     if isinstance(path, Path):
         with open(path, "rb") as handle:
             return Fingerprint(path.stat().st_size, hashlib.file_digest(handle, "md5").hexdigest())
@@ -415,12 +443,20 @@ def fingerprint(path: Root) -> Fingerprint:
         return Fingerprint.of_head(client.head_object(Bucket=path.bucket, Key=path.key))
 
 
-def copy_verified(source: Root, target: S3Location, placement: Placement) -> None:
+def copy_verified(
+    source: Root, target: S3Location, placement: Placement, expected: Fingerprint | None = None
+) -> None:
     """Put a copy of ``source`` at ``target``, placed as ``placement`` says, and verify it
-    (:func:`verify_copy`) before returning, so a caller may then remove the source (SPEC
-    R48). An object is copied server-side (CopyObject; UploadPartCopy above 5 GiB): its
-    bytes never pass through this process; a local file is uploaded (PutObject; parts above
-    5 GiB), each request checksummed by botocore and checked by the store.
+    against ``expected`` (default: the source's :func:`fingerprint`) before returning, so a
+    caller may then remove the source (SPEC R48). Whatever was at ``target`` is replaced,
+    never trusted. An object is copied server-side, its bytes never pass through this
+    process: up to 5 GiB in one CopyObject, on condition that the source still has the
+    fingerprinted ETag (a source replaced since fails with ``PreconditionFailed``), verified
+    by the MD5 the copy's answer gives where both are one (SPEC R50: no request more); a
+    bigger object in parts (UploadPartCopy), and a copy whose MD5 is not comparable or that
+    must carry a lock, are verified by :func:`verify_copy`. A local file is uploaded
+    (PutObject; parts above 5 GiB), each request checksummed by botocore and checked by the
+    store, then verified.
 
     Raises:
         FileNotFoundError: the source is not there.
@@ -428,6 +464,7 @@ def copy_verified(source: Root, target: S3Location, placement: Placement) -> Non
     """
     from boto3.s3.transfer import TransferConfig
 
+    expected = expected or fingerprint(source)
     once = TransferConfig(multipart_threshold=_ONE_REQUEST, multipart_chunksize=_PART)
     arguments = placement.arguments()
     with _s3(target) as client:
@@ -435,33 +472,44 @@ def copy_verified(source: Root, target: S3Location, placement: Placement) -> Non
             client.upload_file(
                 str(source), target.bucket, target.key, ExtraArgs=arguments, Config=once
             )
-        else:
+        elif expected.size > _ONE_REQUEST or not expected.etag:
             copied = {"Bucket": source.bucket, "Key": source.key}
             client.copy(copied, target.bucket, target.key, ExtraArgs=arguments, Config=once)
-    verify_copy(source, target, placement)
+        else:
+            answer = client.copy_object(
+                Bucket=target.bucket,
+                Key=target.key,
+                CopySource={"Bucket": source.bucket, "Key": source.key},
+                CopySourceIfMatch=expected.etag,
+                **arguments,
+            )
+            digest = _digest({**answer, **answer.get("CopyObjectResult", {})})
+            if expected.md5 and digest and not placement.locked_until:
+                if digest != expected.md5:
+                    _reject(client, target, locked=False, why=f"{source} -> {target}", which="MD5")
+                return
+    verify_copy(source, target, placement, expected)
 
 
-def verify_copy(source: Root, target: S3Location, placement: Placement) -> None:
-    """Check that ``target`` holds ``source``'s bytes (:class:`Fingerprint`: its size, and
-    its MD5 where both ETags are one) and carries ``placement``'s lock. A store that keeps
-    no lock a copy asked for (SeaweedFS 4.48 ignores CopyObject's lock headers) gets it
-    set here (PutObjectRetention). Idempotent: a rerun after a kill verifies a copy again.
+def verify_copy(
+    source: Root, target: S3Location, placement: Placement, expected: Fingerprint
+) -> None:
+    """Check by a HEAD that ``target`` holds the bytes ``expected`` fingerprints (its size,
+    and its MD5 where both ETags are one) and carries ``placement``'s lock. A store that
+    keeps no lock a copy asked for (SeaweedFS 4.48 ignores CopyObject's lock headers) gets
+    it set here (PutObjectRetention).
 
     Raises:
         OSError: the copy differs from its source (then it is deleted where no lock holds
             it, so that a rerun copies again), or the store failed.
     """
-    expected = fingerprint(source)
     with _s3(target) as client:
         head = client.head_object(Bucket=target.bucket, Key=target.key)
         found = Fingerprint.of_head(head)
         if not expected.matches(found):
-            if not head.get("ObjectLockMode"):
-                client.delete_object(Bucket=target.bucket, Key=target.key)
             which = "size" if found.size != expected.size else "MD5"
-            raise OSError(
-                errno.EIO, f"the copy differs from its source ({which})", f"{source} -> {target}"
-            )
+            locked = bool(head.get("ObjectLockMode"))
+            _reject(client, target, locked=locked, why=f"{source} -> {target}", which=which)
         until = placement.locked_until
         if until and not (
             head.get("ObjectLockMode") == "COMPLIANCE"
@@ -475,46 +523,63 @@ def verify_copy(source: Root, target: S3Location, placement: Placement) -> None:
             )
 
 
-def remove_versions(path: Root) -> bool:
-    """Delete a file, on S3 with every version and delete marker a versioned bucket keeps
-    of it (a plain DeleteObject there only hides it behind a marker, keeping its bytes).
-    A version an Object Lock holds is not forced (SPEC R48): the store refuses its delete,
-    and it stays.
+def _reject(client: BaseClient, copy: S3Location, *, locked: bool, why: str, which: str) -> None:
+    """A copy that is not its source's bytes: deleted unless a lock holds it (so that a
+    rerun copies again), and an error naming both."""
+    if not locked:
+        client.delete_object(Bucket=copy.bucket, Key=copy.key)
+    raise OSError(errno.EIO, f"the copy differs from its source ({which})", why)
+
+
+def purge_all(objects: Sequence[S3Location]) -> set[S3Location]:
+    """Delete fail-safe copies for good, up to 1000 in a DeleteObjects request (SPEC R50):
+    in a bucket that never had versioning, their keys; in one that has (Object Lock needs
+    it), every version and delete marker of each (one ListObjectVersions per object: a
+    plain delete there only hides an object behind a marker, keeping its bytes). A version
+    an Object Lock holds is not forced (SPEC R48): the store refuses its delete, and it
+    stays. A missing object is no error.
 
     Returns:
-        False when a lock holds a version (that one is still there), True otherwise.
+        The objects of which a lock still holds a version.
+
+    Raises:
+        OSError: the store refused a delete for another reason (named), or failed.
     """
-    if isinstance(path, Path):
-        path.unlink(missing_ok=True)
-        return True
-    held = False
-    with _s3(path) as client:
-        pages = client.get_paginator("list_object_versions").paginate(
-            Bucket=path.bucket, Prefix=path.key
-        )
-        for page in pages:
-            for version in [*page.get("Versions", []), *page.get("DeleteMarkers", [])]:
-                if version["Key"] == path.key:
-                    held |= not _delete_version(client, path, str(version["VersionId"]))
-    return not held
+    held: set[S3Location] = set()
+    for bucket, keys in _by_bucket(objects).items():
+        with _s3(S3Location(bucket)) as client:
+            versioned = "Status" in client.get_bucket_versioning(Bucket=bucket)
+            entries = (
+                [entry for key in keys for entry in _versions(client, bucket, key)]
+                if versioned
+                else [{"Key": key} for key in keys]
+            )
+            for refused in _delete_entries(client, bucket, entries):
+                if not (versioned and _locked(client, bucket, refused)):
+                    raise _refused(bucket, refused)
+                held.add(S3Location(bucket, str(refused["Key"])))
+    return held
 
 
-def _delete_version(client: BaseClient, path: S3Location, version: str) -> bool:
-    """Delete one version; False when the store refuses because a lock holds it."""
-    import botocore.exceptions
+def _versions(client: BaseClient, bucket: str, key: str) -> list[dict[str, str]]:
+    """Every version and delete marker of one object (``Key``, ``VersionId``)."""
+    pages = client.get_paginator("list_object_versions").paginate(Bucket=bucket, Prefix=key)
+    return [
+        {"Key": key, "VersionId": str(version["VersionId"])}
+        for page in pages
+        for version in [*page.get("Versions", []), *page.get("DeleteMarkers", [])]
+        if version["Key"] == key
+    ]
 
-    try:
-        client.delete_object(Bucket=path.bucket, Key=path.key, VersionId=version)
-    except botocore.exceptions.ClientError as error:
-        if error.response.get("Error", {}).get("Code") != "AccessDenied":
-            raise
-        # Refused: by the lock if the version carries one (whatever this machine's clock
-        # says of its end: the store's clock decides), else by a missing permission.
-        head = client.head_object(Bucket=path.bucket, Key=path.key, VersionId=version)
-        if not head.get("ObjectLockMode"):
-            raise
+
+def _locked(client: BaseClient, bucket: str, refused: dict[str, Any]) -> bool:
+    """Whether a refused version delete was refused by a lock: AccessDenied for a version
+    that carries one (whatever this machine's clock says of its end: the store's clock
+    decides); else a missing permission, an error."""
+    if refused.get("Code") != "AccessDenied" or not refused.get("VersionId"):
         return False
-    return True
+    head = client.head_object(Bucket=bucket, Key=refused["Key"], VersionId=refused["VersionId"])
+    return bool(head.get("ObjectLockMode"))
 
 
 def object_lock_enabled(root: S3Location) -> bool:
