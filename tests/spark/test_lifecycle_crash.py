@@ -7,6 +7,15 @@ test chooses, through the fault hook of ``rewind.lifecycle.fileops``
 retries of one task are: every attempt first finishes what the killed one
 journaled, then dies a little further on, until a last attempt runs to the end.
 
+The job as Airflow runs it, with Spark, dies at every kind of point (its first attempt
+among them) and runs the last attempt. The other depths are the same job
+(``rewind.runner.main``) with its file operations in two plain Python workers of its
+process group instead of Spark's (``tests/lifecycle_jobs.py``): the same
+``fileops.run_batches`` over the same two slices of the same tasks, killed with the
+driver, in 2-4 s instead of a JVM start (15-30 s on the loaded 2-core machine). A kill
+at "journal" or "purge_journal" comes before the job starts Spark: those are the job
+with Spark, in 1-2 s.
+
 After every kill, every data file that any Delta version of the warehouse ever
 held is checked against a ledger the test derives on its own from the Delta logs
 (commit times), the drops and the retention it set, and against the catalog's
@@ -21,7 +30,8 @@ manifest (``file_states``):
   fail-safe only, MOVING rows somewhere.
 
 After the last attempt every file is where the ledger says, and the home equals a
-copy of the starting home that ran the same job once without a kill.
+copy of the starting home that ran the same step once without a kill (in this process,
+on the suite's Spark: the step's code, without a JVM start of its own).
 
 One table's fail-safe directory is a symlink to another file system (tmpfs), so its
 moves take the copy-then-unlink path of ``fileops.move`` while the others rename.
@@ -36,7 +46,6 @@ import shutil
 import signal
 import tempfile
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -88,35 +97,41 @@ TABLES = (
 CLONE = Table("C1", 1, 0, "CREATE TABLE C1 CLONE P1", 0)
 CROSS_DEVICE = "PX"
 
+# How a kill's job runs its file operations: SPARK, the job as Airflow runs it (a JVM
+# start, 15-30 s of the suite: a kill at "journal" or "purge_journal" comes before it,
+# 1-2 s), or PYTHON, the same job with two plain Python workers instead (2-4 s).
+SPARK, PYTHON = True, False
 # Night 1 moves 30 (P1) + 20 (PX, two "move" passes each) + 20 (PD) + 10 (P0) files and
 # deletes 30 (TT, TD). A "move:n" kill ends after at most n-1 passes in each of the two
 # Python workers, so the 8 move kills use at most 38 of the 100 passes and the last
 # still fires; "delete" passes repeat every DELETING row (30) in each attempt. Only the
 # first attempt finds files to journal: it dies among its files, not before them.
-# Every kill is a JVM start (~10 s of the suite): 14 of them reach every kind of point
-# (move, journal, delete) at several depths. Where PX's fail-safe is on another file
-# system, a kill at "copied" (after the copy of a cross-device move, before the unlink
-# of its source) comes second, while most PX files still wait: which worker moves which
+# 14 kills reach every kind of point (move, journal, delete) at several depths, each
+# kind in the job with Spark. Where PX's fail-safe is on another file system, a kill
+# at "copied" (after the copy of a cross-device move, before the unlink of its source),
+# with Spark, comes second, while most PX files still wait: which worker moves which
 # file is Spark's choice, and 8 move kills alone missed that instant once in CI.
 EXPIRE_KILLS = (
-    "move:3",  # the first attempt: journal committed, a few files moved
-    "journal:1",  # a retry dies before touching anything
-    *(f"move:{n}" for n in (2, 4, 2, 5)),
-    "journal:1",
-    *(f"move:{n}" for n in (3, 6, 2)),
-    *(f"delete:{n}" for n in (2, 5, 9, 14)),
+    ("move:3", SPARK),  # the first attempt: journal committed, a few files moved
+    ("journal:1", SPARK),  # a retry dies before touching anything
+    *((f"move:{n}", PYTHON) for n in (2, 4, 2, 5)),
+    ("journal:1", SPARK),
+    *((f"move:{n}", PYTHON) for n in (3, 6, 2)),
+    ("delete:2", SPARK),  # a retry: the moves left finished, dies among the deletes
+    *((f"delete:{n}", PYTHON) for n in (5, 9, 14)),
 )
-CROSS_DEVICE_KILL = "copied:1"
+CROSS_DEVICE_KILL = ("copied:1", SPARK)
 # Night 2 purges 80 files (P1, PX, PD, P0); every attempt deletes every PURGING row again,
-# so each kill goes further in each worker. Every kill is a JVM start (~10 s of the suite):
-# 12 reach both kinds of point at several depths.
+# so each kill goes further in each worker. 12 kills reach both kinds of point at
+# several depths, each kind in the job with Spark.
 PURGE_KILLS = (
-    "delete:2",  # the first attempt: purge journaled, a file or two deleted
-    "purge_journal:1",  # a retry dies before touching anything
-    *(f"delete:{n}" for n in range(4, 13, 2)),
-    "purge_journal:1",
-    *(f"delete:{n}" for n in range(14, 22, 2)),
+    ("delete:2", SPARK),  # the first attempt: purge journaled, a file or two deleted
+    ("purge_journal:1", SPARK),  # a retry dies before touching anything
+    *((f"delete:{n}", PYTHON) for n in range(4, 13, 2)),
+    ("purge_journal:1", SPARK),
+    *((f"delete:{n}", PYTHON) for n in range(14, 22, 2)),
 )
+Kill = tuple[str, bool]  # (REWIND_FAULT, SPARK or PYTHON)
 
 
 # -- the warehouse ---------------------------------------------------------------------------------
@@ -325,7 +340,11 @@ def check_settled(home: Path, files: dict, now: datetime) -> None:
     check_instant(home, files, now, set(), "after the last attempt")
     rows = manifest(home)
     clone_sources = set(catalog(home, "SELECT source_id, source_path FROM clone_files"))
-    states = {"table": {"LIVE", "REMOVED"}, "failsafe": {"FAILSAFE"}, "gone": {None}}
+    states: dict[str, set[str | None]] = {
+        "table": {"LIVE", "REMOVED"},
+        "failsafe": {"FAILSAFE"},
+        "gone": {None},
+    }
     wrong = []
     for key, entry in files.items():
         settled = entry.settled(now)
@@ -365,20 +384,34 @@ def progress(home: Path, files: dict) -> tuple[int, int, int]:
 
 
 # -- running the jobs ------------------------------------------------------------------------------
-def job(home: Path, step: str, night: tuple[str, datetime], fault: str | None = None) -> str:
-    """Run a lifecycle Spark job in its own session; returns its stdout.
+def job(
+    home: Path,
+    step: str,
+    night: tuple[str, datetime],
+    fault: str | None = None,
+    spark: bool = SPARK,
+) -> str:
+    """Run a lifecycle job in its own session (``spark``: with Spark, else with Python
+    workers, ``tests/lifecycle_jobs.py``); returns its stdout.
 
     With ``fault`` the job must die by SIGKILL there: a fault that never fires fails.
     """
-    code, out, err = run_job(home, step, *night, fault, JOB_TIMEOUT_S)
+    code, out, err = run_job(home, step, *night, fault, JOB_TIMEOUT_S, spark=spark)
     expected = 0 if fault is None else -signal.SIGKILL
-    assert code == expected, f"{step} with {FAULT_ENV}={fault}: exit {code}\n{err[-3000:]}"
+    how = "Spark" if spark else "Python workers"
+    assert code == expected, f"{step} ({how}) with {FAULT_ENV}={fault}: exit {code}\n{err[-3000:]}"
     return out
+
+
+def step_here(home: Path, step: str, night: tuple[str, datetime]) -> None:
+    """A step of a night run in this process: step 1 needs no Spark; the others use the
+    suite's SparkSession (the ``spark`` fixture), with no JVM start of their own."""
+    run_step(Config.load(home=home), step, *night)
 
 
 def plan(home: Path, night: tuple[str, datetime]) -> None:
     """Step 1 for a night (no Spark: it runs in-process)."""
-    run_step(Config.load(home=home), "effective_retention", *night)
+    step_here(home, "effective_retention", night)
 
 
 def kill_repeatedly(
@@ -386,24 +419,26 @@ def kill_repeatedly(
     reference: Path,
     step: str,
     night: tuple[str, datetime],
-    kills: tuple[str, ...],
+    kills: tuple[Kill, ...],
     cross: set[int],
 ) -> list[tuple[int, int, int]]:
     """Kill ``step`` on ``home`` at each of ``kills`` in turn, checking every instant, then
-    let it finish; meanwhile ``reference`` (a copy of ``home``) runs it once, unkilled.
+    let the job with Spark finish; ``reference`` (a copy of ``home``) runs it once first,
+    unkilled.
 
     Returns the files in tables, in fail-safe and in both after each kill.
     """
     files, now = ledger(home), night[1]
+    kinds = {fault.split(":")[0] for fault, _ in kills}
+    assert kinds == {fault.split(":")[0] for fault, spark in kills if spark}, kills
+    step_here(reference, step, night)
     seen = []
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        unkilled = pool.submit(job, reference, step, night)
-        for fault in kills:
-            job(home, step, night, fault)
-            check_instant(home, files, now, cross, f"{step} killed at {fault}")
-            seen.append(progress(home, files))
-        summary = json.loads(job(home, step, night).splitlines()[-1])
-        unkilled.result()
+    for fault, spark in kills:
+        job(home, step, night, fault, spark)
+        how = "with Spark" if spark else "with Python workers"
+        check_instant(home, files, now, cross, f"{step} {how} killed at {fault}")
+        seen.append(progress(home, files))
+    summary = json.loads(job(home, step, night).splitlines()[-1])
     check_settled(home, files, now)
     assert summary.get("files_missing", 0) == 0, summary
     assert observe(home) == observe(reference)
@@ -421,7 +456,7 @@ def test_expire_job_killed_anywhere_loses_nothing_moves_nothing_early_and_conver
     warehouse: Path, tmp_path: Path, elsewhere: Path | None
 ) -> None:
     # SPEC R31, R12, R30: 14 kills of expire_versions on night 1 (move, journal, delete),
-    # and one between the copy and the unlink of a cross-device move.
+    # and one between the copy and the unlink of a cross-device move (with Spark).
     home = copy_of(warehouse, tmp_path / "killed")
     plan(home, NIGHT_1)
     reference = copy_of(home, tmp_path / "reference")
@@ -442,10 +477,11 @@ def test_purge_job_killed_anywhere_loses_nothing_purges_nothing_early_and_conver
 ) -> None:
     # SPEC R31, R12: 12 kills of purge_failsafe (delete, purge journal). The lifecycle
     # first runs on day 9 only: fail-safe time still counts from the end of each file's
-    # window, so what left time travel on day 1 is purged on this same night.
+    # window, so what left time travel on day 1 is purged on this same night. Its step 2
+    # runs here (the expire job is the other test's).
     home = copy_of(warehouse, tmp_path / "killed")
     plan(home, NIGHT_2)
-    job(home, "expire_versions", NIGHT_2)
+    step_here(home, "expire_versions", NIGHT_2)
     reference = copy_of(home, tmp_path / "reference")
     files = ledger(home)
     due = [e for e in files.values() if not e.transient and e.settled(NIGHT_2[1]) == "gone"]
