@@ -132,10 +132,10 @@ class Run:
                 does not answer after its retries, SPEC R49). The journal stays: the next
                 run finishes it (SPEC R31).
         """
-        from pyspark.errors import PythonException
-
-        if not tasks:
+        if not tasks:  # an idle night starts no JVM
             return {}
+        from pyspark.errors import PythonException  # nor pyspark's ~0.2 s of imports
+
         frame = self.spark_provider().createDataFrame(list(tasks), fileops.TASK_SCHEMA)
         outcomes = frame.mapInArrow(fileops.run_batches, fileops.OUTCOME_SCHEMA)
         try:
