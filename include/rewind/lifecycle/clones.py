@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from sqlalchemy import and_, exists, select
 
 from rewind.catalog.models import CloneFile, FileState
@@ -30,5 +32,14 @@ def used_by_clone(catalog: Catalog, row: FileState) -> bool:
                     ),
                 )
             )
+        )
+    )
+
+
+def clones_of(catalog: Catalog, owners: Collection[int]) -> set[int]:
+    """The tables that have, or had, a file of one of ``owners`` as a file of their own."""
+    return set(
+        catalog.session.scalars(
+            select(CloneFile.clone_id).where(CloneFile.source_id.in_(owners)).distinct()
         )
     )

@@ -16,6 +16,8 @@ commits by version number; its data files are never listed (SPEC R50).
 
 from __future__ import annotations
 
+from collections.abc import Collection
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Any
 
@@ -28,6 +30,8 @@ from rewind.lifecycle.rules import DELETING, LIVE, MOVING, REMOVED, RETAINED
 from rewind.storage import location, log, timeline
 from rewind.storage.delta import TableStore
 from rewind.storage.location import Root
+
+CHECKS = 16  # stats of next commit files at a time
 
 
 def newest_versions(catalog: Catalog, now: datetime) -> dict[int, int]:
@@ -45,16 +49,31 @@ def newest_versions(catalog: Catalog, now: datetime) -> dict[int, int]:
     return newest
 
 
-def sync_timelines(catalog: Catalog, store: TableStore, now: datetime) -> None:
-    """Extend the timeline of every table another writer committed to (SPEC R40)."""
+def sync_timelines(
+    catalog: Catalog, store: TableStore, now: datetime, tables: Collection[int] | None = None
+) -> None:
+    """Extend the timeline of every table (of ``tables`` only, where given) another writer
+    committed to (SPEC R40). The
+    stats of the next commit files go :data:`CHECKS` at a time (on an object store each
+    is a HEAD that waits on the network, SPEC R50); the timelines are then extended one
+    table at a time, in this thread (the catalog's session)."""
     newest_of = newest_versions(catalog, now)
+    if tables is not None:
+        newest_of = {t: newest for t, newest in newest_of.items() if t in tables}
     progress.phase("tables checked", tables=len(newest_of))  # a stat each (SPEC R32)
-    for table_id, newest in newest_of.items():
-        if location.exists(log.commit_file(store.root(table_id), newest + 1)):
-            table = catalog.get(table_id)
-            if table is not None:
-                timeline.sync(catalog, store, table)
+    nexts = {t: log.commit_file(store.root(t), newest + 1) for t, newest in newest_of.items()}
+
+    def committed(table_id: int) -> bool:
+        found = location.exists(nexts[table_id])
         progress.advance(tables=1)
+        return found
+
+    with ThreadPoolExecutor(CHECKS) as pool:
+        found = dict(zip(nexts, pool.map(committed, nexts), strict=True))
+    for table_id, new in found.items():
+        table = catalog.get(table_id) if new else None
+        if table is not None:
+            timeline.sync(catalog, store, table)
 
 
 def tables_with_new_commits(catalog: Catalog, now: datetime) -> dict[int, tuple[int, int]]:
@@ -67,10 +86,12 @@ def tables_with_new_commits(catalog: Catalog, now: datetime) -> dict[int, tuple[
     }
 
 
-def sync(catalog: Catalog, store: TableStore, now: datetime) -> tuple[int, set[int]]:
-    """Fold every unread commit into ``file_states``; returns the commits read and the
-    tables they belong to."""
-    sync_timelines(catalog, store, now)
+def sync(
+    catalog: Catalog, store: TableStore, now: datetime, tables: Collection[int] | None = None
+) -> tuple[int, set[int]]:
+    """Fold every unread commit into ``file_states`` (another writer's: of ``tables`` only,
+    where given); returns the commits read and the tables they belong to."""
+    sync_timelines(catalog, store, now, tables)
     read = 0
     changed = tables_with_new_commits(catalog, now)
     progress.phase("tables scanned", tables=len(changed))
