@@ -17,6 +17,7 @@ import random
 import socket
 import struct
 import threading
+import time
 import urllib.parse
 from collections import Counter
 from collections.abc import Callable
@@ -33,7 +34,8 @@ HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrad
 
 class FaultyProxy:
     """``FaultyProxy(upstream, slowdown=..., drop=..., lost_answer=..., seed=...)``: each a
-    fraction of requests; ``rewrite``: what it does to each answer's body it forwards.
+    fraction of requests; ``rewrite``: what it does to each answer's body it forwards;
+    ``delay``: seconds each request waits before it is forwarded (a store far away).
     ``start()`` / ``stop()``; ``endpoint`` is what clients call."""
 
     def __init__(
@@ -45,12 +47,14 @@ class FaultyProxy:
         lost_answer: float = 0.0,
         seed: int = 0,
         rewrite: Callable[[bytes], bytes] | None = None,
+        delay: float = 0.0,
     ) -> None:
         parsed = urllib.parse.urlsplit(upstream)
         self.upstream = (parsed.hostname or "127.0.0.1", parsed.port or 80)
         self.fractions = {"slowdown": slowdown, "drop": drop, "lost_answer": lost_answer}
         self.random = random.Random(seed)
         self.rewrite = rewrite
+        self.delay = delay
         self.lock = threading.Lock()
         self.injected: Counter[str] = Counter()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
@@ -123,6 +127,7 @@ def _handler(proxy: FaultyProxy) -> type[BaseHTTPRequestHandler]:
                 self.end_headers()
                 self.wfile.write(SLOWDOWN)
                 return
+            time.sleep(proxy.delay)
             status, reason, headers, answer = proxy.forward(
                 self.command, self.path, list(self.headers.items()), body
             )
