@@ -53,10 +53,10 @@ def sync_timelines(
     catalog: Catalog, store: TableStore, now: datetime, tables: Collection[int] | None = None
 ) -> None:
     """Extend the timeline of every table (of ``tables`` only, where given) another writer
-    committed to (SPEC R40). The
-    stats of the next commit files go :data:`CHECKS` at a time (on an object store each
-    is a HEAD that waits on the network, SPEC R50); the timelines are then extended one
-    table at a time, in this thread (the catalog's session)."""
+    committed to (SPEC R40). The stats of the next commit files go :data:`CHECKS` at a
+    time (on an object store each is a HEAD that waits on the network, SPEC R50); the
+    timelines are then extended one table at a time, in this thread (the catalog's
+    session)."""
     newest_of = newest_versions(catalog, now)
     if tables is not None:
         newest_of = {t: newest for t, newest in newest_of.items() if t in tables}

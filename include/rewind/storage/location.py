@@ -472,7 +472,7 @@ def copy_verified(
             client.upload_file(
                 str(source), target.bucket, target.key, ExtraArgs=arguments, Config=once
             )
-        elif expected.size > _ONE_REQUEST or not expected.etag:
+        elif expected.size > _ONE_REQUEST:
             copied = {"Bucket": source.bucket, "Key": source.key}
             client.copy(copied, target.bucket, target.key, ExtraArgs=arguments, Config=once)
         else:
