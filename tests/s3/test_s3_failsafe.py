@@ -96,9 +96,19 @@ def failsafe_bucket(
 def job(home: Path, store: Store, step_name: str, run_id: str, now: datetime, **kw: Any) -> dict:
     """A lifecycle step as a Spark job with the fail-safe settings: its JSON summary. With
     ``fault`` it must die by SIGKILL there (SPEC R31); with ``fails`` stop with an error
-    (``{"error": its one line}``)."""
+    (``{"error": its one line}``); ``spark=False``: the same job with its file operations
+    in plain Python workers (tests/lifecycle_jobs.py), no JVM."""
     fault, fails = kw.get("fault"), kw.get("fails", False)
-    code, out, err = run_job(home, step_name, run_id, now, fault, JOB_TIMEOUT_S, store.settings)
+    code, out, err = run_job(
+        home,
+        step_name,
+        run_id,
+        now,
+        fault,
+        JOB_TIMEOUT_S,
+        store.settings,
+        spark=kw.get("spark", True),
+    )
     if fails:
         assert code == 1, f"{step_name}: exit {code}\n{err[-3000:]}"
         return {"error": err.strip().splitlines()[-1]}
@@ -323,12 +333,13 @@ def test_object_lock_holds_every_failsafe_copy_until_its_purge_instant_r12_r48(
     deletes its copy with every version; the team's, locked for 7 more days, stays.
 
     LOCAL_T's file was removed at a statement clock 8 days back, less a margin, so its
-    purge instant is about four minutes ahead on the wall clock; the team's table keeps no
-    time travel (0 days), so its object's purge instant is 7 days ahead."""
+    purge instant is about a minute and a half ahead on the wall clock; the team's table
+    keeps no time travel (0 days), so its object's purge instant is 7 days ahead. The test
+    waits for that instant: its jobs move and purge in plain Python workers (no JVM start;
+    the Spark-run moves into S3 are test_a_night_copies_expired_files_... above), so that
+    the wait is short. 240 s with Spark jobs was once just enough at a load of ~10."""
     store = failsafe_bucket(lake, monkeypatch, locked=True)
-    # Two Spark jobs (a JVM each) run before the first purge: 150 s was too short once at
-    # a load average of ~10 on 2 cores.
-    margin = timedelta(seconds=240)
+    margin = timedelta(seconds=90)
     removed = datetime.now(UTC) - timedelta(days=1 + FAILSAFE_DAYS) + margin
     past = connect(now=(removed - timedelta(hours=1)).isoformat())
     past.sql("CREATE DATABASE LAKE; CREATE TABLE LOCAL_T (ID INT)")
@@ -343,7 +354,7 @@ def test_object_lock_holds_every_failsafe_copy_until_its_purge_instant_r12_r48(
     DeltaTable(uri, storage_options=options()).delete("ID = 1")
     night = ("night", datetime.now(UTC) + timedelta(seconds=5))
     step(home, "effective_retention", *night)
-    expired = job(home, store, "expire_versions", *night)
+    expired = job(home, store, "expire_versions", *night, spark=False)
     assert expired["files_moved"] == 2, expired
 
     ends = {}
@@ -366,7 +377,7 @@ def test_object_lock_holds_every_failsafe_copy_until_its_purge_instant_r12_r48(
 
     late = ("late", orders_end)  # both purge instants passed on the run's clock
     step(home, "effective_retention", *late)
-    purged = job(home, store, "purge_failsafe", *late)
+    purged = job(home, store, "purge_failsafe", *late, spark=False)
     assert datetime.now(UTC) < local_end, "the purge ran after the lock ended: raise margin"
     assert (purged["files_purged"], purged["files_locked"]) == (0, 2), purged
     assert store.read(local_key) is not None and store.read(orders_key) is not None
@@ -375,7 +386,7 @@ def test_object_lock_holds_every_failsafe_copy_until_its_purge_instant_r12_r48(
     assert step(home, "storage_metrics", *late)["failsafe_bytes"] > 0
 
     time.sleep(max(0.0, (local_end - datetime.now(UTC)).total_seconds()) + 2)
-    purged = job(home, store, "purge_failsafe", *late)
+    purged = job(home, store, "purge_failsafe", *late, spark=False)
     assert (purged["files_purged"], purged["files_locked"]) == (1, 1), purged
     versions = store.client.list_object_versions(Bucket=store.name, Prefix=local_key)
     assert not versions.get("Versions") and not versions.get("DeleteMarkers"), versions
