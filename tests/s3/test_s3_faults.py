@@ -8,10 +8,16 @@ that moves them into fail-safe runs
 - through a loopback proxy (tests/s3_proxy.py) that answers ``503 SlowDown`` to some
   requests, drops the connection before others reach the server, and drops it *after*
   others took effect (a copy done, a delete done, an answer the client never hears): every
-  step of the night, in process and in the expire job's executors, talks to the store
-  through it;
+  step of the night, in process and in the expire job's file-operation workers, talks to
+  the store through it;
 - with the S3 server itself stopped and started again while the expire job is moving
   objects, early in the job and half-way through.
+
+Through the proxy the expire job is ``rewind.runner.main`` with its file operations in two
+plain Python workers (tests/lifecycle_jobs.py ``PythonWorkers``, what a local[2] Spark
+job runs them in): the faults are answered by ``fileops``'s retries, the same from either,
+and each run costs no JVM start. The restarts stop a run, and how a failed Spark task
+becomes STORAGE_ERROR is Spark's: those runs are Spark jobs.
 
 A run either completes or stops with STORAGE_ERROR, and the next one converges (R31, R49).
 After every run each removed object is in the bucket or, whole, in fail-safe (never
@@ -72,14 +78,23 @@ def expire_until_converged(
     check: Any,
     settings: dict[str, str] | None = None,
     during: Any = None,
+    spark: bool = True,
 ) -> None:
     """The expire job, run again after each run that stopped, until one completes; ``check``
-    after every run; ``during(job)`` (its future) while the first runs."""
+    after every run; ``during(job)`` (its future) while the first runs; ``spark=False``: its
+    file operations in plain Python workers."""
     codes = []
     for attempt in range(RUNS):
         with ThreadPoolExecutor(1) as pool:
             job = pool.submit(
-                run_job, home, "expire_versions", *night, None, JOB_TIMEOUT_S, settings
+                run_job,
+                home,
+                "expire_versions",
+                *night,
+                None,
+                JOB_TIMEOUT_S,
+                settings,
+                spark=spark,
             )
             if during is not None and attempt == 0:
                 during(job)
@@ -128,7 +143,8 @@ def test_a_night_through_a_store_that_throttles_and_drops_connections_converges_
         monkeypatch.setenv("AWS_ENDPOINT_URL", proxy.endpoint)  # every client of the night
         step(home, "effective_retention", *night)
         check = invariant(lake, home, content, kept)
-        expire_until_converged(home, night, check, {"AWS_ENDPOINT_URL": proxy.endpoint})
+        settings = {"AWS_ENDPOINT_URL": proxy.endpoint}
+        expire_until_converged(home, night, check, settings, spark=False)
         counted = step(home, "storage_metrics", *night)
         step(home, "validate", *night)
     finally:

@@ -56,11 +56,13 @@ def job(
     fault: str | None = None,
     *,
     fails: bool = False,
+    spark: bool = True,
 ) -> dict:
     """A lifecycle step as a Spark job in a session of its own; its JSON summary. With
     ``fault`` the job must die by SIGKILL there (SPEC R31): a fault that never fires fails.
-    With ``fails`` it must stop with an error: ``{"error": its one line}``."""
-    code, out, err = run_job(home, step, run_id, now, fault, JOB_TIMEOUT_S)
+    With ``fails`` it must stop with an error: ``{"error": its one line}``. ``spark=False``:
+    its file operations in plain Python workers (tests/lifecycle_jobs.py), no JVM."""
+    code, out, err = run_job(home, step, run_id, now, fault, JOB_TIMEOUT_S, spark=spark)
     expected = 0 if fault is None else -signal.SIGKILL
     if fails:
         assert code == 1, f"{step}: exit {code}\n{err[-3000:]}"
@@ -150,12 +152,14 @@ def test_a_night_moves_removed_files_from_s3_into_failsafe_and_a_later_one_purge
     night_2 = ("night-2", changed + timedelta(days=2 + FAILSAFE_DAYS))
 
     # Night 1: the expire job killed before its first move, then between a copy and the
-    # delete of its source (the file in both places), then run to the end (R31).
+    # delete of its source (the file in both places), then run to the end (R31). The two
+    # killed runs move in plain Python workers (no JVM start: every depth of such a kill
+    # is tests/spark/test_lifecycle_crash.py's); the run to the end is a Spark job.
     step(home, "effective_retention", *night_1)
-    job(home, "expire_versions", *night_1, fault="move:1")
+    job(home, "expire_versions", *night_1, fault="move:1", spark=False)
     where = places(lake, failsafe, content)
     assert all(where[path] == {"table"} for path in removed), where  # nothing moved yet
-    job(home, "expire_versions", *night_1, fault="copied:1")
+    job(home, "expire_versions", *night_1, fault="copied:1", spark=False)
     where = places(lake, failsafe, content)
     assert all("table" in where[path] for path in removed), where  # no source deleted yet
     assert any(where[path] == {"table", "failsafe"} for path in removed), where
