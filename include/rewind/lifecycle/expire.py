@@ -9,21 +9,26 @@ run finishes first; no file is ever missing from both the table and fail-safe.
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import or_, select
+from sqlalchemy import func, or_, select
 
 from rewind.catalog.models import CatalogObject, FileState, LogCursor, TableVersion
 from rewind.catalog.repository import Catalog
-from rewind.lifecycle import fileops, files, progress, rules
+from rewind.lifecycle import fileops, files, pages, progress, rules
 from rewind.lifecycle.clones import clones_of, used_by_clone
 from rewind.lifecycle.context import Run
 from rewind.lifecycle.pins import live_pins
 from rewind.lifecycle.plan import read_plan, read_previous_plan
 from rewind.lifecycle.scan import sync
 from rewind.storage import objectstore
+
+# Journaled files a page (:func:`apply_journal`): each page is one Spark job of file
+# operations (~0.2 s to set up), its rows' outcomes committed after it.
+JOURNAL_PAGE = 50_000
 
 
 def pinned_files(run: Run) -> set[tuple[int, str]]:
@@ -35,23 +40,21 @@ def pinned_files(run: Run) -> set[tuple[int, str]]:
     return held
 
 
-def _candidates(catalog: Catalog) -> list[FileState]:
+def _candidates(catalog: Catalog) -> Iterator[FileState]:
     """Removed files, and current files of dropped tables Rewind created: the only ones
     that can expire. A dropped external table's current files stay the team's, where
     they are (SPEC R41); a dropped table another engine still committed to after the
-    drop is held whole (SPEC R42, :func:`held_tables`)."""
+    drop is held whole (SPEC R42, :func:`held_tables`). Read a page at a time
+    (:func:`pages.rows`): the caller may change or delete each."""
     dropped = select(CatalogObject.id).where(
         CatalogObject.dropped_on.is_not(None), CatalogObject.location.is_(None)
     )
-    return list(
-        catalog.session.scalars(
-            select(FileState).where(
-                or_(
-                    FileState.state == rules.REMOVED,
-                    (FileState.state == rules.LIVE) & FileState.table_id.in_(dropped),
-                )
-            )
-        )
+    return pages.rows(
+        catalog,
+        or_(
+            FileState.state == rules.REMOVED,
+            (FileState.state == rules.LIVE) & FileState.table_id.in_(dropped),
+        ),
     )
 
 
@@ -165,24 +168,21 @@ def journal_expired(run: Run) -> dict[str, Any]:
 
 
 def apply_journal(run: Run) -> dict[str, int]:
-    """Carry out every MOVING / DELETING row (this run's and a killed run's)."""
-    journaled = select(FileState).where(FileState.state.in_([rules.MOVING, rules.DELETING]))
+    """Carry out every MOVING / DELETING row (this run's and a killed run's), a page of
+    :data:`JOURNAL_PAGE` rows at a time: its file operations, then its outcomes committed
+    (a run killed between two pages leaves the later pages journaled, which the next run
+    finishes, SPEC R31)."""
+    journaled = FileState.state.in_([rules.MOVING, rules.DELETING])
     with run.catalog() as catalog:
         # A commit since the journal may use a file again: the journaled files' tables and
         # their clones are read again (a stat each), not every table (SPEC R50).
-        owners = set(catalog.session.scalars(journaled.with_only_columns(FileState.table_id)))
+        owners = set(catalog.session.scalars(select(FileState.table_id).where(journaled)))
         sync(catalog, run.store, run.now, owners | clones_of(catalog, owners))
-        rows = catalog.session.scalars(journaled).all()
-        tasks = [
-            run.to_failsafe(row.table_id, row.path, row.purge_at)
-            if row.state == rules.MOVING
-            else fileops.Task("delete", str(run.table_file(row.table_id, row.path)))
-            for row in rows
-        ]
-        sizes = [row.size for row in rows]
+        count, nbytes = catalog.session.execute(
+            select(func.count(), func.coalesce(func.sum(FileState.size), 0)).where(journaled)
+        ).one()
     fileops.fault_point("journal")
-    progress.phase("files moved or deleted", files=len(tasks), nbytes=sum(sizes))
-    outcomes = progress.run_tasks(run.run_tasks, tasks, sizes)
+    progress.phase("files moved or deleted", files=int(count), nbytes=int(nbytes))
     summary = {
         "files_moved": 0,
         "bytes_moved": 0,
@@ -190,27 +190,62 @@ def apply_journal(run: Run) -> dict[str, int]:
         "bytes_deleted": 0,
         "files_missing": 0,
     }
-    with run.catalog() as catalog:
-        for row in catalog.session.scalars(journaled):
-            outcome = outcomes.get(str(run.table_file(row.table_id, row.path)))
-            if outcome is None:
-                continue
-            if outcome == "missing":
-                summary["files_missing"] += 1
-            elif row.state == rules.MOVING:
-                row.state = rules.FAILSAFE
-                summary["files_moved"] += 1
-                summary["bytes_moved"] += row.size
-            else:
-                # SPEC R30, R33: a clone's link still holds the bytes of a transient
-                # file: the owner keeps them as RETAINED_FOR_CLONE until the clone lets go.
-                if used_by_clone(catalog, row):
-                    row.state = rules.RETAINED
-                else:
-                    catalog.session.delete(row)
-                summary["files_deleted"] += 1
-                summary["bytes_deleted"] += row.size
+    key: pages.Key | None = None
+    while True:
+        with run.catalog() as catalog:
+            page = pages.columns(
+                catalog,
+                journaled,
+                key,
+                JOURNAL_PAGE,
+                FileState.state,
+                FileState.purge_at,
+                FileState.size,
+            )
+        if not page:
+            break
+        tasks = [
+            run.to_failsafe(table_id, path, purge_at)
+            if state == rules.MOVING
+            else fileops.Task("delete", str(run.table_file(table_id, path)))
+            for table_id, path, state, purge_at, _ in page
+        ]
+        outcomes = progress.run_tasks(run.run_tasks, tasks, [row[-1] for row in page])
+        last: pages.Key = (page[-1][0], page[-1][1])
+        del tasks, page
+        with run.catalog() as catalog:
+            rows = catalog.session.scalars(
+                select(FileState).where(journaled, pages.after(key), pages.up_to(last))
+            )
+            for row in rows:
+                _settle(catalog, run, row, outcomes, summary)
+        key = last
     return summary
+
+
+def _settle(
+    catalog: Catalog, run: Run, row: FileState, outcomes: dict[str, str], summary: dict[str, int]
+) -> None:
+    """A journaled row after its file operation: in fail-safe, deleted, or left as it is
+    (no outcome: not in this page's operations)."""
+    outcome = outcomes.get(str(run.table_file(row.table_id, row.path)))
+    if outcome is None:
+        return
+    if outcome == "missing":
+        summary["files_missing"] += 1
+    elif row.state == rules.MOVING:
+        row.state = rules.FAILSAFE
+        summary["files_moved"] += 1
+        summary["bytes_moved"] += row.size
+    else:
+        # SPEC R30, R33: a clone's link still holds the bytes of a transient
+        # file: the owner keeps them as RETAINED_FOR_CLONE until the clone lets go.
+        if used_by_clone(catalog, row):
+            row.state = rules.RETAINED
+        else:
+            catalog.session.delete(row)
+        summary["files_deleted"] += 1
+        summary["bytes_deleted"] += row.size
 
 
 def expire_versions(run: Run) -> dict[str, Any]:

@@ -10,79 +10,114 @@ transaction of its own.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import exists, select
+from sqlalchemy import exists, func, select, update
 
 from rewind.audit.cleanup import purge_audit
 from rewind.catalog.models import CatalogObject, FileState
 from rewind.catalog.repository import Catalog
-from rewind.lifecycle import fileops, progress, rules
+from rewind.lifecycle import fileops, pages, progress, rules
 from rewind.lifecycle.clones import used_by_clone
 from rewind.lifecycle.context import Run
 from rewind.lifecycle.expire import held_tables
 from rewind.storage import location
 
+# Purging files a page (:func:`purge_failsafe`): each page one Spark job of deletes.
+PURGE_PAGE = 50_000
+
 
 def purge_failsafe(run: Run) -> dict[str, Any]:
     """Delete fail-safe files whose 7 days are over (and finish a killed run's purge); one
-    an Object Lock still holds stays until a later run (``files_locked``, SPEC R48)."""
+    an Object Lock still holds stays until a later run (``files_locked``, SPEC R48).
+
+    The purging rows a page of :data:`PURGE_PAGE` at a time: its deletes, then its rows
+    settled and committed (a run killed between two pages leaves the later ones PURGING,
+    which the next run finishes, SPEC R31); then the rows a clone retained before this run,
+    each looked at once, as before."""
     start = time.perf_counter()
     run.open_failsafe()  # SPEC R49: a store that does not answer stops the step first
+    purging = FileState.state == rules.PURGING
     with run.catalog() as catalog:
-        due = catalog.session.scalars(
-            select(FileState).where(
-                FileState.state == rules.FAILSAFE, FileState.purge_at <= run.now
-            )
-        ).all()
-        for row in due:
-            row.state = rules.PURGING
+        retained_before = set(
+            catalog.session.execute(
+                select(FileState.table_id, FileState.path).where(FileState.state == rules.RETAINED)
+            ).tuples()
+        )
+        catalog.session.execute(
+            update(FileState)
+            .where(FileState.state == rules.FAILSAFE, FileState.purge_at <= run.now)
+            .values(state=rules.PURGING)
+            .execution_options(synchronize_session=False)
+        )
     fileops.fault_point("purge_journal")
     with run.catalog() as catalog:
-        rows = catalog.session.scalars(
-            select(FileState).where(FileState.state == rules.PURGING)
-        ).all()
-        tasks = [fileops.Task("purge", str(run.failsafe_path(r.table_id, r.path))) for r in rows]
-        sizes = [r.size for r in rows]
-    progress.phase("files purged", files=len(tasks), nbytes=sum(sizes))
-    outcomes = progress.run_tasks(run.run_tasks, tasks, sizes)
-    purged = purged_bytes = retained = locked = 0
+        count, nbytes = catalog.session.execute(
+            select(func.count(), func.coalesce(func.sum(FileState.size), 0)).where(purging)
+        ).one()
+    progress.phase("files purged", files=int(count), nbytes=int(nbytes))
+    done = Counter[str]()
+    key: pages.Key | None = None
+    while True:
+        with run.catalog() as catalog:
+            page = pages.columns(catalog, purging, key, PURGE_PAGE, FileState.size)
+        if not page:
+            break
+        tasks = [fileops.Task("purge", str(run.failsafe_path(t, path))) for t, path, _ in page]
+        outcomes = progress.run_tasks(run.run_tasks, tasks, [size for _, _, size in page])
+        last: pages.Key = (page[-1][0], page[-1][1])
+        del tasks, page
+        with run.catalog() as catalog:
+            rows = catalog.session.scalars(
+                select(FileState).where(purging, pages.after(key), pages.up_to(last))
+            )
+            for row in rows:
+                _settle(catalog, run, row, outcomes, done)
+        key = last
     with run.catalog() as catalog:
-        for row in catalog.session.scalars(
-            select(FileState).where(FileState.state.in_([rules.PURGING, rules.RETAINED]))
-        ):
-            if outcomes.get(str(run.failsafe_path(row.table_id, row.path))) == "locked":
-                # SPEC R48: its Object Lock has not ended (the store's clock): it stays in
-                # fail-safe, reported, and a later night purges it.
-                row.state = rules.FAILSAFE
-                locked += 1
-                continue
-            if used_by_clone(catalog, row):
-                retained += row.state == rules.PURGING
-                row.state = rules.RETAINED
-                continue
-            if row.state == rules.RETAINED and not isinstance(run.store.root(row.table_id), Path):
-                # SPEC R30, R47: an object a clone referenced where it is, which no clone
-                # uses now: still in its table, it leaves it at the next run as any other.
-                row.state = rules.REMOVED
-                continue
-            purged += row.state == rules.PURGING
-            purged_bytes += row.size if row.state == rules.PURGING else 0
-            catalog.session.delete(row)
+        for row in pages.rows(catalog, FileState.state == rules.RETAINED):
+            if (row.table_id, row.path) in retained_before:
+                _settle(catalog, run, row, {}, done)
         catalog.session.flush()
         dirs = _forget_purged_tables(catalog, run)
     with run.catalog() as catalog:
         audit_removed = purge_audit(catalog, run.now)
     return {
-        "files_purged": purged,
-        "bytes_purged": purged_bytes,
-        "files_retained_for_clone": retained,
-        "files_locked": locked,
+        "files_purged": done["purged"],
+        "bytes_purged": done["purged_bytes"],
+        "files_retained_for_clone": done["retained"],
+        "files_locked": done["locked"],
         "tables_purged": dirs,
         "audit_rows_removed": audit_removed,
         "elapsed_s": round(time.perf_counter() - start, 3),
     }
+
+
+def _settle(
+    catalog: Catalog, run: Run, row: FileState, outcomes: dict[str, str], done: Counter[str]
+) -> None:
+    """A PURGING row after its delete, or a RETAINED one (no outcome): gone, kept by a
+    lock or a clone, or back in its table's time travel."""
+    if outcomes.get(str(run.failsafe_path(row.table_id, row.path))) == "locked":
+        # SPEC R48: its Object Lock has not ended (the store's clock): it stays in
+        # fail-safe, reported, and a later night purges it.
+        row.state = rules.FAILSAFE
+        done["locked"] += 1
+        return
+    if used_by_clone(catalog, row):
+        done["retained"] += row.state == rules.PURGING
+        row.state = rules.RETAINED
+        return
+    if row.state == rules.RETAINED and not isinstance(run.store.root(row.table_id), Path):
+        # SPEC R30, R47: an object a clone referenced where it is, which no clone
+        # uses now: still in its table, it leaves it at the next run as any other.
+        row.state = rules.REMOVED
+        return
+    done["purged"] += row.state == rules.PURGING
+    done["purged_bytes"] += row.size if row.state == rules.PURGING else 0
+    catalog.session.delete(row)
 
 
 def _forget_purged_tables(catalog: Catalog, run: Run) -> int:
