@@ -182,7 +182,11 @@ class Browser:
         self.driver, self.server = driver, server
 
     def login(self, user: str, mode: str = "light") -> None:
+        """Start afresh as ``user`` in ``mode``: the cookies, the color mode, the window's
+        size and the console log (:meth:`errors` counts from here) are this login's."""
         self.driver.get(f"{self.server.url}/api/v2/version")
+        self.driver.set_window_size(1400, 1000)
+        self.errors()
         self.driver.delete_all_cookies()
         self.driver.add_cookie({"name": "_token", "value": self.server.token(user)})
         # Airflow's color mode (next-themes) is kept in localStorage under "theme";
@@ -241,6 +245,14 @@ class Browser:
         self.driver.set_window_size(1400, 1000)
 
 
+@pytest.fixture(scope="module")
+def browser(airflow: ApiServer) -> Iterator[Browser]:
+    """One Chromium for the module's tests on ``airflow`` (a start each cost seconds of a
+    loaded 2-core machine); each test's :meth:`Browser.login` starts it afresh."""
+    with chromium(airflow) as shared:
+        yield shared
+
+
 @contextmanager
 def chromium(server: ApiServer) -> Iterator[Browser]:
     """Debian's Chromium through Debian's chromedriver: nothing is downloaded."""
@@ -284,39 +296,34 @@ def attr_bytes(elements: list[Any]) -> dict[str, int]:
     ("mode", "shown"), [("light", "light"), ("dark", "dark"), ("system", "dark")]
 )
 def test_the_rewind_page_renders_inside_airflow_with_the_view_s_figures(
-    warehouse: dict[str, Any], airflow: ApiServer, mode: str, shown: str
+    warehouse: dict[str, Any], airflow: ApiServer, browser: Browser, mode: str, shown: str
 ) -> None:
     """SPEC R33, R35: the admin's page, inside Airflow's UI, charts every night and its
     last day's stack and totals are TABLE_STORAGE_METRICS; fail-safe and runs are listed,
     the runs linked to their Airflow runs; no console error; in Airflow's light, dark or
     system (a dark browser here) mode, on Airflow's background."""
     expected = by_class(warehouse["view"])
-    with chromium(airflow) as browser:
-        browser.login("admin", mode)
-        browser.open("plugin/rewind", "[data-testid=runs]")
-        assert browser.all("iframe") == []
-        assert browser.driver.execute_script("return document.documentElement.className") == shown
-        segments = browser.all("svg rect.segment")
-        assert len(segments) == len(BYTE_COLUMNS) * len(RUNS)
-        last = VIEW_AT.date().isoformat()
-        assert attr_bytes([s for s in segments if s.get_attribute("data-date") == last]) == (
-            expected
-        )
-        [total] = browser.all("[data-testid=total]")
-        cells = total.find_elements("css selector", "[data-metric]")
-        assert {k: v for k, v in attr_bytes(cells).items() if k != "TOTAL"} == expected
-        assert {r.get_attribute("data-name") for r in browser.all("[data-testid=failsafe] tr")} >= {
-            "LAB.PUBLIC.OLD",
-            "SHOP.PUBLIC.ORDERS",
-        }
-        links = [a.get_attribute("href") for a in browser.all("[data-testid=runs] a")]
-        assert any(
-            run_tab(warehouse).replace("+", "%2B").replace(":", "%3A") in str(h) for h in links
-        )
-        view, host = browser.backgrounds("rewind-page")
-        assert view == host
-        assert browser.errors() == []
-        browser.screenshot(f"rewind_page_{mode}.png")
+    browser.login("admin", mode)
+    browser.open("plugin/rewind", "[data-testid=runs]")
+    assert browser.all("iframe") == []
+    assert browser.driver.execute_script("return document.documentElement.className") == shown
+    segments = browser.all("svg rect.segment")
+    assert len(segments) == len(BYTE_COLUMNS) * len(RUNS)
+    last = VIEW_AT.date().isoformat()
+    assert attr_bytes([s for s in segments if s.get_attribute("data-date") == last]) == expected
+    [total] = browser.all("[data-testid=total]")
+    cells = total.find_elements("css selector", "[data-metric]")
+    assert {k: v for k, v in attr_bytes(cells).items() if k != "TOTAL"} == expected
+    assert {r.get_attribute("data-name") for r in browser.all("[data-testid=failsafe] tr")} >= {
+        "LAB.PUBLIC.OLD",
+        "SHOP.PUBLIC.ORDERS",
+    }
+    links = [a.get_attribute("href") for a in browser.all("[data-testid=runs] a")]
+    assert any(run_tab(warehouse).replace("+", "%2B").replace(":", "%3A") in str(h) for h in links)
+    view, host = browser.backgrounds("rewind-page")
+    assert view == host
+    assert browser.errors() == []
+    browser.screenshot(f"rewind_page_{mode}.png")
 
 
 def as_shown(value: Any) -> str:
@@ -340,7 +347,7 @@ def night_in_airflow(server: ApiServer, dag_run_id: str) -> tuple[dict[str, str]
 
 
 def test_the_nightly_run_tab_shows_that_night_s_run(
-    warehouse: dict[str, Any], airflow: ApiServer
+    warehouse: dict[str, Any], airflow: ApiServer, browser: Browser
 ) -> None:
     """SPEC R29, R33, R35: the tab of the last night's run (a real ``airflow dags test``
     run) shows one step per lifecycle task, each task successful in Airflow, with every
@@ -348,83 +355,76 @@ def test_the_nightly_run_tab_shows_that_night_s_run(
     validate task's; then the night's tables, their bytes the TABLE_STORAGE_METRICS rows
     and their totals the storage_metrics task's XCom."""
     states, xcom = night_in_airflow(airflow, warehouse["dag_run_id"])
-    with chromium(airflow) as browser:
-        browser.login("admin")
-        browser.open(run_tab(warehouse), "[data-testid=night-tables]")
-        assert browser.all("iframe") == []
-        shown = [s.get_attribute("data-step") for s in browser.all("[data-testid=steps] > div")]
-        assert shown == [step["step"] for step in warehouse["steps"][RUNS[-1]]]
-        assert states == {"authorize": "success", **dict.fromkeys(shown, "success")}
-        for step in shown:
-            figures = browser.all(f"[data-step={step}] [data-figure]")
-            assert {
-                f.get_attribute("data-figure"): f.get_attribute("data-value") for f in figures
-            } == {
-                key: as_shown(value)
-                for key, value in xcom[step].items()
-                if key not in ("run_id", "step", "elapsed_s")
-                and isinstance(value, int | float | str)
-            }, step
-            [elapsed] = browser.all(f"[data-step={step}] [data-testid=elapsed]")
-            assert elapsed.text == f"{as_shown(xcom[step]['elapsed_s'])} s"
-        assert int(xcom["expire_versions"]["files_moved"]) > 0
-        results = browser.all("[data-testid=expectations] [data-success]")
-        assert [r.get_attribute("data-success") for r in results] == [
-            as_shown(result["success"]) for result in xcom["validate"]["results"]
-        ]
-        tables = browser.all("[data-testid=night-tables] [data-testid=group]")
-        assert {
-            t.get_attribute("data-name"): attr_bytes(
-                t.find_elements("css selector", "[data-metric]")
-            )
-            for t in tables
-        } == {
-            f"{r['TABLE_CATALOG']}.{r['TABLE_SCHEMA']}.{r['TABLE_NAME']}": {
-                **{c: r[c] for c in BYTE_COLUMNS},
-                "TOTAL": sum(r[c] for c in BYTE_COLUMNS),
-            }
-            for r in warehouse["view"]
+    browser.login("admin")
+    browser.open(run_tab(warehouse), "[data-testid=night-tables]")
+    assert browser.all("iframe") == []
+    shown = [s.get_attribute("data-step") for s in browser.all("[data-testid=steps] > div")]
+    assert shown == [step["step"] for step in warehouse["steps"][RUNS[-1]]]
+    assert states == {"authorize": "success", **dict.fromkeys(shown, "success")}
+    for step in shown:
+        figures = browser.all(f"[data-step={step}] [data-figure]")
+        assert {f.get_attribute("data-figure"): f.get_attribute("data-value") for f in figures} == {
+            key: as_shown(value)
+            for key, value in xcom[step].items()
+            if key not in ("run_id", "step", "elapsed_s") and isinstance(value, int | float | str)
+        }, step
+        [elapsed] = browser.all(f"[data-step={step}] [data-testid=elapsed]")
+        assert elapsed.text == f"{as_shown(xcom[step]['elapsed_s'])} s"
+    assert int(xcom["expire_versions"]["files_moved"]) > 0
+    results = browser.all("[data-testid=expectations] [data-success]")
+    assert [r.get_attribute("data-success") for r in results] == [
+        as_shown(result["success"]) for result in xcom["validate"]["results"]
+    ]
+    tables = browser.all("[data-testid=night-tables] [data-testid=group]")
+    assert {
+        t.get_attribute("data-name"): attr_bytes(t.find_elements("css selector", "[data-metric]"))
+        for t in tables
+    } == {
+        f"{r['TABLE_CATALOG']}.{r['TABLE_SCHEMA']}.{r['TABLE_NAME']}": {
+            **{c: r[c] for c in BYTE_COLUMNS},
+            "TOTAL": sum(r[c] for c in BYTE_COLUMNS),
         }
-        [total] = browser.all("[data-testid=night-tables] [data-testid=total]")
-        totals = attr_bytes(total.find_elements("css selector", "[data-metric]"))
-        assert {c: totals[c] for c in BYTE_COLUMNS} == {
-            c: xcom["storage_metrics"][c.lower()] for c in BYTE_COLUMNS
-        }
-        assert browser.errors() == []
-        browser.screenshot("rewind_run_tab.png")
+        for r in warehouse["view"]
+    }
+    [total] = browser.all("[data-testid=night-tables] [data-testid=total]")
+    totals = attr_bytes(total.find_elements("css selector", "[data-metric]"))
+    assert {c: totals[c] for c in BYTE_COLUMNS} == {
+        c: xcom["storage_metrics"][c.lower()] for c in BYTE_COLUMNS
+    }
+    assert browser.errors() == []
+    browser.screenshot("rewind_run_tab.png")
 
 
 def test_a_table_of_the_night_links_to_the_page_on_that_table(
-    warehouse: dict[str, Any], airflow: ApiServer
+    warehouse: dict[str, Any], airflow: ApiServer, browser: Browser
 ) -> None:
     """SPEC R33: following SHOP.PUBLIC.ORDERS's link in the night's tab opens the Rewind
     page narrowed to that table as of that night: the scope names it, the figures table
     and the chart's last day are its TABLE_STORAGE_METRICS row."""
     orders = next(r for r in warehouse["view"] if r["TABLE_NAME"] == "ORDERS")
     mine = {c: orders[c] for c in BYTE_COLUMNS}
-    with chromium(airflow) as browser:
-        browser.login("admin")
-        browser.open(run_tab(warehouse), "[data-testid=night-tables]")
-        [row] = browser.all("[data-testid=night-tables] [data-name='SHOP.PUBLIC.ORDERS']")
-        row.find_element("css selector", "a").click()
-        browser.wait("[data-testid=rewind-page] [data-testid=group]")
-        assert "/plugin/rewind?" in browser.driver.current_url
-        [current] = browser.all("[data-testid=scope] [aria-current=page]")
-        assert current.text == "ORDERS"
-        groups = browser.all("[data-testid=rewind-page] [data-testid=group]")
-        assert [g.get_attribute("data-name") for g in groups] == ["SHOP.PUBLIC.ORDERS"]
-        [total] = browser.all("[data-testid=total]")
-        cells = total.find_elements("css selector", "[data-metric]")
-        assert {k: v for k, v in attr_bytes(cells).items() if k != "TOTAL"} == mine
-        last = RUNS[-1].date().isoformat()
-        segments = browser.all(f"svg rect.segment[data-date='{last}']")
-        assert attr_bytes(segments) == mine
-        assert browser.errors() == []
-        browser.screenshot("rewind_page_table.png")
+    browser.login("admin")
+    browser.open(run_tab(warehouse), "[data-testid=night-tables]")
+    [row] = browser.all("[data-testid=night-tables] [data-name='SHOP.PUBLIC.ORDERS']")
+    row.find_element("css selector", "a").click()
+    browser.wait("[data-testid=rewind-page] [data-testid=group]")
+    assert "/plugin/rewind?" in browser.driver.current_url
+    [current] = browser.all("[data-testid=scope] [aria-current=page]")
+    assert current.text == "ORDERS"
+    groups = browser.all("[data-testid=rewind-page] [data-testid=group]")
+    assert [g.get_attribute("data-name") for g in groups] == ["SHOP.PUBLIC.ORDERS"]
+    [total] = browser.all("[data-testid=total]")
+    cells = total.find_elements("css selector", "[data-metric]")
+    assert {k: v for k, v in attr_bytes(cells).items() if k != "TOTAL"} == mine
+    last = RUNS[-1].date().isoformat()
+    segments = browser.all(f"svg rect.segment[data-date='{last}']")
+    assert attr_bytes(segments) == mine
+    assert browser.errors() == []
+    browser.screenshot("rewind_page_table.png")
 
 
 def test_a_lifecycle_task_links_to_its_run_s_tab(
-    warehouse: dict[str, Any], airflow: ApiServer
+    warehouse: dict[str, Any], airflow: ApiServer, browser: Browser
 ) -> None:
     """A lifecycle step's task has the extra link *Rewind lifecycle* (as the Great
     Expectations provider links Data Docs): the run's tab, which opens in Chromium; a task
@@ -434,25 +434,25 @@ def test_a_lifecycle_task_links_to_its_run_s_tab(
     expire = airflow.get(links.format("expire_versions"))["extra_links"]
     assert expire == {"Rewind lifecycle": f"/dags/rewind_nightly/runs/{run}/plugin/rewind_run"}
     assert airflow.get(links.format("validate"))["extra_links"] == {}
-    with chromium(airflow) as browser:
-        browser.login("admin")
-        browser.open(expire["Rewind lifecycle"].lstrip("/"), "[data-testid=steps]")
-        steps = [s.get_attribute("data-step") for s in browser.all("[data-testid=steps] > div")]
-        assert steps == [step["step"] for step in warehouse["steps"][RUNS[-1]]]
+    browser.login("admin")
+    browser.open(expire["Rewind lifecycle"].lstrip("/"), "[data-testid=steps]")
+    steps = [s.get_attribute("data-step") for s in browser.all("[data-testid=steps] > div")]
+    assert steps == [step["step"] for step in warehouse["steps"][RUNS[-1]]]
 
 
-def test_the_dashboard_card_shows_the_totals(warehouse: dict[str, Any], airflow: ApiServer) -> None:
+def test_the_dashboard_card_shows_the_totals(
+    warehouse: dict[str, Any], airflow: ApiServer, browser: Browser
+) -> None:
     """The card on Airflow's home page: totals by class, the next purge, the last night."""
-    with chromium(airflow) as browser:
-        browser.login("admin", "dark")
-        browser.open("", "[data-testid=next-purge]")
-        card = browser.all("[data-testid=rewind-card] [data-metric]")
-        assert attr_bytes(card) == by_class(warehouse["view"])
-        assert browser.all("[data-testid=last-run] [data-state=success]")
-        view, host = browser.backgrounds("rewind-card")
-        assert view == host
-        assert browser.errors() == []
-        browser.screenshot("rewind_card_dark.png")
+    browser.login("admin", "dark")
+    browser.open("", "[data-testid=next-purge]")
+    card = browser.all("[data-testid=rewind-card] [data-metric]")
+    assert attr_bytes(card) == by_class(warehouse["view"])
+    assert browser.all("[data-testid=last-run] [data-state=success]")
+    view, host = browser.backgrounds("rewind-card")
+    assert view == host
+    assert browser.errors() == []
+    browser.screenshot("rewind_card_dark.png")
 
 
 PHONE = (414, 900)  # a phone held upright, in CSS pixels
@@ -484,7 +484,7 @@ FIT = """
     ],
 )
 def test_each_view_fits_a_phone_s_width(
-    warehouse: dict[str, Any], airflow: ApiServer, view: str, ready: str
+    warehouse: dict[str, Any], airflow: ApiServer, browser: Browser, view: str, ready: str
 ) -> None:
     """Issue 29 (responsive): at a phone's width each view stays inside the space Airflow
     gives it, makes Airflow's main content no wider than it is without the view, and held
@@ -495,47 +495,45 @@ def test_each_view_fits_a_phone_s_width(
     tab's box there is Airflow's details panel (991 px at 414), not the phone's width:
     the tab is checked inside that panel and at the phone's width by holding it to it."""
     path = {"rewind-page": "plugin/rewind", "rewind-card": "", "rewind-run": run_tab(warehouse)}
-    with chromium(airflow) as browser:
-        browser.login("admin")
-        browser.driver.set_window_size(*PHONE)
-        browser.open(path[view], ready)
-        right, box, space, scrolled, width, laid_out, without, *held = (
-            browser.driver.execute_script(FIT, view)
-        )
-        assert right <= box + 1, (view, right, box)
-        if view != "rewind-run":  # inside Airflow's main content, which is the phone's width
-            assert right <= space + 1, (view, right, space)
-        assert scrolled <= width + 1, (view, scrolled, width)
-        assert laid_out <= without + 1, (view, laid_out, without)
-        held_scrolled, held_width, main_width = held
-        assert held_width <= main_width + 1, (view, held_width, main_width)
-        assert held_scrolled <= held_width + 1, (view, held_scrolled, held_width)
-        assert browser.errors() == []
+    browser.login("admin")
+    browser.driver.set_window_size(*PHONE)
+    browser.open(path[view], ready)
+    right, box, space, scrolled, width, laid_out, without, *held = browser.driver.execute_script(
+        FIT, view
+    )
+    assert right <= box + 1, (view, right, box)
+    if view != "rewind-run":  # inside Airflow's main content, which is the phone's width
+        assert right <= space + 1, (view, right, space)
+    assert scrolled <= width + 1, (view, scrolled, width)
+    assert laid_out <= without + 1, (view, laid_out, without)
+    held_scrolled, held_width, main_width = held
+    assert held_width <= main_width + 1, (view, held_width, main_width)
+    assert held_scrolled <= held_width + 1, (view, held_scrolled, held_width)
+    assert browser.errors() == []
 
 
 def test_a_non_admin_sees_only_its_objects_and_no_failsafe_r37_r38(
-    warehouse: dict[str, Any], airflow: ApiServer
+    warehouse: dict[str, Any], airflow: ApiServer, browser: Browser
 ) -> None:
     """SPEC R37, R38: analyst (role CLERK, SELECT on ORDERS) gets SHOP alone with ORDERS's
     bytes, no fail-safe section nor runs, and nothing of LAB anywhere on the page."""
     orders = next(r for r in warehouse["view"] if r["TABLE_NAME"] == "ORDERS")
-    with chromium(airflow) as browser:
-        browser.login("analyst")
-        browser.open("plugin/rewind", "[data-testid=admin-only]")
-        browser.open("plugin/rewind?database=SHOP&schema=PUBLIC", "[data-testid=figures]")
-        names = [r.get_attribute("data-name") for r in browser.all("[data-testid=group]")]
-        assert names == ["SHOP.PUBLIC.ORDERS"]
-        [total] = browser.all("[data-testid=total]")
-        cells = total.find_elements("css selector", "[data-metric]")
-        assert {k: v for k, v in attr_bytes(cells).items() if k != "TOTAL"} == {
-            c: orders[c] for c in BYTE_COLUMNS
-        }
-        assert browser.all("[data-testid=fail-safe]") == []
-        assert browser.all("[data-testid=lifecycle-runs]") == []
-        main = browser.all("[data-testid=rewind-page]")[0].text
-        assert "LAB" not in main and "Fail-safe holds" not in main
-        browser.open(run_tab(warehouse), "[data-testid=error]")
-        assert "ACCESS_DENIED" in browser.all("[data-testid=error]")[0].text
+    browser.login("analyst")
+    browser.open("plugin/rewind", "[data-testid=admin-only]")
+    browser.open("plugin/rewind?database=SHOP&schema=PUBLIC", "[data-testid=figures]")
+    names = [r.get_attribute("data-name") for r in browser.all("[data-testid=group]")]
+    assert names == ["SHOP.PUBLIC.ORDERS"]
+    [total] = browser.all("[data-testid=total]")
+    cells = total.find_elements("css selector", "[data-metric]")
+    assert {k: v for k, v in attr_bytes(cells).items() if k != "TOTAL"} == {
+        c: orders[c] for c in BYTE_COLUMNS
+    }
+    assert browser.all("[data-testid=fail-safe]") == []
+    assert browser.all("[data-testid=lifecycle-runs]") == []
+    main = browser.all("[data-testid=rewind-page]")[0].text
+    assert "LAB" not in main and "Fail-safe holds" not in main
+    browser.open(run_tab(warehouse), "[data-testid=error]")
+    assert "ACCESS_DENIED" in browser.all("[data-testid=error]")[0].text
 
 
 def test_the_views_load_under_a_base_url_path(warehouse: dict[str, Any], tmp_path: Path) -> None:
