@@ -165,12 +165,14 @@ class Connection:
                 endpoint = spark_server.start(config.home, config.spark_master, self.start_server)
             if endpoint is not None:
                 self._server = endpoint
-                return remote_spark(endpoint.url, log, configure=False)
+                return remote_spark(endpoint.session_url, log, configure=False, shared=True)
         return get_spark(config.spark_master, log)
 
     def _release_spark(self) -> None:
-        """End this session's Spark Connect session (its temporary views go with it); the
-        in-process SparkSession stays for the process's next session."""
+        """End this session's Spark Connect client: its own session on a server the user
+        names ends with it, the home server's shared one stays for the next call
+        (spark_server.SHARED_SESSION_CONF); the in-process SparkSession stays for the
+        process's next session."""
         spark, self._spark = self._spark, None
         if spark is not None and (self._server is not None or self.config.spark_remote):
             with contextlib.suppress(Exception):  # a server that is gone has nothing to free

@@ -13,8 +13,9 @@ the calling thread alone; a lock another thread held would stay locked in the ch
 OpenBLAS and the two jemallocs (pyarrow's, delta-rs') start without their helper
 threads. Its objects are frozen out of the garbage collector's reach, so a child neither
 scans them nor touches (copies) their pages. It holds no state of any home: each call
-opens its catalog and Spark session itself, so ``rewind server stop`` (a home's Spark
-server) leaves nothing stale here.
+opens its catalog and its Spark Connect client itself (in the home server's shared
+session, rewind.spark_server), so ``rewind server stop`` (a home's Spark server) leaves
+nothing stale here.
 
 Only its own user's calls run: a peer with another uid (SO_PEERCRED) is refused and
 logged. So is a peer that sees another system than this process does (another mount,

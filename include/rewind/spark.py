@@ -250,11 +250,16 @@ _CONNECT_MAX_BACKOFF_MS = 1000
 _LOOPBACK = {"localhost", "127.0.0.1", "::1"}
 
 
-def remote_spark(url: str, log: Path | None = None, *, configure: bool = True) -> SparkSession:
+def remote_spark(
+    url: str, log: Path | None = None, *, configure: bool = True, shared: bool = False
+) -> SparkSession:
     """A new Spark Connect session on ``url`` (``sc://host:port/;token=...``) with Rewind's
     session settings (:data:`SESSION_CONF`; ``configure=False``: the server's defaults
     are those already, as a home's own server's are); its temporary views are its own.
-    Failed queries' details go to ``log``, as in process."""
+    ``shared``: the session ``url`` names (``;session_id=...``) is the server's, which
+    other calls use too: stopping this client closes its channel only
+    (rewind.spark_server.SHARED_SESSION_CONF). Failed queries' details go to ``log``, as
+    in process."""
     with heavy_imports():
         from pyspark.sql.connect.client.retries import DefaultPolicy
         from pyspark.sql.connect.session import SparkSession as ConnectSession
@@ -262,6 +267,7 @@ def remote_spark(url: str, log: Path | None = None, *, configure: bool = True) -
     # pyspark warns on stderr when it gives up; the error that follows says it (R39).
     warnings.filterwarnings("ignore", message=r"\[RETRIES_EXCEEDED\]")
     spark = ConnectSession.builder.remote(url).create()
+    spark.release_session_on_close = not shared
     spark.client.set_retry_policies(
         [DefaultPolicy(max_retries=_CONNECT_RETRIES, max_backoff=_CONNECT_MAX_BACKOFF_MS)]
     )

@@ -1,14 +1,19 @@
-"""Helpers shared by the CLI tests: the clock, JSON rows, the `sql`/`fails` runners, and a
-terminal to run a command on."""
+"""Helpers shared by the CLI tests: the clock, JSON rows, the `sql`/`fails` runners, a
+terminal to run a command on, and a call whose Spark Connect requests are counted."""
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import pty
+import subprocess
+import sys
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -81,3 +86,48 @@ def terminal() -> Iterator[tuple[int, bytearray]]:
         os.close(follower)
         reader.join(30)
         os.close(leader)
+
+
+COUNTED_CALL = """
+import collections, json, sys
+import pyspark.sql.connect.proto.base_pb2_grpc as grpc_stubs
+
+calls = collections.Counter()
+plain_init = grpc_stubs.SparkConnectServiceStub.__init__
+
+def counting_init(stub, channel):
+    plain_init(stub, channel)
+    for method, call in list(vars(stub).items()):
+        def counted(*args, _call=call, _method=method, **kwargs):
+            calls[_method] += 1
+            return _call(*args, **kwargs)
+        setattr(stub, method, counted)
+
+grpc_stubs.SparkConnectServiceStub.__init__ = counting_init
+from rewind.cli import main
+code = main(sys.argv[1:])
+sys.stdout.flush()
+print(json.dumps({"code": code, "calls": calls}), file=sys.stderr)
+"""
+
+
+def counted_call(
+    home: Path, remote: str | None, now: str, text: str
+) -> tuple[list[Any], Counter[str]]:
+    """``rewind sql --format json text`` on ``remote`` (None: the home's own server): its
+    results and its Connect calls, counted by method."""
+    script = home.parent / "counted_call.py"  # a file: pyspark treats `python -c` as doctests
+    script.write_text(COUNTED_CALL)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("REWIND_")}
+    command = [sys.executable, str(script), "--home", str(home), "--now", now]
+    done = subprocess.run(
+        [*command, "sql", "--format", "json", text],
+        capture_output=True,
+        text=True,
+        env=env if remote is None else {**env, "REWIND_SPARK_REMOTE": remote},
+        timeout=300,
+        check=False,
+    )
+    report = json.loads(done.stderr.strip().splitlines()[-1])
+    assert report["code"] == 0, done.stderr
+    return json.loads(done.stdout), Counter(report["calls"])

@@ -4,65 +4,21 @@ temporary view created or dropped, no separate schema request, no SqlCommand bef
 no ReleaseExecute on a loopback server), and the text around them reaches Spark as
 written, braces included.
 
-The call runs in a child process whose Connect stub counts its calls by method.
+The call runs in a child process whose Connect stub counts its calls by method
+(cli_helpers.counted_call).
 """
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
-from cli_helpers import at, rows
+from cli_helpers import at, counted_call, rows
 
 from rewind.spark import SESSION_CONF
 
 pytestmark = pytest.mark.cli
-
-COUNTED_CALL = """
-import collections, json, sys
-import pyspark.sql.connect.proto.base_pb2_grpc as grpc_stubs
-
-calls = collections.Counter()
-plain_init = grpc_stubs.SparkConnectServiceStub.__init__
-
-def counting_init(stub, channel):
-    plain_init(stub, channel)
-    for method, call in list(vars(stub).items()):
-        def counted(*args, _call=call, _method=method, **kwargs):
-            calls[_method] += 1
-            return _call(*args, **kwargs)
-        setattr(stub, method, counted)
-
-grpc_stubs.SparkConnectServiceStub.__init__ = counting_init
-from rewind.cli import main
-code = main(sys.argv[1:])
-sys.stdout.flush()
-print(json.dumps({"code": code, "calls": calls}), file=sys.stderr)
-"""
-
-
-def counted_call(home: Path, remote: str, now: str, text: str) -> tuple[list, Counter[str]]:
-    """``rewind sql --format json text`` on ``remote``: its results and its Connect calls."""
-    script = home.parent / "counted_call.py"  # a file: pyspark treats `python -c` as doctests
-    script.write_text(COUNTED_CALL)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("REWIND_")}
-    command = [sys.executable, str(script), "--home", str(home), "--now", now]
-    done = subprocess.run(
-        [*command, "sql", "--format", "json", text],
-        capture_output=True,
-        text=True,
-        env={**env, "REWIND_SPARK_REMOTE": remote},
-        timeout=300,
-        check=False,
-    )
-    report = json.loads(done.stderr.strip().splitlines()[-1])
-    assert report["code"] == 0, done.stderr
-    return json.loads(done.stdout), Counter(report["calls"])
 
 
 def test_a_select_at_is_one_query_on_the_server(home: Path, spark_remote: str, sql) -> None:

@@ -16,12 +16,16 @@ import stat
 import subprocess
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pytest
-from cli_helpers import at, rows, terminal
+from cli_helpers import DAY0, at, counted_call, rows, terminal
+from other_engines import delta_rs_append, stamp
 from sockets import LOOPBACK, listening
 
 from rewind import spark_server
@@ -189,6 +193,73 @@ def test_two_homes_never_share_a_server_and_the_lifecycle_runs_on_it_r29(
     assert steps["expire_versions"]["files_moved"] == 1  # into fail-safe, on the executors
     assert steps["purge_failsafe"]["files_purged"] == 1  # 40 days: past fail-safe too
     assert spark_server.running(two) == b
+
+
+@SERVED
+def test_calls_share_the_servers_session_yet_each_reads_the_table_as_it_is_r36_r40(
+    served: Path, tmp_path: Path
+) -> None:
+    """Issue 26: the calls on a home's server share one Spark session of the server's (a
+    session per call built its state and compiled the query's code again each time). It
+    keeps nothing of a call's: a query reads the version its statement resolved, so
+    another writer's commit between two calls is read by the next (SPEC R40) while the
+    version before stays readable; two calls run in it side by side; a call's end leaves
+    it to the next, and its query is its one request; every statement is still audited
+    (SPEC R36)."""
+    home = served
+    sql(home, "SELECT 1")  # started again if a test before stopped it
+    endpoint = spark_server.running(home)
+    assert endpoint is not None and endpoint.session
+    lake = tmp_path / "lake"  # another engine's table (delta-rs), registered where it is
+    delta_rs_append(lake, {"id": pa.array([1], pa.int32())})
+    stamp(lake, 0, DAY0 + timedelta(days=1))
+    table = f"CREATE EXTERNAL TABLE d.public.x LOCATION = '{lake.as_uri()}' TABLE_FORMAT = DELTA"
+    sql(home, table, days=1.1)
+    count = "SELECT count(*) AS n FROM d.public.x"
+    first = sql(home, count, days=1.2)
+    assert rows(first[0]) == [{"N": 1}]
+    delta_rs_append(lake, {"id": pa.array([2], pa.int32())})  # the other writer's commit
+    stamp(lake, 1, DAY0 + timedelta(days=1.3))
+    then = f"{count} AT(OFFSET => -{int(0.15 * 86400)})"  # day 1.25: before that commit
+    again = sql(home, f"{count}; {then}", days=1.4)
+    assert [rows(r) for r in again] == [[{"N": 2}], [{"N": 1}]]
+    side_by_side = [
+        subprocess.Popen(
+            [REWIND, "--home", str(home), "--now", at(1.4), "sql", "--format", "json", text],
+            stdout=subprocess.PIPE,
+            text=True,
+            env={k: v for k, v in os.environ.items() if not k.startswith("REWIND_")},
+        )
+        for text in (count, then)
+    ]
+    answers = [json.loads(call.communicate(timeout=300)[0]) for call in side_by_side]
+    assert [rows(a[0]) for a in answers] == [[{"N": 2}], [{"N": 1}]]
+    # On the home's own server a call's query is its one request: no session settings,
+    # no release of the session at its end (the session is the server's).
+    counted, calls = counted_call(home, None, at(1.4), then)
+    assert rows(counted[0]) == [{"N": 1}]
+    assert calls == Counter(ExecutePlan=1)
+    assert spark_server.running(home) == endpoint  # all of it on the same server
+    # No call ended the shared session: a client in it still runs a query.
+    from rewind.spark import query, remote_spark, to_arrow
+
+    spark = remote_spark(endpoint.session_url, configure=False, shared=True)
+    try:
+        assert to_arrow(query(spark, "SELECT 1 AS one", {})).to_pylist() == [{"one": 1}]
+    finally:
+        spark.stop()
+    # SPEC R36: each SELECT has its ACCESS_HISTORY row, naming the table it read.
+    ids = [r["query_id"] for r in [*first, *again, *(a[0] for a in answers)]]
+    history = sql(
+        home,
+        "SELECT query_id, base_objects_accessed FROM REWIND.ACCOUNT_USAGE.ACCESS_HISTORY "
+        f"WHERE query_id IN ({', '.join(repr(i) for i in ids)})",
+        days=1.5,
+    )
+    read = {r["QUERY_ID"]: r["BASE_OBJECTS_ACCESSED"] for r in rows(history[0])}
+    assert set(read) == set(ids)
+    names = [[json.loads(o)["objectName"] for o in objects] for objects in read.values()]
+    assert names == [["D.PUBLIC.X"]] * len(ids)
 
 
 @SERVED
