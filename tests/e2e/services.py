@@ -485,7 +485,7 @@ class Airflow:
             run = self.request("GET", f"/api/v2/dags/{dag_id}/dagRuns/{quoted}")
             if run["state"] in ("success", "failed"):
                 return run
-            time.sleep(3)
+            time.sleep(1)
         self.fail(f"{dag_id} run {run_id} did not end in {DAG_RUN_TIMEOUT_S}s: {run}")
         return run
 

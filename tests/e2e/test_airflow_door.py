@@ -200,7 +200,8 @@ def campaign(airflow: Airflow, home: Path) -> Campaign:
             dag_id, form, as_user=user, run_after=when, **(dates if "night" in name else {})
         )
         runs[name] = Run(dag_id, run_id, user, user.upper(), form)
-        airflow.wait_run(dag_id, run_id)
+        ended = airflow.wait_run(dag_id, run_id)
+        print(name, ended["queued_at"], ended["start_date"], ended["end_date"], ended["state"])
     answers: dict[tuple[str, str, str], int] = {}
     tokens = {user: airflow.token_for(user) for user in ROLES}
     for dag_id in DAGS:  # a viewer may not even trigger
