@@ -255,9 +255,10 @@ def remote_spark(
 ) -> SparkSession:
     """A new Spark Connect session on ``url`` (``sc://host:port/;token=...``) with Rewind's
     session settings (:data:`SESSION_CONF`; ``configure=False``: the server's defaults
-    are those already, as a home's own server's are); its temporary views are its own.
-    ``shared``: the session ``url`` names (``;session_id=...``) is the server's, which
-    other calls use too: stopping this client closes its channel only
+    are those already, as a home's own server's are); its temporary views are its own,
+    unless ``shared``: the session ``url`` names (``;session_id=...``) is the server's,
+    which other calls use too (Rewind makes no temporary view), and stopping this client
+    closes its channel only
     (rewind.spark_server.SHARED_SESSION_CONF). Failed queries' details go to ``log``, as
     in process."""
     with heavy_imports():
