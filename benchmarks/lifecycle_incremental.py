@@ -26,9 +26,23 @@ The warehouse is then built again with twice the tables but the same daily chang
 show how the incremental run grows with the warehouse (SPEC R32: it should not).
 Results go to benchmarks/results/lifecycle_incremental.json.
 
+``--memory`` (issue 28 item 5: 10,000 tables / 1,000,000 files within 2 GB): each
+lifecycle run is made by a child process of its own, the driver a nightly job starts
+(this process keeps the builder's ledger, which no run has): it starts its SparkSession
+(``spark_start_seconds``, untimed as above), then times ``run_lifecycle``. Meanwhile the
+process tree of that child (the Python driver, its Spark JVM, PySpark's Python workers)
+is sampled every :data:`SAMPLE_S` seconds from ``/proc/<pid>/status``: each process's
+``VmHWM`` (its exact peak resident set) and the tree's summed ``VmRSS`` (its peak as
+sampled); the child also reports the driver's and the JVM's peak after each step.
+``--fast-build`` builds the same warehouse faster (benchmarks/warehouse.py). The scale run:
+
+    nice -n 10 .venv/bin/python benchmarks/lifecycle_incremental.py --tables 10000 \
+        --changed-tables 1000 --repeat 1 --no-double --fast-build --memory \
+        --output benchmarks/results/lifecycle_scale_10000_tables.json
+
     .venv/bin/python benchmarks/lifecycle_incremental.py [--tables 1000] [--initial-files 40]
         [--days 30] [--changed-tables 100] [--files-per-change 20] [--repeat 3]
-        [--no-double] [--profile]
+        [--no-double] [--profile] [--fast-build] [--memory] [--base DIR]
 """
 
 from __future__ import annotations
@@ -41,8 +55,10 @@ import os
 import pstats
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
+import threading
 import time
 from datetime import datetime
 from pathlib import Path
@@ -64,6 +80,8 @@ from rewind.config import Config
 from rewind.runner import run_lifecycle
 
 RESULTS = Path(__file__).parent / "results" / "lifecycle_incremental.json"
+SAMPLE_S = 0.2  # --memory: seconds between two samples of the run's process tree
+LIMIT_MB = 2048  # issue 28 item 5: the driver's peak memory
 
 
 def vacuum_all(ledger: Ledger, warehouse: Path, night: datetime) -> tuple[float, set[FileKey]]:
@@ -124,6 +142,177 @@ def lifecycle(
     return seconds, steps, report
 
 
+# --- --memory: the run in a child process, its process tree sampled -------------------------
+
+
+def _status(pid: int) -> dict[str, str]:
+    """``/proc/<pid>/status`` as a dict (empty when the process is gone)."""
+    try:
+        text = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return {}
+    return dict(line.split(":\t", 1) for line in text.splitlines() if ":\t" in line)
+
+
+def _kb(status: dict[str, str], key: str) -> int:
+    return int(status.get(key, "0 kB").split()[0])
+
+
+def descendants(root: int) -> list[int]:
+    """``root`` and every process below it (from each process's parent in /proc)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        children.setdefault(int(fields[1]), []).append(int(entry.name))
+    found, todo = [], [root]
+    while todo:
+        pid = todo.pop()
+        found.append(pid)
+        todo.extend(children.get(pid, []))
+    return found
+
+
+def role(pid: int, root: int, status: dict[str, str]) -> str:
+    if pid == root:
+        return "python_driver"
+    return "jvm" if status.get("Name", "").startswith("java") else "python_workers"
+
+
+class TreeSampler:
+    """Samples a process tree's memory every :data:`SAMPLE_S` s on a thread of its own:
+    each process's ``VmHWM`` (exact peak) and the tree's summed ``VmRSS``, by role."""
+
+    def __init__(self, root: int) -> None:
+        self.root = root
+        self.hwm: dict[int, tuple[str, int]] = {}  # pid -> (role, peak kB)
+        self.peak_total = 0
+        self.peak_by_role: dict[str, int] = {}
+        self.samples = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, daemon=True)
+
+    def __enter__(self) -> TreeSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            self.sample()
+            self._stop.wait(SAMPLE_S)
+
+    def sample(self) -> None:
+        total = 0
+        by_role: dict[str, int] = {}
+        for pid in descendants(self.root):
+            status = _status(pid)
+            if not status:
+                continue
+            rss, hwm = _kb(status, "VmRSS"), _kb(status, "VmHWM")
+            kind = role(pid, self.root, status)
+            self.hwm[pid] = (kind, max(hwm, self.hwm.get(pid, (kind, 0))[1]))
+            total += rss
+            by_role[kind] = by_role.get(kind, 0) + rss
+        self.samples += 1
+        self.peak_total = max(self.peak_total, total)
+        for kind, rss in by_role.items():
+            self.peak_by_role[kind] = max(self.peak_by_role.get(kind, 0), rss)
+
+    def report(self) -> dict[str, Any]:
+        def mb(kb: int) -> float:
+            return round(kb / 1024, 1)
+
+        peaks = {
+            kind: mb(max((kb for k, kb in self.hwm.values() if k == kind), default=0))
+            for kind in ("python_driver", "jvm")
+        }
+        return {
+            "python_driver_peak_rss_mb": peaks["python_driver"],
+            "jvm_peak_rss_mb": peaks["jvm"],
+            "python_workers_peak_rss_mb_sampled": mb(self.peak_by_role.get("python_workers", 0)),
+            "total_peak_rss_mb_sampled": mb(self.peak_total),
+            "total_upper_bound_mb": mb(sum(kb for _, kb in self.hwm.values())),
+            "processes_seen": len(self.hwm),
+            "samples": self.samples,
+            "sample_interval_s": SAMPLE_S,
+            "method": "python_driver and jvm: VmHWM of the process (exact peak); workers and "
+            "total: the summed VmRSS of the process tree, sampled; upper bound: the sum "
+            "of every process's VmHWM",
+        }
+
+
+def lifecycle_in_child(
+    home: Path, night: datetime
+) -> tuple[float, list[dict[str, Any]], dict[str, Any]]:
+    """One ``run_lifecycle`` by a child process (:func:`child_main`), its tree sampled."""
+    command = [sys.executable, __file__, "--child-run", str(home), night.isoformat()]
+    with tempfile.NamedTemporaryFile("w+", suffix=".json") as out:
+        child = subprocess.Popen(command, stdout=out)
+        with TreeSampler(child.pid) as sampler:
+            code = child.wait()
+        if code != 0:
+            raise SystemExit(f"the lifecycle run's child failed with exit code {code}")
+        out.seek(0)
+        result = json.loads(out.read().strip().splitlines()[-1])  # its last line
+    memory = {**sampler.report(), **result["memory"]}
+    memory["within_2_gb"] = memory["total_peak_rss_mb_sampled"] <= LIMIT_MB
+    return result["seconds"], result["steps"], memory
+
+
+def child_main(home: Path, night: datetime) -> int:
+    """The child of :func:`lifecycle_in_child`: start Spark, run the lifecycle, write
+    seconds, steps and the peaks after each step as JSON on stdout."""
+    from rewind import runner
+
+    spark_s = warm_spark(home)
+    jvm = [p for p in descendants(os.getpid()) if _status(p).get("Name", "").startswith("java")]
+    after: dict[str, dict[str, float]] = {}
+
+    def peaks() -> dict[str, float]:
+        own = _status(os.getpid())
+        out = {
+            "python_driver_rss_mb": round(_kb(own, "VmRSS") / 1024, 1),
+            "python_driver_peak_mb": round(_kb(own, "VmHWM") / 1024, 1),
+        }
+        for pid in jvm:
+            out["jvm_peak_mb"] = round(_kb(_status(pid), "VmHWM") / 1024, 1)
+        return out
+
+    def wrapped(name: str, step: Any) -> Any:
+        def run(ctx: Any) -> dict[str, Any]:
+            summary = step(ctx)
+            after[name] = peaks()
+            return dict(summary)
+
+        return run
+
+    runner.STEPS.update({name: wrapped(name, step) for name, step in runner.STEPS.items()})
+    before = peaks()
+    seconds, steps, _ = lifecycle(home, night, False)
+    print(
+        json.dumps(
+            {
+                "seconds": seconds,
+                "steps": steps,
+                "memory": {
+                    "spark_start_seconds_untimed": round(spark_s, 1),
+                    "before_run": before,
+                    "after_each_step": after,
+                },
+            }
+        )
+    )
+    return 0
+
+
 def warm_spark(home: Path) -> float:
     """Start the run's SparkSession before timing: a JVM start is not lifecycle work."""
     from rewind.spark import get_spark
@@ -134,12 +323,20 @@ def warm_spark(home: Path) -> float:
     return time.perf_counter() - start
 
 
-def night_report(ledger: Ledger, home: Path, night: datetime, profile: bool) -> dict[str, Any]:
+def night_report(
+    ledger: Ledger, home: Path, night: datetime, profile: bool, memory: bool = False
+) -> dict[str, Any]:
     """Vacuum baseline, then the Rewind run, then the check of both against the ledger."""
     warehouse = home / "warehouse"
     vacuum_s, vacuumed = vacuum_all(ledger, warehouse, night)
-    warm_spark(home)
-    rewind_s, steps, profiled = lifecycle(home, night, profile)
+    measured = None
+    if memory:
+        rewind_s, steps, measured = lifecycle_in_child(home, night)
+        profiled = None
+    else:
+        warm_spark(home)
+        rewind_s, steps, profiled = lifecycle(home, night, profile)
+    print(f"  rewind run of {night.isoformat()}: {rewind_s:.1f} s", file=sys.stderr)
     if profiled is not None:
         print(f"--- cProfile, run of {night.isoformat()}, {len(ledger.retention)} tables ---")
         print(profiled)
@@ -167,6 +364,8 @@ def night_report(ledger: Ledger, home: Path, night: datetime, profile: bool) -> 
     if vacuumed != moved:
         report["only_vacuum"] = len(vacuumed - moved)
         report["only_rewind"] = len(moved - vacuumed)
+    if measured is not None:
+        report["memory"] = measured
     return report
 
 
@@ -189,29 +388,42 @@ def median_of(reports: list[dict[str, Any]]) -> dict[str, Any]:
     return merged
 
 
-def measure(shape: Shape, repeat: int, profile: bool) -> dict[str, Any]:
+def measure(
+    shape: Shape,
+    repeat: int,
+    profile: bool,
+    fast: bool = False,
+    memory: bool = False,
+    scratch: Path | None = None,
+) -> dict[str, Any]:
     """Build one warehouse, time its first full run, then the next night's run ``repeat``
-    times, each on its own copy of the same prepared home."""
-    base = Path(tempfile.mkdtemp(prefix="rewind-lifecycle-bench-"))
+    times, each on its own copy of the same prepared home (one run: on the home itself).
+    ``memory``: each run in a child process, its memory sampled (:func:`lifecycle_in_child`)."""
+    base = Path(tempfile.mkdtemp(prefix="rewind-lifecycle-bench-", dir=scratch))
     home = base / "home"
     try:
         start = time.perf_counter()
-        ledger = build(home, shape)
+        ledger = build(home, shape, fast)
         build_s = time.perf_counter() - start
-        spark_s = warm_spark(home)
-        first = median_of([night_report(ledger, home, night_after(shape.days), profile)])
+        print(f"  built in {build_s:.0f} s", file=sys.stderr)
+        spark_s = 0.0 if memory else warm_spark(home)
+        first = median_of([night_report(ledger, home, night_after(shape.days), profile, memory)])
         change_day(home, shape, ledger, shape.days + 1)
         nights = []
         for rep in range(repeat):
-            copy = base / f"next-night-{rep}"
-            clone_home(home, copy)
-            nights.append(night_report(ledger, copy, night_after(shape.days + 1), profile))
-            shutil.rmtree(copy, ignore_errors=True)
+            copy = home if repeat == 1 else base / f"next-night-{rep}"
+            if copy != home:
+                clone_home(home, copy)
+            night = night_after(shape.days + 1)
+            nights.append(night_report(ledger, copy, night, profile, memory))
+            if copy != home:
+                shutil.rmtree(copy, ignore_errors=True)
     finally:
         shutil.rmtree(base, ignore_errors=True)
     return {
         **shape.described(),
         "build_seconds": round(build_s, 1),
+        "fast_build": fast,
         "spark_start_seconds_untimed": round(spark_s, 1),
         "first_full_run": first,
         "incremental_run": median_of(nights),
@@ -230,13 +442,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--profile", action="store_true", help="print cProfile's top functions (slows the runs)"
     )
+    parser.add_argument(
+        "--memory",
+        action="store_true",
+        help="each run in a child process whose tree's memory is sampled (issue 28 item 5)",
+    )
+    parser.add_argument(
+        "--base", type=Path, default=None, help="the directory to build in (default: the temp dir)"
+    )
     parser.add_argument("--output", type=Path, default=RESULTS)
+    parser.add_argument("--child-run", nargs=2, metavar=("HOME", "NIGHT"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.child_run:
+        return child_main(Path(args.child_run[0]), datetime.fromisoformat(args.child_run[1]))
     shapes = Shape.of(args)
     warehouses = []
     for each in shapes:
         print(f"building {each.tables} tables, {each.files} data files ...", file=sys.stderr)
-        warehouses.append(measure(each, args.repeat, args.profile))
+        warehouses.append(
+            measure(each, args.repeat, args.profile, args.fast_build, args.memory, args.base)
+        )
     base = warehouses[0]
     report: dict[str, Any] = {
         "benchmark": "lifecycle_incremental",
@@ -259,6 +484,21 @@ def main(argv: list[str] | None = None) -> int:
         ),
         "warehouses": warehouses,
     }
+    if args.memory:
+        report["driver_memory"] = {
+            run: {
+                key: base[run]["memory"][key]
+                for key in (
+                    "python_driver_peak_rss_mb",
+                    "jvm_peak_rss_mb",
+                    "python_workers_peak_rss_mb_sampled",
+                    "total_peak_rss_mb_sampled",
+                    "within_2_gb",
+                )
+            }
+            for run in ("first_full_run", "incremental_run")
+        }
+        report["driver_memory"]["limit_mb"] = LIMIT_MB
     if len(warehouses) == 2:
         small, big = (w["incremental_run"] for w in warehouses)
         report["incremental_when_tables_double"] = {

@@ -58,12 +58,19 @@ times tables / sample), and the summary's ratios that use them end in ``_extrapo
 At the end a table of every phase's seconds and requests is printed on stderr (stdout
 has the JSON), extrapolated rows marked as such.
 
+``--memory`` (issue 28 item 5): Rewind's runs are made by a child process each, whose
+process tree's memory is sampled as lifecycle_incremental.py's ``--memory`` does (its
+requests are counted for the whole run, not step by step); ``--rewind-only`` leaves out
+every baseline and the floor (the warehouse at 10,000 tables, where a delta-rs sweep
+alone takes minutes); ``--fast-build`` builds it as benchmarks/warehouse.py says.
+
 Ctrl-C, SIGTERM or an exception stops the Spark session and its JVM, then SeaweedFS,
 before the process exits (:func:`stop_spark`): neither is left running.
 
     .venv/bin/python benchmarks/lifecycle_s3.py [--tables 1000] [--initial-files 40]
         [--days 30] [--changed-tables 100] [--files-per-change 20] [--floor-threads 8]
         [--spark-tables N] [--no-double] [--output benchmarks/results/lifecycle_s3.json]
+        [--fast-build] [--memory] [--rewind-only]
 """
 
 from __future__ import annotations
@@ -90,6 +97,7 @@ from pathlib import Path
 from typing import Any
 
 from deltalake import DeltaTable
+from lifecycle_incremental import LIMIT_MB, lifecycle_in_child
 from warehouse import FileKey, Ledger, Shape, build, change_day, night_after, retain_hours
 
 from rewind.config import Config
@@ -420,15 +428,22 @@ class Night:
         self.report["floor_thread_pool"] = entry
         print(f"  floor: {entry}", file=sys.stderr)
 
-    def rewind(self) -> None:
-        self.bench.spark()
+    def rewind(self, memory: bool = False) -> None:
         entry: dict[str, Any] = {}
-        by_step: dict[str, Any] = {}
         server, bucket = self.bench.server, self.bench.bucket
-        with counted(server, bucket, entry), steps_counted(server, bucket, by_step):
-            steps = run_lifecycle(Config.load(home=self.bench.home), self.night)
+        if memory:  # a child process of its own (lifecycle_incremental.lifecycle_in_child)
+            with counted(server, bucket, entry):
+                seconds, steps, entry["memory"] = lifecycle_in_child(self.bench.home, self.night)
+            # the run's own seconds; the child's (with its Spark start) apart
+            entry["child_process_seconds"] = entry["seconds"]
+            entry["seconds"] = round(seconds, 3)
+        else:
+            self.bench.spark()
+            by_step: dict[str, Any] = {}
+            with counted(server, bucket, entry), steps_counted(server, bucket, by_step):
+                steps = run_lifecycle(Config.load(home=self.bench.home), self.night)
+            entry["steps_requests"] = by_step
         entry["steps_seconds"] = {s["step"]: s["elapsed_s"] for s in steps}
-        entry["steps_requests"] = by_step
         entry["summaries"] = [
             {k: v for k, v in s.items() if k not in ("run_id", "elapsed_s")} for s in steps
         ]
@@ -484,31 +499,46 @@ class Bench:
         return spark
 
     def measure(
-        self, floor_threads: int, baselines_first_night: bool, spark_tables: int | None
+        self,
+        floor_threads: int,
+        baselines_first_night: bool,
+        spark_tables: int | None,
+        fast: bool = False,
+        memory: bool = False,
+        rewind_only: bool = False,
     ) -> dict[str, Any]:
         start = time.perf_counter()
-        ledger = build(self.home, self.shape)
+        ledger = build(self.home, self.shape, fast)
         build_s = time.perf_counter() - start
-        start = time.perf_counter()
-        spark = self.spark()
-        spark_s = time.perf_counter() - start
-        self.warm(spark, ledger)
+        print(
+            f"  built in {build_s:.0f} s ({self.shape.files / build_s:.0f} files/s)",
+            file=sys.stderr,
+        )
+        spark_s = 0.0
+        if not rewind_only:
+            start = time.perf_counter()
+            spark = self.spark()
+            spark_s = time.perf_counter() - start
+            self.warm(spark, ledger)
 
         print(f"first night, {self.shape.tables} tables:", file=sys.stderr)
         first = Night(self, ledger, night_after(self.shape.days))
-        if baselines_first_night:
+        if baselines_first_night and not rewind_only:
             first.baselines(spark_tables)
             first.floor(floor_threads)
-        first.rewind()
+        first.rewind(memory)
         change_day(self.home, self.shape, ledger, self.shape.days + 1)
         print(f"next night, {self.shape.tables} tables:", file=sys.stderr)
         second = Night(self, ledger, night_after(self.shape.days + 1))
-        second.baselines(spark_tables)
-        second.rewind()
+        if not rewind_only:
+            second.baselines(spark_tables)
+        second.rewind(memory)
         return {
             **self.shape.described(),
             "bucket": self.bucket,
             "build_seconds": round(build_s, 1),
+            "fast_build": fast,
+            "build_files_per_second": round(self.shape.files / build_s),
             "spark_start_seconds_untimed": round(spark_s, 1),
             "first_night": first.report,
             "next_night": second.report,
@@ -722,6 +752,42 @@ def counter_names(server: SeaweedFS) -> dict[str, list[str]]:
     return {"s3_counter_families": families, "request_types_seen": types}
 
 
+def rewind_only_report(
+    args: argparse.Namespace,
+    shapes: list[Shape],
+    names: dict[str, list[str]],
+    warehouses: list[dict[str, Any]],
+) -> int:
+    """``--rewind-only``: Rewind's runs, their requests and (``--memory``) memory."""
+    runs = {
+        f"{w['tables']}_tables": {
+            night: {
+                k: w[night]["rewind_run_lifecycle"][k]
+                for k in ("seconds", "requests_total", "requests", "matches", "memory")
+                if k in w[night]["rewind_run_lifecycle"]
+            }
+            for night in ("first_night", "next_night")
+        }
+        for w in warehouses
+    }
+    report: dict[str, Any] = {
+        "benchmark": "lifecycle_s3",
+        "rewind_only": True,
+        "machine": {"python": platform.python_version(), "cpus": os.cpu_count()},
+        "store": "SeaweedFS (weed mini) on loopback, one bucket per warehouse",
+        "request_counter": COUNTER,
+        **names,
+        "rows_per_file": shapes[0].rows,
+        "memory_limit_mb": LIMIT_MB if args.memory else None,
+        "all_finders_agree": all_agree(warehouses),
+        "rewind_runs": runs,
+        "warehouses": warehouses,
+    }
+    args.output.write_text(json.dumps(report, indent=2) + "\n")
+    print(json.dumps(report, indent=2))
+    return 0 if report["all_finders_agree"] else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -737,6 +803,14 @@ def main(argv: list[str] | None = None) -> int:
         metavar="N",
         help="run the delta-spark VACUUM loops on a seeded sample of N tables, extrapolated "
         "to all (default: every table)",
+    )
+    parser.add_argument(
+        "--memory",
+        action="store_true",
+        help="Rewind's runs in a child process whose tree's memory is sampled",
+    )
+    parser.add_argument(
+        "--rewind-only", action="store_true", help="no baseline, no floor: Rewind's runs only"
     )
     parser.add_argument("--output", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
@@ -756,7 +830,14 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"building {each.tables} tables, {each.files} files ...", file=sys.stderr)
                     bench = Bench(server, base, each, f"warehouse-{number + 1}")
                     warehouses.append(
-                        bench.measure(args.floor_threads, number == 0, args.spark_tables)
+                        bench.measure(
+                            args.floor_threads,
+                            number == 0,
+                            args.spark_tables,
+                            args.fast_build,
+                            args.memory,
+                            args.rewind_only,
+                        )
                     )
                     args.output.parent.mkdir(exist_ok=True)  # so far, should a later step fail
                     args.output.write_text(json.dumps({"warehouses": warehouses}, indent=2))
@@ -766,6 +847,8 @@ def main(argv: list[str] | None = None) -> int:
                 stop_spark()  # first: its JVM may still be talking to the server
             finally:
                 server.stop()
+    if args.rewind_only:
+        return rewind_only_report(args, shapes, names, warehouses)
     report: dict[str, Any] = {
         "benchmark": "lifecycle_s3",
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count()},
