@@ -34,9 +34,10 @@ NOT_DATA = {"_delta_log", STAGING}
 Key = tuple[int, str]  # (table id, data file path relative to the table root)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class StoredFile:
-    """A data file found in a table directory."""
+    """A data file found in a table directory (slots: one is made for every file of the
+    warehouse, issue 28 item 5)."""
 
     table_id: int
     path: str

@@ -36,12 +36,25 @@ def stored_bytes(
         origin: (clone id, path) -> (source id, source path) for files clones share.
     """
     inodes = {f.inode: f.size for f in files}
-    holders: dict[Key, set[Key]] = defaultdict(set)  # original file -> keys linking it
-    for key in ((f.table_id, f.path) for f in files):
-        holders[origin.get(key, key)].add(key)
+    found: dict[int, set[str]] = defaultdict(set)  # table id -> the paths found in it
+    for file in files:
+        found[file.table_id].add(file.path)
+    linking: dict[Key, set[Key]] = defaultdict(set)  # original file -> clones' keys found
+    for key, source in origin.items():
+        if key[1] in found.get(key[0], ()):
+            linking[source].add(key)
+
+    def holders(original: Key) -> set[Key]:
+        """The keys found that hold ``original``: the clones' links, and the file itself
+        (no per-file key is made: a million files' would be the validation's peak)."""
+        held = set(linking.get(original, ()))
+        if original not in origin and original[1] in found.get(original[0], ()):
+            held.add(original)
+        return held
+
     held = {
         origin.get(key, key): size
         for key, size in manifest.items()
-        if not holders.get(origin.get(key, key), set()) - {key}
+        if not holders(origin.get(key, key)) - {key}
     }
     return sum(inodes.values()) + sum(held.values())
