@@ -190,36 +190,21 @@ def apply_journal(run: Run) -> dict[str, int]:
         "bytes_deleted": 0,
         "files_missing": 0,
     }
-    key: pages.Key | None = None
-    while True:
-        with run.catalog() as catalog:
-            page = pages.columns(
-                catalog,
-                journaled,
-                key,
-                JOURNAL_PAGE,
-                FileState.state,
-                FileState.purge_at,
-                FileState.size,
-            )
-        if not page:
-            break
-        tasks = [
-            run.to_failsafe(table_id, path, purge_at)
-            if state == rules.MOVING
-            else fileops.Task("delete", str(run.table_file(table_id, path)))
-            for table_id, path, state, purge_at, _ in page
-        ]
-        outcomes = progress.run_tasks(run.run_tasks, tasks, [row[-1] for row in page])
-        last: pages.Key = (page[-1][0], page[-1][1])
-        del tasks, page
-        with run.catalog() as catalog:
-            rows = catalog.session.scalars(
-                select(FileState).where(journaled, pages.after(key), pages.up_to(last))
-            )
-            for row in rows:
-                _settle(catalog, run, row, outcomes, summary)
-        key = last
+
+    def task(table_id: int, path: str, state: str, purge_at: Any, _: int) -> fileops.Task:
+        if state == rules.MOVING:
+            return run.to_failsafe(table_id, path, purge_at)
+        return fileops.Task("delete", str(run.table_file(table_id, path)))
+
+    pages.carry_out(
+        run,
+        journaled,
+        JOURNAL_PAGE,
+        task,
+        lambda catalog, row, outcomes: _settle(catalog, run, row, outcomes, summary),
+        FileState.state,
+        FileState.purge_at,
+    )
     return summary
 
 

@@ -10,13 +10,15 @@ keeps only objects with unflushed changes).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, or_, select, true
 
 from rewind.catalog.models import FileState
 from rewind.catalog.repository import Catalog
+from rewind.lifecycle import fileops, progress
+from rewind.lifecycle.context import Run
 
 PAGE = 20_000  # file states a page: ~30 MB of ORM objects
 Key = tuple[int, str]  # (table id, path): the primary key of a file state
@@ -75,3 +77,35 @@ def columns(
             .limit(size)
         )
     )
+
+
+def carry_out(
+    run: Run,
+    criterion: ColumnElement[bool],
+    size: int,
+    task_of: Callable[..., fileops.Task],
+    settle: Callable[[Catalog, FileState, dict[str, str]], None],
+    *wanted: Any,
+) -> None:
+    """The file operations of every file state that matches ``criterion``, ``size`` at a
+    time: a page's tasks (``task_of(table_id, path, *wanted, size)`` of each row) run
+    (``run.run_tasks``, with progress), then ``settle(catalog, row, outcomes)`` of each of
+    the page's file states, committed before the next page is read (a run killed between
+    two pages leaves the later ones as they were, for the next run, SPEC R31)."""
+    key: Key | None = None
+    while True:
+        with run.catalog() as catalog:
+            page = columns(catalog, criterion, key, size, *wanted, FileState.size)
+        if not page:
+            return
+        tasks = [task_of(*row) for row in page]
+        outcomes = progress.run_tasks(run.run_tasks, tasks, [row[-1] for row in page])
+        last: Key = (page[-1][0], page[-1][1])
+        del tasks, page
+        with run.catalog() as catalog:
+            rows = catalog.session.scalars(
+                select(FileState).where(criterion, after(key), up_to(last))
+            )
+            for row in rows:
+                settle(catalog, row, outcomes)
+        key = last

@@ -59,23 +59,13 @@ def purge_failsafe(run: Run) -> dict[str, Any]:
         ).one()
     progress.phase("files purged", files=int(count), nbytes=int(nbytes))
     done = Counter[str]()
-    key: pages.Key | None = None
-    while True:
-        with run.catalog() as catalog:
-            page = pages.columns(catalog, purging, key, PURGE_PAGE, FileState.size)
-        if not page:
-            break
-        tasks = [fileops.Task("purge", str(run.failsafe_path(t, path))) for t, path, _ in page]
-        outcomes = progress.run_tasks(run.run_tasks, tasks, [size for _, _, size in page])
-        last: pages.Key = (page[-1][0], page[-1][1])
-        del tasks, page
-        with run.catalog() as catalog:
-            rows = catalog.session.scalars(
-                select(FileState).where(purging, pages.after(key), pages.up_to(last))
-            )
-            for row in rows:
-                _settle(catalog, run, row, outcomes, done)
-        key = last
+    pages.carry_out(
+        run,
+        purging,
+        PURGE_PAGE,
+        lambda table_id, path, _: fileops.Task("purge", str(run.failsafe_path(table_id, path))),
+        lambda catalog, row, outcomes: _settle(catalog, run, row, outcomes, done),
+    )
     with run.catalog() as catalog:
         for row in pages.rows(catalog, FileState.state == rules.RETAINED):
             if (row.table_id, row.path) in retained_before:
