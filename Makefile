@@ -45,6 +45,12 @@ $(JSTAMP): deploy/jars.sh deploy/delta/pom.xml deploy/s3/pom.xml deploy/logstore
 	sh deploy/jars.sh $(JARS)
 	touch $(JSTAMP)
 
+# The suite's Spark JVMs map the classes a Spark + Delta job loads from one archive (JDK
+# class data sharing), which a training job writes once per JDK and jars (tests/jvm_classes.py).
+CLASSES := $(JARS)/spark-classes.jsa
+$(CLASSES): tests/jvm_classes.py $(STAMP) $(JSTAMP)
+	$(BIN)/python tests/jvm_classes.py $(CLASSES)
+
 setup: $(STAMP) $(JSTAMP) ui  ## create .venv, install requirements.txt + the rewind package, fetch the Delta jars, build the UI bundles (with Node)
 
 # The Rewind views in the Airflow UI (issue 29): ui/ (npm, package-lock.json) builds three
@@ -100,7 +106,7 @@ airflow-db:  # the project-local Airflow's metadata and the pool the Rewind DAGs
 	@$(AIRFLOW_ENV) $(BIN)/airflow pools set rewind_lifecycle 1 \
 	  "Rewind: lifecycle steps, restores and recoveries, one at a time" >/dev/null
 
-test: ui-test setup browser postgres compose-check  ## run the whole test suite (what CI runs): Vitest, then pytest
+test: ui-test setup $(CLASSES) browser postgres compose-check  ## run the whole test suite (what CI runs): Vitest, then pytest
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q --durations=25
 
 # The e2e browser test drives Debian's Chromium through chromedriver (no browser download).

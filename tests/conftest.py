@@ -15,16 +15,15 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from jvm_classes import spark_environment
 
 MARKERS = {"unit", "spark", "cli", "integration", "e2e"}
 REPO = Path(__file__).resolve().parent.parent
 REWIND = shutil.which("rewind", path=str(Path(sys.executable).parent)) or "rewind"
-# Every Spark JVM of the suite compiles with C1 only (tests/spark-conf/spark-defaults.conf
-# says why); the subprocesses the tests start inherit it.
-os.environ.update(
-    SPARK_CONF_DIR=str(REPO / "tests" / "spark-conf"),
-    SPARK_DAEMON_JAVA_OPTS="-XX:TieredStopAtLevel=1",
-)
+# Every Spark JVM of the suite compiles with C1 only and maps the classes `make test` archived
+# (tests/jvm_classes.py says why); the subprocesses the tests start inherit it.
+os.environ.pop("SPARK_CONF_DIR", None)
+os.environ.update(spark_environment(REPO / ".jars" / "spark-classes.jsa"))
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -109,7 +109,7 @@ def spark_env(**extra: str) -> dict[str, str]:
     import pyspark
 
     drop = ("REWIND_", "PYSPARK_GATEWAY_", "SPARK_")
-    keep = ("SPARK_CONF_DIR", "SPARK_DAEMON_JAVA_OPTS")  # the suite's JVM flags (conftest)
+    keep = ("SPARK_SUBMIT_OPTS", "SPARK_DAEMON_JAVA_OPTS")  # the suite's JVM flags (conftest)
     env = {k: v for k, v in os.environ.items() if k in keep or not k.startswith(drop)}
     env.update(
         SPARK_HOME=str(Path(pyspark.__file__).parent),
