@@ -34,15 +34,17 @@ process tree of that child (the Python driver, its Spark JVM, PySpark's Python w
 is sampled every :data:`SAMPLE_S` seconds from ``/proc/<pid>/status``: each process's
 ``VmHWM`` (its exact peak resident set) and the tree's summed ``VmRSS`` (its peak as
 sampled); the child also reports the driver's and the JVM's peak after each step.
+``--driver-memory 512m`` gives that child's JVM a heap of that size (Spark's
+``--driver-memory``, through ``PYSPARK_SUBMIT_ARGS``) instead of Spark's default 1 GB.
 ``--fast-build`` builds the same warehouse faster (benchmarks/warehouse.py). The scale run:
 
     nice -n 10 .venv/bin/python benchmarks/lifecycle_incremental.py --tables 10000 \
         --changed-tables 1000 --repeat 1 --no-double --fast-build --memory \
-        --output benchmarks/results/lifecycle_scale_10000_tables.json
+        [--driver-memory 512m] --output benchmarks/results/lifecycle_scale_10000_tables.json
 
     .venv/bin/python benchmarks/lifecycle_incremental.py [--tables 1000] [--initial-files 40]
         [--days 30] [--changed-tables 100] [--files-per-change 20] [--repeat 3]
-        [--no-double] [--profile] [--fast-build] [--memory] [--base DIR]
+        [--no-double] [--profile] [--fast-build] [--memory] [--driver-memory SIZE] [--base DIR]
 """
 
 from __future__ import annotations
@@ -448,6 +450,9 @@ def main(argv: list[str] | None = None) -> int:
         help="each run in a child process whose tree's memory is sampled (issue 28 item 5)",
     )
     parser.add_argument(
+        "--driver-memory", help="the lifecycle run's JVM heap, as spark-submit's --driver-memory"
+    )
+    parser.add_argument(
         "--base", type=Path, default=None, help="the directory to build in (default: the temp dir)"
     )
     parser.add_argument("--output", type=Path, default=RESULTS)
@@ -455,6 +460,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.child_run:
         return child_main(Path(args.child_run[0]), datetime.fromisoformat(args.child_run[1]))
+    if args.driver_memory:  # every Spark JVM started from here on, the runs' children too
+        os.environ["PYSPARK_SUBMIT_ARGS"] = f"--driver-memory {args.driver_memory} pyspark-shell"
     shapes = Shape.of(args)
     warehouses = []
     for each in shapes:
@@ -499,6 +506,7 @@ def main(argv: list[str] | None = None) -> int:
             for run in ("first_full_run", "incremental_run")
         }
         report["driver_memory"]["limit_mb"] = LIMIT_MB
+        report["driver_memory"]["spark_driver_memory"] = args.driver_memory or "1g (default)"
     if len(warehouses) == 2:
         small, big = (w["incremental_run"] for w in warehouses)
         report["incremental_when_tables_double"] = {

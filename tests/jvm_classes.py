@@ -67,18 +67,18 @@ def train() -> None:
 
     base = Path(tempfile.mkdtemp(prefix="jvm-classes-"))
     home = base / "home"
-    script = [
-        ("2026-01-01T00:00:00+00:00", "CREATE DATABASE D; CREATE TABLE D.PUBLIC.T (ID INT, V VARCHAR)"),
-        ("2026-01-01T01:00:00+00:00", "INSERT INTO D.PUBLIC.T VALUES (1, 'a'), (2, 'b'), (3, 'c')"),
-        ("2026-01-01T02:00:00+00:00", "DELETE FROM D.PUBLIC.T WHERE ID = 1"),
-        ("2026-01-01T03:00:00+00:00", "UPDATE D.PUBLIC.T SET V = 'z' WHERE ID = 2"),
-        ("2026-01-01T04:00:00+00:00", "SELECT * FROM D.PUBLIC.T AT(OFFSET => -7200)"),
-        ("2026-01-01T05:00:00+00:00", "CREATE TABLE D.PUBLIC.C CLONE D.PUBLIC.T AT(OFFSET => -3600)"),
-        ("2026-01-01T06:00:00+00:00", "DROP TABLE D.PUBLIC.C; UNDROP TABLE D.PUBLIC.C"),
-        ("2026-01-01T07:00:00+00:00", "SHOW TABLES HISTORY IN D.PUBLIC"),
+    statements = [
+        "CREATE DATABASE D; CREATE TABLE D.PUBLIC.T (ID INT, V VARCHAR)",
+        "INSERT INTO D.PUBLIC.T VALUES (1, 'a'), (2, 'b'), (3, 'c')",
+        "DELETE FROM D.PUBLIC.T WHERE ID = 1",
+        "UPDATE D.PUBLIC.T SET V = 'z' WHERE ID = 2",
+        "SELECT * FROM D.PUBLIC.T AT(OFFSET => -7200)",
+        "CREATE TABLE D.PUBLIC.C CLONE D.PUBLIC.T AT(OFFSET => -3600)",
+        "DROP TABLE D.PUBLIC.C; UNDROP TABLE D.PUBLIC.C",
+        "SHOW TABLES HISTORY IN D.PUBLIC",
     ]
-    for now, text in script:
-        with rewind.connect(home=home, now=now) as conn:
+    for hour, text in enumerate(statements):  # an hour apart
+        with rewind.connect(home=home, now=f"2026-01-01T{hour:02d}:00:00+00:00") as conn:
             conn.sql(text)
     run_lifecycle(Config.load(home=home), parse_timestamp("2026-01-20T00:00:00+00:00"))
 
