@@ -160,6 +160,17 @@ def _kb(status: dict[str, str], key: str) -> int:
     return int(status.get(key, "0 kB").split()[0])
 
 
+def _pss_kb(pid: int) -> int:
+    """The process's proportional set size (``/proc/<pid>/smaps_rollup``): each page it
+    shares with others (a PySpark worker with the daemon it was forked from) counted in
+    proportion, so that a tree's sum is the memory it holds; 0 when the process is gone."""
+    try:
+        text = Path(f"/proc/{pid}/smaps_rollup").read_text()
+    except OSError:
+        return 0
+    return next((int(line.split()[1]) for line in text.splitlines() if line.startswith("Pss:")), 0)
+
+
 def descendants(root: int) -> list[int]:
     """``root`` and every process below it (from each process's parent in /proc)."""
     children: dict[int, list[int]] = {}
@@ -194,6 +205,8 @@ class TreeSampler:
         self.hwm: dict[int, tuple[str, int]] = {}  # pid -> (role, peak kB)
         self.peak_total = 0
         self.peak_by_role: dict[str, int] = {}
+        self.peak_pss_total = 0  # proportional set size: shared pages counted once in all
+        self.peak_pss_by_role: dict[str, int] = {}
         self.samples = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, daemon=True)
@@ -212,21 +225,27 @@ class TreeSampler:
             self._stop.wait(SAMPLE_S)
 
     def sample(self) -> None:
-        total = 0
+        total = pss_total = 0
         by_role: dict[str, int] = {}
+        pss_by_role: dict[str, int] = {}
         for pid in descendants(self.root):
             status = _status(pid)
             if not status:
                 continue
-            rss, hwm = _kb(status, "VmRSS"), _kb(status, "VmHWM")
+            rss, hwm, pss = _kb(status, "VmRSS"), _kb(status, "VmHWM"), _pss_kb(pid)
             kind = role(pid, self.root, status)
             self.hwm[pid] = (kind, max(hwm, self.hwm.get(pid, (kind, 0))[1]))
             total += rss
+            pss_total += pss
             by_role[kind] = by_role.get(kind, 0) + rss
+            pss_by_role[kind] = pss_by_role.get(kind, 0) + pss
         self.samples += 1
         self.peak_total = max(self.peak_total, total)
+        self.peak_pss_total = max(self.peak_pss_total, pss_total)
         for kind, rss in by_role.items():
             self.peak_by_role[kind] = max(self.peak_by_role.get(kind, 0), rss)
+        for kind, pss in pss_by_role.items():
+            self.peak_pss_by_role[kind] = max(self.peak_pss_by_role.get(kind, 0), pss)
 
     def report(self) -> dict[str, Any]:
         def mb(kb: int) -> float:
@@ -241,12 +260,17 @@ class TreeSampler:
             "jvm_peak_rss_mb": peaks["jvm"],
             "python_workers_peak_rss_mb_sampled": mb(self.peak_by_role.get("python_workers", 0)),
             "total_peak_rss_mb_sampled": mb(self.peak_total),
+            "python_workers_peak_pss_mb_sampled": mb(
+                self.peak_pss_by_role.get("python_workers", 0)
+            ),
+            "total_peak_pss_mb_sampled": mb(self.peak_pss_total),
             "total_upper_bound_mb": mb(sum(kb for _, kb in self.hwm.values())),
             "processes_seen": len(self.hwm),
             "samples": self.samples,
             "sample_interval_s": SAMPLE_S,
             "method": "python_driver and jvm: VmHWM of the process (exact peak); workers and "
-            "total: the summed VmRSS of the process tree, sampled; upper bound: the sum "
+            "total: the summed VmRSS of the process tree, sampled (pss: the summed "
+            "proportional set sizes, shared pages counted once); upper bound: the sum "
             "of every process's VmHWM",
         }
 
@@ -499,7 +523,9 @@ def main(argv: list[str] | None = None) -> int:
                     "python_driver_peak_rss_mb",
                     "jvm_peak_rss_mb",
                     "python_workers_peak_rss_mb_sampled",
+                    "python_workers_peak_pss_mb_sampled",
                     "total_peak_rss_mb_sampled",
+                    "total_peak_pss_mb_sampled",
                     "within_2_gb",
                 )
             }
