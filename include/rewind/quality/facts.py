@@ -7,7 +7,7 @@ cursors), the run's partition of the retention plan and its storage metrics rows
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -160,7 +160,7 @@ def file_frames(
         ],
     }
     del held
-    state = by_table((s.table_id, s.path, s.state) for s in states)
+    state = disk.by_table((s.table_id, s.path, s.state) for s in states)
     present: dict[str, list[Any]] = {
         OBJECT: [f"{name_of(names, f.table_id)} file {f.path}" for f in found],
         "STATE": [state.get(f.table_id, {}).get(f.path, UNTRACKED) for f in found],
@@ -172,25 +172,15 @@ def file_frames(
     }
 
 
-def by_table(rows: Iterable[tuple[int, str, Any]]) -> dict[int, dict[str, Any]]:
-    """table id -> {path: value}: a lookup by file that makes no (table id, path) tuple
-    a file (the validation's peak at a million files, issue 28 item 5)."""
-    found: dict[int, dict[str, Any]] = {}
-    for table_id, path, value in rows:
-        found.setdefault(table_id, {})[path] = value
-    return found
-
-
 def vanished_frame(
     states: list[Tracked],
-    found: list[files.StoredFile],
+    present: disk.Found,
     names: dict[int, str],
     roots: Mapping[int, Path],
 ) -> pd.DataFrame:
     """Every file still in a table (current or in time travel) and whether its directory
     holds it: one that vanished outside Rewind (another engine's VACUUM with its safety
     check off, a manual delete) is named, never silently uncounted (SPEC R42)."""
-    present = by_table((f.table_id, f.path, True) for f in found)
     tracked = [s for s in states if s.state in (rules.LIVE, rules.REMOVED)]
     columns: dict[str, list[Any]] = {
         OBJECT: [f"{name_of(names, s.table_id)} file {s.path}" for s in tracked],
@@ -296,15 +286,16 @@ def gather(run: Run) -> RunFacts:
         if in_failsafe(s.state)
         or (s.table_id in unlisted and rules.metric_of(s.state, table_live=True) is not None)
     }
+    present = disk.by_table((f.table_id, f.path, True) for f in found)  # one index, two uses
     return RunFacts(
         frames={
             **plan_frames(plan, names),
             METRICS: metrics_frame(rows, names),
             **file_frames(states, found, names, run.now),
-            VANISHED: vanished_frame(states, found, names, roots),
+            VANISHED: vanished_frame(states, present, names, roots),
             GUARDS: guards,
         },
         metric_ids=[int(r["ID"]) for r in rows],
-        stored_bytes=disk.stored_bytes(found, manifest, origin),
+        stored_bytes=disk.stored_bytes(found, present, manifest, origin),
         unread_files=unread,
     )
