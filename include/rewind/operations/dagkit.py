@@ -31,12 +31,12 @@ from airflow.sdk import ExceptionRetryPolicy, RetryAction, RetryRule
 from airflow.sdk.observability.stats import Stats
 
 from rewind.config import Config
-from rewind.errors import CatalogError, RewindError, StorageError
+from rewind.errors import CatalogError, ConfigurationError, RewindError, StorageError
 from rewind.lifecycle.job import read_summary
 from rewind.operations.nightly import figures, lifecycle_run_id, table_figures
 
 if TYPE_CHECKING:
-    from airflow.sdk import Context
+    from airflow.sdk import Connection, Context
 
     from rewind.operations.trigger import TaskRun
 
@@ -115,6 +115,54 @@ def aws_conn_id() -> str:
     return os.environ.get("REWIND_AWS_CONN_ID", "").strip() or AWS_CONN_ID
 
 
+def deployment_connection(conn_id: str) -> Connection | None:
+    """The Airflow connection ``conn_id`` as the deployment defines it: in the worker's
+    environment (``AIRFLOW_CONN_<ID>``) or a configured secrets backend, which Airflow
+    searches before its metadata database; ``None`` when nothing defines it.
+
+    A connection kept only in the metadata database is refused: Airflow's ``Op`` role (any
+    connection editor) can change it from the UI or the REST API, and the connections
+    Rewind's tasks use decide where its jobs run (``spark_default``: a master of the
+    editor's own would receive every executor's data) and which store they reach. The
+    deployment defines them where only whoever runs the worker can (the Makefile and
+    ``docker-compose.yaml`` do); a database copy of the same id is then never read.
+
+    The connection is read through Airflow's own lookup, so its secrets are masked in
+    every log line (SPEC R45).
+
+    Raises:
+        ConfigurationError: only the metadata database defines ``conn_id``.
+    """
+    from airflow.sdk import BaseHook
+    from airflow.sdk.exceptions import AirflowNotFoundException
+
+    try:
+        conn = BaseHook.get_connection(conn_id)
+    except AirflowNotFoundException:
+        return None
+    if not any(backend.get_connection(conn_id) for backend in _deployment_backends()):
+        raise ConfigurationError(
+            f"Airflow connection {conn_id!r} is defined only in Airflow's database, where "
+            "any connection editor can change it; define it in the workers' environment "
+            f"(AIRFLOW_CONN_{conn_id.upper()}) or a secrets backend"
+        )
+    return conn
+
+
+def _deployment_backends() -> list[Any]:
+    """The secrets backends Airflow searches for a task, but its metadata database (read
+    directly, or through the API server by a worker)."""
+    from airflow.sdk.execution_time.secrets import ExecutionAPISecretsBackend
+    from airflow.sdk.execution_time.supervisor import ensure_secrets_backend_loaded
+    from airflow.secrets.metastore import MetastoreBackend
+
+    return [
+        backend
+        for backend in ensure_secrets_backend_loaded()
+        if not isinstance(backend, MetastoreBackend | ExecutionAPISecretsBackend)
+    ]
+
+
 @contextlib.contextmanager
 def aws_connection() -> Iterator[None]:
     """The block reaches the object store with the Airflow connection :func:`aws_conn_id`
@@ -128,17 +176,14 @@ def aws_connection() -> Iterator[None]:
     or a command-line argument.
 
     Raises:
-        ConfigurationError: the connection is not of type ``aws`` or lacks its keys.
+        ConfigurationError: the connection is not of type ``aws``, lacks its keys, or is
+            kept only in Airflow's database (:func:`deployment_connection`).
     """
-    from airflow.sdk import BaseHook
-    from airflow.sdk.exceptions import AirflowNotFoundException
-
     from rewind.storage import objectstore
 
     conn_id = aws_conn_id()
-    try:
-        conn = BaseHook.get_connection(conn_id)
-    except AirflowNotFoundException:
+    conn = deployment_connection(conn_id)
+    if conn is None:
         yield
         return
     variables = objectstore.connection_variables(
@@ -235,6 +280,11 @@ class RewindSparkJob(SparkSubmitOperator):
         return []
 
     def execute(self, context: Context) -> dict[str, Any]:  # type: ignore[override]
+        if deployment_connection(SPARK_CONN_ID) is None:
+            raise ConfigurationError(
+                f"Airflow connection {SPARK_CONN_ID!r} is not defined: set "
+                f"AIRFLOW_CONN_{SPARK_CONN_ID.upper()} in the workers' environment"
+            )
         with aws_connection():  # the gate's reads and spark-submit's environment (R44)
             return self._gated_run(context)
 
