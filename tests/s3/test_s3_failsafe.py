@@ -324,27 +324,34 @@ def test_a_copy_that_is_not_its_source_is_never_trusted_r31_r48(
 def test_object_lock_holds_every_failsafe_copy_until_its_purge_instant_r12_r48(
     lake: Any, connect: Any, home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """R12, R48: in a fail-safe bucket with Object Lock, the night's copies (LOCAL_T's
-    file, uploaded; the team's object, copied) are locked in COMPLIANCE mode until their
-    purge instants, the end of their 7 days; the server refuses a delete of either with the
-    admin's keys. A purge run at a logical instant past both purge instants, while the
-    wall clock is before both locks end, deletes neither: it reports them (files_locked)
-    and they stay listed in fail-safe. Once LOCAL_T's lock has passed, the next purge
-    deletes its copy with every version; the team's, locked for 7 more days, stays.
+    """R12, R48: in a fail-safe bucket with Object Lock, the night's copies (LOCAL_T's and
+    SHORT_T's files, uploaded; the team's object, copied) are locked in COMPLIANCE mode until
+    their purge instants, the end of their 7 days; the server refuses a delete of LOCAL_T's
+    or the team's with the admin's keys. A purge run at a logical instant past every purge
+    instant, while the wall clock is before LOCAL_T's and the team's locks end, deletes
+    neither: it reports them (files_locked) and they stay listed in fail-safe. Once SHORT_T's
+    lock has passed, the same purge deletes its copy with every version.
 
-    LOCAL_T's file was removed at a statement clock 8 days back, less a margin, so its
-    purge instant is about a minute and a half ahead on the wall clock; the team's table
-    keeps no time travel (0 days), so its object's purge instant is 7 days ahead. The test
-    waits for that instant: its jobs move and purge in plain Python workers (no JVM start;
+    The files were removed at statement clocks 8 days back, less a margin: LOCAL_T's purge
+    instant is a minute and a half ahead on the wall clock (the steps before its checks
+    must run within it), SHORT_T's 15 s ahead (the test waits for that one only, if the
+    steps took less); the team's table keeps no time travel (0 days), so its object's purge
+    instant is 7 days ahead. The jobs move and purge in plain Python workers (no JVM start;
     the Spark-run moves into S3 are test_a_night_copies_expired_files_... above), so that
-    the wait is short. 240 s with Spark jobs was once just enough at a load of ~10."""
+    the margins hold on a loaded machine: 240 s with Spark jobs was once just enough at a
+    load of ~10."""
     store = failsafe_bucket(lake, monkeypatch, locked=True)
-    margin = timedelta(seconds=90)
-    removed = datetime.now(UTC) - timedelta(days=1 + FAILSAFE_DAYS) + margin
-    past = connect(now=(removed - timedelta(hours=1)).isoformat())
-    past.sql("CREATE DATABASE LAKE; CREATE TABLE LOCAL_T (ID INT)")
-    past.sql("INSERT INTO LOCAL_T VALUES (1), (2); INSERT INTO LOCAL_T VALUES (3)")
-    connect(now=removed.isoformat()).sql("DELETE FROM LAKE.PUBLIC.LOCAL_T WHERE ID = 3")
+    margins = {"SHORT_T": timedelta(seconds=15), "LOCAL_T": timedelta(seconds=90)}
+    back = datetime.now(UTC) - timedelta(days=1 + FAILSAFE_DAYS)
+    connect(now=(back - timedelta(hours=1)).isoformat()).sql("CREATE DATABASE LAKE")
+    for table, margin in margins.items():
+        past = connect(now=(back - timedelta(hours=1)).isoformat())
+        past.sql(f"CREATE TABLE LAKE.PUBLIC.{table} (ID INT)")
+        past.sql(f"INSERT INTO LAKE.PUBLIC.{table} VALUES (1), (2)")
+        past.sql(f"INSERT INTO LAKE.PUBLIC.{table} VALUES (3)")
+        connect(now=(back + margin).isoformat()).sql(
+            f"DELETE FROM LAKE.PUBLIC.{table} WHERE ID = 3"
+        )
     uri = team_table(lake)
     conn = connect()
     conn.sql(
@@ -355,10 +362,10 @@ def test_object_lock_holds_every_failsafe_copy_until_its_purge_instant_r12_r48(
     night = ("night", datetime.now(UTC) + timedelta(seconds=5))
     step(home, "effective_retention", *night)
     expired = job(home, store, "expire_versions", *night, spark=False)
-    assert expired["files_moved"] == 2, expired
+    assert expired["files_moved"] == 3, expired
 
     ends = {}
-    for table in ("LOCAL_T", "ORDERS"):
+    for table in ("LOCAL_T", "SHORT_T", "ORDERS"):
         path, purge_at = removed_file(home, table)
         assert purge_at is not None
         key = store.key(home, table, path)
@@ -366,32 +373,32 @@ def test_object_lock_holds_every_failsafe_copy_until_its_purge_instant_r12_r48(
         assert head["ObjectLockMode"] == "COMPLIANCE", (table, head)
         until = head["ObjectLockRetainUntilDate"]
         assert abs(until - purge_at) < timedelta(seconds=1), (table, until, purge_at)
-        with pytest.raises(ClientError) as refused:  # the admin's keys, by version
-            store.client.delete_object(Bucket=store.name, Key=key, VersionId=head["VersionId"])
-        assert refused.value.response["Error"]["Code"] == "AccessDenied"
         ends[table] = (key, purge_at)
     local_key, local_end = ends["LOCAL_T"]
+    short_key, short_end = ends["SHORT_T"]
     orders_key, orders_end = ends["ORDERS"]
-    assert local_end - datetime.now(UTC) < margin
     assert orders_end - datetime.now(UTC) > timedelta(days=FAILSAFE_DAYS - 1)
+    for key in (local_key, orders_key):
+        version = store.client.head_object(Bucket=store.name, Key=key)["VersionId"]
+        with pytest.raises(ClientError) as refused:  # the admin's keys, by version
+            store.client.delete_object(Bucket=store.name, Key=key, VersionId=version)
+        assert refused.value.response["Error"]["Code"] == "AccessDenied"
 
-    late = ("late", orders_end)  # both purge instants passed on the run's clock
+    time.sleep(max(0.0, (short_end - datetime.now(UTC)).total_seconds()) + 2)
+    late = ("late", orders_end)  # every purge instant passed on the run's clock
     step(home, "effective_retention", *late)
     purged = job(home, store, "purge_failsafe", *late, spark=False)
     assert datetime.now(UTC) < local_end, "the purge ran after the lock ended: raise margin"
-    assert (purged["files_purged"], purged["files_locked"]) == (0, 2), purged
+    assert (purged["files_purged"], purged["files_locked"]) == (1, 2), purged
+    versions = store.client.list_object_versions(Bucket=store.name, Prefix=short_key)
+    assert not versions.get("Versions") and not versions.get("DeleteMarkers"), versions
     assert store.read(local_key) is not None and store.read(orders_key) is not None
     listed = conn.failsafe_list()
-    assert sorted(listed.column("files")) == [1, 1], listed.rows  # still in fail-safe
+    assert sorted(listed.column("table_id")) == sorted(
+        table_id(home, table) for table in ("LOCAL_T", "ORDERS")
+    ), listed.rows  # still in fail-safe
+    assert sorted(listed.column("files")) == [1, 1], listed.rows
     assert step(home, "storage_metrics", *late)["failsafe_bytes"] > 0
-
-    time.sleep(max(0.0, (local_end - datetime.now(UTC)).total_seconds()) + 2)
-    purged = job(home, store, "purge_failsafe", *late, spark=False)
-    assert (purged["files_purged"], purged["files_locked"]) == (1, 1), purged
-    versions = store.client.list_object_versions(Bucket=store.name, Prefix=local_key)
-    assert not versions.get("Versions") and not versions.get("DeleteMarkers"), versions
-    assert store.read(orders_key) is not None
-    assert conn.failsafe_list().column("table_id") == [table_id(home, "ORDERS")]
 
 
 def test_a_failsafe_uri_with_credentials_or_a_wrong_storage_class_is_refused_r44_r45_r48(
