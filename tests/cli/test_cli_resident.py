@@ -40,15 +40,28 @@ class Resident:
 
     runtime: Path
     home: Path
+    package: Path | None = None  # a copy of the rewind package the calls import instead
 
     @property
     def env(self) -> dict[str, str]:
         base = {k: v for k, v in os.environ.items() if not k.startswith("REWIND_")}
-        return base | {"XDG_RUNTIME_DIR": str(self.runtime)}
+        imports = {} if self.package is None else {"PYTHONPATH": str(self.package.parent)}
+        return base | {"XDG_RUNTIME_DIR": str(self.runtime)} | imports
 
     @property
     def socket(self) -> Path:
-        return self.runtime / f"rewind-cli-{os.getuid()}" / f"{launcher.server_key()}.sock"
+        if self.package is None:
+            key = launcher.server_key()
+        else:  # the copy's key, as its callers compute it
+            code = "from rewind import launcher; print(launcher.server_key())"
+            key = subprocess.run(
+                [sys.executable, "-P", "-c", code],
+                env=self.env,
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout.strip()
+        return self.runtime / f"rewind-cli-{os.getuid()}" / f"{key}.sock"
 
     @property
     def log(self) -> str:
@@ -278,27 +291,33 @@ def test_a_killed_resident_process_is_replaced(calls: Resident) -> None:
     calls.served(again)
 
 
-def test_a_changed_package_gets_a_new_resident_process(calls: Resident) -> None:
+def test_a_changed_package_gets_a_new_resident_process(calls: Resident, tmp_path: Path) -> None:
     """A newer module: callers name another socket and start a new process; the old one,
-    which no caller reaches any more, stops (it looks every CHECK_S seconds)."""
+    which no caller reaches any more, stops (it looks every CHECK_S seconds). The calls
+    import a copy of the package (``PYTHONPATH``), so that touching one of its modules
+    changes nothing for the other tests' calls, which import the checkout's."""
+    calls.package = tmp_path / "imports" / "rewind"
+    shutil.copytree(
+        Path(resident.__file__).parent,
+        calls.package,
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
     old_socket = calls.socket
+    assert old_socket.name != f"{launcher.server_key()}.sock"  # not the checkout's process
     server = calls.serving()
-    module = Path(resident.__file__)
-    mtime = module.stat().st_mtime_ns
-    newest = max(path.stat().st_mtime_ns for path in module.parent.rglob("*.py"))
-    try:  # the newest module of the package by a second (another may be newer than this one)
-        os.utime(module, ns=(mtime, newest + 1_000_000_000))
-        assert calls.socket != old_socket
-        renewed = calls.serving()
-        assert renewed != server
-        done = calls.run("--home", str(calls.home), "sql", "CREATE DATABASE d")
-        assert done.returncode == 0, done.stderr
-        assert calls.served(done)
-        assert gone(server)
-        old_log = old_socket.with_suffix(".log").read_text()
-        assert "stopping: its package changed" in old_log
-    finally:
-        os.utime(module, ns=(mtime, mtime))
+    module = calls.package / "resident.py"
+    newest = max(path.stat().st_mtime_ns for path in calls.package.rglob("*.py"))
+    # the newest module of the package by a second (another may be newer than this one)
+    os.utime(module, ns=(module.stat().st_atime_ns, newest + 1_000_000_000))
+    assert calls.socket != old_socket
+    renewed = calls.serving()
+    assert renewed != server
+    done = calls.run("--home", str(calls.home), "sql", "CREATE DATABASE d")
+    assert done.returncode == 0, done.stderr
+    assert calls.served(done)
+    assert gone(server)
+    old_log = old_socket.with_suffix(".log").read_text()
+    assert "stopping: its package changed" in old_log
 
 
 def test_ctrl_c_stops_the_call(calls: Resident) -> None:
