@@ -10,6 +10,15 @@ from observer import Observer
 from test_dml import clock
 
 
+@pytest.fixture(scope="session")
+def plugin_night(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The warehouse and ``airflow dags test`` night the plugin's API and browser tests
+    read, built once per test process (both modules are in the ``dashboard`` group)."""
+    from test_plugin_api import build_night
+
+    return build_night(tmp_path_factory.mktemp("plugin-api"))
+
+
 @pytest.fixture(scope="module")
 def observer(world: Any) -> Iterator[Observer]:
     """Watches the module's ``world`` (catalog rows and files) for changes (SPEC R28)."""

@@ -168,8 +168,15 @@ def storage_view(home: Path) -> list[dict[str, Any]]:
 
 
 @pytest.fixture(scope="module")
-def warehouse(spark: Any, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    root = tmp_path_factory.mktemp("plugin-api")
+def warehouse(plugin_night: dict[str, Any]) -> dict[str, Any]:
+    """The plugin's warehouse and night (tests/spark/conftest.py builds it once for this
+    module and test_plugin_browser.py: no test writes to it, test_serving_every_call_wrote_
+    nothing checks the API's calls)."""
+    return plugin_night
+
+
+def build_night(root: Path) -> dict[str, Any]:
+    """``EVENTS`` and ``RUNS`` in a home under ``root``, the last run through Airflow."""
     home, airflow_home = root / "home", root / "airflow"
     config = Config.load(home=home)
     steps = {}
