@@ -10,12 +10,14 @@ JVM start (10-30 s on a loaded 2-core machine), for the crash tests' many depths
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
 import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
@@ -85,7 +87,9 @@ class PythonWorkers:
     it: the tasks cut into two contiguous slices (``parallelize``), each run at once by
     ``fileops.run_batches`` in a Python worker of its own. The workers stay in the job's
     process group: a fault (``REWIND_FAULT``) in either kills the driver and both, as it
-    kills a Spark job's driver, JVM and workers."""
+    kills a Spark job's driver, JVM and workers. A worker that raised fails ``collect``
+    with pyspark's ``PythonException`` carrying its traceback, as Spark's does, so the
+    job reports it as with Spark (``Run.run_tasks``: STORAGE_ERROR naming the error)."""
 
     slices = 2
 
@@ -100,26 +104,37 @@ class PythonWorkers:
         return self
 
     def collect(self) -> list[dict[str, str]]:
+        from pyspark.errors import PythonException
+
         count = len(self._rows)
         cuts = [count * i // self.slices for i in range(self.slices + 1)]
         slices = [self._rows[start:end] for start, end in itertools.pairwise(cuts) if end > start]
-        workers = [
-            subprocess.Popen(
-                [sys.executable, "-c", WORKER], stdin=subprocess.PIPE, stdout=subprocess.PIPE
-            )
-            for _ in slices
-        ]
-        for worker, rows in zip(workers, slices, strict=True):  # both start before either is read
-            assert worker.stdin is not None
-            worker.stdin.write(json.dumps(rows).encode())
-            worker.stdin.close()
         outcomes = []
-        for worker in workers:
-            assert worker.stdout is not None
-            text = worker.stdout.read()
-            if worker.wait() != 0:
-                raise RuntimeError(f"a file operation worker exited {worker.returncode}")
-            outcomes += json.loads(text)
+        with contextlib.ExitStack() as stack:
+            errors = [stack.enter_context(tempfile.TemporaryFile()) for _ in slices]
+            workers = [
+                subprocess.Popen(
+                    [sys.executable, "-c", WORKER],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=error,
+                )
+                for error in errors
+            ]
+            for worker, rows in zip(workers, slices, strict=True):  # both start before a read
+                assert worker.stdin is not None
+                worker.stdin.write(json.dumps(rows).encode())
+                worker.stdin.close()
+            for worker, error in zip(workers, errors, strict=True):
+                assert worker.stdout is not None
+                text = worker.stdout.read()
+                code = worker.wait()
+                error.seek(0)
+                said = error.read()
+                if code != 0:  # as Spark reports a Python worker's exception
+                    raise PythonException(message=said.decode(errors="replace"))
+                sys.stderr.buffer.write(said)  # what the worker logged, in the job's stderr
+                outcomes += json.loads(text)
         return outcomes
 
 
