@@ -19,7 +19,7 @@ from sqlalchemy import func, or_, select
 from rewind.catalog.models import CatalogObject, FileState, LogCursor, TableVersion
 from rewind.catalog.repository import Catalog
 from rewind.lifecycle import fileops, files, pages, progress, rules
-from rewind.lifecycle.clones import clones_of, used_by_clone
+from rewind.lifecycle.clones import cloned_owners, clones_of, used_by_clone
 from rewind.lifecycle.context import Run
 from rewind.lifecycle.pins import live_pins
 from rewind.lifecycle.plan import read_plan, read_previous_plan
@@ -121,6 +121,7 @@ def journal_expired(run: Run) -> dict[str, Any]:
             ).all()
         )
         journaled = shared_released = 0
+        owners = cloned_owners(catalog)
         for row in _candidates(catalog):
             if row.table_id in kept:
                 continue
@@ -147,7 +148,9 @@ def journal_expired(run: Run) -> dict[str, Any]:
                 continue
             row.left_time_travel_at = decision.left_time_travel_at
             row.purge_at = decision.purge_at if decision.to_failsafe else None
-            if not isinstance(run.store.root(row.table_id), Path) and used_by_clone(catalog, row):
+            if not isinstance(run.store.root(row.table_id), Path) and used_by_clone(
+                catalog, row, owners
+            ):
                 # SPEC R30, R47: a clone references this object where it is (no link of its
                 # own holds the bytes): it stays in its table, RETAINED_FOR_CLONE, until no
                 # clone uses it (rewind.lifecycle.purge then hands it back).
@@ -181,6 +184,7 @@ def apply_journal(run: Run) -> dict[str, int]:
         count, nbytes = catalog.session.execute(
             select(func.count(), func.coalesce(func.sum(FileState.size), 0)).where(journaled)
         ).one()
+        cloned = cloned_owners(catalog)
     fileops.fault_point("journal")
     progress.phase("files moved or deleted", files=int(count), nbytes=int(nbytes))
     summary = {
@@ -201,7 +205,7 @@ def apply_journal(run: Run) -> dict[str, int]:
         journaled,
         JOURNAL_PAGE,
         task,
-        lambda catalog, row, outcomes: _settle(catalog, run, row, outcomes, summary),
+        lambda catalog, row, outcomes: _settle(catalog, run, row, outcomes, summary, cloned),
         FileState.state,
         FileState.purge_at,
     )
@@ -209,10 +213,16 @@ def apply_journal(run: Run) -> dict[str, int]:
 
 
 def _settle(
-    catalog: Catalog, run: Run, row: FileState, outcomes: dict[str, str], summary: dict[str, int]
+    catalog: Catalog,
+    run: Run,
+    row: FileState,
+    outcomes: dict[str, str],
+    summary: dict[str, int],
+    owners: frozenset[int],
 ) -> None:
     """A journaled row after its file operation: in fail-safe, deleted, or left as it is
-    (no outcome: not in this page's operations)."""
+    (no outcome: not in this page's operations); ``owners``: the tables a clone took files
+    from (:func:`~rewind.lifecycle.clones.cloned_owners`)."""
     outcome = outcomes.get(str(run.table_file(row.table_id, row.path)))
     if outcome is None:
         return
@@ -225,7 +235,7 @@ def _settle(
     else:
         # SPEC R30, R33: a clone's link still holds the bytes of a transient
         # file: the owner keeps them as RETAINED_FOR_CLONE until the clone lets go.
-        if used_by_clone(catalog, row):
+        if used_by_clone(catalog, row, owners):
             row.state = rules.RETAINED
         else:
             catalog.session.delete(row)

@@ -20,7 +20,7 @@ from rewind.audit.cleanup import purge_audit
 from rewind.catalog.models import CatalogObject, FileState
 from rewind.catalog.repository import Catalog
 from rewind.lifecycle import fileops, pages, progress, rules
-from rewind.lifecycle.clones import used_by_clone
+from rewind.lifecycle.clones import cloned_owners, used_by_clone
 from rewind.lifecycle.context import Run
 from rewind.lifecycle.expire import held_tables
 from rewind.storage import location
@@ -57,6 +57,7 @@ def purge_failsafe(run: Run) -> dict[str, Any]:
         count, nbytes = catalog.session.execute(
             select(func.count(), func.coalesce(func.sum(FileState.size), 0)).where(purging)
         ).one()
+        owners = cloned_owners(catalog)
     progress.phase("files purged", files=int(count), nbytes=int(nbytes))
     done = Counter[str]()
     pages.carry_out(
@@ -64,12 +65,12 @@ def purge_failsafe(run: Run) -> dict[str, Any]:
         purging,
         PURGE_PAGE,
         lambda table_id, path, _: fileops.Task("purge", str(run.failsafe_path(table_id, path))),
-        lambda catalog, row, outcomes: _settle(catalog, run, row, outcomes, done),
+        lambda catalog, row, outcomes: _settle(catalog, run, row, outcomes, done, owners),
     )
     with run.catalog() as catalog:
         for row in pages.rows(catalog, FileState.state == rules.RETAINED):
             if (row.table_id, row.path) in retained_before:
-                _settle(catalog, run, row, {}, done)
+                _settle(catalog, run, row, {}, done, owners)
         catalog.session.flush()
         dirs = _forget_purged_tables(catalog, run)
     with run.catalog() as catalog:
@@ -86,17 +87,23 @@ def purge_failsafe(run: Run) -> dict[str, Any]:
 
 
 def _settle(
-    catalog: Catalog, run: Run, row: FileState, outcomes: dict[str, str], done: Counter[str]
+    catalog: Catalog,
+    run: Run,
+    row: FileState,
+    outcomes: dict[str, str],
+    done: Counter[str],
+    owners: frozenset[int],
 ) -> None:
     """A PURGING row after its delete, or a RETAINED one (no outcome): gone, kept by a
-    lock or a clone, or back in its table's time travel."""
+    lock or a clone (``owners``: :func:`~rewind.lifecycle.clones.cloned_owners`), or back
+    in its table's time travel."""
     if outcomes.get(str(run.failsafe_path(row.table_id, row.path))) == "locked":
         # SPEC R48: its Object Lock has not ended (the store's clock): it stays in
         # fail-safe, reported, and a later night purges it.
         row.state = rules.FAILSAFE
         done["locked"] += 1
         return
-    if used_by_clone(catalog, row):
+    if used_by_clone(catalog, row, owners):
         done["retained"] += row.state == rules.PURGING
         row.state = rules.RETAINED
         return
