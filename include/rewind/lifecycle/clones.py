@@ -24,10 +24,10 @@ def used_by_clone(catalog: Catalog, row: FileState, owners: Collection[int]) -> 
     the owner's own path in ``source_path``, SPEC R47), so it must stay there. The
     owner's row stays as RETAINED (RETAINED_FOR_CLONE) instead of being forgotten.
 
-    ``owners``: :func:`cloned_owners`, read in the same transaction. A row of a table
-    that no clone ever took a file from is not used, without a query (a night settles
-    tens of thousands of rows, SPEC R32); a clone made since cannot hold a file the
-    lifecycle is done with, since no point within time travel reaches it (SPEC R38).
+    ``owners``: :func:`cloned_owners`, read once for a step. A row of a table that no
+    clone ever took a file from is not used, without a query (a night settles tens of
+    thousands of rows, SPEC R32). A clone made since that read cannot hold a file the
+    lifecycle is done with: no point within time travel reaches it (SPEC R38).
     """
     if row.table_id not in owners:
         return False

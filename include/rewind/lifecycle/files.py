@@ -116,8 +116,12 @@ def table_files(
     found: list[StoredFile] = []
     unread = 0
     for table_id, root in sorted(roots.items()):
+        # Listed before the unread commits are read: a commit another engine lands between
+        # the two then names its files (read after the listing, it would leave them as
+        # files of no commit, "expired" to the checks).
+        listed = list(table_data_files(root, table_id))
         skip = unread_adds(root, cursors.get(table_id, -1))
-        for file in table_data_files(root, table_id):
+        for file in listed:
             if file.path in skip:
                 unread += 1
             else:
