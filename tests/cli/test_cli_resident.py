@@ -86,16 +86,17 @@ class Resident:
     def serving(self) -> int:
         """The pid of the resident process serving this directory (the socket's peer),
         once it serves: the first call starts it and runs in its own process meanwhile."""
-        if resident.serving(self.socket) is None:
+        path = self.socket  # computed once: a copied package's key is a subprocess's answer
+        if resident.serving(path) is None:
             self.run("--help")
         deadline = time.monotonic() + START_S
         while time.monotonic() < deadline:
-            pid = resident.serving(self.socket)
+            pid = resident.serving(path)
             if pid is not None:
                 assert f"pid {pid} serving" in self.log
                 return pid
             time.sleep(0.1)
-        raise AssertionError(f"no resident process serves {self.socket}:\n{self.log}")
+        raise AssertionError(f"no resident process serves {path}:\n{self.log}")
 
     def served(self, call: Call) -> int:
         """The pid of the forked process that ran ``call``, as the server's log says."""

@@ -47,12 +47,27 @@ def in_database(airflow_db: Path) -> Iterator[Callable[..., None]]:
         session.query(Connection).filter(Connection.conn_id.in_(added)).delete()
 
 
+@pytest.fixture
+def night(
+    run_dag: Callable[..., Any], capfd: pytest.CaptureFixture[str]
+) -> Callable[[int], tuple[Any, dict[str, str], str]]:
+    """``night(day)``: ``rewind_nightly`` of 2026-06-<day> with ``dag.test()``: the run,
+    its task states and what its tasks logged."""
+
+    def _night(day: int) -> tuple[Any, dict[str, str], str]:
+        capfd.readouterr()
+        run = run_dag("rewind_nightly", logical_date=datetime(2026, 6, day, tzinfo=UTC))
+        log = capfd.readouterr()
+        return run, run.task_states(), log.out + log.err
+
+    return _night
+
+
 def test_a_night_whose_master_an_op_chose_runs_no_spark_job(
     in_database: Callable[..., None],
     rewind_home: Path,
-    run_dag: Callable[..., Any],
+    night: Callable[[int], tuple[Any, dict[str, str], str]],
     monkeypatch: pytest.MonkeyPatch,
-    capfd: pytest.CaptureFixture[str],
 ) -> None:
     """``rewind_nightly`` with ``spark_default`` only in the database: the run's user may
     run the lifecycle, and still its first Spark step fails with the refusal before
@@ -66,14 +81,10 @@ def test_a_night_whose_master_an_op_chose_runs_no_spark_job(
         conn.sql("CREATE DATABASE DOOR")
     monkeypatch.delenv("AIRFLOW_CONN_SPARK_DEFAULT")
     in_database("spark_default", **ELSEWHERE)
-    capfd.readouterr()
-    run = run_dag("rewind_nightly", logical_date=datetime(2026, 6, 3, tzinfo=UTC))
-    log = capfd.readouterr()
-    states = run.task_states()
+    run, states, text = night(3)
     assert states["authorize"] == "success"
     assert states["effective_retention"] == "failed"
     assert {states[step] for step in ("expire_versions", "validate")} == {"upstream_failed"}
-    text = log.out + log.err
     assert "'spark_default' is defined only in Airflow's database" in text
     assert "spark-submit" not in text and "127.0.0.1:9" not in text
     lifecycle = lifecycle_run_id("rewind_nightly", run.dag_run.run_id)
@@ -83,9 +94,8 @@ def test_a_night_whose_master_an_op_chose_runs_no_spark_job(
 def test_an_object_store_an_op_chose_is_refused(
     in_database: Callable[..., None],
     rewind_home: Path,
-    run_dag: Callable[..., Any],
+    night: Callable[[int], tuple[Any, dict[str, str], str]],
     monkeypatch: pytest.MonkeyPatch,
-    capfd: pytest.CaptureFixture[str],
 ) -> None:
     """``aws_default`` only in the database (an Op's keys and endpoint): the night's first
     task, which reads the object store's settings, fails with the refusal naming the
@@ -99,13 +109,9 @@ def test_an_object_store_an_op_chose_is_refused(
         password="op-secret-key",
         extra=json.dumps({"endpoint_url": "http://127.0.0.1:9"}),
     )
-    capfd.readouterr()
-    run = run_dag("rewind_nightly", logical_date=datetime(2026, 6, 4, tzinfo=UTC))
-    log = capfd.readouterr()
-    states = run.task_states()
+    _, states, text = night(4)
     assert states["authorize"] == "failed"
     assert {states[step] for step in ("effective_retention", "validate")} == {"upstream_failed"}
-    text = log.out + log.err
     assert "'aws_default' is defined only in Airflow's database" in text
     assert "AIRFLOW_CONN_AWS_DEFAULT" in text
     assert "op-secret-key" not in text
