@@ -254,6 +254,7 @@ LIFECYCLE_COLUMNS = [
     "bytes_deleted",
     "files_purged",
     "bytes_purged",
+    "log_entries_removed",  # issue 28: Rewind's own tables' Delta log
     "audit_rows_removed",  # SPEC R36: statements older than 365 days
     "elapsed_s",
 ]

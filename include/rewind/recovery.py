@@ -28,6 +28,7 @@ from rewind.statement import Context
 from rewind.storage import location
 from rewind.storage.columns import table_columns
 from rewind.storage.location import Root
+from rewind.storage.log import HistoryGone
 from rewind.storage.snapshot import DataFile
 
 FAILSAFE_COLUMNS = [
@@ -57,13 +58,18 @@ def _held(
 
 
 def recoverable_versions(ctx: Context, failsafe: Root, table: CatalogObject) -> list[int]:
-    """Versions whose data files are all still held, newest first."""
-    versions = [v.version for v in ctx.catalog.versions(table.id)]
-    return [
-        v
-        for v in reversed(versions)
-        if _held(ctx, failsafe, table, ctx.store.snapshot(table.id, v).files) is not None
-    ]
+    """Versions whose data files are all still held, newest first, back to the oldest
+    version the table's log can still give (a log cleaned up, by the lifecycle or by
+    another engine, keeps a suffix of the versions: :mod:`rewind.lifecycle.logs`)."""
+    found = []
+    for version in reversed([v.version for v in ctx.catalog.versions(table.id)]):
+        try:
+            files = ctx.store.snapshot(table.id, version).files
+        except HistoryGone:
+            break
+        if _held(ctx, failsafe, table, files) is not None:
+            found.append(version)
+    return found
 
 
 def list_failsafe(ctx: Context, failsafe: Root) -> Result:
@@ -114,7 +120,14 @@ def recover(
     if version is None:  # a dropped table as it was when dropped; a live one as of now
         latest = ctx.catalog.latest_version(table.id)
         version = latest.version if latest else 0
-    snap = ctx.store.snapshot(table.id, version)
+    try:
+        snap = ctx.store.snapshot(table.id, version)
+    except HistoryGone:
+        raise RewindError(
+            f"Version {version} of table id {table_id} cannot be recovered: its Delta log "
+            "was cleaned up.",
+            code="NOT_RECOVERABLE",
+        ) from None
     places = _held(ctx, failsafe, table, snap.files)
     if places is None:
         raise RewindError(

@@ -234,12 +234,15 @@ class FileState(Base):
 class LogCursor(Base):
     """The last Delta version of a table the lifecycle has read (SPEC R32), and the table's
     Delta configuration as of it (its last ``metaData``; None: not read yet), which the
-    quality step checks without reading the log again (SPEC R42, R50)."""
+    quality step checks without reading the log again (SPEC R42, R50), and the oldest
+    version the last clean-up of its log kept readable (None: never cleaned, revision 0013,
+    :mod:`rewind.lifecycle.logs`)."""
 
     __tablename__ = "log_cursors"
     table_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     version: Mapped[int] = mapped_column(BigInteger)
     configuration: Mapped[dict[str, str] | None] = mapped_column(JSON, nullable=True)
+    log_cutoff: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
 
 
 class LifecycleRun(Base):

@@ -3,8 +3,9 @@
 A file a clone still uses keeps its bytes through the clone's own hard link, or, on an
 object store, where it is (the clone references it, SPEC R47); its owner's row stays as
 RETAINED (counted as RETAINED_FOR_CLONE, SPEC R30, R33) until no clone uses it any more.
-The same step removes the audit trail older than 365 days (SPEC R36), in one catalog
-transaction of its own.
+The same step cleans up the Delta log of Rewind's own tables before what time travel and
+fail-safe still need (:mod:`rewind.lifecycle.logs`), and removes the audit trail older
+than 365 days (SPEC R36), in one catalog transaction of its own.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from rewind.lifecycle import fileops, pages, progress, rules
 from rewind.lifecycle.clones import cloned_owners, used_by_clone
 from rewind.lifecycle.context import Run
 from rewind.lifecycle.expire import held_tables
+from rewind.lifecycle.logs import clean_up_logs
 from rewind.storage import location
 
 # Purging files a page (:func:`purge_failsafe`): each page one Spark job of deletes.
@@ -73,6 +75,7 @@ def purge_failsafe(run: Run) -> dict[str, Any]:
                 _settle(catalog, run, row, {}, done, owners)
         catalog.session.flush()
         dirs = _forget_purged_tables(catalog, run)
+    logs = clean_up_logs(run)
     with run.catalog() as catalog:
         audit_removed = purge_audit(catalog, run.now)
     return {
@@ -81,6 +84,7 @@ def purge_failsafe(run: Run) -> dict[str, Any]:
         "files_retained_for_clone": done["retained"],
         "files_locked": done["locked"],
         "tables_purged": dirs,
+        **logs,
         "audit_rows_removed": audit_removed,
         "elapsed_s": round(time.perf_counter() - start, 3),
     }

@@ -262,13 +262,14 @@ def pin_root(ctx: Context) -> Path:
 def _check_files_held(ctx: Context, obj: CatalogObject, version: int) -> None:
     """A version whose files left time travel is unavailable, never a missing file (R17);
     the current version's files never leave, so one missing there is broken storage;
-    a version whose log another engine cleaned up is unavailable too (SPEC R43)."""
+    a version whose log was cleaned up (by another engine, SPEC R43, or by the lifecycle
+    once nothing could read it any more) is unavailable too."""
     try:
         snap = snapshot(ctx, obj, version)
     except HistoryGone:
         raise timetravel.unavailable(
             str(names.qualified(ctx, obj)),
-            f"the Delta log of version {version} was cleaned up by another engine",
+            f"the Delta log of version {version} was cleaned up",
             ctx.now,
         ) from None
     missing = [

@@ -320,6 +320,15 @@ def remove_tree(directory: Root) -> None:
         unlink_all([S3Location(directory.bucket, key) for key, _ in _objects(directory)])
 
 
+def unlink_many(paths: Sequence[Root]) -> None:
+    """Delete files in order, local ones one by one and objects in batches
+    (:func:`unlink_all`); a missing one is no error."""
+    local = [path for path in paths if isinstance(path, Path)]
+    for path in local:
+        path.unlink(missing_ok=True)
+    unlink_all([path for path in paths if not isinstance(path, Path)])
+
+
 def unlink_all(objects: Sequence[S3Location]) -> None:
     """Delete objects, up to 1000 in a request (DeleteObjects, SPEC R50); a missing one is
     no error.

@@ -34,6 +34,11 @@ LOG = "_delta_log"
 # module for the file list (deletion-vector cardinalities, column mapping's names).
 READABLE_READER_FEATURES = {"deletionVectors", "columnMapping", "timestampNtz", "v2Checkpoint"}
 _CHECKPOINT = re.compile(r"^(\d{20})\.checkpoint(?:\.(\d{10})\.(\d{10}))?\.parquet$")
+# A log entry of one version (a commit, its checksum, a classic checkpoint or a part of
+# one) or of a range (a compacted commit ``<first>.<last>.compacted.json``: group 2).
+_ENTRY = re.compile(
+    r"^(\d{20})\.(?:json|crc|checkpoint(?:\.\d{10}\.\d{10})?\.parquet|(\d{20})\.compacted\.json)$"
+)
 
 
 class HistoryGone(StorageError):
@@ -166,12 +171,41 @@ def latest_checkpoint(root: Root, at_most: int | None = None) -> tuple[int, list
 def listed_checkpoint(root: Root, at_most: int | None = None) -> tuple[int, list[Root]] | None:
     """The newest complete classic checkpoint at or before ``at_most``, from a listing of
     the log (whatever ``_last_checkpoint`` says)."""
-    found: dict[int, list[Root]] = {}
-    parts_expected: dict[int, int] = {}
     try:
         names = location.names(root / LOG)
     except FileNotFoundError:
         return None
+    return _newest_checkpoint(root, names, at_most)
+
+
+def expired_entries(root: Root, keep: int) -> tuple[int, list[Root]] | None:
+    """What Delta's log clean-up deletes so that version ``keep`` and every later one stay
+    readable: the entries of the versions before the newest complete classic checkpoint at
+    or before ``keep`` (their commits, checksums, checkpoints and compacted commits), in
+    version order, with that checkpoint's version; None without such a checkpoint. One
+    listing of the log. ``_last_checkpoint``, sidecars, V2 checkpoints and any name Delta
+    does not give a log entry are never among them."""
+    try:
+        names = location.names(root / LOG)
+    except FileNotFoundError:
+        return None
+    checkpoint = _newest_checkpoint(root, names, keep)
+    if checkpoint is None:
+        return None
+    first = checkpoint[0]
+    expired = []
+    for name in sorted(names):
+        match = _ENTRY.match(name)
+        if match and int(match[2] or match[1]) < first:
+            expired.append(root / LOG / name)
+    return first, expired
+
+
+def _newest_checkpoint(
+    root: Root, names: list[str], at_most: int | None
+) -> tuple[int, list[Root]] | None:
+    found: dict[int, list[Root]] = {}
+    parts_expected: dict[int, int] = {}
     for name in names:
         match = _CHECKPOINT.match(name)
         if match is None:
