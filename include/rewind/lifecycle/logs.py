@@ -88,7 +88,7 @@ def _aged_tables(catalog: Catalog, now: datetime, pinned: dict[int, int]) -> lis
     """(table id, kept version) of each live table Rewind created whose kept version is a
     checkpoint interval past its last clean-up's (or past version 0)."""
     cursors = catalog.session.execute(
-        select(CatalogObject, LogCursor.version, LogCursor.configuration, LogCursor.log_cutoff)
+        select(CatalogObject.id, LogCursor.version, LogCursor.configuration, LogCursor.log_cutoff)
         .join(LogCursor, LogCursor.table_id == CatalogObject.id)
         .where(
             CatalogObject.kind == TABLE,
@@ -104,10 +104,13 @@ def _aged_tables(catalog: Catalog, now: datetime, pinned: dict[int, int]) -> lis
         ).all()
     )
     due = []
-    for table, newest, configuration, cutoff in cursors:
+    for table_id, newest, configuration, cutoff in cursors:
         interval = TableStore.checkpoint_interval(configuration or {})
         if newest < (cutoff or 0) + interval:
             continue  # not even its newest version is an interval past: no query
+        table = catalog.get(table_id)
+        if table is None:
+            continue
         failsafe_days = 0 if table.is_transient else FAILSAFE_DAYS
         start = now - timedelta(days=catalog.effective_retention(table) + failsafe_days)
         keep = _version_before(catalog, table.id, start)

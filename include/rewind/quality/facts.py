@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +19,7 @@ from rewind import retention
 from rewind.catalog.history import held_by_clones
 from rewind.catalog.models import CatalogObject, CloneFile, FileState, LogCursor
 from rewind.catalog.repository import Catalog
-from rewind.constants import TABLE
+from rewind.constants import FAILSAFE_DAYS, TABLE
 from rewind.errors import StorageError
 from rewind.identifiers import QualifiedName
 from rewind.lifecycle import files, rules
@@ -57,6 +57,7 @@ class RunFacts:
     metric_ids: list[int]
     stored_bytes: int
     unread_files: int
+    files_in_flight: int
 
 
 def labels(catalog: Catalog) -> dict[int, str]:
@@ -238,6 +239,30 @@ def guards_frame(
     return frame(rows, {OBJECT: "object", "COVERED": "bool"})
 
 
+def writes_in_flight(
+    found: list[files.StoredFile], states: list[Tracked], wall_now: datetime
+) -> tuple[list[files.StoredFile], int]:
+    """``found`` without the files in no file state written less than 7 days ago by the
+    machine's clock (the clock of the files' times), and how many those were.
+
+    Such a file is a write another engine has not committed yet, as far as anyone can
+    tell: a Spark job writes its files for minutes or hours before its commit, and Delta's
+    VACUUM leaves an uncommitted file alone for 7 days for that reason (the lifecycle's
+    leftover tracking waits as long, :func:`files.track_leftovers`). The run cannot count
+    it or expect it gone; older, it is a leftover no run tracked, or a file that left time
+    travel and is back: the checks name it."""
+    since = wall_now - timedelta(days=FAILSAFE_DAYS)
+    young = [f for f in found if f.modified > since]
+    if not young:
+        return found, 0
+    tables = {f.table_id for f in young}
+    tracked = disk.by_table((s[0], s[1], True) for s in states if s[0] in tables)
+    fresh = {(f.table_id, f.path) for f in young if f.path not in tracked.get(f.table_id, {})}
+    if not fresh:
+        return found, 0
+    return [f for f in found if (f.table_id, f.path) not in fresh], len(fresh)
+
+
 def gather(run: Run) -> RunFacts:
     """Everything the checks of ``run`` read.
 
@@ -277,6 +302,7 @@ def gather(run: Run) -> RunFacts:
         unlisted = on_store - set(roots)
         guards = guards_frame(catalog, names, cursors, run.now)
     found, unread = files.table_files(roots, cursors)
+    found, in_flight = writes_in_flight(found, states, datetime.now(UTC))
     # SPEC R33, R50: the tables on an object store are not listed (files.governed_roots),
     # so their stored bytes are the catalog's, like fail-safe's: the count independent of
     # the catalog covers the local tables.
@@ -298,4 +324,5 @@ def gather(run: Run) -> RunFacts:
         metric_ids=[int(r["ID"]) for r in rows],
         stored_bytes=disk.stored_bytes(found, present, manifest, origin),
         unread_files=unread,
+        files_in_flight=in_flight,
     )
