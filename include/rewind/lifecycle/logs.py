@@ -114,7 +114,8 @@ def _aged_tables(catalog: Catalog, now: datetime, pinned: dict[int, int]) -> lis
         failsafe_days = 0 if table.is_transient else FAILSAFE_DAYS
         start = now - timedelta(days=catalog.effective_retention(table) + failsafe_days)
         keep = _version_before(catalog, table.id, start)
-        for floor in (held_from.get(table.id), pinned.get(table.id)):
+        # Never past what the lifecycle has read (a statement's own sync may be ahead).
+        for floor in (newest, held_from.get(table.id), pinned.get(table.id)):
             if keep is not None and floor is not None:
                 keep = min(keep, int(floor))
         if keep is not None and keep >= (cutoff or 0) + interval:
