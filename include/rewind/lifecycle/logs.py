@@ -16,7 +16,8 @@ A table's **kept version** is the oldest of
   every version holding such a file stays recoverable (R12), however long ago it was
   current (a retention lowered since keeps its files there until they leave, R9; a
   night that ran late has not moved them yet);
-- a version a live read pins (R19).
+- a version a live read pins (R19);
+- the newest version the lifecycle has read.
 
 A version before it whose files are all still in the table (an append-only table's old
 versions) is past time travel and fail-safe: the clean-up ends its recovery, as Delta's
