@@ -31,7 +31,7 @@ from sqlalchemy.orm import Session
 
 import rewind
 from rewind.catalog.db import make_engine
-from rewind.catalog.models import CatalogObject, FileState
+from rewind.catalog.models import CatalogObject, FileState, LogCursor
 from rewind.clock import format_timestamp
 from rewind.config import Config
 from rewind.errors import RewindError, ValidationFailed
@@ -282,6 +282,44 @@ def test_a_write_not_committed_yet_is_left_out_until_delta_would_call_it_a_lefto
         f"no expired file is left in a table directory (still there: "
         f"{broken.label('ORDERS')} file part-in-flight.parquet = UNTRACKED)"
     )
+
+
+def test_an_old_leftover_no_run_could_list_yet_is_left_out_and_the_next_run_tracks_it(
+    broken: Shop,
+) -> None:
+    """SPEC R32, R33: a failed writer's file in ORDERS's directory, 8 days old, written
+    after ORDERS's last listing (9 days back here), in a table that got no commit since:
+    no run could have tracked it (a run lists a directory when its table gets commits).
+    The validation leaves it out of the checks and the byte total instead of failing the
+    night (``leftovers_unseen``) and names ORDERS in ``leftover_tables``; the next run
+    lists ORDERS though it got no commit, tracks the file, and validates with its bytes
+    counted. The same file older than the last listing fails (the test above)."""
+    orders = broken.ids["ORDERS"]
+    stray = broken.config.warehouse_root / str(orders) / "part-failed-writer.parquet"
+    pq.write_table(pa.table({"ID": [1]}), stray)
+    old = (datetime.now(UTC) - timedelta(days=8)).timestamp()
+    os.utime(stray, (old, old))
+    size = stray.stat().st_size
+    with broken.catalog() as session:
+        cursor = session.get(LogCursor, orders)
+        assert cursor is not None and cursor.listed_at is not None  # listed on day 6
+        cursor.listed_at = datetime.now(UTC) - timedelta(days=9)
+    summary = validate_run(broken.config, LAST, broken.validation()["run_id"])
+    assert (summary["passed"], summary["leftovers_unseen"], summary["leftover_tables"]) == (
+        CHECKS,
+        1,
+        [orders],
+    )
+    assert (summary["files_in_flight"], summary["stored_bytes"]) == (0, counted(broken))
+    steps = run_lifecycle(broken.config, LAST + timedelta(days=1))
+    assert steps[1]["leftover_files_tracked"] == 1
+    assert (steps[-1]["leftovers_unseen"], steps[-1]["leftover_tables"]) == (0, [])
+    with broken.catalog() as session:
+        row = session.scalars(
+            select(FileState).where(FileState.table_id == orders, FileState.path == stray.name)
+        ).one()
+        assert (row.size, row.added_version) == (size, -1)
+        assert session.get(LogCursor, orders).listed_at > datetime.now(UTC) - timedelta(hours=1)
 
 
 # -- each expectation broken the way it would break -------------------------------------

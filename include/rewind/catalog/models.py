@@ -236,13 +236,16 @@ class LogCursor(Base):
     Delta configuration as of it (its last ``metaData``; None: not read yet), which the
     quality step checks without reading the log again (SPEC R42, R50), and the oldest
     version the last clean-up of its log kept readable (None: never cleaned, revision 0013,
-    :mod:`rewind.lifecycle.logs`)."""
+    :mod:`rewind.lifecycle.logs`), and when the lifecycle last listed the table's directory
+    for leftover files, by the machine's clock (None: no listing recorded, revision 0014,
+    :func:`rewind.lifecycle.files.track_leftovers`)."""
 
     __tablename__ = "log_cursors"
     table_id: Mapped[int] = mapped_column(BigInteger, primary_key=True)
     version: Mapped[int] = mapped_column(BigInteger)
     configuration: Mapped[dict[str, str] | None] = mapped_column(JSON, nullable=True)
     log_cutoff: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    listed_at: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)
 
 
 class LifecycleRun(Base):

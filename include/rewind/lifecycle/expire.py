@@ -16,7 +16,13 @@ from typing import Any
 
 from sqlalchemy import func, or_, select
 
-from rewind.catalog.models import CatalogObject, FileState, LogCursor, TableVersion
+from rewind.catalog.models import (
+    CatalogObject,
+    FileState,
+    LifecycleRun,
+    LogCursor,
+    TableVersion,
+)
 from rewind.catalog.repository import Catalog
 from rewind.lifecycle import fileops, files, pages, progress, rules
 from rewind.lifecycle.clones import cloned_owners, clones_of, used_by_clone
@@ -91,16 +97,34 @@ def release_dropped_external(catalog: Catalog, now: datetime) -> int:
 
 def _track_leftovers(catalog: Catalog, run: Run, changed: set[int], plan: dict[int, Any]) -> int:
     """Files no version references in the directories of the tables that got commits
-    since the last run (SPEC R32: only those are listed; see :func:`files.track_leftovers`).
-    Tables on an object store are not listed (SPEC R50, :func:`files.governed_roots`)."""
+    since the last run (SPEC R32: only those are listed; see :func:`files.track_leftovers`),
+    and of those where the last validation found such a file written since their last
+    listing (:func:`unseen_leftovers`). Tables on an object store are not listed (SPEC R50,
+    :func:`files.governed_roots`)."""
     roots = files.governed_roots(catalog, run.store.warehouse, run.now)
     cursors = dict(catalog.session.execute(select(LogCursor.table_id, LogCursor.version)).all())
+    listed = changed | unseen_leftovers(catalog, run)
     return files.track_leftovers(
         catalog,
-        {t: roots[t] for t in changed if t in roots and roots[t].is_dir()},
+        {t: roots[t] for t in listed if t in roots and roots[t].is_dir()},
         cursors,
-        {t: plan[t].facts.retention_days for t in changed if t in plan},
+        {t: plan[t].facts.retention_days for t in listed if t in plan},
     )
+
+
+def unseen_leftovers(catalog: Catalog, run: Run) -> set[int]:
+    """The tables in which the validation of the latest earlier run found a leftover file
+    written after their last listing (its summary's ``leftover_tables``,
+    :func:`rewind.quality.facts.unseen_files`): a failed writer's, in a table that got no
+    commit since, which no run had listed. Read from the run's record in the catalog."""
+    summary = catalog.session.scalars(
+        select(LifecycleRun.summary)
+        .where(LifecycleRun.now <= run.now, LifecycleRun.run_id != run.run_id)
+        .order_by(LifecycleRun.now.desc())
+        .limit(1)
+    ).first()
+    steps = (summary or {}).get("steps", [])
+    return {int(t) for s in steps if s["step"] == "validate" for t in s.get("leftover_tables", [])}
 
 
 def journal_expired(run: Run) -> dict[str, Any]:

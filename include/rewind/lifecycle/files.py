@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 
-from rewind.catalog.models import FileState
+from rewind.catalog.models import FileState, LogCursor
 from rewind.catalog.repository import Catalog
 from rewind.constants import FAILSAFE_DAYS
 from rewind.lifecycle.rules import REMOVED
@@ -159,7 +159,10 @@ def track_leftovers(
     about to commit a younger file). A file a later commit adds becomes current again.
     ``roots`` are local directories only: a table on an object store has its files
     listed by no lifecycle run (SPEC R50, :func:`governed_roots`), so a leftover object
-    of a failed writer there stays untracked and uncounted.
+    of a failed writer there stays untracked and uncounted. Each listed table's cursor
+    records when its listing began (``LogCursor.listed_at``, the machine's clock, the
+    clock of the files' times): a file written since is one no run could have tracked,
+    which the validation tells from one a listing missed.
 
     Returns:
         How many files started being tracked.
@@ -168,6 +171,11 @@ def track_leftovers(
     for table_id, root in roots.items():
         if table_id not in retention_days:
             continue
+        catalog.session.execute(
+            update(LogCursor)
+            .where(LogCursor.table_id == table_id)
+            .values(listed_at=datetime.now(UTC))
+        )
         known = set(
             catalog.session.scalars(select(FileState.path).where(FileState.table_id == table_id))
         )

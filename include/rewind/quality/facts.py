@@ -45,6 +45,8 @@ GUARDS = "external_table_properties"
 COUNTED_BYTES = "COUNTED_BYTES"
 UNTRACKED = "UNTRACKED"  # in a table directory but in no file state: purged, or never committed
 DAY = timedelta(days=1)
+# The most tables a validation hands the next run to list for leftovers (the rest: later).
+MAX_LEFTOVER_TABLES = 1_000
 # A file state as read: table id, path, size, state, left_time_travel_at.
 Tracked = Row[int, str, int, str, datetime | None]
 
@@ -57,7 +59,7 @@ class RunFacts:
     metric_ids: list[int]
     stored_bytes: int
     unread_files: int
-    files_in_flight: int
+    unseen: Unseen
 
 
 def labels(catalog: Catalog) -> dict[int, str]:
@@ -239,28 +241,54 @@ def guards_frame(
     return frame(rows, {OBJECT: "object", "COVERED": "bool"})
 
 
-def writes_in_flight(
-    found: list[files.StoredFile], states: list[Tracked], wall_now: datetime
-) -> tuple[list[files.StoredFile], int]:
-    """``found`` without the files in no file state written less than 7 days ago by the
-    machine's clock (the clock of the files' times), and how many those were.
+@dataclass(frozen=True)
+class Unseen:
+    """The untracked files of the table directories no lifecycle run could have tracked."""
 
-    Such a file is a write another engine has not committed yet, as far as anyone can
-    tell: a Spark job writes its files for minutes or hours before its commit, and Delta's
-    VACUUM leaves an uncommitted file alone for 7 days for that reason (the lifecycle's
-    leftover tracking waits as long, :func:`files.track_leftovers`). The run cannot count
-    it or expect it gone; older, it is a leftover no run tracked, or a file that left time
-    travel and is back: the checks name it."""
+    in_flight: int  # written less than 7 days ago: a write not committed yet
+    leftovers: int  # older, written since the table's last listing
+    leftover_tables: list[int]  # the tables holding those, which the next run lists
+
+
+def unseen_files(
+    found: list[files.StoredFile],
+    states: list[Tracked],
+    listed: Mapping[int, datetime | None],
+    wall_now: datetime,
+) -> tuple[list[files.StoredFile], Unseen]:
+    """``found`` without the files in no file state that no lifecycle run could have
+    tracked yet, by the machine's clock (the clock of the files' times):
+
+    - written less than 7 days ago: a write another engine has not committed yet, as far
+      as anyone can tell. A Spark job writes its files for minutes or hours before its
+      commit, and Delta's VACUUM leaves an uncommitted file alone for 7 days for that
+      reason (the lifecycle's leftover tracking waits as long, :func:`files.track_leftovers`);
+    - older, but written after the table's last listing (``listed``: when it began; None:
+      no listing recorded): a leftover of a failed writer in a table that got no commit
+      since, which a run lists only then (SPEC R32). The next run lists those tables
+      (``leftover_tables``, :func:`rewind.lifecycle.expire.journal_expired`).
+
+    The run cannot count such a file or expect it gone. An untracked file older than 7
+    days that a listing should have seen is a leftover a run missed, or a file that left
+    time travel and is back: the checks name it."""
     since = wall_now - timedelta(days=FAILSAFE_DAYS)
-    young = [f for f in found if f.modified > since]
-    if not young:
-        return found, 0
-    tables = {f.table_id for f in young}
+
+    def unseen(f: files.StoredFile) -> bool:
+        last = listed.get(f.table_id)
+        return f.modified > since or last is None or f.modified >= last
+
+    candidates = [f for f in found if unseen(f)]
+    tables = {f.table_id for f in candidates}
     tracked = disk.by_table((s[0], s[1], True) for s in states if s[0] in tables)
-    fresh = {(f.table_id, f.path) for f in young if f.path not in tracked.get(f.table_id, {})}
-    if not fresh:
-        return found, 0
-    return [f for f in found if (f.table_id, f.path) not in fresh], len(fresh)
+    young: set[tuple[int, str]] = set()
+    old: set[tuple[int, str]] = set()
+    for f in candidates:
+        if f.path not in tracked.get(f.table_id, {}):
+            (young if f.modified > since else old).add((f.table_id, f.path))
+    result = Unseen(len(young), len(old), sorted({t for t, _ in old})[:MAX_LEFTOVER_TABLES])
+    if not young and not old:
+        return found, result
+    return [f for f in found if (f.table_id, f.path) not in young | old], result
 
 
 def gather(run: Run) -> RunFacts:
@@ -285,6 +313,9 @@ def gather(run: Run) -> RunFacts:
             )
         )
         cursors = dict(catalog.session.execute(select(LogCursor.table_id, LogCursor.version)).all())
+        listed = dict(
+            catalog.session.execute(select(LogCursor.table_id, LogCursor.listed_at)).all()
+        )
         origin = {
             (c.clone_id, c.path): (c.source_id, c.source_path)
             for c in catalog.session.scalars(select(CloneFile))
@@ -302,7 +333,7 @@ def gather(run: Run) -> RunFacts:
         unlisted = on_store - set(roots)
         guards = guards_frame(catalog, names, cursors, run.now)
     found, unread = files.table_files(roots, cursors)
-    found, in_flight = writes_in_flight(found, states, datetime.now(UTC))
+    found, unseen = unseen_files(found, states, listed, datetime.now(UTC))
     # SPEC R33, R50: the tables on an object store are not listed (files.governed_roots),
     # so their stored bytes are the catalog's, like fail-safe's: the count independent of
     # the catalog covers the local tables.
@@ -324,5 +355,5 @@ def gather(run: Run) -> RunFacts:
         metric_ids=[int(r["ID"]) for r in rows],
         stored_bytes=disk.stored_bytes(found, present, manifest, origin),
         unread_files=unread,
-        files_in_flight=in_flight,
+        unseen=unseen,
     )

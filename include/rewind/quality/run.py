@@ -22,8 +22,12 @@ next run, and statement staging directories are not table data. Journal states
 mid-step is finished by the next one before this step runs again. A file in no file
 state written less than 7 days ago is a write not committed yet (another engine's job
 still running, a statement between its rename and its commit), as Delta's VACUUM
-assumes: left out and counted as ``files_in_flight`` (:func:`facts.writes_in_flight`).
-Older, it is named: a leftover no run tracked, or a file back from fail-safe.
+assumes: left out and counted as ``files_in_flight``. Older but written since the
+table's last listing, it is a failed writer's leftover in a table that got no commit
+since, which no run could have tracked: left out and counted as ``leftovers_unseen``,
+its table in ``leftover_tables``, which the next run lists (:func:`facts.unseen_files`).
+Older than the last listing, it is named: a leftover a run missed, or a file back from
+fail-safe.
 """
 
 from __future__ import annotations
@@ -166,7 +170,9 @@ def validate(run: Run) -> dict[str, Any]:
         stored_bytes=found.stored_bytes,
         files_checked=len(found.frames[facts.TABLE_FILES]),
         files_unread=found.unread_files,
-        files_in_flight=found.files_in_flight,
+        files_in_flight=found.unseen.in_flight,
+        leftovers_unseen=found.unseen.leftovers,
+        leftover_tables=found.unseen.leftover_tables,
         elapsed_s=round(time.perf_counter() - start, 3),
     )
     return require(summary)
