@@ -4,7 +4,10 @@ Reads ``.pytest_cache/timeline/<worker>.jsonl`` (every phase of every test: work
 stop) of the last run and prints, as JSON: the run's wall time; per worker its busy time
 and when it finished (a worker that ends early while another still runs a long group is
 time the suite could get back by splitting that group); and the modules that took the
-most worker time, setup and teardown included.
+most worker time, setup and teardown included. A run with ``REWIND_SUITE_CPU=1`` also
+recorded each phase's CPU seconds (the worker's process tree, ``tests/conftest.py``):
+then the modules that used the most CPU too, which on a 2-core machine is what bounds
+the suite.
 
     python benchmarks/suite_timeline.py [--top 25] [--out benchmarks/results/suite_timeline.json]
 """
@@ -36,12 +39,15 @@ def main() -> None:
     end = max(p["stop"] for p in phases)
     workers: dict[str, dict[str, float]] = defaultdict(lambda: {"busy_s": 0.0, "last_stop_s": 0.0})
     modules: dict[str, float] = defaultdict(float)
+    cpu: dict[str, float] = defaultdict(float)
     for phase in phases:
         spent = phase["stop"] - phase["start"]
         worker = workers[phase["worker"]]
         worker["busy_s"] += spent
         worker["last_stop_s"] = max(worker["last_stop_s"], phase["stop"] - begin)
         modules[phase["test"].split("::")[0]] += spent
+        if "cpu_s" in phase:
+            cpu[phase["test"].split("::")[0]] += phase["cpu_s"]
     report = {
         "wall_s": round(end - begin, 1),
         "workers": {
@@ -53,6 +59,12 @@ def main() -> None:
             for name, spent in sorted(modules.items(), key=lambda item: -item[1])[: args.top]
         },
     }
+    if cpu:
+        report["cpu_s"] = round(sum(cpu.values()), 1)
+        report["modules_by_cpu_s"] = {
+            name: round(used, 1)
+            for name, used in sorted(cpu.items(), key=lambda item: -item[1])[: args.top]
+        }
     text = json.dumps(report, indent=2)
     print(text)
     if args.out:

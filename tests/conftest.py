@@ -42,13 +42,51 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     """A run's timeline starts empty (in the controlling process: workers append to it)."""
     if "PYTEST_XDIST_WORKER" not in os.environ:
         shutil.rmtree(TIMELINE, ignore_errors=True)
+    if os.environ.get("REWIND_SUITE_CPU") == "1":
+        _cpu_mark[:] = [tree_cpu_seconds()]
+
+
+def tree_cpu_seconds() -> float:
+    """CPU seconds this process and its descendants have used: its own, its reaped
+    children's, and every live descendant's (with the children each reaped). A process
+    that left the tree (a daemon re-parented to init) counts only while it was in it."""
+    import resource
+
+    used = sum(
+        getattr(resource.getrusage(who), field)
+        for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+        for field in ("ru_utime", "ru_stime")
+    )
+    parents: dict[int, list[tuple[int, float]]] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            text = Path(entry.path, "stat").read_text()
+        except OSError:
+            continue
+        fields = text[text.rfind(")") + 2 :].split()
+        ticks = sum(int(f) for f in fields[11:15])  # utime stime cutime cstime
+        parents.setdefault(int(fields[1]), []).append((int(entry.name), ticks / tick))
+    pending = [os.getpid()]
+    while pending:
+        for pid, seconds in parents.get(pending.pop(), []):
+            used += seconds
+            pending.append(pid)
+    return used
+
+
+# REWIND_SUITE_CPU=1: each timeline line also has the phase's CPU seconds (tree_cpu_seconds'
+# growth since the worker's previous phase; ~5 ms a phase to read /proc, so not by default).
+_cpu_mark: list[float] = []
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     """Where the suite's time goes (issue 26): every phase of every test, with its worker
     and wall-clock span, one JSON line per phase in ``.pytest_cache/timeline/<worker>.jsonl``
     (``python benchmarks/suite_timeline.py`` sums it by module and shows each worker's idle
-    time)."""
+    time), and with ``REWIND_SUITE_CPU=1`` the CPU the phase used (``cpu_s``)."""
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
     if worker == "main" and hasattr(report, "node"):
         return  # xdist's controller hearing a worker's report: the worker wrote it
@@ -61,6 +99,10 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         "stop": report.stop,
         "outcome": report.outcome,
     }
+    if os.environ.get("REWIND_SUITE_CPU") == "1":
+        used = tree_cpu_seconds()
+        line["cpu_s"] = round(used - (_cpu_mark or [used])[-1], 3)
+        _cpu_mark[:] = [used]
     with open(TIMELINE / f"{worker}.jsonl", "a") as out:
         out.write(json.dumps(line) + "\n")
 
