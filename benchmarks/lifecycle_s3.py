@@ -69,7 +69,8 @@ before the process exits (:func:`stop_spark`): neither is left running.
 
     .venv/bin/python benchmarks/lifecycle_s3.py [--tables 1000] [--initial-files 40]
         [--days 30] [--changed-tables 100] [--files-per-change 20] [--floor-threads 8]
-        [--spark-tables N] [--no-double] [--output benchmarks/results/lifecycle_s3.json]
+        [--spark-tables N] [--spark-tables-first-night N] [--driver-memory 4g] [--no-double]
+        [--output benchmarks/results/lifecycle_s3.json]
         [--fast-build] [--memory] [--rewind-only]
 """
 
@@ -502,7 +503,7 @@ class Bench:
         self,
         floor_threads: int,
         baselines_first_night: bool,
-        spark_tables: int | None,
+        spark_tables: tuple[int | None, int | None],
         fast: bool = False,
         memory: bool = False,
         rewind_only: bool = False,
@@ -524,14 +525,14 @@ class Bench:
         print(f"first night, {self.shape.tables} tables:", file=sys.stderr)
         first = Night(self, ledger, night_after(self.shape.days))
         if baselines_first_night and not rewind_only:
-            first.baselines(spark_tables)
+            first.baselines(spark_tables[0])
             first.floor(floor_threads)
         first.rewind(memory)
         change_day(self.home, self.shape, ledger, self.shape.days + 1)
         print(f"next night, {self.shape.tables} tables:", file=sys.stderr)
         second = Night(self, ledger, night_after(self.shape.days + 1))
         if not rewind_only:
-            second.baselines(spark_tables)
+            second.baselines(spark_tables[1])
         second.rewind(memory)
         return {
             **self.shape.described(),
@@ -774,6 +775,7 @@ def rewind_only_report(
         "benchmark": "lifecycle_s3",
         "rewind_only": True,
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count()},
+        "spark_driver_memory": args.driver_memory or "1g (default)",
         "store": "SeaweedFS (weed mini) on loopback, one bucket per warehouse",
         "request_counter": COUNTER,
         **names,
@@ -805,6 +807,19 @@ def main(argv: list[str] | None = None) -> int:
         "to all (default: every table)",
     )
     parser.add_argument(
+        "--spark-tables-first-night",
+        type=int,
+        default=None,
+        metavar="N",
+        help="the same for the first night's loops only (default: --spark-tables); the "
+        "targets compare the next night's",
+    )
+    parser.add_argument(
+        "--driver-memory",
+        help="the benchmark's Spark JVM heap (spark-submit's --driver-memory; default "
+        "Spark's 1g): its session runs the delta-spark loops and Rewind's runs",
+    )
+    parser.add_argument(
         "--memory",
         action="store_true",
         help="Rewind's runs in a child process whose tree's memory is sampled",
@@ -814,8 +829,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--output", type=Path, default=RESULTS)
     args = parser.parse_args(argv)
-    if args.spark_tables is not None and args.spark_tables < 1:
-        parser.error("--spark-tables must be at least 1")
+    first_night_tables = args.spark_tables_first_night or args.spark_tables
+    if min(args.spark_tables or 1, first_night_tables or 1) < 1:
+        parser.error("--spark-tables and --spark-tables-first-night must be at least 1")
+    if args.driver_memory:  # before the JVM starts
+        os.environ["PYSPARK_SUBMIT_ARGS"] = f"--driver-memory {args.driver_memory} pyspark-shell"
     shapes = Shape.of(args)
     # SIGTERM (a timeout, a job's cancel) unwinds like Ctrl-C, through the finally below.
     signal.signal(signal.SIGTERM, lambda signum, _: sys.exit(128 + signum))
@@ -833,7 +851,7 @@ def main(argv: list[str] | None = None) -> int:
                         bench.measure(
                             args.floor_threads,
                             number == 0,
-                            args.spark_tables,
+                            (first_night_tables, args.spark_tables),
                             args.fast_build,
                             args.memory,
                             args.rewind_only,
