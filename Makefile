@@ -146,7 +146,7 @@ bench: setup  ## benchmarks, results as JSON under benchmarks/results/
 	$(BIN)/python benchmarks/checkpoint_read.py
 
 bench-s3: setup  ## the lifecycle benchmark on S3 (SeaweedFS): time and requests by type against VACUUM
-	$(BIN)/python benchmarks/lifecycle_s3.py
+	$(BIN)/python benchmarks/lifecycle_s3.py --driver-memory 4g --spark-tables-first-night 30
 
 clean:  ## remove the venv and caches
 	rm -rf $(VENV) $(JARS) .pytest_cache .mypy_cache .ruff_cache
