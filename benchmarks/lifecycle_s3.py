@@ -874,6 +874,7 @@ def main(argv: list[str] | None = None) -> int:
     report: dict[str, Any] = {
         "benchmark": "lifecycle_s3",
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count()},
+        "spark_driver_memory": args.driver_memory or "1g (default)",
         "store": "SeaweedFS (weed mini) on loopback, one bucket per warehouse",
         "request_counter": COUNTER,
         **names,
