@@ -359,12 +359,18 @@ def check_settled(home: Path, files: dict, now: datetime) -> None:
 def observe(home: Path) -> dict[str, Any]:
     """What a finished job leaves: files (with bytes) and every catalog table. A run's
     row keeps the summary its last attempt recorded (what that attempt did, and how long
-    it took): here only which steps recorded one."""
+    it took): here only which steps recorded one; a log cursor, all but when its table's
+    directory was last listed."""
     tables = catalog(home, "SELECT name FROM sqlite_master WHERE type = 'table'")
     found = {name: sorted(catalog(home, f"SELECT * FROM {name}"), key=repr) for (name,) in tables}
     found["lifecycle_runs"] = sorted(
         (run_id, now, [step["step"] for step in json.loads(summary or "{}").get("steps", [])])
         for run_id, now, summary in catalog(home, "SELECT run_id, now, summary FROM lifecycle_runs")
+    )
+    # listed_at is the machine's time a listing began: no two runs share it
+    found["log_cursors"] = sorted(
+        catalog(home, "SELECT table_id, version, configuration, log_cutoff FROM log_cursors"),
+        key=repr,
     )
     return {
         "warehouse": tree(home / "warehouse"),
