@@ -312,10 +312,11 @@ def gather(run: Run) -> RunFacts:
                 )
             )
         )
-        cursors = dict(catalog.session.execute(select(LogCursor.table_id, LogCursor.version)).all())
-        listed = dict(
-            catalog.session.execute(select(LogCursor.table_id, LogCursor.listed_at)).all()
-        )
+        read = catalog.session.execute(
+            select(LogCursor.table_id, LogCursor.version, LogCursor.listed_at)
+        ).all()
+        cursors = {table_id: version for table_id, version, _ in read}
+        listed = {table_id: at for table_id, _, at in read}
         origin = {
             (c.clone_id, c.path): (c.source_id, c.source_path)
             for c in catalog.session.scalars(select(CloneFile))
