@@ -147,6 +147,7 @@ bench: setup  ## benchmarks, results as JSON under benchmarks/results/
 
 bench-s3: setup  ## the lifecycle benchmark on S3 (SeaweedFS): time and requests by type against VACUUM
 	$(BIN)/python benchmarks/lifecycle_s3.py --driver-memory 4g --spark-tables-first-night 30
+	$(BIN)/python benchmarks/failsafe_versioning.py
 
 clean:  ## remove the venv and caches
 	rm -rf $(VENV) $(JARS) .pytest_cache .mypy_cache .ruff_cache
