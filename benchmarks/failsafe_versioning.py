@@ -23,7 +23,7 @@ technique is timed and counted in requests by type (SeaweedFS's
   noncurrent versions and their delete markers, by version id).
 
 Each is measured twice: without a lock, then in buckets with Object Lock on (R48), where
-each fail-safe object is locked in COMPLIANCE mode until a purge instant a few seconds
+each fail-safe object is locked in COMPLIANCE mode until a purge instant shortly
 after the move (``early_delete_refused``: the store refused a delete before it), and the
 purge waits (untimed) for it.
 
@@ -61,7 +61,11 @@ from rewind.storage import location, objectstore
 from rewind.storage.objectstore import S3Location
 
 RESULTS = Path(__file__).parent / "results" / "failsafe_versioning.json"
-LOCK_SECONDS = 20  # how long after the move each fail-safe object stays locked
+# Each fail-safe object is locked until this long after its technique's move began, and
+# that much more per file moved: a retention must end after the move does (S3 refuses
+# one in the past), and the purge waits, untimed, until it ends.
+LOCK_SECONDS = 20
+LOCK_SECONDS_PER_FILE = 0.01
 
 
 class Technique:
@@ -119,7 +123,8 @@ class Technique:
         }
 
     def run(self, names: list[str], size: int) -> dict[str, Any]:
-        self.until = datetime.now(UTC) + timedelta(seconds=LOCK_SECONDS)
+        lock_s = LOCK_SECONDS + LOCK_SECONDS_PER_FILE * len(names)
+        self.until = datetime.now(UTC) + timedelta(seconds=lock_s)
         report: dict[str, Any] = {"move": self.measured(lambda: self.move(names, size))}
         back = names[::10]
         report["recover"] = self.measured(lambda: self.recover(back, size))
@@ -334,7 +339,7 @@ def main(argv: list[str] | None = None) -> int:
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count()},
         "store": "SeaweedFS (weed mini) on loopback, one bucket per technique",
         "threads": args.threads,
-        "lock_seconds": LOCK_SECONDS,
+        "lock_seconds": {"base": LOCK_SECONDS, "per_file": LOCK_SECONDS_PER_FILE},
         "locks_held": all(run.get("early_delete_refused", True) for run in runs),
         "all_purged": all(run["left_after_purge"] == 0 for run in runs),
         **results,
