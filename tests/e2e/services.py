@@ -497,6 +497,20 @@ class Airflow:
     def task_states(self, dag_id: str, run_id: str) -> dict[str, str]:
         return {ti["task_id"]: ti["state"] for ti in self.task_instances(dag_id, run_id)}
 
+    def task_log(
+        self, dag_id: str, run_id: str, task_id: str, attempt: int = 1, token: str | None = None
+    ) -> str:
+        """One try's task log as the UI shows it, read with ``token`` (the admin's unless
+        given)."""
+        quoted = urllib.request.quote(run_id, safe="")
+        path = (
+            f"/api/v2/dags/{dag_id}/dagRuns/{quoted}/taskInstances/{task_id}/logs/{attempt}"
+            "?full_content=true"
+        )
+        status, text = self.call("GET", path, token=token or self.token, Accept="application/json")
+        assert status == 200, (path, status, text[:300])
+        return text
+
     def xcom(self, dag_id: str, run_id: str, task_id: str) -> Any:
         """A task's return value as the UI shows it."""
         quoted = urllib.request.quote(run_id, safe="")

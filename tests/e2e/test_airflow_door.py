@@ -376,21 +376,15 @@ def test_what_a_viewer_reads_names_nothing_the_form_did_not(
                 )["value"]
                 texts.append(json.dumps(value))
             for attempt in range(1, int(ti["try_number"] or 0) + 1):
-                texts.append(_log(airflow, f"{task}/logs/{attempt}", token))
+                texts.append(
+                    airflow.task_log(run.dag_id, run.run_id, ti["task_id"], attempt, token)
+                )
             for text in texts:
                 read += 1
                 for hidden in HIDDEN:
                     assert hidden not in text, (name, ti["task_id"], hidden)
                 assert "expected_rows" not in text and "rows, as at" not in text
     assert read > 20
-
-
-def _log(airflow: Airflow, path: str, token: str) -> str:
-    status, text = airflow.call(
-        "GET", f"{path}?full_content=true", token=token, Accept="application/json"
-    )
-    assert status == 200, (path, status, text[:300])
-    return text
 
 
 def _failsafe_table_id(home: Path) -> int:

@@ -29,6 +29,7 @@ from services import NOW, RESTORE_FORM, Airflow, Cluster, build_warehouse, stora
 pytestmark = [pytest.mark.e2e, pytest.mark.xdist_group("spark_standalone")]
 
 DAGS = ["rewind_nightly", "rewind_restore", "rewind_failsafe_recovery"]
+SPARK_STEPS = ("effective_retention", "expire_versions", "purge_failsafe", "storage_metrics")
 NIGHTLY_STEPS = [
     "authorize",
     "effective_retention",
@@ -134,6 +135,31 @@ def test_nightly_run_succeeds_on_the_cluster(
     moved = airflow.xcom("rewind_nightly", run_id, "expire_versions")
     purged = airflow.xcom("rewind_nightly", run_id, "purge_failsafe")
     assert moved["files_moved"] > 0 and purged["files_purged"] > 0
+
+
+def test_the_steps_task_logs_show_their_progress(
+    airflow: Airflow, nightly: tuple[str, dict[str, Any]]
+) -> None:
+    """Issue 28 item 6, SPEC R35: each Spark step's task log, as the UI serves it, holds
+    its job's progress lines (rewind.lifecycle.progress): first its start, and one end
+    with how long it took and what it did; the expire step's counts the files it moved or
+    deleted."""
+    run_id, _ = nightly
+    shown = {step: progress_lines(airflow, run_id, step) for step in SPARK_STEPS}
+    for step, lines in shown.items():
+        assert lines[:1] == ["started"], (step, lines)
+        assert len([line for line in lines if line.startswith("done in ")]) == 1, (step, lines)
+    expired = airflow.xcom("rewind_nightly", run_id, "expire_versions")
+    files = expired["files_moved"] + expired["files_deleted"]  # a transient table's: deleted
+    assert f"files moved or deleted {files}/{files}" in shown["expire_versions"][-1]
+
+
+def progress_lines(airflow: Airflow, run_id: str, step: str) -> list[str]:
+    """What the step's Spark job reported as its progress, from its task log."""
+    content = json.loads(airflow.task_log("rewind_nightly", run_id, step))["content"]
+    prefix = f"lifecycle progress: {step}: "
+    events = (str(line.get("event", "")) for line in content if isinstance(line, dict))
+    return [event.split(prefix, 1)[1] for event in events if prefix in event]
 
 
 def test_nightly_xcom_shows_the_metrics_written(
