@@ -28,6 +28,7 @@ import sqlite3
 import time
 import urllib.request
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -41,7 +42,7 @@ from deltalake import DeltaTable, write_deltalake
 from lifecycle_jobs import run_job
 from s3_proxy import FaultyProxy
 from test_s3_external import ids, objects, options, register, secret_free
-from test_s3_lifecycle import PREFIX, current_files, data_objects, step, table_id
+from test_s3_lifecycle import PREFIX, current_files, data_objects, requests, step, table_id
 
 from rewind.config import Config
 from rewind.constants import FAILSAFE_DAYS
@@ -493,3 +494,49 @@ def test_a_copy_is_compared_by_md5_only_where_both_etags_are_one_r48(
     other = location.Fingerprint.of_head({"ContentLength": 7, **copy})
     assert one.matches(other) is same
     assert not one.matches(location.Fingerprint.of_head({"ContentLength": 8, **source}))
+
+
+def test_a_purge_in_a_versioned_bucket_lists_versions_by_folder_r48_r50(s3_bucket: Any) -> None:
+    """SPEC R48, R50: a purge in a versioned fail-safe bucket (Object Lock turns versioning
+    on) deletes every version and delete marker of each purged object and nothing of any
+    other, and lists the versions by folder: a ListObjectVersions per 1,000 versions, not
+    one per object. A single object of a large folder costs at most one listing more than
+    it did alone."""
+    client, bucket = s3_bucket.server.client(), s3_bucket.name
+    client.put_bucket_versioning(Bucket=bucket, VersioningConfiguration={"Status": "Enabled"})
+    folder = f"{FAILSAFE_PREFIX}/7/"
+    keys = [f"{folder}part-{n:04d}.parquet" for n in range(1200)]
+    # keys the purged ones begin with, or that begin like them, in the folder and beside it
+    others = [f"{folder}part-0001.parquet.crc", f"{folder}sub/part-0001.parquet"]
+    others.append(f"{FAILSAFE_PREFIX}/70/part-0001.parquet")
+
+    def write(key: str) -> None:  # two versions each; every 7th a delete marker too, so
+        client.put_object(Bucket=bucket, Key=key, Body=b"1")  # that pages end inside a key
+        client.put_object(Bucket=bucket, Key=key, Body=b"22")
+        if key in keys and keys.index(key) % 7 == 0:
+            client.delete_object(Bucket=bucket, Key=key)
+
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(write, keys + others))
+
+    def versions() -> Counter[str]:
+        pages = client.get_paginator("list_object_versions").paginate(Bucket=bucket)
+        return Counter(
+            item["Key"]
+            for page in pages
+            for item in [*page.get("Versions", []), *page.get("DeleteMarkers", [])]
+        )
+
+    def purge(purged: list[str]) -> int:
+        """The LISTs of purging ``purged``, once its versions are checked gone."""
+        before, listed = versions(), requests(s3_bucket)["LIST"]
+        held = location.purge_all([location.S3Location(bucket, key) for key in purged])
+        listed = requests(s3_bucket)["LIST"] - listed
+        assert held == set()
+        assert versions() == Counter({k: n for k, n in before.items() if k not in purged})
+        return listed
+
+    assert purge([keys[1188]]) <= 2  # one object at the folder's end: a page, then itself
+    kept = keys[::12]
+    assert purge([key for key in keys if key not in kept]) <= 4  # ~2,500 versions: 3 pages
+    assert set(versions()) == set(kept[:-1] + others)

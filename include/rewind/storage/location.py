@@ -559,9 +559,7 @@ def purge_all(objects: Sequence[S3Location]) -> set[S3Location]:
         with _s3(S3Location(bucket)) as client:
             versioned = "Status" in client.get_bucket_versioning(Bucket=bucket)
             entries = (
-                [entry for key in keys for entry in _versions(client, bucket, key)]
-                if versioned
-                else [{"Key": key} for key in keys]
+                _versions(client, bucket, keys) if versioned else [{"Key": key} for key in keys]
             )
             for refused in _delete_entries(client, bucket, entries):
                 if not (versioned and _locked(client, bucket, refused)):
@@ -570,8 +568,50 @@ def purge_all(objects: Sequence[S3Location]) -> set[S3Location]:
     return held
 
 
-def _versions(client: BaseClient, bucket: str, key: str) -> list[dict[str, str]]:
-    """Every version and delete marker of one object (``Key``, ``VersionId``)."""
+def _versions(client: BaseClient, bucket: str, keys: Sequence[str]) -> list[dict[str, str]]:
+    """Every version and delete marker (``Key``, ``VersionId``) of each of ``keys``, listed
+    by folder (:func:`_folder_versions`, SPEC R50)."""
+    folders: dict[str, set[str]] = {}
+    for key in keys:
+        folders.setdefault(key[: key.rfind("/") + 1], set()).add(key)
+    return [
+        entry
+        for folder, wanted in folders.items()
+        for entry in _folder_versions(client, bucket, folder, wanted)
+    ]
+
+
+def _folder_versions(
+    client: BaseClient, bucket: str, folder: str, wanted: set[str]
+) -> list[dict[str, str]]:
+    """The versions and delete markers of the ``wanted`` keys of one folder. A
+    ListObjectVersions of the folder gives up to 1,000 versions, where listing each object
+    alone takes a request per object. The listing goes in key order and stops past the last
+    wanted key; once it has made as many requests as the wanted keys it has not reached
+    yet, those are listed one by one instead (a few objects of a large folder cost no more
+    than they did), the key it stopped in included."""
+    found: list[dict[str, str]] = []
+    last = max(wanted)
+    pages = client.get_paginator("list_object_versions").paginate(Bucket=bucket, Prefix=folder)
+    for requests, page in enumerate(pages, start=1):
+        found += [
+            {"Key": str(version["Key"]), "VersionId": str(version["VersionId"])}
+            for version in [*page.get("Versions", []), *page.get("DeleteMarkers", [])]
+            if version["Key"] in wanted
+        ]
+        # keys before the marker are listed whole; the marker's own may go on next page
+        reached = str(page.get("NextKeyMarker") or "") if page.get("IsTruncated") else ""
+        if not reached or reached > last:
+            return found
+        ahead = sorted(key for key in wanted if key >= reached)
+        if requests >= len(ahead):
+            kept = [entry for entry in found if entry["Key"] < reached]
+            return kept + [entry for key in ahead for entry in _key_versions(client, bucket, key)]
+    return found
+
+
+def _key_versions(client: BaseClient, bucket: str, key: str) -> list[dict[str, str]]:
+    """Every version and delete marker of one object."""
     pages = client.get_paginator("list_object_versions").paginate(Bucket=bucket, Prefix=key)
     return [
         {"Key": key, "VersionId": str(version["VersionId"])}
