@@ -267,6 +267,34 @@ def test_a_next_night_reads_new_commits_and_lists_no_data_files_r32_r50(
     assert ids(conn) == [1, 2, 3]
 
 
+def test_a_next_night_with_nothing_changed_reads_next_to_nothing_of_a_large_table_r32_r50(
+    lake: Any, connect: Any, home: Path
+) -> None:
+    """Issue 28, R32, R50: a team's table on S3 of 3,000 data files and 50 commits. Once the
+    first night has read its log, a next night in which nothing changed makes no LIST
+    (neither of its data files nor of its log), no GET of any of its commits and writes
+    nothing: only the HEAD by which it learns that no commit came."""
+    uri = f"{lake.uri}team/events"
+    for commit in range(50):  # 60 partitions: 60 data files a commit
+        batch = pa.table({"P": list(range(60)), "N": [commit] * 60})
+        write_deltalake(uri, batch, mode="append", partition_by=["P"], storage_options=options())
+    assert len(current_files(uri)) == 3000
+    conn = connect()
+    conn.sql("CREATE DATABASE LAKE")
+    register(conn, "EVENTS", uri)
+    start = datetime.now(UTC)
+    step(home, "effective_retention", "first", start)
+    assert step(home, "expire_versions", "first", start)["commits_read"] >= 50
+
+    before = requests(lake)
+    later = start + timedelta(days=1)
+    for name in ("effective_retention", "expire_versions", "purge_failsafe", "storage_metrics"):
+        step(home, name, "next", later)
+    step(home, "validate", "next", later)  # raises if an expectation fails
+    made = requests(lake) - before
+    assert made == Counter({"GET": 1}), made  # the HEAD of the commit that did not come
+
+
 def test_a_transient_table_on_s3_has_its_expired_objects_deleted_not_moved_r8_r12(
     lake: Any, connect: Any, home: Path
 ) -> None:
