@@ -588,8 +588,10 @@ def _folder_versions(
     ListObjectVersions of the folder gives up to 1,000 versions, where listing each object
     alone takes a request per object. The listing goes in key order and stops past the last
     wanted key; once it has made as many requests as the wanted keys it has not reached
-    yet, those are listed one by one instead (a few objects of a large folder cost no more
-    than they did), the key it stopped in included."""
+    yet, those are listed one by one instead (a few objects of a large folder cost at most
+    twice what they did), the key it stopped in included. One object alone is listed alone."""
+    if len(wanted) == 1:
+        return _key_versions(client, bucket, next(iter(wanted)))
     found: list[dict[str, str]] = []
     last = max(wanted)
     pages = client.get_paginator("list_object_versions").paginate(Bucket=bucket, Prefix=folder)
