@@ -543,7 +543,7 @@ def _reject(client: BaseClient, copy: S3Location, *, locked: bool, why: str, whi
 def purge_all(objects: Sequence[S3Location]) -> set[S3Location]:
     """Delete objects for good, up to 1000 in a DeleteObjects request (SPEC R50):
     in a bucket that never had versioning, their keys; in one that has (Object Lock needs
-    it), every version and delete marker of each (one ListObjectVersions per object: a
+    it), every version and delete marker of each (listed by folder, :func:`_versions`: a
     plain delete there only hides an object behind a marker, keeping its bytes). A version
     an Object Lock holds is not forced (SPEC R48): the store refuses its delete, and it
     stays. A missing object is no error.
