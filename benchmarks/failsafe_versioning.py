@@ -47,14 +47,13 @@ import secrets
 import sys
 import tempfile
 import time
-from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from lifecycle_s3 import DELETE_BATCH, delete_keys, requests
+from lifecycle_s3 import DELETE_BATCH, counted, delete_keys
 
 from rewind.seaweedfs import SeaweedFS
 from rewind.storage import location, objectstore
@@ -107,20 +106,10 @@ class Technique:
 
     def measured(self, phase: Callable[[], None]) -> dict[str, Any]:
         """``phase`` timed, and its requests to both buckets counted by type."""
-        buckets = sorted({self.bucket, self.store})
-
-        def now() -> Counter[str]:
-            return sum((requests(self.server, b) for b in buckets), Counter())
-
-        before, start = now(), time.perf_counter()
-        phase()
-        seconds, after = time.perf_counter() - start, now()
-        delta = {kind: after[kind] - before[kind] for kind in sorted(after)}
-        return {
-            "seconds": round(seconds, 3),
-            "requests": {kind: n for kind, n in delta.items() if n},
-            "requests_total": sum(delta.values()),
-        }
+        entry: dict[str, Any] = {}
+        with counted(self.server, entry, *sorted({self.bucket, self.store})):
+            phase()
+        return entry
 
     def run(self, names: list[str], size: int) -> dict[str, Any]:
         lock_s = LOCK_SECONDS + LOCK_SECONDS_PER_FILE * len(names)

@@ -90,7 +90,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -105,6 +104,7 @@ from warehouse import FileKey, Ledger, Shape, build, change_day, night_after, re
 
 from rewind.config import Config
 from rewind.runner import run_lifecycle
+from rewind.seaweedfs import REQUESTS as COUNTER
 from rewind.seaweedfs import SeaweedFS
 from rewind.storage import objectstore
 from rewind.storage.objectstore import S3Location
@@ -118,7 +118,6 @@ SPARK_NOTE = (
     "required to match."
 )
 SPARK_PHASES = ("delta_spark_vacuum_dry_run", "delta_spark_vacuum_lite_dry_run")
-COUNTER = "SeaweedFS_s3_request_total"
 DELETE_BATCH = 1000  # keys in one DeleteObjects request
 SAMPLE_SEED = 28  # draws the delta-spark loops' sample of tables (--spark-tables); any fixed seed
 JVM_EXIT_S = 30.0  # how long the Spark JVM gets to exit before it is killed
@@ -127,29 +126,19 @@ JVM_EXIT_S = 30.0  # how long the Spark JVM gets to exit before it is killed
 # --- requests ------------------------------------------------------------------------------
 
 
-def scrape(server: SeaweedFS) -> str:
-    with urllib.request.urlopen(server.metrics_url, timeout=10) as answer:
-        return str(answer.read().decode())
-
-
-def requests(server: SeaweedFS, bucket: str) -> Counter[str]:
-    """The S3 requests the server answered for ``bucket`` so far, by type."""
-    counted: Counter[str] = Counter()
-    for found in re.finditer(rf"^{COUNTER}\{{([^}}]*)\}} (\S+)$", scrape(server), re.M):
-        labels = dict(re.findall(r'(\w+)="([^"]*)"', found[1]))
-        if labels.get("bucket") == bucket:
-            counted[labels.get("type", "?")] += int(float(found[2]))
-    return counted
-
-
 @contextmanager
-def counted(server: SeaweedFS, bucket: str, into: dict[str, Any]) -> Iterator[None]:
-    """Time the block and count its requests into ``into`` (``seconds``, ``requests``)."""
-    before = requests(server, bucket)
+def counted(server: SeaweedFS, into: dict[str, Any], *buckets: str) -> Iterator[None]:
+    """Time the block and count its requests to ``buckets`` into ``into`` (``seconds``,
+    ``requests`` by type, ``requests_total``)."""
+
+    def now() -> Counter[str]:
+        return sum((server.requests(bucket) for bucket in buckets), Counter())
+
+    before = now()
     start = time.perf_counter()
     yield
     into["seconds"] = round(time.perf_counter() - start, 3)
-    after = requests(server, bucket)
+    after = now()
     delta = {kind: after[kind] - before[kind] for kind in sorted(after)}
     into["requests"] = {kind: n for kind, n in delta.items() if n}
     into["requests_total"] = sum(delta.values())
@@ -167,7 +156,7 @@ def steps_counted(server: SeaweedFS, bucket: str, into: dict[str, Any]) -> Itera
     def wrapped(name: str, step: Callable[[Any], dict[str, Any]]) -> Callable[[Any], Any]:
         def run(ctx: Any) -> dict[str, Any]:
             entry: dict[str, Any] = {}
-            with counted(server, bucket, entry):
+            with counted(server, entry, bucket):
                 summary = step(ctx)
             into[name] = entry["requests"]
             return summary
@@ -360,7 +349,7 @@ class Night:
         """Time and count ``finder`` and compare its answer; run on ``sample`` (fewer
         tables than the ledger's), measured on those tables and extrapolated to all."""
         measured: dict[str, Any] = {}
-        with counted(self.bench.server, self.bench.bucket, measured):
+        with counted(self.bench.server, measured, self.bench.bucket):
             found = finder()
         tables = len(self.ledger.retention)
         if sample is None or len(sample.retention) >= tables:
@@ -425,7 +414,7 @@ class Night:
             )
         self.floor_files = {(t, path) for t, path in self.tonight}
         entry: dict[str, Any] = {"threads": threads, "files_moved": len(staged)}
-        with counted(self.bench.server, bucket, entry):
+        with counted(self.bench.server, entry, bucket):
             floor_move(client, bucket, [(s[1], s[2], s[3]) for s in staged], threads)
             delete_keys(client, bucket, [s[2] for s in staged if s[4]])
         entry["files_purged"] = sum(s[4] for s in staged)
@@ -437,7 +426,7 @@ class Night:
         entry: dict[str, Any] = {}
         server, bucket = self.bench.server, self.bench.bucket
         if memory:  # a child process of its own (lifecycle_incremental.lifecycle_in_child)
-            with counted(server, bucket, entry):
+            with counted(server, entry, bucket):
                 seconds, steps, entry["memory"] = lifecycle_in_child(self.bench.home, self.night)
             # the run's own seconds; the child's (with its Spark start) apart
             entry["child_process_seconds"] = entry["seconds"]
@@ -445,7 +434,7 @@ class Night:
         else:
             self.bench.spark()
             by_step: dict[str, Any] = {}
-            with counted(server, bucket, entry), steps_counted(server, bucket, by_step):
+            with counted(server, entry, bucket), steps_counted(server, bucket, by_step):
                 steps = run_lifecycle(Config.load(home=self.bench.home), self.night)
             entry["steps_requests"] = by_step
         entry["steps_seconds"] = {s["step"]: s["elapsed_s"] for s in steps}
@@ -751,7 +740,7 @@ def end_process(process: subprocess.Popen[bytes]) -> None:
 
 def counter_names(server: SeaweedFS) -> dict[str, list[str]]:
     """The S3 counter families the server exports and the request types counted."""
-    text = scrape(server)
+    text = server.metrics()
     families = sorted(set(re.findall(r"^(SeaweedFS_s3_\w+?)(?:\{| )", text, re.M)))
     types = sorted(set(re.findall(rf'^{COUNTER}\{{[^}}]*type="([^"]*)"', text, re.M)))
     return {"s3_counter_families": families, "request_types_seen": types}

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import secrets
 import signal
 import socket
@@ -24,6 +25,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,9 @@ HOST = "127.0.0.1"
 REGION = "us-east-1"
 # The ports `weed mini` opens (each role's HTTP port, and its gRPC one).
 ROLES = ("s3", "master", "volume", "filer", "admin")
+# The Prometheus counters of what the S3 gateway did, by bucket (SPEC R50).
+REQUESTS = "SeaweedFS_s3_request_total"  # labels bucket, type (GET counts HEADs)
+SENT_BYTES = "SeaweedFS_s3_bucket_traffic_sent_bytes_total"  # label bucket
 
 
 def free_ports(count: int) -> list[int]:
@@ -89,6 +94,32 @@ class SeaweedFS:
     def metrics_url(self) -> str:
         """Prometheus counters, S3 requests by bucket and type among them (SPEC R50)."""
         return f"http://{HOST}:{self.metrics_port}/metrics"
+
+    def metrics(self) -> str:
+        """The server's Prometheus counters, as text."""
+        with urllib.request.urlopen(self.metrics_url, timeout=10) as answer:
+            return str(answer.read().decode())
+
+    def counted(self, bucket: str) -> Counter[str]:
+        """What the server did for ``bucket`` so far (SPEC R50): its S3 requests by type
+        (``GET`` with the HEADs, ``LIST``, ``PUT``, ``COPY``, ``DELETE``, ...) and, as
+        ``SENT_BYTES``, the bytes it sent to clients."""
+        counted: Counter[str] = Counter()
+        for found in re.finditer(r"^(SeaweedFS_s3_\w+)\{([^}]*)\} (\S+)$", self.metrics(), re.M):
+            labels = dict(re.findall(r'(\w+)="([^"]*)"', found[2]))
+            if labels.get("bucket") != bucket:
+                continue
+            if found[1] == REQUESTS:
+                counted[labels.get("type", "?")] += int(float(found[3]))
+            elif found[1] == SENT_BYTES:
+                counted["SENT_BYTES"] += int(float(found[3]))
+        return counted
+
+    def requests(self, bucket: str) -> Counter[str]:
+        """The S3 requests the server answered for ``bucket`` so far, by type."""
+        counted = self.counted(bucket)
+        del counted["SENT_BYTES"]
+        return counted
 
     def env(self) -> dict[str, str]:
         """The standard AWS variables that reach this server, and nothing of the machine's

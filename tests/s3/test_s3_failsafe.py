@@ -26,7 +26,6 @@ import secrets
 import signal
 import sqlite3
 import time
-import urllib.request
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import closing
@@ -118,22 +117,6 @@ def job(home: Path, store: Store, step_name: str, run_id: str, now: datetime, **
     return {} if fault is not None else dict(json.loads(out.splitlines()[-1]))
 
 
-def served(server: Any, bucket: str) -> Counter[str]:
-    """What the server did for a bucket so far: requests by type (COPY, PUT, GET with the
-    HEADs, ...) and ``SENT_BYTES``, the bytes it sent to clients."""
-    text = urllib.request.urlopen(server.metrics_url, timeout=10).read().decode()
-    counted: Counter[str] = Counter()
-    for found in re.finditer(r"^(SeaweedFS_s3_\w+)\{([^}]*)\} (\S+)$", text, re.M):
-        labels = dict(re.findall(r'(\w+)="([^"]*)"', found[2]))
-        if labels.get("bucket") != bucket:
-            continue
-        if found[1] == "SeaweedFS_s3_request_total":
-            counted[labels["type"]] += int(float(found[3]))
-        elif found[1] == "SeaweedFS_s3_bucket_traffic_sent_bytes_total":
-            counted["SENT_BYTES"] += int(float(found[3]))
-    return counted
-
-
 def removed_file(home: Path, table: str) -> tuple[str, datetime | None]:
     """The one file a night took out of a table: its path and purge instant."""
     with closing(sqlite3.connect(home / "catalog.db")) as db:
@@ -204,7 +187,7 @@ def test_a_night_copies_expired_files_into_an_s3_failsafe_verified_and_recovers_
     }
     night = ("night", datetime.now(UTC) + timedelta(days=2))
     step(home, "effective_retention", *night)
-    before_lake, before_store = served(lake.server, lake.name), served(lake.server, store.name)
+    before_lake, before_store = lake.server.counted(lake.name), lake.server.counted(store.name)
 
     job(home, store, "expire_versions", *night, fault="copied:1")
     held = {key: store.read(key) for key in copies}
@@ -215,8 +198,8 @@ def test_a_night_copies_expired_files_into_an_s3_failsafe_verified_and_recovers_
     assert (expired["files_moved"], expired["files_missing"]) == (2, 0), expired
     assert expired["bytes_moved"] == len(s3_bytes) + len(local_bytes)
 
-    lake_made = served(lake.server, lake.name) - before_lake
-    store_made = served(lake.server, store.name) - before_store
+    lake_made = lake.server.counted(lake.name) - before_lake
+    store_made = lake.server.counted(store.name) - before_store
     # The object: a server-side copy (R48); the local file: an upload. (The two moves run in
     # parallel, so the killed run may have had both under way: one of each, or two.)
     assert store_made["COPY"] in (1, 2) and store_made["PUT"] in (1, 2), store_made
@@ -251,9 +234,9 @@ def test_a_night_copies_expired_files_into_an_s3_failsafe_verified_and_recovers_
     # per Spark task (local[2] may give each copy a task of its own), after one GET of the
     # bucket's versioning: it never had any, so no ListObjectVersions per copy (the one LIST
     # is the store's probe, R49).
-    before = served(lake.server, store.name)
+    before = lake.server.counted(store.name)
     purged = job(home, store, "purge_failsafe", "late", night[1] + timedelta(days=FAILSAFE_DAYS))
-    made = served(lake.server, store.name) - before
+    made = lake.server.counted(store.name) - before
     assert purged["files_purged"] == 2, purged
     assert made["LIST"] == 1 and 1 <= made["DELETE"] == made["GET"] <= 2, made
     assert all(store.read(key) is None for key in copies)
@@ -305,16 +288,16 @@ def test_a_copy_that_is_not_its_source_is_never_trusted_r31_r48(
 
     wrong = bytes(b ^ 0xFF for b in source)
     store.client.put_object(Bucket=store.name, Key=key, Body=wrong)
-    before = served(lake.server, store.name)
+    before = lake.server.counted(store.name)
     moved = job(home, store, "expire_versions", *night)
     assert (moved["files_moved"], moved["files_missing"]) == (1, 0), moved
-    made = served(lake.server, store.name) - before
+    made = lake.server.counted(store.name) - before
     assert store.read(key) == source
     assert path not in data_objects(lake)
-    before = served(lake.server, store.name)
+    before = lake.server.counted(store.name)
     idle = job(home, store, "expire_versions", *night)  # nothing left: the fixed requests
     assert idle["files_moved"] == 0, idle
-    fixed = served(lake.server, store.name) - before
+    fixed = lake.server.counted(store.name) - before
     del made["SENT_BYTES"], fixed["SENT_BYTES"]
     # One COPY, no HEAD of the copy (its answer verifies it), and the bucket's Object Lock
     # configuration (a GET), read once by a run that moves files.

@@ -22,11 +22,9 @@ submits them: their executors reach S3 with the AWS variables of the job's envir
 from __future__ import annotations
 
 import json
-import re
 import signal
 import sqlite3
 import time
-import urllib.request
 from collections import Counter
 from contextlib import closing
 from datetime import UTC, datetime, timedelta
@@ -215,23 +213,13 @@ def requests(bucket: Any) -> Counter[str]:
     two reads 0.3 s apart agree: the server counts a request once its handler returns,
     which on a loaded machine can be after the client has its answer (a LIST a delta-rs
     write made just before was once counted in the next night's requests)."""
-    counted = _counted(bucket)
+    counted = bucket.server.requests(bucket.name)
     for _ in range(20):
         time.sleep(0.3)
-        again = _counted(bucket)
+        again = bucket.server.requests(bucket.name)
         if again == counted:
             break
         counted = again
-    return counted
-
-
-def _counted(bucket: Any) -> Counter[str]:
-    text = urllib.request.urlopen(bucket.server.metrics_url, timeout=10).read().decode()
-    counted: Counter[str] = Counter()
-    for found in re.finditer(r"^SeaweedFS_s3_request_total\{([^}]*)\} (\S+)$", text, re.M):
-        labels = dict(re.findall(r'(\w+)="([^"]*)"', found[1]))
-        if labels.get("bucket") == bucket.name:
-            counted[labels["type"]] += int(float(found[2]))
     return counted
 
 
