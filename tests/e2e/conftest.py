@@ -8,9 +8,12 @@ import pytest
 from services import Cluster
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
-    """Started here, waited for where first needed, always stopped at the end."""
+    """One cluster for the e2e modules of a worker (issue 26: the standalone jobs and the
+    e2e Airflow share it; each module looks only at the applications it started,
+    :meth:`Cluster.apps_since`). Started where first used, waited for where first
+    needed, stopped at the worker's end."""
     standalone = Cluster(tmp_path_factory.mktemp("standalone"))
     try:
         standalone.start()

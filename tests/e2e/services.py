@@ -306,6 +306,15 @@ class Cluster:
             f"worker log:\n{tail(self.root / 'worker.log')}"
         )
 
+    def app_ids(self) -> set[str]:
+        """Every application the master knows, running or ended."""
+        state = self.state()
+        return {app["id"] for app in [*state["activeapps"], *state["completedapps"]]}
+
+    def apps_since(self, known: set[str], state: dict[str, Any]) -> list[dict[str, Any]]:
+        """The ended applications of ``state`` that were not among ``known``."""
+        return [app for app in state["completedapps"] if app["id"] not in known]
+
     def wait_for_worker(self) -> None:
         self.wait_until(lambda s: s.get("aliveworkers", 0) >= 1, START_TIMEOUT_S, "a live worker")
 

@@ -102,7 +102,13 @@ def airflow(
 
 
 @pytest.fixture(scope="module")
-def nightly(airflow: Airflow) -> tuple[str, dict[str, Any]]:
+def apps_before(cluster: Cluster, airflow: Airflow) -> set[str]:
+    """The cluster's applications before this module's runs (the e2e modules share it)."""
+    return cluster.app_ids()
+
+
+@pytest.fixture(scope="module")
+def nightly(airflow: Airflow, apps_before: set[str]) -> tuple[str, dict[str, Any]]:
     run_id = airflow.trigger(
         "rewind_nightly",
         {},
@@ -121,7 +127,7 @@ def restore(airflow: Airflow, nightly: tuple[str, dict[str, Any]]) -> tuple[str,
 
 
 def test_nightly_run_succeeds_on_the_cluster(
-    airflow: Airflow, nightly: tuple[str, dict[str, Any]], cluster: Cluster
+    airflow: Airflow, nightly: tuple[str, dict[str, Any]], cluster: Cluster, apps_before: set[str]
 ) -> None:
     """SPEC R29: every step of the nightly DAG succeeded, its Spark jobs on the cluster."""
     run_id, run = nightly
@@ -130,7 +136,7 @@ def test_nightly_run_succeeds_on_the_cluster(
     assert states == dict.fromkeys(NIGHTLY_STEPS, "success")
     # The steps that move and delete files run them on executors (the plan and the
     # metrics are computed from the catalog on the driver and start no application).
-    apps = cluster.state()["completedapps"]
+    apps = cluster.apps_since(apps_before, cluster.state())
     assert len(apps) >= 2 and {app["state"] for app in apps} == {"FINISHED"}
     moved = airflow.xcom("rewind_nightly", run_id, "expire_versions")
     purged = airflow.xcom("rewind_nightly", run_id, "purge_failsafe")

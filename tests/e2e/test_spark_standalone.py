@@ -1,13 +1,16 @@
 """The four lifecycle Spark jobs on a real Spark standalone cluster (SPEC R29, R31).
 
 A master and one worker are started on 127.0.0.1 from the pip package's
-``spark-class``. A small warehouse is built with the Python API, copied twice, and the
-jobs of ``spark_jobs/`` are submitted in order (``spark-submit``, as Airflow's
-SparkSubmitOperator does) once against the cluster and once with ``local[2]``. Both
-must end in the same place: the same step summaries, the same files in ``warehouse/``
-and ``failsafe/``, the same catalog file states and the same storage metrics. The
-cluster's own record (its completed applications and the executor logs in the
-worker's work directory) shows the file operations really ran on the worker.
+``spark-class`` (the e2e modules' one cluster, ``conftest.cluster``). A small warehouse
+is built with the Python API and copied twice; the jobs of ``spark_jobs/`` are
+submitted in order against the cluster (``spark-submit``, as Airflow's
+SparkSubmitOperator does), and the same steps run on the other copy in this process's
+local Spark (``runner.run_step``, what each job runs; the jobs themselves on a local
+master are the DAG tests'). Both must end in the same place: the same step summaries,
+the same files in ``warehouse/`` and ``failsafe/``, the same catalog file states and the
+same storage metrics. The cluster's own record (the applications this module started
+and the executor logs in the worker's work directory) shows the file operations really
+ran on the worker.
 
 Nothing here reaches beyond 127.0.0.1, and every wait is bounded.
 """
@@ -52,6 +55,7 @@ class Runs:
     local: list[dict[str, Any]]
     cluster: list[dict[str, Any]]
     seconds: dict[str, float]
+    apps_before: set[str]  # the cluster's applications before this module's
 
 
 def submit(master: str, home: Path, step: str, run_id: str = RUN_ID) -> dict[str, Any]:
@@ -88,9 +92,19 @@ def file_states(home: Path) -> list[tuple[Any, ...]]:
         ).fetchall()
 
 
+def run_in_process(home: Path) -> list[dict[str, Any]]:
+    """The four steps in this process's local Spark, each summary as its job prints it."""
+    from rewind.clock import parse_timestamp
+    from rewind.config import Config
+    from rewind.runner import run_step
+
+    config, now = Config.load(home=home), parse_timestamp(NOW)
+    return [json.loads(json.dumps(run_step(config, step, RUN_ID, now))) for step in STEPS]
+
+
 @pytest.fixture(scope="module")
 def runs(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Runs:
-    """Build once (the daemons start meanwhile), copy twice, run the jobs on each copy."""
+    """Build once (the daemons start meanwhile), copy twice, run the steps on each copy."""
     base = tmp_path_factory.mktemp("lifecycle")
     built = base / "built" / "home"
     build_warehouse(built)
@@ -100,25 +114,26 @@ def runs(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Runs:
         shutil.copytree(built, copy, symlinks=True)
     seconds = {}
     start = time.monotonic()
-    local = run_jobs("local[2]", local_home)
+    local = run_in_process(local_home)
     seconds["local"] = time.monotonic() - start
     cluster.wait_for_worker()
+    apps_before = cluster.app_ids()
     start = time.monotonic()
     on_cluster = run_jobs(cluster.url, cluster_home)
     seconds["cluster"] = time.monotonic() - start
-    return Runs(local_home, cluster_home, local, on_cluster, seconds)
+    return Runs(local_home, cluster_home, local, on_cluster, seconds, apps_before)
 
 
 def test_the_jobs_ran_on_the_standalone_worker(cluster: Cluster, runs: Runs) -> None:
     """The master lists the jobs' applications as finished, and the worker's executors
     ran their file operations (the local run cannot have touched this cluster)."""
     state = cluster.wait_until(
-        lambda s: not s["activeapps"] and len(s["completedapps"]) >= 2,
+        lambda s: not s["activeapps"] and len(cluster.apps_since(runs.apps_before, s)) >= 2,
         APPS_TIMEOUT_S,
         "two finished applications",
     )
     assert state["url"] == cluster.url
-    apps = state["completedapps"]
+    apps = cluster.apps_since(runs.apps_before, state)
     assert {app["name"] for app in apps} == {"rewind"}
     assert {app["state"] for app in apps} == {"FINISHED"}
     for app in apps:
