@@ -23,7 +23,7 @@ AIRFLOW_ENV := AIRFLOW_HOME=$(CURDIR)/.airflow AIRFLOW__CORE__DAGS_FOLDER=$(CURD
 # ADMIN; every other Airflow user acts as the Rewind user of its own name (README,
 # "Security model").
 
-.PHONY: help setup ui ui-test ui-check run run-s3 airflow airflow-db test test-fast browser postgres compose-check lint bench bench-s3 clean
+.PHONY: help setup ui ui-test ui-check run run-s3 airflow airflow-db test test-prereqs test-fast browser postgres compose-check lint bench bench-s3 clean
 
 help:  ## list the targets
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-10s %s\n", $$1, $$2}'
@@ -106,8 +106,13 @@ airflow-db:  # the project-local Airflow's metadata and the pool the Rewind DAGs
 	@$(AIRFLOW_ENV) $(BIN)/airflow pools set rewind_lifecycle 1 \
 	  "Rewind: lifecycle steps, restores and recoveries, one at a time" >/dev/null
 
-test: ui-test setup $(CLASSES) browser postgres compose-check  ## run the whole test suite (what CI runs): Vitest, then pytest
+test:  ## run the whole test suite (what CI runs): Vitest beside the set-up, then pytest
+	@$(MAKE) --no-print-directory -j2 --output-sync=target test-prereqs
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q --durations=25
+
+# Two at a time (issue 26): the UI's npm install and Vitest run beside the venv's install
+# and the class archive's training job (~20 s of a fresh clone's ~2 min set-up).
+test-prereqs: ui-test setup $(CLASSES) browser postgres compose-check
 
 # The e2e browser test drives Debian's Chromium through chromedriver (no browser download).
 browser:  ## install Debian's chromium + chromium-driver for the e2e browser test, if missing
