@@ -17,9 +17,10 @@ Trigger it with the form:
    The run acts as the Rewind user mapped from the Airflow user who triggered it
    (`REWIND_AIRFLOW_USERS`, same name by default); an unmapped user is refused
    (`ACCESS_DENIED`), and the refusal is in QUERY_HISTORY with the Airflow user named.
-2. **restore** — the operation, as that user, in a Spark job
-   (`spark_jobs/restore.py`); Rewind's refusals (ACCESS_DENIED, TIME_TRAVEL_UNAVAILABLE,
-   ...) fail it without retries and change nothing (R28).
+2. **restore** — the operation, as that user, in the task itself: undrop, clones and
+   restores in place write the catalog and Delta logs only, so no Spark job is started
+   for them; Rewind's refusals (ACCESS_DENIED, TIME_TRAVEL_UNAVAILABLE, ...) fail it at
+   once, without retries, and change nothing (R28).
 3. **validate_result** — a Great Expectations row-count check in a Spark job
    (`spark_jobs/validate_restore.py`): every restored table holds the rows it had at
    the point. Its XCom says what was done, as whom, and how many tables matched.
@@ -32,10 +33,11 @@ QUERY_HISTORY as `ALREADY_DONE` with the try in the query tag) and repeats nothi
 and logs name only what the form named and count no rows: anyone who may read this
 DAG's runs reads them.
 
-The clock is the run's `run_after` (the trigger time). The Spark tasks share the pool
-`rewind_lifecycle` with the nightly lifecycle, so a restore never overlaps a step that
-moves files. Restore in place is one new version of the same table holding the point's
-files (like Delta's RESTORE), not clone + swap: the table keeps its id and history.
+The clock is the run's `run_after` (the trigger time). The restore and its validation
+share the pool `rewind_lifecycle` with the nightly lifecycle, so a restore never
+overlaps a step that moves files. Restore in place is one new version of the same table
+holding the point's files (like Delta's RESTORE), not clone + swap: the table keeps its
+id and history.
 Airflow's permissions decide who may trigger this DAG; Rewind's access control decides
 what the triggering user's Rewind user may do (R37): the form has no identity field.
 """
@@ -50,7 +52,7 @@ from rewind.operations.dagkit import (
     HOME,
     POOL,
     TRIGGER_TIME,
-    RestoreJob,
+    RestoreValidationJob,
     on_trigger,
     task_run,
     with_aws_connection,
@@ -111,11 +113,20 @@ def rewind_restore() -> None:
 
         return restore_request_of(task_run(get_current_context(), home, now)).as_form()
 
-    restore = RestoreJob(task_id="restore", job="restore", now=TRIGGER_TIME, pool=POOL)
-    validate_result = RestoreJob(
+    @task(pool=POOL)
+    @with_aws_connection
+    def restore(home: str, now: str) -> dict[str, Any]:
+        """The operation as the run's user, at most once per run (no Spark)."""
+        from airflow.sdk import get_current_context
+
+        from rewind.operations.restore import restore
+
+        return restore(task_run(get_current_context(), home, now))
+
+    validate_result = RestoreValidationJob(
         task_id="validate_result", job="validate_restore", now=TRIGGER_TIME, pool=POOL
     )
-    validate_form(HOME, TRIGGER_TIME) >> restore >> validate_result
+    validate_form(HOME, TRIGGER_TIME) >> restore(HOME, TRIGGER_TIME) >> validate_result
 
 
 rewind_restore()

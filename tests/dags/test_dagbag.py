@@ -105,7 +105,7 @@ def test_nightly_runs_one_at_a_time_without_catchup(dagbag: Any) -> None:
     assert [a.name for a in storage.outlets] == ["rewind_table_storage_metrics"]
 
 
-@pytest.mark.parametrize(("dag_id", "jobs"), [("rewind_nightly", 4), ("rewind_restore", 2)])
+@pytest.mark.parametrize(("dag_id", "jobs"), [("rewind_nightly", 4), ("rewind_restore", 1)])
 def test_spark_jobs_go_through_spark_default(dagbag: Any, dag_id: str, jobs: int) -> None:
     """ARCHITECTURE: Spark jobs are spark-submits of ``spark_jobs/*.py`` on ``spark_default``."""
     from rewind.operations.dagkit import RewindSparkJob

@@ -122,9 +122,9 @@ def test_undrop_a_table(warehouse: Warehouse, restore: Callable[..., Any]) -> No
 
 def test_clone_at_a_timestamp(warehouse: Warehouse, restore: Callable[..., Any]) -> None:
     """SPEC R16, R24: the clone holds the rows of the point (3, before the DELETE); the
-    job's templated arguments are the home and the run's clock (the request is derived
-    by the task from its own run, never rendered from XCom), and the request it ran is
-    the form's, acting as the run's user (R37)."""
+    validation job's templated arguments are the home and the run's clock (the request
+    is derived by the task from its own run, never rendered from XCom), and the request
+    the restore ran is the form's, acting as the run's user (R37)."""
     run = restore(
         operation="clone",
         name="SHOP.PUBLIC.ORDERS",
@@ -140,7 +140,7 @@ def test_clone_at_a_timestamp(warehouse: Warehouse, restore: Callable[..., Any])
     assert run.xcom("validate_result")["tables_checked"] == 1
     assert warehouse.count("SHOP.PUBLIC.ORDERS_0930") == 3
     assert warehouse.count("SHOP.PUBLIC.ORDERS") == 2  # the source is untouched
-    args = run.rendered("restore")["application_args"]
+    args = run.rendered("validate_result")["application_args"]
     assert args == ["--home", str(warehouse.home), "--now", str(run.dag_run.run_after)]
     assert run.xcom("restore")["request"] == {
         **FORM,

@@ -182,7 +182,7 @@ def campaign(airflow: Airflow, home: Path) -> Campaign:
             "admin",
             {"table_id": failsafe_id, "target_name": "SECRETDB.PUBLIC.VAULT_BACK"},
         ),
-        # alice: a clone of a point before NOTES existed fails in the job (R17)
+        # alice: a clone of a point before NOTES existed fails in its task (R17)
         "alice_clone": (
             "rewind_restore",
             "alice",

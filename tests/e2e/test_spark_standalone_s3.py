@@ -11,14 +11,14 @@ cluster's machines do, and no ``REWIND_*`` setting. The catalog stays with the d
 DataFrames (file operations with S3 URIs, SPEC R48) and Delta reads and writes on S3.
 
 The e2e warehouse (services.HISTORY) is written by a job on the cluster, the four lifecycle
-jobs and a restore in place are ``spark-submit``ted to its master as Airflow submits them,
-and the outcome is read where it lives: the objects in the bucket, the catalog's manifest,
-the restored table's rows through delta-rs.
+jobs are ``spark-submit``ted to its master as Airflow submits them, a restore in place runs
+on the driver's machine as the ``restore`` task runs it (no Spark: it writes the catalog
+and a Delta commit on S3), and the outcome is read where it lives: the objects in the
+bucket, the catalog's manifest, the restored table's rows through delta-rs.
 """
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import tempfile
 from collections.abc import Iterator
@@ -91,7 +91,7 @@ def table_files(root: Path, installed: Path | None = None) -> list[Path]:
 
 
 def test_lifecycle_and_restore_on_a_cluster_that_shares_only_s3_r29_r44_r48(
-    s3_cluster: Cluster, s3_bucket: Any, tmp_path: Path
+    s3_cluster: Cluster, s3_bucket: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The jobs succeed on the isolated worker; the night moves files into the S3 fail-safe
     store (the manifest's files are there, gone from their tables), purges the expired ones
@@ -148,9 +148,14 @@ def test_lifecycle_and_restore_on_a_cluster_that_shares_only_s3_r29_r44_r48(
     in_tables = keys(s3_bucket, "warehouse/")
     assert not [f"{t}/{path}" for t, path, _ in held if f"{t}/{path}" in in_tables]
 
-    # SPEC R16: LONG, emptied on day 2, restored in place as of day 1 by the restore job.
+    # SPEC R16: LONG, emptied on day 2, restored in place as of day 1 by the restore task's
+    # function, with the driver's settings (the bucket's credentials, the store's URIs).
     from deltalake import DeltaTable
 
+    from rewind.connection import RunKey
+    from rewind.operations.form import restore_request
+    from rewind.operations.restore import RESTORE as ACTION
+    from rewind.operations.restore import run_restore
     from rewind.storage import objectstore
 
     def long_rows() -> dict[str, list[Any]]:
@@ -159,22 +164,17 @@ def test_lifecycle_and_restore_on_a_cluster_that_shares_only_s3_r29_r44_r48(
         return dict(DeltaTable(uri, storage_options=options).to_pyarrow_table().to_pydict())
 
     assert long_rows() == {"ID": []}
-    restore = [
-        "--home",
-        str(home),
-        "--now",
-        NOW,
-        "--request",
-        json.dumps(RESTORE),
-        *("--dag-id", "rewind_restore", "--dag-run-id", "e2e-s3-restore"),
-    ]
-    restored = spark_submit(s3_cluster.url, JOBS / "restore.py", restore, home.parent, **settings)
+    for name, value in settings.items():
+        monkeypatch.setenv(name, value)
+    key = RunKey("rewind_restore", "e2e-s3-restore", ACTION)
+    restored = run_restore(str(home), restore_request(RESTORE), NOW, key)
     assert restored["statement"].startswith("RESTORE TABLE SHOP.PUBLIC.LONG")
     assert long_rows() == {"ID": [1]}
 
     # Every job that used Spark (the build's statements, the night's file moves and purges;
-    # the others work on the driver) ran its tasks on the worker's executors, and nothing
-    # of a table reached a local disk: not the driver's home, not the worker's directory.
+    # the others, and the restore, work on the driver) ran its tasks on the worker's
+    # executors, and nothing of a table reached a local disk: not the driver's home, not
+    # the worker's directory.
     state = s3_cluster.wait_until(lambda s: not s["activeapps"], APPS_TIMEOUT_S, "no running app")
     apps = state["completedapps"]
     assert len(apps) >= 3 and {app["state"] for app in apps} == {"FINISHED"}

@@ -6,7 +6,7 @@ from XCom), and finds an action the run already committed; ``restore`` runs undr
 clone / restore in place as the requesting user, at most once per run, and validates
 the result; ``failsafe`` recovers fail-safe data as the requesting user, once;
 ``nightly`` names the lifecycle run, validates and records it, and names its metrics;
-``job`` holds the ``spark_jobs/restore.py`` and ``spark_jobs/validate_restore.py``
-entry points. Only ``dagkit`` imports Airflow: the DAGs' shared defaults and the
-operator that turns a Spark job's JSON summary into its task's XCom.
+``job`` holds the ``spark_jobs/validate_restore.py`` entry point. Only ``dagkit``
+imports Airflow: the DAGs' shared defaults and the operator that turns a Spark job's
+JSON summary into its task's XCom.
 """

@@ -353,11 +353,11 @@ class LifecycleJob(RewindSparkJob):
         return []
 
 
-class RestoreJob(RewindSparkJob):
-    """``rewind_restore``'s ``restore`` and ``validate_result``: the request re-derived
-    from the run, its action at most once (:func:`rewind.operations.restore.job_arguments`)."""
+class RestoreValidationJob(RewindSparkJob):
+    """``rewind_restore``'s ``validate_result``: the request re-derived from the run, the
+    validation at most once (:func:`rewind.operations.restore.job_arguments`)."""
 
     def gate(self, run: TaskRun) -> list[str] | dict[str, Any]:
-        from rewind.operations.restore import RESTORE, VALIDATE, job_arguments
+        from rewind.operations.restore import job_arguments
 
-        return job_arguments(run, RESTORE if self.job == "restore" else VALIDATE)
+        return job_arguments(run)

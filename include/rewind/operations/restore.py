@@ -4,8 +4,10 @@ The request runs through ``rewind.connect(user=requested_by)`` — the Rewind us
 the Airflow user who triggered the run, re-derived by each task from its run
 (:mod:`rewind.operations.trigger`) — so Rewind's access control decides what that user
 may do (SPEC R37): nothing here acts with more privileges than the user has. The
-operation commits at most once per run (``RESTORE``), and so does its validation
-(``VALIDATE``, in a job of its own): a re-run of either task reports what was done.
+operation commits at most once per run (``RESTORE``, :func:`restore`, in the task
+itself: undrop, clones and restores in place write metadata only, no Spark), and so
+does its validation (``VALIDATE``, a Spark job that reads the rows): a re-run of
+either task reports what was done.
 The validation reads as the same user: every restored table now, against the same
 table at the point the operation used. What a task reports names nothing the form did
 not name and counts no rows (any reader of the DAG's runs sees it, R37, R38).
@@ -32,12 +34,22 @@ Home = str | os.PathLike[str]
 RESTORE, VALIDATE = "restore", "validate"
 
 
-def job_arguments(run: TaskRun, action: str) -> list[str] | dict[str, Any]:
-    """What the ``restore`` or ``validate_result`` task hands its Spark job, derived from
-    its own run: the checked request and the run's key; or, when this run's ``action``
-    committed already, what it reported (the job is not started)."""
+def restore(run: TaskRun) -> dict[str, Any]:
+    """The ``restore`` task: the run's request as its user, at most once per run
+    (:func:`run_restore`); when the run committed it already, what it reported."""
     request = restore_request_of(run)
-    done = already_done(run, request, action)
+    done = already_done(run, request, RESTORE)
+    if done is not None:
+        return {"request": request.as_form(), **done}
+    return run_restore(run.home, request, run.now, run.key(RESTORE))
+
+
+def job_arguments(run: TaskRun) -> list[str] | dict[str, Any]:
+    """What the ``validate_result`` task hands its Spark job, derived from its own run:
+    the checked request and the run's key; or, when this run's validation committed
+    already, what it reported (the job is not started)."""
+    request = restore_request_of(run)
+    done = already_done(run, request, VALIDATE)
     if done is not None:
         return {"request": request.as_form(), **done}
     return [
@@ -49,6 +61,8 @@ def job_arguments(run: TaskRun, action: str) -> list[str] | dict[str, Any]:
 def run_restore(home: Home, request: RestoreRequest, now: str, run: RunKey) -> dict[str, Any]:
     """Run ``request`` in ``home`` at ``now`` (ISO 8601) as its user, at most once for
     the run ``run`` (its action ``RESTORE``); the summary is the restore task's XCom.
+    No Spark: an undrop, a clone and a restore in place write the catalog and Delta
+    logs only.
 
     Returns:
         The request (normalised form), the statement text, its query id and Rewind's
