@@ -35,7 +35,7 @@ def recover(run: TaskRun) -> dict[str, Any]:
     form, key = request.as_form(), run.key(RECOVER)
     done = already_done(run, request, RECOVER)
     if done is not None:
-        return {"request": form, **done}
+        return done
     with session_for(run.home, request, run.now) as conn:
         try:
             result = conn.failsafe_recover(

@@ -40,7 +40,7 @@ def restore(run: TaskRun) -> dict[str, Any]:
     request = restore_request_of(run)
     done = already_done(run, request, RESTORE)
     if done is not None:
-        return {"request": request.as_form(), **done}
+        return done
     return run_restore(run.home, request, run.now, run.key(RESTORE))
 
 
@@ -51,7 +51,7 @@ def job_arguments(run: TaskRun) -> list[str] | dict[str, Any]:
     request = restore_request_of(run)
     done = already_done(run, request, VALIDATE)
     if done is not None:
-        return {"request": request.as_form(), **done}
+        return done
     return [
         *("--request", json.dumps(request.as_form())),
         *("--dag-id", run.dag_id, "--dag-run-id", run.run_id),

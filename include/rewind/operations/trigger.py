@@ -98,10 +98,13 @@ def lifecycle_user(run: TaskRun) -> dict[str, str]:
     return {"acting_as": user, "query_id": result.query_id}
 
 
-def already_done(run: TaskRun, request: RestoreRequest | RecoveryRequest, action: str) -> Any:
-    """What ``action`` of this run reported when it committed, with ``already_done``
-    set, the re-run logged in QUERY_HISTORY as ALREADY_DONE (who re-ran it: the tag's
-    try); None when it has not committed."""
+def already_done(
+    run: TaskRun, request: RestoreRequest | RecoveryRequest, action: str
+) -> dict[str, Any] | None:
+    """The task's report when ``action`` of this run committed already: the request's
+    form and what the action reported, with ``already_done`` set; the re-run logged in
+    QUERY_HISTORY as ALREADY_DONE (who re-ran it: the tag's try). None when it has not
+    committed."""
     key = run.key(action)
     with rewind.connect(
         home=run.home, user=request.requested_by, now=run.now, query_tag=run.query_tag
@@ -113,7 +116,7 @@ def already_done(run: TaskRun, request: RestoreRequest | RecoveryRequest, action
         f"The {key} committed already (query id {done['query_id']}); it is not repeated."
     )
     record_refusal(_config(run, request.requested_by), statement_text(request), refusal)
-    return {**done, "already_done": True}
+    return {"request": request.as_form(), **done, "already_done": True}
 
 
 def _authorized(parse: Callable[[Mapping[str, Any]], Request], run: TaskRun) -> Request:
