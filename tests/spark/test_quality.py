@@ -12,6 +12,7 @@ date was missed, an impossible retention in the plan.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from collections.abc import Iterator
@@ -35,11 +36,11 @@ from rewind.catalog.models import CatalogObject, FileState, LogCursor
 from rewind.clock import format_timestamp
 from rewind.config import Config
 from rewind.errors import RewindError, ValidationFailed
-from rewind.lifecycle.metrics import metrics_path
+from rewind.lifecycle.metrics import BYTE_COLUMNS, metrics_path
 from rewind.lifecycle.plan import plan_path, write_partition
 from rewind.quality import validate_restored_table
 from rewind.result import Result
-from rewind.runner import STEPS, run_lifecycle, validate_run
+from rewind.runner import STEPS, run_lifecycle, run_step, validate_run
 from rewind.storage.arrow_read import read_arrow
 from rewind.storage.delta import TableStore
 
@@ -282,6 +283,60 @@ def test_a_write_not_committed_yet_is_left_out_until_delta_would_call_it_a_lefto
         f"no expired file is left in a table directory (still there: "
         f"{broken.label('ORDERS')} file part-in-flight.parquet = UNTRACKED)"
     )
+
+
+def test_a_write_a_listing_tracked_before_its_commit_landed_is_counted_once(
+    broken: Shop,
+) -> None:
+    """SPEC R33, R40: another engine's job writes a data file into ORDERS's directory;
+    the next night's listing (expire_versions) sees it before the commit naming it and
+    tracks it as a leftover, so the night's metrics count its bytes; the commit lands
+    before the validation. The validation counts the file on disk too: left out as a file
+    of a commit the lifecycle has not read, it failed the byte total (the race a
+    delta-spark appender beside a lifecycle run met, test_concurrent_writers.py). The
+    night after reads the commit: the file is current."""
+    night = LAST + timedelta(days=1)
+    orders = broken.ids["ORDERS"]
+    sql(broken.home, night - timedelta(hours=1), f"INSERT INTO SHOP.PUBLIC.ORDERS VALUES {ROWS}")
+    root = broken.config.warehouse_root / str(orders)
+    theirs = root / "part-their-job.parquet"
+    pq.write_table(pa.table({"ID": pa.array([9], pa.int32()), "V": ["z"]}), theirs)
+    run_id = "their-commit-lands-mid-run"
+    steps = [run_step(broken.config, step, run_id, night) for step in list(STEPS)[:-1]]
+    assert steps[1]["leftover_files_tracked"] == 1
+    version = max(int(p.name[:20]) for p in (root / "_delta_log").glob("*.json")) + 1
+    commit = [
+        {
+            "commitInfo": {
+                "inCommitTimestamp": int((night - timedelta(minutes=30)).timestamp() * 1000),
+                "operation": "WRITE",
+                "engineInfo": "their-engine",
+            }
+        },
+        {
+            "add": {
+                "path": theirs.name,
+                "partitionValues": {},
+                "size": theirs.stat().st_size,
+                "modificationTime": int(theirs.stat().st_mtime * 1000),
+                "dataChange": True,
+            }
+        },
+    ]
+    (root / "_delta_log" / f"{version:020d}.json").write_text(
+        "\n".join(json.dumps(action) for action in commit) + "\n"
+    )
+    summary = run_step(broken.config, "validate", run_id, night)
+    assert (summary["passed"], summary["files_unread"]) == (CHECKS, 0)
+    assert summary["stored_bytes"] == sum(
+        sum(row[c] for c in BYTE_COLUMNS)
+        for row in read_arrow(metrics_path(broken.config.system_root)).to_pylist()
+        if row["AS_OF"] == night
+    )
+    run_lifecycle(broken.config, night + timedelta(days=1))  # raises if it does not validate
+    with broken.catalog() as session:
+        row = session.get(FileState, (orders, theirs.name))
+        assert row is not None and (row.state, row.added_version) == ("LIVE", -1)
 
 
 def test_an_old_leftover_no_run_could_list_yet_is_left_out_and_the_next_run_tracks_it(

@@ -103,7 +103,7 @@ def table_roots(warehouse: Path, external: Mapping[int, Path]) -> dict[int, Path
 
 def table_files(
     roots: Mapping[int, Path], cursors: Mapping[int, int]
-) -> tuple[list[StoredFile], int]:
+) -> tuple[list[StoredFile], list[StoredFile]]:
     """The data files of every governed table directory.
 
     Args:
@@ -111,10 +111,10 @@ def table_files(
         cursors: table id -> the last Delta version the lifecycle read (SPEC R32).
 
     Returns:
-        The files, and how many files of unread commits were left out.
+        The files, and the files of unread commits, left out of the first.
     """
     found: list[StoredFile] = []
-    unread = 0
+    unread: list[StoredFile] = []
     for table_id, root in sorted(roots.items()):
         # Listed before the unread commits are read: a commit another engine lands between
         # the two then names its files (read after the listing, it would leave them as
@@ -123,7 +123,7 @@ def table_files(
         skip = unread_adds(root, cursors.get(table_id, -1))
         for file in listed:
             if file.path in skip:
-                unread += 1
+                unread.append(file)
             else:
                 found.append(file)
     return found, unread

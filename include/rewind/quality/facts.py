@@ -278,8 +278,7 @@ def unseen_files(
         return f.modified > since or last is None or f.modified >= last
 
     candidates = [f for f in found if unseen(f)]
-    tables = {f.table_id for f in candidates}
-    tracked = disk.by_table((s[0], s[1], True) for s in states if s[0] in tables)
+    tracked = _tracked(candidates, states)
     young: set[tuple[int, str]] = set()
     old: set[tuple[int, str]] = set()
     for f in candidates:
@@ -289,6 +288,27 @@ def unseen_files(
     if not young and not old:
         return found, result
     return [f for f in found if (f.table_id, f.path) not in young | old], result
+
+
+def _tracked_unread(
+    unread: list[files.StoredFile], states: list[Tracked]
+) -> tuple[list[files.StoredFile], list[files.StoredFile]]:
+    """``unread`` (the files of commits the lifecycle has not read) split into those a
+    file state already holds and the others.
+
+    A run's listing can see another engine's data file before the commit naming it lands
+    and track it as a leftover (:func:`files.track_leftovers`, "a later commit makes it
+    current"): the run's metrics count it, so the stored bytes count it too (SPEC R33,
+    R40). The others are in no file state and no metrics row: left to the next run."""
+    tracked = _tracked(unread, states)
+    held = [f for f in unread if f.path in tracked.get(f.table_id, {})]
+    return held, [f for f in unread if f.path not in tracked.get(f.table_id, {})]
+
+
+def _tracked(found: list[files.StoredFile], states: list[Tracked]) -> disk.Found:
+    """The file states of the tables of ``found``, by table and path."""
+    tables = {f.table_id for f in found}
+    return disk.by_table((s[0], s[1], True) for s in states if s[0] in tables)
 
 
 def gather(run: Run) -> RunFacts:
@@ -334,7 +354,8 @@ def gather(run: Run) -> RunFacts:
         unlisted = on_store - set(roots)
         guards = guards_frame(catalog, names, cursors, run.now)
     found, unread = files.table_files(roots, cursors)
-    found, unseen = unseen_files(found, states, listed, datetime.now(UTC))
+    held, unread = _tracked_unread(unread, states)
+    found, unseen = unseen_files(found + held, states, listed, datetime.now(UTC))
     # SPEC R33, R50: the tables on an object store are not listed (files.governed_roots),
     # so their stored bytes are the catalog's, like fail-safe's: the count independent of
     # the catalog covers the local tables.
@@ -355,6 +376,6 @@ def gather(run: Run) -> RunFacts:
         },
         metric_ids=[int(r["ID"]) for r in rows],
         stored_bytes=disk.stored_bytes(found, present, manifest, origin),
-        unread_files=unread,
+        unread_files=len(unread),
         unseen=unseen,
     )
