@@ -94,9 +94,15 @@ def sample(root: int, began: int, seen: dict[tuple[int, int], Seen]) -> None:
 def kind(cmd: list[str], parent: list[str]) -> str:
     """What a process is, from its command line (and its parent's, for an in-process
     Spark session's JVM)."""
+    if len(cmd) == 1 and " " in cmd[0]:
+        cmd = cmd[0].split()  # a title the process set itself (setproctitle)
     if not cmd:
         return "?"
-    program = Path(cmd[0]).name
+    if cmd[0].startswith("[pytest-xdist") or "::" in cmd[0]:
+        return "pytest worker"  # pytest-xdist's title: its state, or the running test
+    program = Path(cmd[0]).name.rstrip(":")
+    if "chromium" in program.lower():
+        return "chromium"
     if program == "java":
         return _java(cmd, parent)
     if program.startswith("python") or program in ("airflow", "rewind"):
@@ -124,7 +130,7 @@ def _python(program: str, args: list[str]) -> str:
     if args and Path(args[0]).name in ("airflow", "rewind"):
         program, args = Path(args[0]).name, args[1:]
     if program == "airflow":
-        return "airflow " + next((a for a in args if not a.startswith("-")), "")
+        return "airflow " + next((a for a in args if not a.startswith("-")), "").replace("_", "-")
     if program == "rewind":
         return "rewind CLI"
     if "-m" in args[:-1]:

@@ -61,6 +61,17 @@ def load() -> ModuleType:
             "java Worker",
         ),
         (["/repo/.venv/bin/weed", "mini"], [], "weed"),
+        # titles processes set themselves (setproctitle): one argument with spaces
+        (["airflow api_server -- host:127.0.0.1 port:1"], [], "airflow api-server"),
+        (["airflow worker -- 01a21f4f-543d-7a77-956b-1f9fffc046bf"], [], "airflow worker"),
+        (["postgres: rewind airflow_door [local] idle"], [], "postgres"),
+        (["[pytest-xdist idle]"], [], "pytest worker"),
+        (
+            ["/jdk/bin/java", "org.apache.spark.deploy.SparkSubmit", "pyspark-shell"],
+            ["test_hostile_input.py::test_the_observer@test_hostile_input"],
+            "spark session of pytest worker",
+        ),
+        (["org.chromium.Chromium.scoped_dir.RHvV9V --type=renderer"], [], "chromium"),
     ],
 )
 def test_a_process_is_named_by_what_it_is(cmd: list[str], parent: list[str], expected: str) -> None:
