@@ -27,6 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 import pytest
+from other_engines import versions
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
@@ -41,6 +42,7 @@ from rewind.lifecycle.plan import plan_path, write_partition
 from rewind.quality import validate_restored_table
 from rewind.result import Result
 from rewind.runner import STEPS, run_lifecycle, run_step, validate_run
+from rewind.storage import log
 from rewind.storage.arrow_read import read_arrow
 from rewind.storage.delta import TableStore
 
@@ -304,7 +306,7 @@ def test_a_write_a_listing_tracked_before_its_commit_landed_is_counted_once(
     run_id = "their-commit-lands-mid-run"
     steps = [run_step(broken.config, step, run_id, night) for step in list(STEPS)[:-1]]
     assert steps[1]["leftover_files_tracked"] == 1
-    version = max(int(p.name[:20]) for p in (root / "_delta_log").glob("*.json")) + 1
+    version = versions(root)[-1] + 1
     commit = [
         {
             "commitInfo": {
@@ -323,7 +325,7 @@ def test_a_write_a_listing_tracked_before_its_commit_landed_is_counted_once(
             }
         },
     ]
-    (root / "_delta_log" / f"{version:020d}.json").write_text(
+    log.commit_file(root, version).write_text(
         "\n".join(json.dumps(action) for action in commit) + "\n"
     )
     summary = run_step(broken.config, "validate", run_id, night)

@@ -290,19 +290,17 @@ def unseen_files(
     return [f for f in found if (f.table_id, f.path) not in young | old], result
 
 
-def _tracked_unread(
-    unread: list[files.StoredFile], states: list[Tracked]
-) -> tuple[list[files.StoredFile], list[files.StoredFile]]:
-    """``unread`` (the files of commits the lifecycle has not read) split into those a
-    file state already holds and the others.
+def _held(unread: list[files.StoredFile], states: list[Tracked]) -> list[files.StoredFile]:
+    """The files of ``unread`` (of commits the lifecycle has not read) that a file state
+    already holds.
 
     A run's listing can see another engine's data file before the commit naming it lands
     and track it as a leftover (:func:`files.track_leftovers`, "a later commit makes it
     current"): the run's metrics count it, so the stored bytes count it too (SPEC R33,
-    R40). The others are in no file state and no metrics row: left to the next run."""
+    R40). The other unread files are in no file state and no metrics row: left to the
+    next run."""
     tracked = _tracked(unread, states)
-    held = [f for f in unread if f.path in tracked.get(f.table_id, {})]
-    return held, [f for f in unread if f.path not in tracked.get(f.table_id, {})]
+    return [f for f in unread if f.path in tracked.get(f.table_id, {})]
 
 
 def _tracked(found: list[files.StoredFile], states: list[Tracked]) -> disk.Found:
@@ -354,7 +352,7 @@ def gather(run: Run) -> RunFacts:
         unlisted = on_store - set(roots)
         guards = guards_frame(catalog, names, cursors, run.now)
     found, unread = files.table_files(roots, cursors)
-    held, unread = _tracked_unread(unread, states)
+    held = _held(unread, states)
     found, unseen = unseen_files(found + held, states, listed, datetime.now(UTC))
     # SPEC R33, R50: the tables on an object store are not listed (files.governed_roots),
     # so their stored bytes are the catalog's, like fail-safe's: the count independent of
@@ -376,6 +374,6 @@ def gather(run: Run) -> RunFacts:
         },
         metric_ids=[int(r["ID"]) for r in rows],
         stored_bytes=disk.stored_bytes(found, present, manifest, origin),
-        unread_files=len(unread),
+        unread_files=len(unread) - len(held),
         unseen=unseen,
     )
