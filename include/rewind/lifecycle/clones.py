@@ -8,6 +8,7 @@ from sqlalchemy import and_, exists, select
 
 from rewind.catalog.models import CloneFile, FileState
 from rewind.catalog.repository import Catalog
+from rewind.constants import PURGING
 
 
 def cloned_owners(catalog: Catalog) -> frozenset[int]:
@@ -28,6 +29,11 @@ def used_by_clone(catalog: Catalog, row: FileState, owners: Collection[int]) -> 
     clone ever took a file from is not used, without a query (a night settles tens of
     thousands of rows, SPEC R32). A clone made since that read cannot hold a file the
     lifecycle is done with: no point within time travel reaches it (SPEC R38).
+
+    A clone's row being purged (PURGING: this run deletes its fail-safe link, whatever
+    order the rows settle in) holds nothing: an owner whose own purge falls in the same
+    run would otherwise be kept RETAINED for a file gone from everywhere, counted as
+    RETAINED_FOR_CLONE_BYTES that nothing stores (SPEC R30, R33).
     """
     if row.table_id not in owners:
         return False
@@ -41,6 +47,7 @@ def used_by_clone(catalog: Catalog, row: FileState, owners: Collection[int]) -> 
                         and_(
                             FileState.table_id == CloneFile.clone_id,
                             FileState.path == CloneFile.path,
+                            FileState.state != PURGING,
                         )
                     ),
                 )
