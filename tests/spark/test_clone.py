@@ -6,8 +6,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_dml import catalog
 
+from rewind.clock import parse_timestamp
+from rewind.config import Config
 from rewind.errors import RewindError
+from rewind.runner import run_lifecycle
 
 pytestmark = pytest.mark.spark
 
@@ -71,6 +75,49 @@ def test_table_clone_of_now_is_independent(history: dict[str, Any]) -> None:
     shown = conn.sql("SHOW TABLES LIKE 'COPY'")[0]
     assert shown.column("owner") == ["ACCOUNTADMIN"]
     assert shown.column("retention_time") == [5]  # SPEC R24: inherited from its new parent
+
+
+def test_a_clone_keeps_the_retention_set_on_its_source_r24(history: dict[str, Any]) -> None:
+    """SPEC R24, R5, R6: a clone keeps the DATA_RETENTION_TIME_IN_DAYS set on its source (a
+    Snowflake clone keeps the parameters set on its source), at most a transient's when the
+    clone is transient; a value its source inherits, it inherits from its own parents. A
+    restore by clone never shortens time travel by surprise."""
+    conn = at(history)
+    conn.sql(
+        "ALTER TABLE A2 SET DATA_RETENTION_TIME_IN_DAYS = 30; "
+        "CREATE DATABASE OTHER; CREATE TRANSIENT SCHEMA OTHER.T; "
+        "CREATE TABLE OTHER.PUBLIC.A2 CLONE DB.S.A2; CREATE TABLE OTHER.T.A2 CLONE DB.S.A2; "
+        "CREATE TABLE OTHER.PUBLIC.B CLONE DB.S.B; CREATE TABLE OTHER.PUBLIC.C CLONE DB.S.C; "
+        "CREATE DATABASE DB2 CLONE DB"
+    )
+    shown = conn.sql("SHOW TABLES IN ACCOUNT")[0]
+    kept = {
+        f"{database}.{schema}.{name}": days
+        for database, schema, name, days in zip(
+            shown.column("database_name"),
+            shown.column("schema_name"),
+            shown.column("name"),
+            shown.column("retention_time"),
+            strict=True,
+        )
+    }
+    assert kept == {
+        "DB.S.A2": 30,
+        "DB.S.B": 0,
+        "DB.S.C": 5,
+        "OTHER.PUBLIC.A2": 30,  # set on its source
+        "OTHER.T.A2": 1,  # a transient's most
+        "OTHER.PUBLIC.B": 0,
+        "OTHER.PUBLIC.C": 1,  # inherited from its own parents: the account's default
+        "DB2.S.A2": 30,
+        "DB2.S.B": 0,
+        "DB2.S.C": 5,  # DB2 keeps the 5 days set on DB
+    }
+    conn.sql("ALTER DATABASE DB UNSET DATA_RETENTION_TIME_IN_DAYS")  # the clones hold their own
+    assert conn.sql("SHOW DATABASES LIKE 'DB2'")[0].column("retention_time") == [5]
+    # Snowflake's restore idiom: the table replaced by its own past keeps its 30 days
+    conn.sql(f"CREATE OR REPLACE TABLE DB.S.A2 CLONE DB.S.A2 AT(TIMESTAMP => '{DAY2}')")
+    assert conn.sql("SHOW TABLES LIKE 'A2' IN DB.S")[0].column("retention_time") == [30]
 
 
 @pytest.mark.parametrize(
@@ -272,3 +319,30 @@ def test_zero_copy_inodes_survive_dropping_the_source(history: dict[str, Any]) -
     conn = at(history)
     conn.sql("CREATE TABLE KEEP CLONE A2; DROP TABLE A2")
     assert rows(conn, "SELECT count(*) FROM KEEP") == [[3]]
+
+
+def test_a_table_and_its_clone_purging_a_shared_file_the_same_night_validate_r30_r33(
+    connect: Any, home: Path
+) -> None:
+    """SPEC R30, R33, R29 step 6: S and its clone C both replace the file they share on the
+    same day: both links leave time travel together and both fail-safe entries end the same
+    night. That night purges the file from everywhere and keeps no RETAINED_FOR_CLONE row
+    for it (a clone's entry purged in the same run holds nothing), so the night's
+    validation passes (before: "the byte columns add up to the stored bytes" failed)."""
+    connect(now="2026-04-01T12:00:00+00:00").sql(
+        "CREATE DATABASE D; CREATE TABLE S (ID INT, V VARCHAR); INSERT INTO S VALUES (1, 'a'); "
+        "CREATE TABLE C CLONE S"
+    )
+    ((shared,),) = catalog(home, "SELECT path FROM clone_files")
+    connect(now="2026-04-02T12:00:00+00:00").sql(
+        "UPDATE D.PUBLIC.S SET V = 'b'; UPDATE D.PUBLIC.C SET V = 'c'"
+    )
+    config = Config.load(home=home)
+    run_lifecycle(config, parse_timestamp("2026-04-03T13:00:00+00:00"))  # both into fail-safe
+    held = "SELECT state FROM file_states WHERE path = ?"
+    assert catalog(home, held, shared) == [("FAILSAFE",), ("FAILSAFE",)]
+    steps = run_lifecycle(config, parse_timestamp("2026-04-10T13:00:00+00:00"))  # validates
+    purge = next(step for step in steps if step["step"] == "purge_failsafe")
+    assert (purge["files_purged"], purge["files_retained_for_clone"]) == (2, 0)
+    assert catalog(home, held, shared) == []
+    assert not [p for p in home.rglob(shared)]

@@ -24,10 +24,12 @@ def lifecycle(home: Path, day: int) -> None:
 
 @pytest.fixture
 def dropped(connect: Any, home: Path) -> int:
-    """Table T (2 versions with data) dropped on day 2 with retention 1: in fail-safe on day 4."""
+    """Table T (2 versions with data, retention 1 set on it) dropped on day 2: in fail-safe on
+    day 4."""
     conn = connect(now=DAY.format(1))
     conn.sql(
-        "CREATE DATABASE D; CREATE TABLE T (A INT, B VARCHAR); INSERT INTO T VALUES (1, 'x'); "
+        "CREATE DATABASE D; CREATE TABLE T (A INT, B VARCHAR) DATA_RETENTION_TIME_IN_DAYS = 1; "
+        "INSERT INTO T VALUES (1, 'x'); "
         "INSERT INTO T VALUES (2, 'y')"
     )
     connect(now=DAY.format(2)).sql("DROP TABLE D.PUBLIC.T")
@@ -43,8 +45,11 @@ def test_dropped_table_is_recovered_as_dropped_into_a_new_table(
     listed = conn.failsafe_list()
     assert listed.column("files") == [2]
     assert listed.column("next_purge_at")[0].isoformat().startswith("2026-02-10")  # R12: 3rd + 7
+    conn.sql("ALTER DATABASE D SET DATA_RETENTION_TIME_IN_DAYS = 9")
     conn.failsafe_recover(dropped, "D.PUBLIC.T_BACK")
     assert conn.sql("SELECT A, B FROM D.PUBLIC.T_BACK ORDER BY A")[0].rows == [[1, "x"], [2, "y"]]
+    # SPEC R12, R24: as it was, with the retention set on it (not the database's 9 days)
+    assert conn.sql("SHOW TABLES LIKE 'T_BACK' IN D.PUBLIC")[0].column("retention_time") == [1]
     # The recovered table owns copies: the old fail-safe files still purge on their date.
     lifecycle(home, 10)
     assert not (home / "failsafe" / str(dropped)).exists() or not any(

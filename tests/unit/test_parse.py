@@ -43,6 +43,22 @@ def test_snowflake_statements_over_other_object_kinds_are_unsupported_not_bad_sy
     assert f"does not support {kind} " in str(error.value)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "CREATE TABLE A3 CLONE A DATA_RETENTION_TIME_IN_DAYS = 3",
+        "CREATE OR REPLACE TRANSIENT DATABASE D3 CLONE D DATA_RETENTION_TIME_IN_DAYS = 3",
+    ],
+)
+def test_a_statement_over_rewinds_own_kinds_it_cannot_read_is_a_syntax_error(text: str) -> None:
+    """SPEC R39: a CREATE TABLE the parser cannot read is not called an object kind Rewind
+    does not support (it supports tables): a syntax error quoting its start."""
+    with pytest.raises(SqlSyntaxError) as error:
+        parse(text)
+    assert "unsupported statement 'CREATE " in error.value.message
+    assert "only tables and their containers" not in error.value.message
+
+
 @pytest.mark.parametrize("text", ["SELECT 'unterminated", "SELEC 1 FROM", "CREATE TABLE ("])
 def test_syntax_errors_have_a_stable_code(text: str) -> None:
     """SPEC R39: one line, stable code."""

@@ -138,7 +138,7 @@ def clone_schema_into(
         plans.append((table, name, version))
     for table, name, version in plans:
         props = ObjectProperties(transient=table.is_transient)
-        clone = new_object(ctx, TABLE, target.id, name, props)
+        clone = new_object(ctx, TABLE, target.id, name, props, source=table)
         clone_table_into(ctx, table, version, clone, direct=False)
         report.tables += 1
 
@@ -192,21 +192,20 @@ def create_clone(
     props.transient = props.transient or source.is_transient
     if source.kind == TABLE:
         version = resolve_version(ctx, source, when)
-        clone = new_object(ctx, TABLE, parent_id, name, props)
+        clone = new_object(ctx, TABLE, parent_id, name, props, source=source)
         clone_table_into(ctx, source, version, clone)
         report.tables = 1
         return clone, report
     _check_point(ctx, source, when)
     ctx.catalog.record_access(ctx.query_id, source.id, "READ")  # SPEC R36: the named container
-    clone = new_object(ctx, source.kind, parent_id, name, props)
+    clone = new_object(ctx, source.kind, parent_id, name, props, source=source)
     if source.kind == SCHEMA:
         clone_schema_into(ctx, source, clone, when, ignore_short, report)
         return clone, report
     for schema_id, schema_name in sorted(schemas_at(ctx, source, when).items()):
         schema = ctx.catalog.get(schema_id)
         assert schema is not None
-        copy = new_object(
-            ctx, SCHEMA, clone.id, schema_name, ObjectProperties(transient=schema.is_transient)
-        )
+        kept = ObjectProperties(transient=schema.is_transient)
+        copy = new_object(ctx, SCHEMA, clone.id, schema_name, kept, source=schema)
         clone_schema_into(ctx, schema, copy, when, ignore_short, report)
     return clone, report

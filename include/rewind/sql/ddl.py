@@ -11,6 +11,7 @@ from rewind import retention, security
 from rewind.catalog.models import CatalogObject
 from rewind.constants import (
     DATABASE,
+    MAX_TRANSIENT_RETENTION_DAYS,
     PUBLIC_SCHEMA,
     SCHEMA,
     TABLE,
@@ -160,9 +161,22 @@ def parent_and_name(ctx: Context, kind: str, parts: list[str]) -> tuple[int, str
 
 
 def new_object(
-    ctx: Context, kind: str, parent_id: int, name: str, props: ObjectProperties
+    ctx: Context,
+    kind: str,
+    parent_id: int,
+    name: str,
+    props: ObjectProperties,
+    *,
+    source: CatalogObject | None = None,
 ) -> CatalogObject:
-    """Insert a catalog row for a new incarnation, validating its retention (SPEC R5)."""
+    """Insert a catalog row for a new incarnation, validating its retention (SPEC R5).
+
+    ``source``: the object a clone or a recovery copies. It keeps the retention set
+    explicitly on the source unless the statement sets one (SPEC R24; Snowflake's clones
+    keep the parameters set on their source), at most a transient's when it is transient:
+    a copy made to save data never has a shorter time travel than its original by
+    surprise. A value the source inherits is inherited from the copy's own parents.
+    """
     parent = ctx.catalog.get(parent_id) if parent_id else None
     transient = props.transient or (parent is not None and ctx.catalog.is_transient(parent))
     value = None
@@ -171,6 +185,10 @@ def new_object(
         value = retention.validate_retention(
             props.retention, transient=transient, target=retention_target(kind, path)
         )
+    elif source is not None and source.retention_days is not None:
+        value = source.retention_days
+        if transient:
+            value = min(value, MAX_TRANSIENT_RETENTION_DAYS)
     return ctx.catalog.create(
         kind=kind,
         parent_id=parent_id,

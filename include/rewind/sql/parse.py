@@ -27,6 +27,7 @@ logging.getLogger("sqlglot").setLevel(logging.ERROR)
 # Statement verbs Snowflake uses over every object kind (CREATE TASK, UNDROP NOTEBOOK ...).
 _VERBS = {"CREATE", "DROP", "UNDROP", "ALTER", "SHOW", "DESCRIBE", "DESC", "EXECUTE"}
 _MODIFIERS = {"OR", "REPLACE", "IF", "NOT", "EXISTS", "TEMPORARY", "TEMP", "TRANSIENT", "SECURE"}
+_KINDS = {"TABLE", "SCHEMA", "DATABASE", "TABLES", "SCHEMAS", "DATABASES"}  # Rewind's objects
 IGNORE_SHORT = "ignore_insufficient_retention"
 _IGNORE_SHORT = re.compile(
     r"\s+IGNORE\s+TABLES\s+WITH\s+INSUFFICIENT\s+DATA\s+RETENTION\s*$", re.IGNORECASE
@@ -204,14 +205,14 @@ def _parse_command(statement: str, tree: exp.Command, dialect: str) -> AlterCont
         tokens = sqlglot.tokenize(statement, read=dialect)[1:]
         return _AlterParser(tokens, statement).parse()
     words = statement.split()
-    if words[0].upper() in _VERBS and len(words) > 2:
+    head = " ".join(words[:3])
+    kind = next((w for w in words[1:] if w.upper() not in _MODIFIERS), "").upper()
+    if words[0].upper() in _VERBS and len(words) > 2 and kind not in _KINDS:
         # Snowflake's own statements over objects Rewind does not keep (README "Not
         # supported"): the statement is known, the object kind is not Rewind's.
-        kind = next((w for w in words[1:] if w.upper() not in _MODIFIERS), "").upper()
         raise UnsupportedError(
             f"Rewind does not support {words[0].upper()} {kind} (only tables and their containers)."
         )
-    head = " ".join(words[:3])
     raise SqlSyntaxError(f"SQL compilation error: unsupported statement '{head} ...'.")
 
 
