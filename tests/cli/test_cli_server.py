@@ -111,6 +111,10 @@ def test_later_calls_reuse_the_server_owner_only_loopback_token(served: Path) ->
         {"ID": 1, "V": "a"}
     ]
     assert spark_server.running(home) == first  # reused, not started again
+    # Snowflake's flow operator over a result with no row (it failed on a Connect session)
+    flow = 'SHOW TABLES LIKE \'NONE%\' ->> SELECT "name", "rows" FROM $1'
+    (result,) = sql(home, flow)  # the chain shows its last result only
+    assert (result["columns"], result["rows"]) == (["name", "rows"], [])
     # SPEC R39: Spark's failures on the server keep their codes, in one line on stderr.
     for text, code in [
         ("SELECT nope FROM d.public.t", "SQL_COMPILATION_ERROR"),

@@ -217,11 +217,19 @@ def _bind_flow(ctx: Context, tree: exp.Expression, binding: Binding) -> None:
                 f"({len(ctx.state.flow)} before it)."
             )
         result = ctx.state.flow[n - 1]
-        rows = pa.Table.from_pylist(
-            [dict(zip(result.columns, row, strict=True)) for row in result.rows],
-            schema=None if result.rows else pa.schema([(c, pa.string()) for c in result.columns]),
+        spark = ctx.spark()
+        frame = (
+            spark.createDataFrame(
+                pa.Table.from_pylist(
+                    [dict(zip(result.columns, row, strict=True)) for row in result.rows]
+                )
+            )
+            if result.rows
+            # No row to infer types from (a Spark Connect session refuses an empty Arrow
+            # table): every column a string.
+            else spark.createDataFrame([], ", ".join(f"{quote(c)} STRING" for c in result.columns))
         )
-        table.replace(binding.add(ctx, ctx.spark().createDataFrame(rows), table.args.get("alias")))
+        table.replace(binding.add(ctx, frame, table.args.get("alias")))
 
 
 def bind(ctx: Context, tree: exp.Expression, binding: Binding) -> exp.Expression:
