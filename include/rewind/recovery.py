@@ -138,8 +138,7 @@ def recover(
     parent, name = names.table_parent(ctx, names.parts(exp.to_table(into, dialect="snowflake")))
     if ctx.catalog.live(TABLE, parent.id, name) is not None:
         raise RewindError(f"Object '{name}' already exists.", code="OBJECT_ALREADY_EXISTS")
-    props = ObjectProperties(transient=False)
-    target = new_object(ctx, TABLE, parent.id, name, props, source=table)
+    target = new_object(ctx, TABLE, parent.id, name, ObjectProperties(), source=table)
     target.columns = table.columns
     ctx.undo.append(lambda: ctx.store.discard(target.id))
     for file, place in zip(snap.files, places, strict=True):

@@ -345,4 +345,4 @@ def test_a_table_and_its_clone_purging_a_shared_file_the_same_night_validate_r30
     purge = next(step for step in steps if step["step"] == "purge_failsafe")
     assert (purge["files_purged"], purge["files_retained_for_clone"]) == (2, 0)
     assert catalog(home, held, shared) == []
-    assert not [p for p in home.rglob(shared)]
+    assert not list(home.rglob(shared))
