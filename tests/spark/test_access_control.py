@@ -427,6 +427,16 @@ def test_show_lists_only_what_the_role_reaches(admin: Any, ana: Any) -> None:
     assert admin.sql("SHOW DATABASES")[0].column("name") == ["D", "E"]
 
 
+def test_describe_table_answers_only_a_role_that_reaches_the_table(admin: Any, ana: Any) -> None:
+    # SPEC R37: DESCRIBE TABLE lists the columns to a role holding something on the table;
+    # to any other it is missing, as every statement says.
+    assert hidden(ana, "DESCRIBE TABLE T") == MISSING_T
+    admin.sql("GRANT SELECT ON TABLE D.PUBLIC.T TO ROLE ANALYST")
+    (described,) = ana.sql("DESC TABLE T")
+    assert described.column("name") == ["ID", "V"]
+    assert "SHOW TABLES IN SCHEMA" in denied(admin, "DESCRIBE SCHEMA D.PUBLIC", "UNSUPPORTED")
+
+
 def test_public_grants_reach_every_role_and_a_user_without_a_role_acts_as_public(
     admin: Any, ana: Any, connect: Callable[..., Any]
 ) -> None:

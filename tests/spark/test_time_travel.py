@@ -220,6 +220,34 @@ def test_a_documented_timestamp_literal_casts_to_its_instant(history: History) -
     assert error.value.code == "INVALID_VALUE"
 
 
+def test_the_clauses_on_a_table_reference_apply_to_the_version_it_names(
+    history: History,
+) -> None:
+    # SPEC R16: SAMPLE, PIVOT and UNPIVOT written on a reference with a point read that
+    # version (they were dropped with its name once: the whole table answered).
+    def rows(clauses: str) -> list[tuple[Any, ...]]:
+        point = "AT(STATEMENT => '{update}')".format(**history.ids)
+        return query(history.session(hours=5), f"SELECT * FROM T {point} {clauses}")
+
+    assert rows("SAMPLE (0)") == []
+    assert sorted(rows("SAMPLE (100)")) == [(1, "a"), (2, "B")]
+    assert rows("PIVOT(MAX(ID) FOR V IN ('a', 'B', 'c'))") == [(1, 2, None)]
+    assert sorted(rows("UNPIVOT(X FOR K IN (V)) AS U")) == [(1, "V", "a"), (2, "V", "B")]
+
+
+def test_changes_is_refused_and_two_points_give_the_rows_added_since(history: History) -> None:
+    # Snowflake's CHANGES clause needs row identities a Delta table does not keep: it is
+    # refused (it once read the current table as if it were the changes); the message's
+    # idiom, two points and EXCEPT ALL, answers the rows added since.
+    session = history.session(hours=5)
+    with pytest.raises(RewindError) as error:
+        session.sql("SELECT * FROM T CHANGES(INFORMATION => DEFAULT) AT(OFFSET => -3600)")
+    assert error.value.code == "UNSUPPORTED"
+    assert "EXCEPT ALL" in error.value.message
+    since = "SELECT ID, V FROM T EXCEPT ALL SELECT ID, V FROM T AT(STATEMENT => '{delete}')"
+    assert query(session, since.format(**history.ids)) == [(4, "d")]
+
+
 def test_one_query_joins_several_points_of_the_same_table(history: History) -> None:
     # SPEC R23: each table reference has its own point.
     sql = (
@@ -308,6 +336,14 @@ def test_historical_reads_use_the_current_columns(connect: Callable[..., Any]) -
     later.sql("ALTER TABLE C ADD COLUMN A VARCHAR")
     assert read(f"AT(STATEMENT => '{first}')") == (["ID", "B", "A"], [[1, None, None]])
     assert read() == (["ID", "B", "A"], [[1, None, None], [2, 20, None]])
+    # DESCRIBE TABLE (Snowflake's columns) lists the columns every version reads now.
+    (described,) = later.sql("DESCRIBE TABLE C")
+    assert described.columns[:4] == ["name", "type", "kind", "null?"]
+    assert [row[:3] for row in described.rows] == [
+        ["ID", "NUMBER(38,0)", "COLUMN"],
+        ["B", "NUMBER(38,0)", "COLUMN"],
+        ["A", "VARCHAR", "COLUMN"],
+    ]
 
     # RENAME COLUMN (issue 13): every version reads the column under its new name, and
     # ACCESS_HISTORY records the new name (002).

@@ -37,7 +37,7 @@ from rewind.sql import clone, names
 from rewind.sql.access import CreatePrincipal, DropPrincipal, GrantPrivileges, GrantRole, ShowGrants
 from rewind.sql.ddl import live_object, parent_and_name
 from rewind.sql.parse import AlterContainer
-from rewind.sql.query import REFERENCE, table_read, table_references
+from rewind.sql.query import REFERENCE, renamed, table_read, table_references
 from rewind.statement import (
     ALTER,
     CREATE,
@@ -141,7 +141,7 @@ def _references(
         key = f"{TABLE_KEY}{obj.id}"
         tables[key] = tuple(c.name for c in table_columns(obj))
         alias = table.args.get("alias") or exp.TableAlias(this=table.this.copy())
-        table.replace(exp.Table(this=exp.to_identifier(key, quoted=True), alias=alias))
+        table.replace(renamed(table, key, alias))
     return found, keyed, tables
 
 

@@ -27,6 +27,7 @@ _HANDLERS: list[tuple[type, Callable[[Context, Any], Result]]] = [
     (AlterContainer, alter.alter_container),
     (exp.Use, ddl.use),
     (exp.Show, show.show),
+    (exp.Describe, show.describe),
     (exp.Insert, dml.insert),
     (exp.Update, dml.update),
     (exp.Delete, dml.delete),

@@ -59,11 +59,18 @@ class Binding:
     frames: dict[str, DataFrame] = field(default_factory=dict)
     pins: list[Path] = field(default_factory=list)
 
-    def add(self, ctx: Context, frame: DataFrame, alias: exp.TableAlias | None) -> exp.Table:
-        """A table node that reads ``frame`` in this statement's queries."""
+    def add(
+        self,
+        ctx: Context,
+        frame: DataFrame,
+        alias: exp.TableAlias | None,
+        reference: exp.Table | None = None,
+    ) -> exp.Table:
+        """A table node that reads ``frame`` in this statement's queries, with the clauses
+        of the ``reference`` it stands for (:func:`renamed`)."""
         name = f"__rw_{ctx.query_id.replace('-', '')[:12]}_{next(_view_ids)}"
         self.frames[name] = frame
-        return exp.Table(this=exp.to_identifier(name, quoted=True), alias=alias)
+        return renamed(reference or exp.Table(), name, alias)
 
     def sql(self, spark: SparkSession, tree: exp.Expression) -> DataFrame:
         """A DataFrame for ``tree``, whose bound table nodes (:meth:`add`) read their
@@ -75,6 +82,23 @@ class Binding:
             for name in self.frames:
                 text = text.replace(quote(name), "{" + name + "}")
         return query(spark, text, self.frames)
+
+
+# What names the table a reference reads (replaced by the bound frame or key), as opposed
+# to the clauses that apply to what it reads (SAMPLE, PIVOT, UNPIVOT, ...).
+_NAMING = ("this", "db", "catalog", "when", "version", "alias")
+
+
+def renamed(table: exp.Table, name: str, alias: exp.TableAlias | None) -> exp.Table:
+    """``table`` reading ``name`` instead, with every other clause it has: a SAMPLE or
+    PIVOT dropped here would silently answer over the whole table."""
+    node = table.copy()
+    for key in _NAMING:
+        node.set(key, None)
+    node.meta.pop(REFERENCE, None)
+    node.set("this", exp.to_identifier(name, quoted=True))
+    node.set("alias", alias)
+    return node
 
 
 def table_read(ctx: Context, table: exp.Table, parts: list[str]) -> CatalogObject:
@@ -187,6 +211,14 @@ def table_references(tree: exp.Expression) -> list[tuple[exp.Table, list[str]]]:
                 f"Only catalog tables can be read: '{table.sql('snowflake')[:100]}' "
                 "is not a table name."
             )
+        if table.args.get("changes") is not None:
+            # Snowflake's change rows (METADATA$ACTION, $ISUPDATE, $ROW_ID) need row
+            # identities Delta tables do not keep; never the table read as if it were them.
+            raise UnsupportedError(
+                f"CHANGES is not supported ('{table.sql('snowflake')[:100]}'): compare two "
+                "points instead, e.g. SELECT * FROM t EXCEPT ALL SELECT * FROM t AT(...) "
+                "for the rows added since."
+            )
         parts = names.parts(table)
         if len(parts) == 1 and parts[0] in ctes and table.args.get("when") is None:
             continue
@@ -229,7 +261,7 @@ def _bind_flow(ctx: Context, tree: exp.Expression, binding: Binding) -> None:
             # table): every column a string.
             else spark.createDataFrame([], ", ".join(f"{quote(c)} STRING" for c in result.columns))
         )
-        table.replace(binding.add(ctx, frame, table.args.get("alias")))
+        table.replace(binding.add(ctx, frame, table.args.get("alias"), table))
 
 
 def bind(ctx: Context, tree: exp.Expression, binding: Binding) -> exp.Expression:
@@ -243,7 +275,7 @@ def bind(ctx: Context, tree: exp.Expression, binding: Binding) -> exp.Expression
             # imported by the statements that read them only.
             from rewind.lifecycle.views import system_view
 
-            table.replace(binding.add(ctx, system_view(ctx, parts), alias))
+            table.replace(binding.add(ctx, system_view(ctx, parts), alias, table))
             continue
         obj = referenced(ctx, table)
         when = table.args.get("when")
@@ -258,7 +290,7 @@ def bind(ctx: Context, tree: exp.Expression, binding: Binding) -> exp.Expression
             version=version,
             columns=[c.name for c in table_columns(obj)],
         )
-        table.replace(binding.add(ctx, frame, alias))
+        table.replace(binding.add(ctx, frame, alias, table))
     _bind_flow(ctx, tree, binding)  # after: its frames are no catalog tables
     return tree
 

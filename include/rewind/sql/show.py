@@ -1,4 +1,5 @@
-"""SHOW DATABASES | SCHEMAS | TABLES [HISTORY] [LIKE 'pattern'] [IN ...] (SPEC R22)."""
+"""SHOW DATABASES | SCHEMAS | TABLES [HISTORY] [LIKE 'pattern'] [IN ...] (SPEC R22) and
+DESCRIBE TABLE."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from rewind.sql import names
 from rewind.sql.tables import current_version
 from rewind.sql.values import literal
 from rewind.statement import Context
+from rewind.storage.columns import table_columns
 
 TABLE_COLUMNS = [
     "created_on",
@@ -56,6 +58,21 @@ DATABASE_COLUMNS = [
     "retention_time",
     "kind",
     "dropped_on",
+]
+# Snowflake's DESCRIBE TABLE columns, in its order.
+DESCRIBE_COLUMNS = [
+    "name",
+    "type",
+    "kind",
+    "null?",
+    "default",
+    "primary key",
+    "unique key",
+    "check",
+    "expression",
+    "comment",
+    "policy name",
+    "privacy domain",
 ]
 _KINDS = {"TABLES": TABLE, "SCHEMAS": SCHEMA, "DATABASES": DATABASE}
 
@@ -102,6 +119,31 @@ def show(ctx: Context, tree: exp.Show) -> Result:
     row = {TABLE: _table_row, SCHEMA: _schema_row, DATABASE: _database_row}[kind]
     columns = {TABLE: TABLE_COLUMNS, SCHEMA: SCHEMA_COLUMNS, DATABASE: DATABASE_COLUMNS}[kind]
     return ctx.result(columns, [row(ctx, o) for o in found])
+
+
+def describe(ctx: Context, tree: exp.Describe) -> Result:
+    """``DESC[RIBE] [TABLE] t``: the columns of the live table, as a reader sees them now
+    (another engine's schema changes included, SPEC R40); a table the role cannot see
+    answers as a missing one (SPEC R37)."""
+    kind = str(tree.args.get("kind") or TABLE).upper()
+    if kind != TABLE:
+        hint = {
+            SCHEMA: " (SHOW TABLES IN SCHEMA lists its tables)",
+            DATABASE: " (SHOW SCHEMAS IN DATABASE lists its schemas)",
+        }
+        raise UnsupportedError(f"DESCRIBE {kind} is not supported{hint.get(kind, '')}.")
+    for option in tree.args.get("expressions") or []:
+        if option.sql("snowflake").upper().replace(" ", "") != "TYPE=COLUMNS":
+            raise UnsupportedError(
+                f"DESCRIBE TABLE ... {option.sql('snowflake')} is not supported."
+            )
+    obj = names.table(ctx, names.parts(tree.this))
+    current_version(ctx, obj)  # another engine's commits first: their columns count too
+    rows = [
+        [c.name, c.type, "COLUMN", "Y", None, "N", "N", None, None, None, None, None]
+        for c in table_columns(obj)
+    ]
+    return ctx.result(DESCRIBE_COLUMNS, rows)
 
 
 def _in_time_travel(ctx: Context, obj: CatalogObject) -> bool:
