@@ -104,6 +104,8 @@ def test_reads_inside_writes_and_clones_need_select(admin: Any, ana: Any) -> Non
         "WHEN NOT MATCHED THEN INSERT (ID, V) VALUES (T.ID, T.V)",
         "UPDATE MINE SET V = 'x' WHERE ID IN (SELECT ID FROM T)",
         "DELETE FROM MINE WHERE ID IN (SELECT ID FROM T)",
+        "UPDATE MINE SET V = T.V FROM T WHERE MINE.ID = T.ID",
+        "DELETE FROM MINE USING T AT(OFFSET => -60) WHERE MINE.ID = T.ID",
         "CREATE TABLE C AS SELECT * FROM T",
         "CREATE TABLE C CLONE T",
         "CREATE TABLE C CLONE T AT(OFFSET => -60)",

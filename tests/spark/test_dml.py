@@ -194,6 +194,41 @@ def test_delete_with_and_without_where_returns_the_deleted_count(conn: Any) -> N
     assert query(conn, "SELECT COUNT(*) FROM T") == [(0,)]
 
 
+def test_update_from_and_delete_using_join_other_tables_at_any_point(
+    conn: Any, connect: Callable[..., Any]
+) -> None:
+    # SPEC R26, R23: Snowflake's UPDATE ... FROM (a row joining several rows takes one of
+    # them and counts as multi-joined) and DELETE ... USING, any table at any point; the
+    # recovery idiom: put back the values a bad UPDATE overwrote.
+    seed(conn)
+    later = open_at(connect, hours=1)
+    bad = later.sql("UPDATE T SET AMOUNT = 0, NAME = 'x'")[0].query_id
+    later.sql("CREATE TABLE FIX (ID INT, NAME VARCHAR); INSERT INTO FIX VALUES (1, 'p'), (1, 'q')")
+
+    counts = [
+        later.sql(statement)[0].rows
+        for statement in (
+            "UPDATE T t SET AMOUNT = old.AMOUNT, NAME = old.NAME "
+            f"FROM T BEFORE(STATEMENT => '{bad}') old WHERE t.ID = old.ID AND old.ID > 1",
+            "UPDATE T SET NAME = f.NAME FROM FIX f WHERE T.ID = f.ID",
+            "UPDATE T SET NAME = 'none' FROM FIX f, FIX g JOIN T h ON g.ID = h.ID "
+            "WHERE T.ID = f.ID AND f.ID = g.ID AND h.ID > 1",
+        )
+    ]
+
+    assert counts == [[[2, 0]], [[1, 1]], [[0, 0]]]
+    rows = query(later, "SELECT ID, NAME, AMOUNT FROM T ORDER BY ID")
+    assert rows[1:] == [(2, "b", Decimal("20.00")), (3, "c", Decimal("30.00"))]
+    assert rows[0][0] == 1 and rows[0][1] in ("p", "q") and rows[0][2] == 0
+
+    deleted = later.sql(
+        f"DELETE FROM T USING T AT(STATEMENT => '{bad}') old, FIX WHERE T.ID = old.ID "
+        "AND old.ID = FIX.ID"
+    )[0]
+    assert deleted.rows == [[1]]  # one target row, though it joins two rows of FIX
+    assert query(later, "SELECT ID FROM T ORDER BY ID") == [(2,), (3,)]
+
+
 def test_truncate_empties_the_table_but_keeps_its_history(conn: Any, home: Path) -> None:
     # SPEC R26, R13: TRUNCATE makes a version without rows; the files stay in time travel.
     insert = seed(conn)

@@ -118,6 +118,15 @@ def test_update_writes_the_set_columns_and_reads_the_rest() -> None:
     assert reads(sql) == {"T": {"B", "c"}}
 
 
+def test_update_from_and_delete_using_read_their_other_tables() -> None:
+    # Snowflake's UPDATE ... FROM and DELETE ... USING: the joined tables are sources.
+    sql = "UPDATE T SET a = o.x FROM U AS o, U AS p JOIN T AS q ON p.id = q.b WHERE T.b = o.id"
+    assert writes(sql) == {"A": {("U", "X")}}
+    assert reads(sql) == {"T": {"B"}, "U": {"ID", "X"}}
+    sql = "DELETE FROM T USING U AS o WHERE T.a = o.id"
+    assert (reads(sql), writes(sql)) == ({"T": {"A"}, "U": {"ID"}}, {})
+
+
 def test_delete_reads_its_condition_and_writes_no_lineage() -> None:
     sql = "DELETE FROM T WHERE a IN (SELECT id FROM U)"
     assert (reads(sql), writes(sql)) == ({"T": {"A"}, "U": {"ID"}}, {})

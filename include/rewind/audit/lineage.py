@@ -75,7 +75,9 @@ def _lineage(
     if isinstance(tree, exp.Update):
         return _synthesized(tree, *_update_query(tree), tables)
     if isinstance(tree, exp.Delete):
-        query = exp.select(exp.Literal.number(1)).from_(tree.this.copy())
+        query = joined(
+            exp.select(exp.Literal.number(1)).from_(tree.this.copy()), other_tables(tree)
+        )
         if tree.args.get("where"):
             query = query.where(tree.args["where"].this.copy())
         return _synthesized(tree, query, [], tables)
@@ -241,10 +243,38 @@ def _insert(tree: exp.Insert, tables: Mapping[str, Sequence[str]]) -> StatementL
     return StatementLineage(reads, _assign(targets, outputs))
 
 
+def other_tables(tree: exp.Update | exp.Delete) -> list[exp.Expression]:
+    """Copies of the tables an UPDATE ... FROM or DELETE ... USING reads beside its
+    target, in order, each join its own item (sqlglot nests them in the first table)."""
+    if isinstance(tree, exp.Update):
+        found = [tree.args["from_"].this] if tree.args.get("from_") else []
+    else:
+        found = list(tree.args.get("using") or [])
+    tables: list[exp.Expression] = []
+    for source in found:
+        source = source.copy()
+        joins = source.args.get("joins") or []
+        source.set("joins", None)
+        tables += [source, *joins]
+    return tables
+
+
+def joined(select: exp.Select, tables: Sequence[exp.Expression]) -> exp.Select:
+    """``select`` reading ``tables`` too: the first its FROM when it has none, each other
+    one a join (a table without its own: a comma join)."""
+    for table in tables:
+        if select.args.get("from_") is None:
+            select = select.from_(table)
+        else:
+            select.append("joins", table if isinstance(table, exp.Join) else exp.Join(this=table))
+    return select
+
+
 def _update_query(tree: exp.Update) -> tuple[exp.Select, list[str]]:
     """UPDATE t SET a = e WHERE w as ``SELECT e FROM t WHERE w``, targets [a]."""
     targets = [normalize(eq.this.this) for eq in tree.expressions]
     query = exp.select(*[eq.expression.copy() for eq in tree.expressions]).from_(tree.this.copy())
+    query = joined(query, other_tables(tree))
     if tree.args.get("where"):
         query = query.where(tree.args["where"].this.copy())
     return query, targets

@@ -13,14 +13,16 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
+from rewind.audit.lineage import joined, other_tables
 from rewind.catalog.models import CatalogObject
-from rewind.errors import InvalidValue, ObjectNotFound, UnsupportedError
+from rewind.errors import InvalidValue, ObjectNotFound
 from rewind.identifiers import normalize
 from rewind.result import Result
 from rewind.spark import functions
 from rewind.sql import names
 from rewind.sql.frames import (
     FILE_COLUMN,
+    ROW_COLUMN,
     files_by_uri,
     quote,
     version_frame,
@@ -145,6 +147,54 @@ class Target:
         rows = self.query(query).collect()
         return [str(r[0]) for r in rows], sum(int(r[1]) for r in rows)
 
+    def matched(
+        self, tree: exp.Update | exp.Delete, values: Sequence[exp.Expression], condition: exp.Expr
+    ) -> exp.Subquery:
+        """Each row the statement changes when it reads other tables (UPDATE ... FROM,
+        DELETE ... USING): the target rows ``condition`` joins to rows of them, once each
+        (``__rw_file``, ``__rw_row``), with the ``values`` (``__rw_v<i>``) of one of its
+        matches (Snowflake: any one) and how many it had (``__rw_n``)."""
+        keys = [self.col(FILE_COLUMN), self.col(ROW_COLUMN)]
+
+        def per_row(function: exp.Expression) -> exp.Window:
+            order = exp.Order(expressions=[exp.Ordered(this=keys[0].copy())])
+            return exp.Window(this=function, partition_by=[k.copy() for k in keys], order=order)
+
+        select = exp.select(
+            *[k.copy() for k in keys],
+            *[v.copy().as_(f"__rw_v{i}", quoted=True) for i, v in enumerate(values)],
+            per_row(exp.RowNumber()).as_("__rw_rn", quoted=True),
+            per_row(exp.Count(this=exp.Star())).as_("__rw_n", quoted=True),
+        )
+        select = joined(select, other_tables(tree)).where(is_true(condition))
+        bound = bind(self.ctx, select, self.binding)
+        assert isinstance(bound, exp.Select)
+        every = joined(bound, [self.node.copy()])  # bound already: a frame, no reference
+        first = exp.select(exp.Star()).from_(aliased(every, "__rw_all"))
+        return aliased(first.where(exp.column("__rw_rn", quoted=True).eq(1)), "__rw_m")
+
+    def changed(self, matched: exp.Subquery) -> tuple[list[str], int, int]:
+        """The files holding the rows ``matched`` names, how many rows, and how many of
+        them had several matches (Snowflake's multi-joined rows)."""
+        file = exp.column(FILE_COLUMN, quoted=True)
+        several = exp.func("IF", exp.column("__rw_n", quoted=True) > 1, 1, 0)
+        rows = self.query(
+            exp.select(file, exp.Count(this=exp.Star()), exp.Sum(this=several))
+            .from_(matched.copy())
+            .group_by(file.copy())
+        ).collect()
+        return [str(r[0]) for r in rows], sum(int(r[1]) for r in rows), sum(int(r[2]) for r in rows)
+
+    def with_matched(self, matched: exp.Subquery, join_type: str) -> exp.Select:
+        """The target's rows joined (LEFT, LEFT ANTI) to ``matched`` by file and row."""
+        on = exp.and_(
+            *[
+                self.col(key).eq(exp.column(key, table=matched.alias, quoted=True))
+                for key in (FILE_COLUMN, ROW_COLUMN)
+            ]
+        )
+        return exp.select().from_(self.node.copy()).join(matched.copy(), on=on, join_type=join_type)
+
     def rewrite(
         self, uris: list[str], frame: DataFrame, extra: Sequence[DataFile], operation: str
     ) -> None:
@@ -160,25 +210,34 @@ class Target:
         commit_files(self.ctx, self.obj, self.base, new, removes, operation)
 
 
+def aliased(select: exp.Select, name: str) -> exp.Subquery:
+    """``(select) AS "name"``: a quoted alias, so Spark's case does not fold it."""
+    return exp.Subquery(
+        this=select, alias=exp.TableAlias(this=exp.to_identifier(name, quoted=True))
+    )
+
+
 def is_true(condition: exp.Expr) -> exp.Expr:
     return exp.Is(this=exp.Paren(this=condition.copy()), expression=exp.true())
 
 
 def delete(ctx: Context, tree: exp.Delete) -> Result:
-    if tree.args.get("using"):
-        raise UnsupportedError("DELETE ... USING is not supported yet.")
     binding = Binding()
     try:
         target = Target(ctx, tree.this, binding)
-        where = tree.args.get("where")
-        condition = bind(ctx, where.this.copy(), binding) if where else exp.true()
-        uris, count = target.affected(condition)
-        if uris:
+        if tree.args.get("using"):
+            matched = target.matched(tree, [], _where(tree))
+            uris, count, _ = target.changed(matched)
+            query = target.with_matched(matched, "LEFT ANTI").select(*target.all_columns())
+        else:
+            condition = bind(ctx, _where(tree).copy(), binding)
+            uris, count = target.affected(condition)
             query = (
                 exp.select(*target.all_columns())
                 .from_(target.node.copy())
                 .where(exp.not_(is_true(condition)))
             )
+        if uris:
             target.rewrite(uris, target.query(query), [], "DELETE")
     finally:
         release(binding)
@@ -186,40 +245,54 @@ def delete(ctx: Context, tree: exp.Delete) -> Result:
 
 
 def update(ctx: Context, tree: exp.Update) -> Result:
-    if tree.args.get("from_") or tree.args.get("from"):
-        raise UnsupportedError("UPDATE ... FROM is not supported yet.")
+    """UPDATE t SET ... [FROM other tables] [WHERE ...]: with FROM, a target row that
+    joins several rows takes the values of one of them and counts as multi-joined, as in
+    Snowflake (ERROR_ON_NONDETERMINISTIC_UPDATE = FALSE, its default)."""
     binding = Binding()
     try:
         target = Target(ctx, tree.this, binding)
-        where = tree.args.get("where")
-        condition = bind(ctx, where.this.copy(), binding) if where else exp.true()
-        updates = {
-            target.column(normalize(eq.this.this)).name: bind(ctx, eq.expression.copy(), binding)
-            for eq in tree.expressions
+        values = {
+            target.column(normalize(eq.this.this)).name: eq.expression for eq in tree.expressions
         }
-        uris, count = target.affected(condition)
+        updated: exp.Expr
+        new: dict[str, exp.Expression]
+        if tree.args.get("from_"):
+            matched = target.matched(tree, list(values.values()), _where(tree))
+            uris, count, multi = target.changed(matched)
+            updated = exp.column(FILE_COLUMN, table=matched.alias, quoted=True).is_(exp.null())
+            updated = exp.not_(updated)
+            new = {
+                name: exp.column(f"__rw_v{i}", table=matched.alias, quoted=True)
+                for i, name in enumerate(values)
+            }
+            rows = target.with_matched(matched, "LEFT")
+        else:
+            condition = bind(ctx, _where(tree).copy(), binding)
+            updated = is_true(condition)
+            new = {name: bind(ctx, value.copy(), binding) for name, value in values.items()}
+            (uris, count), multi = target.affected(condition), 0
+            rows = exp.select().from_(target.node.copy())
         if uris:
             projection = [
                 exp.Case(
-                    ifs=[
-                        exp.If(
-                            this=is_true(condition),
-                            true=updates[c.name],
-                        )
-                    ],
-                    default=target.col(c.name),
+                    ifs=[exp.If(this=updated.copy(), true=new[c.name])], default=target.col(c.name)
                 ).as_(c.name, quoted=True)
-                if c.name in updates
+                if c.name in new
                 else target.col(c.name)
                 for c in target.columns
             ]
-            query = exp.select(*projection, target.col(FILE_COLUMN)).from_(target.node.copy())
+            query = rows.select(*projection, target.col(FILE_COLUMN))
             target.rewrite(uris, target.query(query), [], "UPDATE")
     finally:
         release(binding)
     return ctx.result(
-        ["number of rows updated", "number of multi-joined rows updated"], [[count, 0]]
+        ["number of rows updated", "number of multi-joined rows updated"], [[count, multi]]
     )
+
+
+def _where(tree: exp.Update | exp.Delete) -> exp.Expression:
+    where = tree.args.get("where")
+    return where.this if where else exp.true()
 
 
 def truncate(ctx: Context, tree: exp.TruncateTable) -> Result:

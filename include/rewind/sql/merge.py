@@ -10,7 +10,7 @@ from sqlglot import exp
 from rewind.errors import ExecutionError, InvalidValue, UnsupportedError
 from rewind.identifiers import normalize
 from rewind.result import Result
-from rewind.sql.dml import Target, file_rows, is_true
+from rewind.sql.dml import Target, aliased, file_rows, is_true
 from rewind.sql.frames import (
     FILE_COLUMN,
     ROW_COLUMN,
@@ -26,12 +26,6 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 SOURCE_FLAG = "__rw_src"
 ACTION = "__rw_action"
-
-
-def _alias(select: exp.Select, name: str) -> exp.Subquery:
-    return exp.Subquery(
-        this=select, alias=exp.TableAlias(this=exp.to_identifier(name, quoted=True))
-    )
 
 
 def _case(branches: list[tuple[exp.Expr, exp.Expr]], default: exp.Expr) -> exp.Expr:
@@ -120,7 +114,7 @@ class _Merge:
 
     def run(self) -> list[int]:
         """Apply the clauses; returns [inserted, updated, deleted] row counts."""
-        joined = _alias(self.joined(), "__rw_j")
+        joined = aliased(self.joined(), "__rw_j")
         act, file, row = (exp.column(n, quoted=True) for n in (ACTION, FILE_COLUMN, ROW_COLUMN))
         deleting = act.copy().isin(*self.deletes() or [-1])
         acting = joined.copy()
@@ -154,7 +148,7 @@ class _Merge:
         ranked = exp.select(exp.Star(), rank.as_("__rw_rn", quoted=True)).from_(joined.copy())
         keep = (
             exp.select(*[exp.column(c.name, quoted=True) for c in self.target.columns], file.copy())
-            .from_(_alias(ranked, "__rw_r"))
+            .from_(aliased(ranked, "__rw_r"))
             .where(exp.and_(exp.column("__rw_rn", quoted=True).eq(1), exp.not_(deleting)))
         )
         inserted = self.inserted()

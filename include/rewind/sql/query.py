@@ -90,14 +90,14 @@ _NAMING = ("this", "db", "catalog", "when", "version", "alias")
 
 
 def renamed(table: exp.Table, name: str, alias: exp.TableAlias | None) -> exp.Table:
-    """``table`` reading ``name`` instead, with every other clause it has: a SAMPLE or
-    PIVOT dropped here would silently answer over the whole table."""
-    node = table.copy()
-    for key in _NAMING:
-        node.set(key, None)
-    node.meta.pop(REFERENCE, None)
-    node.set("this", exp.to_identifier(name, quoted=True))
-    node.set("alias", alias)
+    """A node reading ``name`` instead of ``table``, which it replaces, with every other
+    clause ``table`` has (a SAMPLE or PIVOT dropped here would silently answer over the
+    whole table). The clauses move, not copies: the tables joined inside one (an UPDATE's
+    FROM, a DELETE's USING) are bound in place afterwards."""
+    node = exp.Table(this=exp.to_identifier(name, quoted=True), alias=alias)
+    for key, value in table.args.items():
+        if key not in _NAMING and value is not None:
+            node.set(key, value)
     return node
 
 
