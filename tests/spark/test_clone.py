@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -312,6 +313,18 @@ def test_bigquery_dataset_time_travel_hours(history: dict[str, Any]) -> None:
         conn.sql("CREATE SCHEMA DB.DAY OPTIONS (max_time_travel_hours = 24)", dialect="bigquery")
     assert error.value.code == "INVALID_RETENTION"
     assert rows(conn, "SHOW SCHEMAS LIKE 'DAY' IN DATABASE DB") == []
+    # BigQuery's NUMERIC keeps 9 decimals (it stored 1.5 as 2 once).
+    conn.sql(
+        "CREATE TABLE DB.WEEK.N (A NUMERIC); INSERT INTO DB.WEEK.N VALUES (1.5)",
+        dialect="bigquery",
+    )
+    assert rows(conn, "SELECT A * 2 FROM DB.WEEK.N") == [[Decimal("3.000000000")]]
+    # A BigQuery user on a session without a current database learns what stands for a
+    # project (SPEC R39).
+    with pytest.raises(RewindError) as error:
+        history["connect"](now=DAY3).sql("CREATE SCHEMA DS", dialect="bigquery")
+    assert error.value.code == "NO_CURRENT_CONTAINER"
+    assert "A BigQuery project is a Rewind database" in error.value.message
 
 
 def test_zero_copy_inodes_survive_dropping_the_source(history: dict[str, Any]) -> None:

@@ -20,8 +20,14 @@ from sqlglot.errors import SqlglotError
 
 from rewind.clock import format_timestamp
 from rewind.constants import RETENTION_PARAM
-from rewind.errors import InvalidRetention, InvalidValue, SqlSyntaxError, TimeTravelUnavailable
-from rewind.sql.parse import AlterContainer
+from rewind.errors import (
+    InvalidRetention,
+    InvalidValue,
+    SqlSyntaxError,
+    TimeTravelUnavailable,
+    UnsupportedError,
+)
+from rewind.sql.parse import AlterContainer, syntax_detail
 from rewind.sql.values import literal
 
 _CLONE_POINT = re.compile(
@@ -44,8 +50,7 @@ def _parse_one(text: str) -> exp.Expression:
     except RecursionError:  # sqlglot recurses once per nesting level
         raise SqlSyntaxError("Syntax error: the statement is nested too deeply.") from None
     except SqlglotError as exc:
-        detail = " ".join(str(exc).split())
-        raise SqlSyntaxError(f"Syntax error: {detail[:300]}") from None
+        raise SqlSyntaxError(f"Syntax error: {syntax_detail(exc)}") from None
     assert isinstance(tree, exp.Expression)
     return tree
 
@@ -105,8 +110,22 @@ def parse_bigquery(statement: str) -> exp.Expression | AlterContainer:
     return _bigquery_tree(_parse_one(statement))
 
 
+def _numeric(node: exp.Expression) -> exp.Expression:
+    """BigQuery's NUMERIC (DECIMAL) without parameters is NUMERIC(38, 9), not Snowflake's
+    NUMBER(38, 0) nor Spark's DECIMAL(10, 0): read either way, 1.5 would be stored as 2."""
+    if isinstance(node, exp.DataType):
+        if node.this == exp.DataType.Type.DECIMAL and not node.expressions:
+            return exp.DataType.build("DECIMAL(38, 9)")
+        if node.this == exp.DataType.Type.BIGDECIMAL:
+            raise UnsupportedError(
+                "BIGNUMERIC is not supported: a Delta decimal holds at most 38 digits "
+                "(NUMERIC: 38, 9 of them after the point)."
+            )
+    return node
+
+
 def _bigquery_tree(tree: exp.Expression) -> exp.Expression:
-    tree = tree.transform(_system_time).transform(_plain_names)
+    tree = tree.transform(_system_time).transform(_plain_names).transform(_numeric)
     if isinstance(tree, exp.Create) and str(tree.args.get("kind", "")).upper() == "SCHEMA":
         _dataset_options(tree)
     return tree

@@ -38,6 +38,13 @@ def _not_found(kind: str, names: list[str]) -> ObjectNotFound:
     )
 
 
+# A BigQuery user knows no database: say what stands for a project.
+_BIGQUERY_PROJECT = (
+    " A BigQuery project is a Rewind database: name it (project.dataset.table) or make it "
+    "in Snowflake's dialect first (CREATE DATABASE project)."
+)
+
+
 def database(ctx: Context, name: str | None) -> CatalogObject:
     """A live database by name, or the current one when ``name`` is None."""
     if name is None:
@@ -45,6 +52,7 @@ def database(ctx: Context, name: str | None) -> CatalogObject:
         if name is None:
             raise NoCurrentContainer(
                 "This session does not have a current database. Call 'USE DATABASE'."
+                + _BIGQUERY_PROJECT * (ctx.state.dialect == "bigquery")
             )
     found = ctx.catalog.live(DATABASE, 0, name)
     if found is None or not can_see(ctx, found):  # SPEC R37: no existence leak

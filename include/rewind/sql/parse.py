@@ -56,6 +56,20 @@ class ParsedStatement:
     tree: exp.Expression | AlterContainer | AccessStatement
 
 
+# sqlglot's dump of a token in a message ("Expected table name but got <Token ...>").
+_TOKEN_DUMP = re.compile(r"<Token token_type: [^,]*, text: (.*?), line: \d+, col: \d+, .*?>")
+# ... and of the node it could not finish ("Required keyword: 'this' missing for <class ...>").
+_NODE_DUMP = re.compile(r"Required keyword: '\w+' missing for <class '(?:\w+\.)*(\w+)'>")
+
+
+def syntax_detail(exc: SqlglotError) -> str:
+    """sqlglot's message for a user: one line, no terminal underline around the place it
+    points at, a token by its text (SPEC R39)."""
+    detail = " ".join(str(exc).split()).replace("\x1b[4m", "").replace("\x1b[0m", "")
+    detail = _NODE_DUMP.sub(lambda m: f"incomplete {m.group(1).lower()} expression", detail)
+    return _TOKEN_DUMP.sub(lambda m: f"'{m.group(1)}'", detail)[:300]
+
+
 def _parse_one(text: str, dialect: str) -> exp.Expression:
     try:
         tree = sqlglot.parse_one(text, read=dialect)
@@ -135,8 +149,7 @@ def parse(statement: str, dialect: str = "snowflake") -> ParsedStatement:
     except SqlglotError as exc:
         tree = _parse_negative_properties(statement, dialect)
         if tree is None:
-            detail = " ".join(str(exc).split()).replace("\x1b[4m", "").replace("\x1b[0m", "")
-            raise SqlSyntaxError(f"SQL compilation error: {detail[:300]}") from None
+            raise SqlSyntaxError(f"SQL compilation error: {syntax_detail(exc)}") from None
     assert tree is not None
     if isinstance(tree, exp.Command):
         return ParsedStatement(statement, _parse_command(statement, tree, dialect))
