@@ -74,24 +74,29 @@ def test_transient_containers_make_transient_tables_capped_at_one_day_r2_r5(sql)
 
 # -- R6: inheritance -------------------------------------------------------------------------
 def test_objects_without_a_value_inherit_from_their_parents_r6(sql):
-    """Each step changes one level; T (no value) follows, U (explicit 4) never moves."""
+    """Each step changes one level; T (no value) follows, U (explicit 4) never moves.
+    Snowflake's SHOW PARAMETERS IN TABLE says where T's value comes from."""
     steps = [
-        ("ALTER DATABASE d SET DATA_RETENTION_TIME_IN_DAYS = 7", 7),
-        ("ALTER SCHEMA d.public SET DATA_RETENTION_TIME_IN_DAYS = 3", 3),
-        ("ALTER TABLE t SET DATA_RETENTION_TIME_IN_DAYS = 2", 2),
-        ("ALTER ACCOUNT SET DATA_RETENTION_TIME_IN_DAYS = 20", 2),
-        ("ALTER TABLE t UNSET DATA_RETENTION_TIME_IN_DAYS", 3),
-        ("ALTER SCHEMA d.public UNSET DATA_RETENTION_TIME_IN_DAYS", 7),
-        ("ALTER DATABASE d UNSET DATA_RETENTION_TIME_IN_DAYS", 20),
-        ("ALTER ACCOUNT UNSET DATA_RETENTION_TIME_IN_DAYS", 1),
+        ("ALTER DATABASE d SET DATA_RETENTION_TIME_IN_DAYS = 7", 7, "DATABASE"),
+        ("ALTER SCHEMA d.public SET DATA_RETENTION_TIME_IN_DAYS = 3", 3, "SCHEMA"),
+        ("ALTER TABLE t SET DATA_RETENTION_TIME_IN_DAYS = 2", 2, "TABLE"),
+        ("ALTER ACCOUNT SET DATA_RETENTION_TIME_IN_DAYS = 20", 2, "TABLE"),
+        ("ALTER TABLE t UNSET DATA_RETENTION_TIME_IN_DAYS", 3, "SCHEMA"),
+        ("ALTER SCHEMA d.public UNSET DATA_RETENTION_TIME_IN_DAYS", 7, "DATABASE"),
+        ("ALTER DATABASE d UNSET DATA_RETENTION_TIME_IN_DAYS", 20, "ACCOUNT"),
+        ("ALTER ACCOUNT UNSET DATA_RETENTION_TIME_IN_DAYS", 1, ""),  # the default
     ]
-    script = "; ".join(f"{statement}; SHOW TABLES" for statement, _ in steps)
+    script = "; ".join(f"{s}; SHOW TABLES; SHOW PARAMETERS IN TABLE t" for s, *_ in steps)
     out = sql(
         "CREATE DATABASE d; CREATE TABLE t (a INT); "
         f"CREATE TABLE u (a INT) DATA_RETENTION_TIME_IN_DAYS = 4; {script}"
     )
-    shown = [retention_by_name(result) for result in out[4::2]]
-    assert shown == [{"T": days, "U": 4} for _, days in steps]
+    shown = [retention_by_name(result) for result in out[4::3]]
+    assert shown == [{"T": days, "U": 4} for _, days, _ in steps]
+    parameters = [rows(result) for result in out[5::3]]
+    assert [[(p["key"], p["value"], p["level"]) for p in listed] for listed in parameters] == [
+        [("DATA_RETENTION_TIME_IN_DAYS", str(days), level)] for _, days, level in steps
+    ]
 
 
 # -- R7: MIN_DATA_RETENTION_TIME_IN_DAYS -----------------------------------------------------
@@ -104,11 +109,19 @@ def test_min_retention_overrides_zero_for_permanent_tables_only_r7(sql, fails):
         "CREATE TRANSIENT TABLE tz (a INT) DATA_RETENTION_TIME_IN_DAYS = 0; "
         "CREATE TRANSIENT TABLE tt (a INT); "
         "ALTER ACCOUNT SET MIN_DATA_RETENTION_TIME_IN_DAYS = 5; "
-        "SHOW TABLES; DROP TABLE z; DROP TABLE tz; DROP TABLE tt; UNDROP TABLE tz"
+        "SHOW TABLES; SHOW PARAMETERS LIKE '%retention%' IN ACCOUNT; "
+        "SHOW PARAMETERS IN TABLE z; "
+        "DROP TABLE z; DROP TABLE tz; DROP TABLE tt; UNDROP TABLE tz"
     )
     assert code == "CANNOT_UNDROP"
     shown = retention_by_name(out[5])
     assert (shown["TZ"], shown["TT"]) == (0, 1)
+    account, z = rows(out[6]), rows(out[7])
+    assert [(p["key"], p["value"], p["default"], p["level"]) for p in account] == [
+        ("DATA_RETENTION_TIME_IN_DAYS", "1", "1", ""),
+        ("MIN_DATA_RETENTION_TIME_IN_DAYS", "5", "0", "ACCOUNT"),
+    ]
+    assert (z[0]["value"], z[0]["level"]) == ("0", "TABLE")  # MIN never changes the value
 
     code, out = fails("USE d; SHOW TABLES HISTORY; UNDROP TABLE tt", days=1, hours=1)
     assert code == "CANNOT_UNDROP"

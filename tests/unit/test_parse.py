@@ -138,6 +138,9 @@ def test_alter_container_values_and_names() -> None:
         "ALTER DATABASE d RENAME TO",
         "ALTER SCHEMA a.b.c.d RENAME TO x",
         "GRANT x TO y z",
+        "SHOW PARAMETERS IN TABLE",
+        "SHOW PARAMETERS IN ACCOUNT x",
+        "SHOW PARAMETERS IN TABLE t AT(OFFSET => -1)",
     ],
 )
 def test_bad_commands_are_syntax_errors(text: str) -> None:
@@ -295,3 +298,26 @@ def test_bigquery_numeric_keeps_its_nine_decimals_and_bignumeric_is_refused() ->
     assert "CAST(`X` AS DECIMAL(38, 9))" in to_spark(cast)
     with pytest.raises(UnsupportedError, match="BIGNUMERIC"):
         parse("CREATE TABLE ds.t (a BIGNUMERIC)", "bigquery")
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "name"),
+    [
+        ("SHOW PARAMETERS", "ACCOUNT", None),
+        ("show parameters like '%RETENTION%' in account", "ACCOUNT", None),
+        ("SHOW PARAMETERS LIKE 'DATA%' IN TABLE d.s.t", "TABLE", "d.s.t"),
+        ('SHOW PARAMETERS IN SCHEMA "My Db".s', "SCHEMA", '"My Db".s'),
+    ],
+)
+def test_show_parameters_is_read_as_a_listing_over_one_scope(
+    text: str, kind: str, name: str | None
+) -> None:
+    # Snowflake's SHOW PARAMETERS (sqlglot reads it as a bare command): Rewind's retention
+    # parameters of the account or of one object (SPEC R5, R7).
+    tree = parse(text).tree
+    assert isinstance(tree, exp.Show) and tree.name == "PARAMETERS"
+    assert tree.args["scope_kind"] == kind
+    scope = tree.args.get("scope")
+    assert (scope.sql("snowflake") if scope else None) == name
+    with pytest.raises(UnsupportedError, match="SHOW PARAMETERS IN WAREHOUSE is not supported"):
+        parse("SHOW PARAMETERS IN WAREHOUSE w")

@@ -147,6 +147,10 @@ class Catalog:
         row = self.session.get(AccountParameter, name)
         return ACCOUNT_DEFAULTS[name] if row is None else row.value
 
+    def account_parameter_set(self, name: str) -> bool:
+        """Whether ALTER ACCOUNT set ``name`` (its value is not the default)."""
+        return self.session.get(AccountParameter, name) is not None
+
     def set_account_parameter(self, name: str, value: int | None) -> None:
         row = self.session.get(AccountParameter, name)
         if value is None:

@@ -213,10 +213,22 @@ def _parse_negative_properties(statement: str, dialect: str) -> exp.Expression |
         return None
 
 
-def _parse_command(statement: str, tree: exp.Command, dialect: str) -> AlterContainer:
+_SHOW_PARAMETERS = re.compile(
+    r"^SHOW\s+PARAMETERS(?:\s+LIKE\s+(?P<like>'(?:[^']|'')*'))?"
+    r"(?:\s+IN\s+(?P<kind>\w+)(?:\s+(?P<name>\S.*?))?)?\s*$",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def _parse_command(
+    statement: str, tree: exp.Command, dialect: str
+) -> exp.Expression | AlterContainer:
     if str(tree.this).upper() == "ALTER":
         tokens = sqlglot.tokenize(statement, read=dialect)[1:]
         return _AlterParser(tokens, statement).parse()
+    parameters = _SHOW_PARAMETERS.match(statement)
+    if parameters:
+        return _show_parameters(parameters, dialect)
     words = statement.split()
     head = " ".join(words[:3])
     kind = next((w for w in words[1:] if w.upper() not in _MODIFIERS), "").upper()
@@ -227,6 +239,38 @@ def _parse_command(statement: str, tree: exp.Command, dialect: str) -> AlterCont
             f"Rewind does not support {words[0].upper()} {kind} (only tables and their containers)."
         )
     raise SqlSyntaxError(f"SQL compilation error: unsupported statement '{head} ...'.")
+
+
+def _show_parameters(match: re.Match[str], dialect: str) -> exp.Show:
+    """``SHOW PARAMETERS [LIKE '...'] [IN ACCOUNT | DATABASE|SCHEMA|TABLE name]`` as the
+    SHOW node of the other listings (``this`` PARAMETERS): Rewind's parameters are the
+    retention ones (SPEC R5, R7)."""
+    show = exp.Show(this="PARAMETERS", scope_kind="ACCOUNT")
+    if match["like"]:
+        show.set("like", _parse_one(f"SELECT {match['like']}", dialect).expressions[0])
+    kind = (match["kind"] or "ACCOUNT").upper()
+    if kind not in ("ACCOUNT", "DATABASE", "SCHEMA", "TABLE"):
+        raise UnsupportedError(
+            f"SHOW PARAMETERS IN {kind} is not supported: Rewind's parameters are set on the "
+            "account, databases, schemas and tables."
+        )
+    if kind == "ACCOUNT":
+        if match["name"] is not None:
+            raise SqlSyntaxError(f"SQL compilation error: unexpected '{match['name'][:50]}'.")
+        return show
+    if match["name"] is None:
+        raise SqlSyntaxError(f"SQL compilation error: SHOW PARAMETERS IN {kind} needs a name.")
+    try:
+        name = _parse_one(f"SELECT * FROM {match['name']}", dialect).args["from_"].this
+    except (SqlglotError, KeyError):
+        name = None
+    if not isinstance(name, exp.Table) or set(name.args) - {"this", "db", "catalog"}:
+        raise SqlSyntaxError(
+            f"SQL compilation error: invalid {kind.lower()} name '{match['name']}'."
+        )
+    show.set("scope_kind", kind)
+    show.set("scope", name)
+    return show
 
 
 class _AlterParser:

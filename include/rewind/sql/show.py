@@ -10,8 +10,17 @@ from sqlglot import exp
 
 from rewind import retention, security
 from rewind.catalog.models import CatalogObject
-from rewind.constants import DATABASE, SCHEMA, TABLE
-from rewind.errors import StorageError, UnsupportedError
+from rewind.constants import (
+    ACCOUNT_DEFAULT_MIN_RETENTION_DAYS,
+    ACCOUNT_DEFAULT_RETENTION_DAYS,
+    DATABASE,
+    MAX_TRANSIENT_RETENTION_DAYS,
+    MIN_RETENTION_PARAM,
+    RETENTION_PARAM,
+    SCHEMA,
+    TABLE,
+)
+from rewind.errors import InvalidValue, StorageError, UnsupportedError
 from rewind.result import Result
 from rewind.sql import names
 from rewind.sql.tables import current_version
@@ -97,6 +106,8 @@ def like_pattern(pattern: str) -> re.Pattern[str]:
 
 def show(ctx: Context, tree: exp.Show) -> Result:
     what = str(tree.this).upper()
+    if what == "PARAMETERS":
+        return _parameters(ctx, tree)
     if what not in _KINDS:
         raise UnsupportedError(f"SHOW {what} is not supported.")
     kind = _KINDS[what]
@@ -144,6 +155,68 @@ def describe(ctx: Context, tree: exp.Describe) -> Result:
         for c in table_columns(obj)
     ]
     return ctx.result(DESCRIBE_COLUMNS, rows)
+
+
+# Snowflake's SHOW PARAMETERS columns and the words it describes these two with.
+PARAMETER_COLUMNS = ["key", "value", "default", "level", "description", "type"]
+_PARAMETERS = {
+    RETENTION_PARAM: (
+        ACCOUNT_DEFAULT_RETENTION_DAYS,
+        "number of days for which Rewind retains historical data for performing Time Travel "
+        "actions (SELECT, CLONE, UNDROP) on the object. A value of 0 effectively disables "
+        "Time Travel for the specified database, schema, or table",
+    ),
+    MIN_RETENTION_PARAM: (
+        ACCOUNT_DEFAULT_MIN_RETENTION_DAYS,
+        "Minimum number of days for which Rewind retains historical data for performing "
+        "Time Travel actions on the permanent objects of the account",
+    ),
+}
+
+
+def _parameters(ctx: Context, tree: exp.Show) -> Result:
+    """SHOW PARAMETERS: the account's two retention parameters, or an object's
+    DATA_RETENTION_TIME_IN_DAYS as in force (SPEC R5-R7): the value inherited from the
+    nearest container that sets it, ``level`` naming that container's kind ('' for the
+    default); capped at 1 day for a transient object. Its effective retention, the
+    account minimum applied, is SHOW's ``retention_time``."""
+    found: list[tuple[str, int, str]] = []
+    kind = str(tree.args.get("scope_kind")).upper()
+    if kind == "ACCOUNT":
+        for key in _PARAMETERS:
+            value = ctx.catalog.account_parameter(key)
+            set_here = ctx.catalog.account_parameter_set(key)
+            found.append((key, value, "ACCOUNT" if set_here else ""))
+    else:
+        obj = _named(ctx, kind, tree.args["scope"])
+        value, level = ctx.catalog.account_parameter(RETENTION_PARAM), ""
+        if ctx.catalog.account_parameter_set(RETENTION_PARAM):
+            level = "ACCOUNT"
+        for holder in reversed(ctx.catalog.ancestors(obj)):
+            if holder.retention_days is not None:
+                value, level = holder.retention_days, holder.kind
+        if ctx.catalog.is_transient(obj):
+            value = min(value, MAX_TRANSIENT_RETENTION_DAYS)
+        found.append((RETENTION_PARAM, value, level))
+    like = tree.args.get("like")
+    pattern = like_pattern(str(literal(like))) if like is not None else None
+    rows = [
+        [key, str(value), str(_PARAMETERS[key][0]), level, _PARAMETERS[key][1], "NUMBER"]
+        for key, value, level in found
+        if pattern is None or pattern.fullmatch(key)
+    ]
+    return ctx.result(PARAMETER_COLUMNS, rows)
+
+
+def _named(ctx: Context, kind: str, name: exp.Table) -> CatalogObject:
+    parts = names.parts(name)
+    if kind == TABLE:
+        return names.table(ctx, parts)
+    if kind == SCHEMA:
+        return names.schema(ctx, parts)
+    if len(parts) != 1:
+        raise InvalidValue(f"Invalid database name '{'.'.join(parts)}'.")
+    return names.database(ctx, parts[0])
 
 
 def _in_time_travel(ctx: Context, obj: CatalogObject) -> bool:
