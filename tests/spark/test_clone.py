@@ -119,6 +119,16 @@ def test_a_clone_keeps_the_retention_set_on_its_source_r24(history: dict[str, An
     # Snowflake's restore idiom: the table replaced by its own past keeps its 30 days
     conn.sql(f"CREATE OR REPLACE TABLE DB.S.A2 CLONE DB.S.A2 AT(TIMESTAMP => '{DAY2}')")
     assert conn.sql("SHOW TABLES LIKE 'A2' IN DB.S")[0].column("retention_time") == [30]
+    # Set on the clone in Snowflake's order (after the source and its point) or before
+    # CLONE, a value wins over the source's.
+    conn.sql(
+        f"CREATE DATABASE DB3 CLONE DB AT(TIMESTAMP => '{DAY2}') IGNORE TABLES WITH "
+        "INSUFFICIENT DATA RETENTION DATA_RETENTION_TIME_IN_DAYS = 2 COMMENT = 'a = b'; "
+        "CREATE TABLE DB.S.A3 DATA_RETENTION_TIME_IN_DAYS = 4 CLONE DB.S.A2"
+    )
+    db3 = conn.sql("SHOW DATABASES LIKE 'DB3'")[0]
+    assert (db3.column("retention_time"), db3.column("comment")) == ([2], ["a = b"])
+    assert conn.sql("SHOW TABLES LIKE 'A3' IN DB.S")[0].column("retention_time") == [4]
 
 
 @pytest.mark.parametrize(

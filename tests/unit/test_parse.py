@@ -47,8 +47,8 @@ def test_snowflake_statements_over_other_object_kinds_are_unsupported_not_bad_sy
 @pytest.mark.parametrize(
     "text",
     [
-        "CREATE TABLE A3 CLONE A DATA_RETENTION_TIME_IN_DAYS = 3",
-        "CREATE OR REPLACE TRANSIENT DATABASE D3 CLONE D DATA_RETENTION_TIME_IN_DAYS = 3",
+        "CREATE TABLE A3 CLONE A FROB",
+        "CREATE OR REPLACE TRANSIENT DATABASE D3 CLONE D WITH TAG (x = 1)",
     ],
 )
 def test_a_statement_over_rewinds_own_kinds_it_cannot_read_is_a_syntax_error(text: str) -> None:
@@ -321,3 +321,28 @@ def test_show_parameters_is_read_as_a_listing_over_one_scope(
     assert (scope.sql("snowflake") if scope else None) == name
     with pytest.raises(UnsupportedError, match="SHOW PARAMETERS IN WAREHOUSE is not supported"):
         parse("SHOW PARAMETERS IN WAREHOUSE w")
+
+
+@pytest.mark.parametrize(
+    ("text", "read_as"),
+    [
+        (
+            "CREATE TABLE a CLONE b DATA_RETENTION_TIME_IN_DAYS = 3",
+            "CREATE TABLE a DATA_RETENTION_TIME_IN_DAYS=3 CLONE b",
+        ),
+        (
+            "CREATE SCHEMA s2 CLONE s BEFORE(STATEMENT => 'x') COMMENT = 'p = q'",
+            "CREATE SCHEMA s2 COMMENT='p = q' CLONE s BEFORE (STATEMENT => 'x')",
+        ),
+    ],
+)
+def test_a_clones_properties_after_its_source_are_read_as_snowflake_writes_them(
+    text: str, read_as: str
+) -> None:
+    assert parse(text).tree.sql("snowflake") == read_as
+    parsed = parse(
+        "CREATE DATABASE d2 CLONE d AT(OFFSET => -60) "
+        "IGNORE TABLES WITH INSUFFICIENT DATA RETENTION DATA_RETENTION_TIME_IN_DAYS = 1"
+    )
+    assert parsed.tree.meta  # the IGNORE clause is kept
+    assert "DATA_RETENTION_TIME_IN_DAYS=1 CLONE d" in parsed.tree.sql("snowflake")

@@ -6,6 +6,7 @@ sqlglot does not know ``ALTER ACCOUNT|DATABASE|SCHEMA ...``; those come back as 
 
 from __future__ import annotations
 
+import itertools
 import logging
 import re
 from dataclasses import dataclass, field
@@ -134,6 +135,9 @@ def parse(statement: str, dialect: str = "snowflake") -> ParsedStatement:
     access = parse_access(statement, dialect)  # CREATE ROLE, GRANT, ... (SPEC R37)
     if access is not None:
         return ParsedStatement(statement, access)
+    reordered = _clone_properties_first(statement, dialect)
+    if reordered != statement:
+        return ParsedStatement(statement, parse(reordered, dialect).tree)
     ignore_short = _IGNORE_SHORT.search(statement)
     if ignore_short:
         parsed = parse(statement[: ignore_short.start()], dialect)
@@ -180,6 +184,35 @@ def _create_like(tree: exp.Expression | AlterContainer) -> exp.Expression | Alte
         tree.set("properties", None)
     tree.set("expression", exp.select("*").from_(likes[0].this.copy()).limit(0))
     return tree
+
+
+_CREATE_CLONE = re.compile(r"^\s*CREATE\b.*\bCLONE\b", re.IGNORECASE | re.DOTALL)
+
+
+def _clone_properties_first(statement: str, dialect: str) -> str:
+    """``CREATE ... x CLONE y [AT|BEFORE (...)] [IGNORE ...] KEY = value ...`` with its
+    properties moved before CLONE, where sqlglot reads them; any other text as it is.
+
+    Snowflake's syntax puts a clone's properties (``DATA_RETENTION_TIME_IN_DAYS = n``,
+    ``COMMENT = '...'``) after the source and its point; sqlglot only reads them before
+    CLONE, and fell back to a bare command (a SYNTAX_ERROR) otherwise.
+    """
+    if not _CREATE_CLONE.match(statement):
+        return statement
+    try:
+        tokens = sqlglot.tokenize(statement, read=dialect)
+    except SqlglotError:
+        return statement
+    clone = next((t for t in tokens if t.text.upper() == "CLONE"), None)
+    depth = 0
+    for token, following in itertools.pairwise(tokens):
+        if clone is None or token.start <= clone.start:
+            continue
+        depth += {TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(token.token_type, 0)
+        if depth == 0 and following.token_type == TokenType.EQ:
+            source = statement[clone.start : token.start].strip()
+            return f"{statement[: clone.start]}{statement[token.start :].strip()} {source}"
+    return statement
 
 
 def _parse_negative_properties(statement: str, dialect: str) -> exp.Expression | None:
