@@ -21,6 +21,7 @@ import argparse
 import contextlib
 import itertools
 import json
+import os
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -33,6 +34,7 @@ from rewind.errors import RewindError
 from rewind.result import Result, render_table, to_csv, to_json
 
 if TYPE_CHECKING:
+    from rewind.config import Config
     from rewind.connection import Connection
 
 
@@ -89,12 +91,21 @@ def _spark_options(_args: argparse.Namespace) -> int:
     return 0
 
 
+def _config(args: argparse.Namespace) -> Config:
+    """The command's settings; ``--user`` (or REWIND_USER) names the user as a login
+    does, folded unless double-quoted: ``--user ana`` is the user ``CREATE USER ana`` made."""
+    from rewind.config import Config
+    from rewind.identifiers import rewind_name
+
+    user = args.user or os.environ.get("REWIND_USER")
+    return Config.load(home=args.home, user=rewind_name(user) if user else None, now=args.now)
+
+
 def _server(args: argparse.Namespace) -> int:
     from rewind import spark_server
-    from rewind.config import Config
     from rewind.home import prepare_home
 
-    config = Config.load(home=args.home, user=args.user, now=args.now)
+    config = _config(args)
     if args.server_command == "start":
         prepare_home(config)
         spinner = partial(_spinner, config.home)
@@ -151,13 +162,12 @@ def _connect(
 ) -> Connection:
     """The CLI's session: its Spark work on the home's Spark Connect server, started on
     first use unless REWIND_SPARK_SERVER=off (``starting``: what shows that start)."""
-    from rewind.config import Config
     from rewind.spark import heavy_imports
 
     with heavy_imports():
         from rewind.connection import Connection
 
-    config = Config.load(home=args.home, user=args.user, now=args.now)
+    config = _config(args)
     return Connection(config, start_server=partial(starting, config.home))
 
 

@@ -28,6 +28,15 @@ def normalize(identifier: exp.Identifier | str, quoted: bool = False) -> str:
     return name if quoted else name.upper()
 
 
+def rewind_name(text: str) -> str:
+    """A user name as written outside SQL (``--user``, a mapping): double quotes keep it
+    exact, else it folds as an unquoted identifier does (R4): ``ana`` is ``ANA``."""
+    text = text.strip()
+    if len(text) > 1 and text.startswith('"') and text.endswith('"'):
+        return normalize(text[1:-1], quoted=True)
+    return normalize(text)
+
+
 def display(name: str) -> str:
     """A name as Snowflake prints it inside messages: quoted when it needs quotes."""
     if _PLAIN.fullmatch(name):

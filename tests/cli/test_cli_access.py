@@ -80,7 +80,7 @@ def test_grants_through_the_command_and_a_granted_read(
         "--format",
         "json",
         "SHOW GRANTS TO ROLE ANALYST; SELECT count(*) AS N FROM D.PUBLIC.T",
-        user="ANA",
+        user="ana",  # a login folds as an unquoted name does (SPEC R4): CREATE USER ANA's
         now=at(1),
     )
     assert allowed.returncode == 0, allowed.stderr

@@ -280,6 +280,15 @@ def test_clock_functions_in_dml_read_the_rewind_clock(conn: Any, statement: str)
     assert query(conn, "SELECT ID, DAY FROM T") == [(1, T0.date())]
 
 
+def test_session_functions_name_the_rewind_session(conn: Any) -> None:
+    # Snowflake's CURRENT_USER / ROLE / DATABASE / SCHEMA name the session's user, role and
+    # containers (Spark's named the server's OS user and its 'default' database).
+    session = "SELECT CURRENT_USER(), CURRENT_ROLE(), CURRENT_DATABASE(), CURRENT_SCHEMA()"
+    assert query(conn, session) == [("ADMIN", "ACCOUNTADMIN", "D", "PUBLIC")]
+    conn.sql("INSERT INTO T (ID, NAME) VALUES (1, CURRENT_USER())")
+    assert query(conn, "SELECT NAME FROM T") == [("ADMIN",)]
+
+
 # -- MERGE (SPEC R26) --------------------------------------------------------------------------
 def test_merge_updates_deletes_and_inserts_in_one_version(conn: Any, home: Path) -> None:
     # SPEC R26, R14: one MERGE is one Delta version, with Snowflake's three counts.

@@ -23,8 +23,7 @@ from typing import Any
 from rewind.clock import format_timestamp, parse_timestamp
 from rewind.constants import DATABASE, SCHEMA, TABLE
 from rewind.errors import AccessDenied, InvalidValue, UnsupportedError
-from rewind.identifiers import QualifiedName, normalize
-from rewind.operations.identity import rewind_name
+from rewind.identifiers import QualifiedName, normalize, rewind_name
 
 NAME_PARTS = {DATABASE: 1, SCHEMA: 2, TABLE: 3}
 NAME_SHAPES = {DATABASE: "DATABASE", SCHEMA: "DATABASE.SCHEMA", TABLE: "DATABASE.SCHEMA.TABLE"}

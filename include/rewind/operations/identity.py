@@ -25,7 +25,7 @@ import os
 from collections.abc import Mapping
 
 from rewind.errors import AccessDenied, ConfigurationError
-from rewind.identifiers import normalize
+from rewind.identifiers import rewind_name
 
 USERS_ENV = "REWIND_AIRFLOW_USERS"
 SERVICE_ENV = "REWIND_SERVICE_USER"
@@ -80,11 +80,3 @@ def _mapping(env: Mapping[str, str]) -> dict[str, str] | None:
             f"{USERS_ENV} must be a JSON object of Airflow user -> Rewind user names."
         )
     return mapping
-
-
-def rewind_name(text: str) -> str:
-    """A Rewind user name as written: double quotes keep it exact, else it folds (R4)."""
-    text = text.strip()
-    if len(text) > 1 and text.startswith('"') and text.endswith('"'):
-        return normalize(text[1:-1], quoted=True)
-    return normalize(text)

@@ -16,7 +16,7 @@ from rewind.sql.frames import (
     ROW_COLUMN,
     write_frame,
 )
-from rewind.sql.points import with_clock
+from rewind.sql.points import with_session
 from rewind.sql.query import Binding, bind, release
 from rewind.statement import Context
 from rewind.storage.columns import Column
@@ -206,8 +206,9 @@ class _Merge:
 def merge(ctx: Context, tree: exp.Merge) -> Result:
     binding = Binding()
     try:
-        # The WHEN clauses are not bound table by table: give them the clock here (R15).
-        clocked = with_clock(ctx, tree.copy())
+        # The WHEN clauses are not bound table by table: give them the clock (R15) and
+        # the session's names here.
+        clocked = with_session(ctx, tree.copy())
         assert isinstance(clocked, exp.Merge)
         counts = _Merge(ctx, clocked, binding).run()
     finally:

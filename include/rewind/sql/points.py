@@ -19,16 +19,29 @@ from rewind.sql.values import literal
 from rewind.statement import Context
 
 
-def with_clock(ctx: Context, tree: exp.Expression) -> exp.Expression:
-    """``tree`` with CURRENT_TIMESTAMP / CURRENT_DATE (and their Snowflake synonyms) as
-    constants of the Rewind clock: Spark's would read the wall clock (SPEC R15)."""
+def with_session(ctx: Context, tree: exp.Expression) -> exp.Expression:
+    """``tree`` with the session's values as constants: CURRENT_TIMESTAMP / CURRENT_DATE
+    (and their Snowflake synonyms) of the Rewind clock, where Spark's would read the wall
+    clock (SPEC R15); CURRENT_USER / ROLE / DATABASE / SCHEMA (BigQuery's SESSION_USER)
+    of the Rewind session, where Spark's name its own (the server's OS user, ``default``)."""
     instant = exp.Literal.string(format_timestamp(ctx.now))
+    state = ctx.state
+    names: dict[type[exp.Expression], str | None] = {
+        exp.CurrentUser: state.user,
+        exp.SessionUser: state.user,
+        exp.CurrentRole: state.role,
+        exp.CurrentDatabase: state.database,
+        exp.CurrentSchema: state.schema,
+    }
 
     def constant(node: exp.Expression) -> exp.Expression:
         if isinstance(node, exp.CurrentTimestamp):
             return exp.cast(instant.copy(), "TIMESTAMP")
         if isinstance(node, exp.CurrentDate):
             return exp.cast(exp.cast(instant.copy(), "TIMESTAMP"), "DATE")
+        if type(node) in names:
+            name = names[type(node)]
+            return exp.null() if name is None else exp.Literal.string(name)
         return node
 
     return tree.transform(constant)
@@ -94,7 +107,7 @@ def _timestamp(ctx: Context, node: exp.Expression) -> datetime:
         inner = inner.this
     if isinstance(inner, exp.Literal) and inner.is_string:
         return parse_timestamp_input(inner.this).astimezone(UTC)
-    bound = with_clock(ctx, node)
+    bound = with_session(ctx, node)
     if list(bound.find_all(exp.Column, exp.Select)):
         raise InvalidValue(f"TIMESTAMP => needs a constant, got '{node.sql('snowflake')}'.")
     sql = to_spark(exp.select(exp.cast(bound, "TIMESTAMP").as_("ts")))

@@ -27,7 +27,7 @@ from rewind.security import can_see
 from rewind.spark import query
 from rewind.sql import names
 from rewind.sql.frames import collect, quote, version_frame
-from rewind.sql.points import point_instant, point_of, with_clock
+from rewind.sql.points import point_instant, point_of, with_session
 from rewind.sql.spark_sql import to_spark
 from rewind.sql.tables import current_version, snapshot
 from rewind.statement import Context, Reference
@@ -266,8 +266,8 @@ def _bind_flow(ctx: Context, tree: exp.Expression, binding: Binding) -> None:
 
 def bind(ctx: Context, tree: exp.Expression, binding: Binding) -> exp.Expression:
     """Replace every table reference in ``tree`` by a frame of the version it names,
-    and the clock functions by the Rewind clock (SPEC R15)."""
-    tree = with_clock(ctx, tree)
+    and the clock and session functions by the session's values (SPEC R15)."""
+    tree = with_session(ctx, tree)
     for table, parts in table_references(tree):
         alias = table.args.get("alias") or exp.TableAlias(this=table.this.copy())
         if reference_of(ctx, table).system_view:
