@@ -182,6 +182,11 @@ def require_undrop(ctx: Context, obj: CatalogObject) -> None:
     check(ctx, [Need(OWNERSHIP, obj), create_need(obj.kind, parent)])
 
 
+def copy_grants(ctx: Context, source: CatalogObject, target: CatalogObject) -> None:
+    """``target`` gets every privilege granted on ``source`` (not its OWNERSHIP)."""
+    Grants(ctx.catalog.session).copy(source.id, target.id, ctx.now)
+
+
 def visible_ids(ctx: Context) -> set[int] | None:
     """Objects SHOW lists to the session's role: those it owns or holds a privilege on,
     and their containers (None: everything, for ACCOUNTADMIN)."""

@@ -439,6 +439,33 @@ def test_describe_table_answers_only_a_role_that_reaches_the_table(admin: Any, a
     assert "SHOW TABLES IN SCHEMA" in denied(admin, "DESCRIBE SCHEMA D.PUBLIC", "UNSUPPORTED")
 
 
+def test_copy_grants_and_the_children_of_a_container_clone_keep_what_was_granted(
+    admin: Any, ana: Any
+) -> None:
+    # SPEC R37 with Snowflake's rules: a clone starts with no grants; COPY GRANTS gives a
+    # new table those of the table it replaces, else of the one it clones (never the
+    # OWNERSHIP: the creating role owns it); each child of a schema or database clone
+    # keeps the grants on its source. Restoring by clone no longer locks readers out.
+    admin.sql(
+        "GRANT SELECT ON TABLE D.PUBLIC.T TO ROLE ANALYST; "
+        "CREATE OR REPLACE TABLE T CLONE T COPY GRANTS; CREATE TABLE PLAIN CLONE T; "
+        "CREATE TABLE COPIED CLONE T COPY GRANTS; CREATE DATABASE D2 CLONE D"
+    )
+    for table in ("T", "COPIED", "D2.PUBLIC.T"):
+        assert query(ana, f"SELECT COUNT(*) FROM {table}") == [(2,)], table
+    assert hidden(ana, "SELECT * FROM PLAIN") == (
+        "Table 'D.PUBLIC.PLAIN' does not exist or not authorized."
+    )
+    (copied,) = admin.sql("SHOW GRANTS ON TABLE D.PUBLIC.COPIED")
+    assert list(zip(copied.column("privilege"), copied.column("grantee_name"), strict=True)) == [
+        ("OWNERSHIP", "ACCOUNTADMIN"),
+        ("SELECT", "ANALYST"),
+    ]
+    assert denied(admin, "CREATE OR REPLACE SCHEMA D.S COPY GRANTS", "UNSUPPORTED") == (
+        "COPY GRANTS applies to tables."
+    )
+
+
 def test_public_grants_reach_every_role_and_a_user_without_a_role_acts_as_public(
     admin: Any, ana: Any, connect: Callable[..., Any]
 ) -> None:

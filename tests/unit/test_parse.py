@@ -334,6 +334,10 @@ def test_show_parameters_is_read_as_a_listing_over_one_scope(
             "CREATE SCHEMA s2 CLONE s BEFORE(STATEMENT => 'x') COMMENT = 'p = q'",
             "CREATE SCHEMA s2 COMMENT='p = q' CLONE s BEFORE (STATEMENT => 'x')",
         ),
+        (
+            "CREATE OR REPLACE TABLE t CLONE t AT(OFFSET => -60) COPY GRANTS",
+            "CREATE OR REPLACE TABLE t COPY GRANTS CLONE t AT (OFFSET => -60)",
+        ),
     ],
 )
 def test_a_clones_properties_after_its_source_are_read_as_snowflake_writes_them(

@@ -91,6 +91,13 @@ class Grants:
             )
             self.session.flush()
 
+    def copy(self, source_id: int, target_id: int, now: datetime) -> None:
+        """Every privilege granted on ``source_id`` granted alike on ``target_id`` (never
+        OWNERSHIP, which is no grant): Snowflake's COPY GRANTS and the children of a
+        container clone."""
+        for held in self.on_object(source_id):
+            self.grant(target_id, held.privilege, held.role_name, held.granted_by, now)
+
     def revoke(self, object_id: int, privileges: Iterable[str], role: str | None) -> None:
         """Revoke ``privileges`` from ``role`` (every role when None) on one object."""
         query = delete(ObjectGrant).where(

@@ -139,6 +139,7 @@ def clone_schema_into(
     for table, name, version in plans:
         props = ObjectProperties(transient=table.is_transient)
         clone = new_object(ctx, TABLE, target.id, name, props, source=table)
+        security.copy_grants(ctx, table, clone)  # a container's children keep theirs
         clone_table_into(ctx, table, version, clone, direct=False)
         report.tables += 1
 
@@ -178,7 +179,9 @@ def create_clone(
     name: str,
     props: ObjectProperties,
 ) -> tuple[CatalogObject, CloneReport]:
-    """Create ``name`` under ``parent_id`` as a clone of ``source`` (SPEC R24).
+    """Create ``name`` under ``parent_id`` as a clone of ``source`` (SPEC R24). As in
+    Snowflake, the clone itself starts with no grants (COPY GRANTS aside) and each child
+    of a container clone keeps the privileges granted on its source.
 
     Schema and database clones fail as a whole (nothing is created, SPEC R28) when a
     table's retention does not reach the point, unless IGNORE TABLES WITH
@@ -207,5 +210,6 @@ def create_clone(
         assert schema is not None
         kept = ObjectProperties(transient=schema.is_transient)
         copy = new_object(ctx, SCHEMA, clone.id, schema_name, kept, source=schema)
+        security.copy_grants(ctx, schema, copy)
         clone_schema_into(ctx, schema, copy, when, ignore_short, report)
     return clone, report

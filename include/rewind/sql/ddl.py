@@ -68,20 +68,40 @@ def create(ctx: Context, tree: exp.Create) -> Result:
         from rewind.sql.dml import bind_table_as
 
         write_as = bind_table_as(ctx, tree.expression)  # before the old one is dropped
+    grants_from = _grants_from(kind, props, existing, source)
     if existing is not None:
         ctx.catalog.drop(existing, ctx.now)
         ctx.catalog.record_access(ctx.query_id, existing.id, "DDL", operation="DROP")
         operation = "REPLACE"
     if source is not None:
-        return _created_clone(ctx, tree, source, parent_id, name, props, operation)
+        return _created_clone(ctx, tree, source, parent_id, name, props, operation, grants_from)
     obj = new_object(ctx, kind, parent_id, name, props)
     if kind == TABLE:
         _table_storage(ctx, tree, obj, location, write_as)
     elif kind == DATABASE:
         new_object(ctx, SCHEMA, obj.id, PUBLIC_SCHEMA, ObjectProperties())
+    _copy_grants(ctx, grants_from, obj)
     _make_current(ctx, obj)
     ctx.catalog.record_access(ctx.query_id, obj.id, "DDL", operation=operation)
     return ctx.status(f"{kind.capitalize()} {name} successfully created.")
+
+
+def _grants_from(
+    kind: str, props: ObjectProperties, replaced: CatalogObject | None, cloned: CatalogObject | None
+) -> CatalogObject | None:
+    """COPY GRANTS: the table whose privileges (all but OWNERSHIP) the new one takes, the
+    one it replaces first, else the one it clones (Snowflake's precedence); None without
+    COPY GRANTS or without either (a new incarnation starts with no grants, SPEC R37)."""
+    if not props.copy_grants:
+        return None
+    if kind != TABLE:
+        raise UnsupportedError("COPY GRANTS applies to tables.")
+    return replaced or cloned
+
+
+def _copy_grants(ctx: Context, source: CatalogObject | None, target: CatalogObject) -> None:
+    if source is not None:
+        security.copy_grants(ctx, source, target)
 
 
 def _clone_source(ctx: Context) -> CatalogObject | None:
@@ -123,9 +143,11 @@ def _created_clone(
     name: str,
     props: ObjectProperties,
     operation: str,
+    grants_from: CatalogObject | None,
 ) -> Result:
     """CREATE ... CLONE (SPEC R24): the new object, and for containers what was skipped."""
     obj, report = clone.create_clone(ctx, tree, source, parent_id, name, props)
+    _copy_grants(ctx, grants_from, obj)
     ctx.catalog.record_access(ctx.query_id, obj.id, "DDL", operation=operation)
     _make_current(ctx, obj)
     message = f"{obj.kind.capitalize()} {name} successfully created."

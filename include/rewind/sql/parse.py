@@ -193,9 +193,10 @@ def _clone_properties_first(statement: str, dialect: str) -> str:
     """``CREATE ... x CLONE y [AT|BEFORE (...)] [IGNORE ...] KEY = value ...`` with its
     properties moved before CLONE, where sqlglot reads them; any other text as it is.
 
-    Snowflake's syntax puts a clone's properties (``DATA_RETENTION_TIME_IN_DAYS = n``,
-    ``COMMENT = '...'``) after the source and its point; sqlglot only reads them before
-    CLONE, and fell back to a bare command (a SYNTAX_ERROR) otherwise.
+    Snowflake's syntax puts a clone's properties (``COPY GRANTS``,
+    ``DATA_RETENTION_TIME_IN_DAYS = n``, ``COMMENT = '...'``) after the source and its
+    point; sqlglot only reads them before CLONE, and fell back to a bare command (a
+    SYNTAX_ERROR) otherwise.
     """
     if not _CREATE_CLONE.match(statement):
         return statement
@@ -209,7 +210,8 @@ def _clone_properties_first(statement: str, dialect: str) -> str:
         if clone is None or token.start <= clone.start:
             continue
         depth += {TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(token.token_type, 0)
-        if depth == 0 and following.token_type == TokenType.EQ:
+        copy_grants = (token.text.upper(), following.text.upper()) == ("COPY", "GRANTS")
+        if depth == 0 and (following.token_type == TokenType.EQ or copy_grants):
             source = statement[clone.start : token.start].strip()
             return f"{statement[: clone.start]}{statement[token.start :].strip()} {source}"
     return statement

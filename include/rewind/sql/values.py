@@ -53,6 +53,7 @@ class ObjectProperties:
     transient: bool = False
     retention: Any = _UNSET
     comment: Any = _UNSET
+    copy_grants: bool = False
 
     @property
     def has_retention(self) -> bool:
@@ -64,11 +65,14 @@ class ObjectProperties:
 
 
 def object_properties(props: exp.Properties | None) -> ObjectProperties:
-    """Read TRANSIENT, DATA_RETENTION_TIME_IN_DAYS and COMMENT; refuse anything else."""
+    """Read TRANSIENT, DATA_RETENTION_TIME_IN_DAYS, COMMENT and COPY GRANTS; refuse
+    anything else."""
     result = ObjectProperties()
     for prop in props.expressions if props else []:
         if isinstance(prop, exp.TransientProperty):
             result.transient = True
+        elif isinstance(prop, exp.CopyGrantsProperty):
+            result.copy_grants = True
         elif isinstance(prop, exp.SchemaCommentProperty):
             result.comment = literal(prop.this)
         elif isinstance(prop, exp.Property) and prop.name.upper() == RETENTION_PARAM:
