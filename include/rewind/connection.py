@@ -303,6 +303,20 @@ class Connection:
         action's record is written in the same transaction, so it commits at most once."""
         state_before = (self.state.database, self.state.schema)
         query_id, now = str(uuid.uuid4()), self.clock.now()
+        try:
+            return self._attempts(text, action, once, query_id, now, state_before)
+        finally:
+            self.state.query_ids.append(query_id)  # LAST_QUERY_ID(): failed ones too
+
+    def _attempts(
+        self,
+        text: str,
+        action: Callable[[Context], Result],
+        once: RunKey | None,
+        query_id: str,
+        now: datetime,
+        state_before: tuple[str | None, str | None],
+    ) -> Result:
         for attempt in range(1, COMMIT_ATTEMPTS + 1):
             with (
                 Session(self.engine) as session,

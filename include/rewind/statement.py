@@ -29,6 +29,7 @@ class SessionState:
     schema: str | None = None
     dialect: str = "snowflake"
     flow: list[Result] = field(default_factory=list)  # earlier results of a ->> chain
+    query_ids: list[str] = field(default_factory=list)  # its statements', in order
 
 
 # What a Change does. Data: one per kind of row change it makes (each a privilege).

@@ -248,6 +248,24 @@ def test_changes_is_refused_and_two_points_give_the_rows_added_since(history: Hi
     assert query(session, since.format(**history.ids)) == [(4, "d")]
 
 
+def test_last_query_id_names_the_sessions_statements_r16(history: History) -> None:
+    # SPEC R16 with Snowflake's LAST_QUERY_ID([n]): the script idiom "DELETE ...; SELECT
+    # ... BEFORE(STATEMENT => LAST_QUERY_ID())" reads what the DELETE removed; n > 0 counts
+    # from the session's first statement, n < 0 back from the latest; '' where none is.
+    session = history.session(hours=5)
+    results = session.sql(
+        "CREATE TABLE SCRATCH CLONE T; DELETE FROM SCRATCH WHERE ID = 2; "
+        "SELECT ID FROM SCRATCH BEFORE(STATEMENT => LAST_QUERY_ID()) ORDER BY ID; "
+        "SELECT LAST_QUERY_ID(-1), LAST_QUERY_ID(-2), LAST_QUERY_ID(2), LAST_QUERY_ID(99)"
+    )
+    delete, before, named = results[1], results[2], results[3]
+    assert before.rows == [[2], [3], [4]]
+    assert named.rows == [[before.query_id, delete.query_id, results[0].query_id, ""]]
+    with pytest.raises(RewindError) as error:
+        session.sql("SELECT LAST_QUERY_ID('x')")
+    assert error.value.code == "INVALID_VALUE"
+
+
 def test_one_query_joins_several_points_of_the_same_table(history: History) -> None:
     # SPEC R23: each table reference has its own point.
     sql = (

@@ -35,6 +35,8 @@ def with_session(ctx: Context, tree: exp.Expression) -> exp.Expression:
     }
 
     def constant(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Anonymous) and node.name.upper() == "LAST_QUERY_ID":
+            return exp.Literal.string(_last_query_id(ctx, node))
         if isinstance(node, exp.CurrentTimestamp):
             return exp.cast(instant.copy(), "TIMESTAMP")
         if isinstance(node, exp.CurrentDate):
@@ -47,6 +49,17 @@ def with_session(ctx: Context, tree: exp.Expression) -> exp.Expression:
     return tree.transform(constant)
 
 
+def _last_query_id(ctx: Context, call: exp.Anonymous) -> str:
+    """Snowflake's LAST_QUERY_ID([n]): the session's n-th statement (1 the first, -1, the
+    default, the latest before this one); '' where there is none."""
+    n = literal(call.expressions[0]) if len(call.expressions) == 1 else -1
+    if len(call.expressions) > 1 or isinstance(n, bool) or not isinstance(n, int):
+        raise InvalidValue(f"LAST_QUERY_ID takes one integer: '{call.sql('snowflake')}'.")
+    ids = ctx.state.query_ids
+    index = n - 1 if n > 0 else len(ids) + n
+    return ids[index] if n != 0 and 0 <= index < len(ids) else ""
+
+
 def point_of(ctx: Context, when: exp.HistoricalData) -> timetravel.Point:
     """Turn ``AT|BEFORE(kind => expr)`` into a :class:`timetravel.Point`."""
     direction = str(when.this).upper()
@@ -55,7 +68,7 @@ def point_of(ctx: Context, when: exp.HistoricalData) -> timetravel.Point:
     if kind == "OFFSET":
         return timetravel.Point(direction, offset_seconds=float(_number(value)))
     if kind == "STATEMENT":
-        text = literal(value)
+        text = literal(with_session(ctx, value))  # LAST_QUERY_ID() names one too
         if not isinstance(text, str):
             raise InvalidValue("STATEMENT => needs a query id string.")
         return timetravel.Point(direction, statement=text.strip())
