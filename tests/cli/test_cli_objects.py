@@ -242,11 +242,19 @@ def test_show_like_and_in_scopes_r22(sql):
         ("SHOW SCHEMAS LIKE 's' IN ACCOUNT", {("D1", "", "S")}),
         ("SHOW SCHEMAS IN DATABASE d2", {("D2", "", "PUBLIC")}),
         ("SHOW DATABASES LIKE '%2'", {("", "", "D2")}),
+        # Snowflake's STARTS WITH (a case-sensitive prefix) and LIMIT n [FROM 'after'],
+        # over the listing's order (they were ignored once: every row came back).
+        ("SHOW TABLES STARTS WITH 'ORDER'", {s_orders, ("D1", "S", "ORDER_LINES")}),
+        ("SHOW TABLES STARTS WITH 'order'", set()),
+        ("SHOW TABLES LIMIT 1", {s_orders}),  # by name: 'S' sorts before '_'
+        ("SHOW TABLES LIMIT 1 FROM 'ORDERS'", {("D1", "S", "ORDER_LINES")}),
     ]
     statements = "; ".join(statement for statement, _ in cases)
     out = sql(f"USE SCHEMA d1.s; {statements}", hours=1)[1:]
     for (statement, expected), result in zip(cases, out, strict=True):
         assert {place(r) for r in rows(result)} == expected, statement
+    terse = sql("SHOW TERSE TABLES IN SCHEMA d1.s", hours=1)[0]
+    assert terse["columns"] == ["created_on", "name", "database_name", "schema_name", "kind"]
 
 
 # -- RENAME and SWAP (SPEC R3, R25) -------------------------------------------------------------

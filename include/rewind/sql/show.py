@@ -83,6 +83,7 @@ DESCRIBE_COLUMNS = [
     "policy name",
     "privacy domain",
 ]
+_TERSE = ("created_on", "name", "kind", "database_name", "schema_name")
 _KINDS = {"TABLES": TABLE, "SCHEMAS": SCHEMA, "DATABASES": DATABASE}
 
 
@@ -122,14 +123,38 @@ def show(ctx: Context, tree: exp.Show) -> Result:
     if like is not None:
         pattern = like_pattern(str(literal(like)))
         found = [o for o in found if pattern.fullmatch(o.name)]
-    # Snowflake's order (the multiple-drop example of its Time Travel page): live objects
-    # by name, then the dropped ones, the most recently dropped first.
+    found = _paged(tree, found)
+    row = {TABLE: _table_row, SCHEMA: _schema_row, DATABASE: _database_row}[kind]
+    columns = {TABLE: TABLE_COLUMNS, SCHEMA: SCHEMA_COLUMNS, DATABASE: DATABASE_COLUMNS}[kind]
+    rows = [row(ctx, o) for o in found]
+    if tree.args.get("terse"):  # Snowflake's TERSE: these columns only, where a listing has them
+        kept = [i for i, c in enumerate(columns) if c in _TERSE]
+        columns, rows = [columns[i] for i in kept], [[r[i] for i in kept] for r in rows]
+    return ctx.result(columns, rows)
+
+
+def _paged(tree: exp.Show, found: list[CatalogObject]) -> list[CatalogObject]:
+    """Snowflake's order (the multiple-drop example of its Time Travel page): live objects
+    by name, then the dropped ones, the most recently dropped first; then STARTS WITH (a
+    case-sensitive prefix) and LIMIT n [FROM 'name'] (the names after 'name')."""
     found.sort(key=lambda o: (o.name, o.created_on.timestamp()))
     found.sort(key=lambda o: -o.dropped_on.timestamp() if o.dropped_on else 0)
     found.sort(key=lambda o: o.dropped_on is not None)
-    row = {TABLE: _table_row, SCHEMA: _schema_row, DATABASE: _database_row}[kind]
-    columns = {TABLE: TABLE_COLUMNS, SCHEMA: SCHEMA_COLUMNS, DATABASE: DATABASE_COLUMNS}[kind]
-    return ctx.result(columns, [row(ctx, o) for o in found])
+    starts = tree.args.get("starts_with")
+    if isinstance(starts, exp.Expression):
+        prefix = str(literal(starts))
+        found = [o for o in found if o.name.startswith(prefix)]
+    after = tree.args.get("from_")
+    if isinstance(after, exp.Expression):
+        cursor = str(literal(after))
+        found = [o for o in found if o.name > cursor]
+    limit = tree.args.get("limit")
+    if isinstance(limit, exp.Limit):
+        rows = literal(limit.expression)
+        if isinstance(rows, bool) or not isinstance(rows, int) or rows < 0:
+            raise InvalidValue(f"LIMIT takes a number of rows, got {limit.expression.sql()}.")
+        found = found[:rows]
+    return found
 
 
 def describe(ctx: Context, tree: exp.Describe) -> Result:
