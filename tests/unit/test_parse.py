@@ -350,3 +350,15 @@ def test_a_clones_properties_after_its_source_are_read_as_snowflake_writes_them(
     )
     assert parsed.tree.meta  # the IGNORE clause is kept
     assert "DATA_RETENTION_TIME_IN_DAYS=1 CLONE d" in parsed.tree.sql("snowflake")
+
+
+def test_comment_on_is_read_as_alter_set_comment() -> None:
+    # Snowflake's COMMENT ON: the ALTER ... SET COMMENT it stands for (same privilege and
+    # audit); a column's comment is not kept.
+    tree = parse("COMMENT IF EXISTS ON TABLE d.s.t IS 'it''s'").tree
+    assert isinstance(tree, exp.Alter)
+    assert tree.sql("snowflake") == "ALTER TABLE IF EXISTS d.s.t SET COMMENT='it\\'s'"
+    schema = parse("COMMENT ON SCHEMA d.s IS 'x'").tree
+    assert isinstance(schema, AlterContainer) and schema.kind == "SCHEMA"
+    with pytest.raises(UnsupportedError, match="COMMENT ON COLUMN is not supported"):
+        parse("COMMENT ON COLUMN t.a IS 'x'")

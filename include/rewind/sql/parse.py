@@ -157,6 +157,20 @@ def parse(statement: str, dialect: str = "snowflake") -> ParsedStatement:
     assert tree is not None
     if isinstance(tree, exp.Command):
         return ParsedStatement(statement, _parse_command(statement, tree, dialect))
+    if isinstance(tree, exp.Comment):
+        # Snowflake's COMMENT [IF EXISTS] ON TABLE|SCHEMA|DATABASE x IS '...' is its
+        # ALTER ... SET COMMENT: the same privilege (OWNERSHIP), audit and effect.
+        kind, name = str(tree.args.get("kind")).upper(), tree.this.sql(dialect)
+        if kind not in _KINDS:
+            raise UnsupportedError(
+                f"COMMENT ON {kind} is not supported: Rewind keeps the comments of tables, "
+                "schemas and databases."
+            )
+        exists = " IF EXISTS" if tree.args.get("exists") else ""
+        text = tree.expression.sql(dialect)
+        return ParsedStatement(
+            statement, parse(f"ALTER {kind}{exists} {name} SET COMMENT = {text}", dialect).tree
+        )
     if isinstance(tree, exp.Condition | exp.Alias):
         # sqlglot reads text such as ``FROB x`` as a bare expression (``FROB AS x``);
         # it is no statement, so it is a syntax error, as in Snowflake (SPEC R39).
