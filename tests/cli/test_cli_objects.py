@@ -218,7 +218,7 @@ def place(row: dict[str, Any]) -> tuple[str, str, str]:
     return row.get("database_name", ""), row.get("schema_name", ""), row["name"]
 
 
-def test_show_like_and_in_scopes_r22(sql):
+def test_show_like_and_in_scopes_r22(sql, fails):
     sql(
         "CREATE DATABASE d1; CREATE SCHEMA s; "
         "CREATE TABLE orders (a INT); CREATE TABLE order_lines (a INT); CREATE TABLE ox (a INT); "
@@ -255,6 +255,8 @@ def test_show_like_and_in_scopes_r22(sql):
         assert {place(r) for r in rows(result)} == expected, statement
     terse = sql("SHOW TERSE TABLES IN SCHEMA d1.s", hours=1)[0]
     assert terse["columns"] == ["created_on", "name", "database_name", "schema_name", "kind"]
+    code, _ = fails("SHOW ICEBERG TABLES", hours=1)  # listed every Delta table once
+    assert code == "UNSUPPORTED"
 
 
 # -- RENAME and SWAP (SPEC R3, R25) -------------------------------------------------------------

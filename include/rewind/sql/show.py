@@ -111,6 +111,8 @@ def show(ctx: Context, tree: exp.Show) -> Result:
         return _parameters(ctx, tree)
     if what not in _KINDS:
         raise UnsupportedError(f"SHOW {what} is not supported.")
+    if tree.args.get("iceberg"):
+        raise UnsupportedError("SHOW ICEBERG TABLES is not supported: Rewind's tables are Delta.")
     kind = _KINDS[what]
     parents = _scope(ctx, kind, tree)
     found = ctx.catalog.objects(kind, parents)
