@@ -229,6 +229,32 @@ def test_update_from_and_delete_using_join_other_tables_at_any_point(
     assert query(later, "SELECT ID FROM T ORDER BY ID") == [(2,), (3,)]
 
 
+@pytest.mark.parametrize(
+    ("statement", "says"),
+    [
+        ("DELETE FROM T ORDER BY ID LIMIT 1", "DELETE with LIMIT"),
+        ("DELETE FROM T WHERE ID > 1 LIMIT 1", "DELETE with LIMIT"),
+        ("UPDATE T SET NAME = 'x' WHERE ID > 1 LIMIT 1", "UPDATE with LIMIT"),
+        ("INSERT INTO T BY NAME SELECT 9 AS ID", "INSERT with BY NAME"),
+        ("INSERT INTO T (ID) SELECT 9 ON CONFLICT DO NOTHING", "INSERT with ON CONFLICT"),
+        (
+            "WITH C AS (SELECT 1 AS ID) DELETE FROM T WHERE ID IN (SELECT ID FROM C)",
+            "DELETE with a WITH clause before it",
+        ),
+    ],
+)
+def test_a_clause_rewind_would_not_honour_is_refused_and_changes_nothing(
+    conn: Any, statement: str, says: str
+) -> None:
+    # SPEC R28, R39: a clause sqlglot accepts and Rewind would drop changes other rows
+    # than the statement says (DELETE ... ORDER BY ID LIMIT 1 emptied the table once).
+    seed(conn)
+    with pytest.raises(RewindError) as error:
+        conn.sql(statement)
+    assert (error.value.code, says in error.value.message) == ("UNSUPPORTED", True)
+    assert query(conn, "SELECT ID, NAME FROM T ORDER BY ID") == [(1, "a"), (2, "b"), (3, "c")]
+
+
 def test_truncate_empties_the_table_but_keeps_its_history(conn: Any, home: Path) -> None:
     # SPEC R26, R13: TRUNCATE makes a version without rows; the files stay in time travel.
     insert = seed(conn)

@@ -38,6 +38,35 @@ _HANDLERS: list[tuple[type, Callable[[Context, Any], Result]]] = [
 ]
 
 
+# The clauses Rewind reads on each statement that changes rows. Any other that sqlglot
+# accepts (LIMIT or ORDER BY on a DELETE or UPDATE, ON CONFLICT, BY NAME, RETURNING, a
+# WITH before the statement) would be dropped, and the statement would change other rows
+# than it says: DELETE FROM t ORDER BY a LIMIT 1 emptied the table.
+_READ_CLAUSES: dict[type, set[str]] = {
+    exp.Insert: {"this", "expression", "overwrite"},
+    exp.Update: {"this", "expressions", "from_", "where"},
+    exp.Delete: {"this", "using", "where"},
+    exp.Merge: {"this", "using", "on", "whens"},
+}
+
+
+_CLAUSE_WORDS = {
+    "with_": "a WITH clause before it",
+    "order": "ORDER BY",
+    "conflict": "ON CONFLICT",
+    "alternative": "OR REPLACE | IGNORE",
+}
+
+
+def _refuse_unread_clauses(tree: Statement) -> None:
+    for kind, read in _READ_CLAUSES.items():
+        if isinstance(tree, exp.Expression) and isinstance(tree, kind):
+            unread = sorted(k for k, v in tree.args.items() if v and k not in read)
+            if unread:
+                clause = _CLAUSE_WORDS.get(unread[0], unread[0].replace("_", " ").upper())
+                raise UnsupportedError(f"{kind.__name__.upper()} with {clause} is not supported.")
+
+
 def prepare(ctx: Context, tree: Statement) -> tuple[Statement, Analysis]:
     """The statement as it runs (SQL functions inlined, before anything reads it) and its
     analysis (:mod:`rewind.sql.analysis`)."""
@@ -57,6 +86,7 @@ def execute(ctx: Context, tree: Statement) -> Result:
         if isinstance(tree, exp.Create):
             return functions.create(ctx, tree)
         return functions.drop(ctx, tree)
+    _refuse_unread_clauses(tree)
     tree, analysis = prepare(ctx, tree)
     ctx.analysis = analysis  # resolved once: authorized, audited and run alike (issue 15)
     authorize(ctx, analysis)
