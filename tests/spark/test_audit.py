@@ -479,6 +479,18 @@ def test_the_views_filter_project_and_join_like_tables(audit: History) -> None:
     ]
 
 
+def test_a_view_has_no_time_travel(audit: History) -> None:
+    # A point on a system view was dropped once: the present answered as the past.
+    with pytest.raises(RewindError) as error:
+        view(
+            audit.home,
+            f"SELECT COUNT(*) FROM {VIEWS}.QUERY_HISTORY AT(OFFSET => -3600)",
+            T0 + timedelta(hours=3),
+        )
+    assert error.value.code == "UNSUPPORTED"
+    assert "has no time travel" in error.value.message
+
+
 @pytest.mark.parametrize(
     "source",
     [

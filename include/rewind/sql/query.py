@@ -271,6 +271,10 @@ def bind(ctx: Context, tree: exp.Expression, binding: Binding) -> exp.Expression
     for table, parts in table_references(tree):
         alias = table.args.get("alias") or exp.TableAlias(this=table.this.copy())
         if reference_of(ctx, table).system_view:
+            if table.args.get("when") is not None:  # never the present read as the past
+                raise UnsupportedError(
+                    f"{'.'.join(parts)} is a system view: it has no time travel."
+                )
             # The system views read the lifecycle's metrics with delta-rs and pyarrow:
             # imported by the statements that read them only.
             from rewind.lifecycle.views import system_view
