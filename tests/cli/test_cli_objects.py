@@ -207,10 +207,27 @@ def test_show_tables_history_lists_dropped_incarnations_still_in_time_travel_r22
     assert out[1]["columns"] == TABLE_COLUMNS
     history = by_name(out[1])
     assert set(history) == {"LONG", "LIVE"}  # SHORT left time travel, ZERO never was in it
+    in_d = {("D", "PUBLIC", "LONG"), ("D", "PUBLIC", "LIVE")}
     assert (history["LONG"]["dropped_on"], history["LONG"]["retention_time"]) == (at(), 3)
     assert history["LIVE"]["dropped_on"] is None
     assert set(by_name(out[2])) == {"LIVE"}
     assert out[3]["rows"] == out[1]["rows"]
+    # The tables a schema or database took with it are dropped incarnations too: listed
+    # in the scopes that held them, for the container's window (they were missing once).
+    out = sql(
+        "CREATE SCHEMA d.s DATA_RETENTION_TIME_IN_DAYS = 3; CREATE TABLE d.s.kept (a INT); "
+        "CREATE DATABASE e; CREATE TABLE e.public.other (a INT); DROP SCHEMA d.s; DROP DATABASE e; "
+        "SHOW TABLES HISTORY IN DATABASE d; SHOW TABLES HISTORY IN ACCOUNT",
+        days=2,
+    )
+    assert {place(r) for r in rows(out[-2])} == {("D", "S", "KEPT"), *in_d}
+    assert {place(r) for r in rows(out[-1])} == {
+        ("D", "S", "KEPT"),
+        ("E", "PUBLIC", "OTHER"),
+        *in_d,
+    }
+    later = sql("SHOW TABLES HISTORY IN ACCOUNT", days=4)  # E's 1 day is over, S's 3 are not
+    assert {place(r) for r in rows(later[0])} == {("D", "S", "KEPT"), ("D", "PUBLIC", "LIVE")}
 
 
 def place(row: dict[str, Any]) -> tuple[str, str, str]:

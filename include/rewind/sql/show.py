@@ -114,9 +114,9 @@ def show(ctx: Context, tree: exp.Show) -> Result:
     if tree.args.get("iceberg"):
         raise UnsupportedError("SHOW ICEBERG TABLES is not supported: Rewind's tables are Delta.")
     kind = _KINDS[what]
-    parents = _scope(ctx, kind, tree)
-    found = ctx.catalog.objects(kind, parents)
     history = bool(tree.args.get("history"))
+    parents = _scope(ctx, kind, tree, history)
+    found = ctx.catalog.objects(kind, parents)
     found = [o for o in found if o.dropped_on is None or (history and _in_time_travel(ctx, o))]
     visible = security.visible_ids(ctx)  # SPEC R37: only what the role reaches is listed
     if visible is not None:
@@ -251,31 +251,34 @@ def _in_time_travel(ctx: Context, obj: CatalogObject) -> bool:
     return retention.in_time_travel(obj.dropped_on, obj.dropped_retention_days or 0, ctx.now)
 
 
-def _scope(ctx: Context, kind: str, tree: exp.Show) -> list[int] | None:
-    """Parent ids the listing covers (None: every parent, for databases)."""
+def _scope(ctx: Context, kind: str, tree: exp.Show, history: bool) -> list[int] | None:
+    """Parent ids the listing covers (None: every parent, for databases). With HISTORY
+    they include the dropped containers: the objects dropped with a schema or database
+    are dropped incarnations too, listed while in time travel (SPEC R22)."""
     if kind == DATABASE:
         return [0]
     scope_kind = str(tree.args.get("scope_kind") or "").upper()
     scope = tree.args.get("scope")
     if scope_kind == "ACCOUNT" or (scope is None and ctx.state.database is None and not scope_kind):
-        dbs = [d.id for d in ctx.catalog.children(0, DATABASE, include_dropped=False)]
-        return dbs if kind == SCHEMA else _schemas_of(ctx, dbs)
+        dbs = [d.id for d in ctx.catalog.children(0, DATABASE, include_dropped=history)]
+        return dbs if kind == SCHEMA else _schemas_of(ctx, dbs, history)
     if scope is None:
         # ``IN DATABASE`` without a name means the current database, all its schemas;
         # only a bare SHOW TABLES (or ``IN SCHEMA``) means the current schema (SPEC R22).
         if kind == TABLE and scope_kind != "DATABASE" and ctx.state.schema is not None:
             return [names.schema(ctx, None).id]
         db = names.database(ctx, None)
-        return [db.id] if kind == SCHEMA else _schemas_of(ctx, [db.id])
+        return [db.id] if kind == SCHEMA else _schemas_of(ctx, [db.id], history)
     parts = names.parts(scope)
     if scope_kind == "SCHEMA" or (not scope_kind and len(parts) == 2):
         return [names.schema(ctx, parts).id]
     db = names.database(ctx, parts[0] if len(parts) == 1 else None)
-    return [db.id] if kind == SCHEMA else _schemas_of(ctx, [db.id])
+    return [db.id] if kind == SCHEMA else _schemas_of(ctx, [db.id], history)
 
 
-def _schemas_of(ctx: Context, database_ids: list[int]) -> list[int]:
-    return [s.id for s in ctx.catalog.objects(SCHEMA, database_ids) if s.dropped_on is None]
+def _schemas_of(ctx: Context, database_ids: list[int], dropped: bool) -> list[int]:
+    schemas = ctx.catalog.objects(SCHEMA, database_ids)
+    return [s.id for s in schemas if dropped or s.dropped_on is None]
 
 
 def _common(ctx: Context, obj: CatalogObject) -> dict[str, Any]:
