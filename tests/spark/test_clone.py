@@ -329,6 +329,9 @@ def test_bigquery_dataset_time_travel_hours(history: dict[str, Any]) -> None:
         dialect="bigquery",
     )
     assert rows(conn, "SELECT A * 2 FROM DB.WEEK.N") == [[Decimal("3.000000000")]]
+    # BigQuery's UNDROP SCHEMA brings a deleted dataset back with its tables (R21).
+    conn.sql("DROP SCHEMA DB.WEEK CASCADE; UNDROP SCHEMA DB.WEEK", dialect="bigquery")
+    assert rows(conn, "SELECT A FROM DB.WEEK.N") == [[Decimal("1.500000000")]]
     # A BigQuery user on a session without a current database learns what stands for a
     # project (SPEC R39).
     with pytest.raises(RewindError) as error:

@@ -362,3 +362,17 @@ def test_comment_on_is_read_as_alter_set_comment() -> None:
     assert isinstance(schema, AlterContainer) and schema.kind == "SCHEMA"
     with pytest.raises(UnsupportedError, match="COMMENT ON COLUMN is not supported"):
         parse("COMMENT ON COLUMN t.a IS 'x'")
+
+
+def test_bigquery_undrop_schema_and_snapshot_tables() -> None:
+    # BigQuery's UNDROP SCHEMA is the dataset's UNDROP (SPEC R21, R27); its read-only,
+    # expiring table snapshots are refused with the clone that keeps an instant instead.
+    tree = parse("UNDROP SCHEMA `proj.ds`", "bigquery").tree
+    assert isinstance(tree, exp.Undrop) and tree.args["kind"] == "SCHEMA"
+    assert [i.name for i in (tree.this.args["db"], tree.this.this)] == ["proj", "ds"]
+    for text in (
+        "CREATE SNAPSHOT TABLE ds.s CLONE ds.t",
+        "CREATE SNAPSHOT TABLE ds.s CLONE ds.t FOR SYSTEM_TIME AS OF CURRENT_TIMESTAMP()",
+    ):
+        with pytest.raises(UnsupportedError, match="CLONE t FOR SYSTEM_TIME AS OF"):
+            parse(text, "bigquery")

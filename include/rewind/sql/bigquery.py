@@ -35,6 +35,7 @@ _CLONE_POINT = re.compile(
     r"(?:@(?P<millis>-?\d+)|\s+FOR\s+SYSTEM_TIME\s+AS\s+OF\s+(?P<expr>.+?))\s*$",
     re.IGNORECASE | re.DOTALL,
 )
+_UNDROP_SCHEMA = re.compile(r"^\s*UNDROP\s+SCHEMA\s+(?P<name>\S+)\s*$", re.IGNORECASE)
 _ALTER_OPTIONS = re.compile(
     r"^ALTER\s+SCHEMA\s+(?P<if>IF\s+EXISTS\s+)?(?P<name>.+?)\s+SET\s+OPTIONS\s*\((?P<opts>.*)\)\s*$",
     re.IGNORECASE | re.DOTALL,
@@ -52,6 +53,14 @@ def _parse_one(text: str) -> exp.Expression:
     except SqlglotError as exc:
         raise SqlSyntaxError(f"Syntax error: {syntax_detail(exc)}") from None
     assert isinstance(tree, exp.Expression)
+    if isinstance(tree, exp.Command):  # a statement sqlglot only knows by its first word
+        head = " ".join(text.split()[:3]).upper()
+        if head.startswith("CREATE SNAPSHOT"):
+            raise UnsupportedError(
+                "Table snapshots are not supported: CREATE TABLE x CLONE t FOR SYSTEM_TIME "
+                "AS OF ... keeps a zero-copy clone of that instant for as long as it lives."
+            )
+        raise UnsupportedError(f"{head} ... is not supported in BigQuery's dialect.")
     return tree
 
 
@@ -95,6 +104,10 @@ def parse_bigquery(statement: str) -> exp.Expression | AlterContainer:
     alter = _ALTER_OPTIONS.match(statement)
     if alter:
         return _alter_options(alter)
+    undrop = _UNDROP_SCHEMA.match(statement)
+    if undrop:  # BigQuery's UNDROP SCHEMA: a deleted dataset back, within its window
+        source = _bigquery_tree(_parse_one(f"SELECT * FROM {undrop['name']}"))
+        return exp.Undrop(kind="SCHEMA", this=source.args["from_"].this)
     clone = _CLONE_POINT.match(statement)
     if clone:
         tree = _parse_one(clone["head"])
