@@ -329,8 +329,13 @@ def test_bigquery_dataset_time_travel_hours(history: dict[str, Any]) -> None:
         dialect="bigquery",
     )
     assert rows(conn, "SELECT A * 2 FROM DB.WEEK.N") == [[Decimal("3.000000000")]]
-    # BigQuery's UNDROP SCHEMA brings a deleted dataset back with its tables (R21).
-    conn.sql("DROP SCHEMA DB.WEEK CASCADE; UNDROP SCHEMA DB.WEEK", dialect="bigquery")
+    # BigQuery's UNDROP SCHEMA brings a deleted dataset back with its tables (R21); its
+    # DELETE needs no FROM (it was refused once).
+    conn.sql(
+        "DROP SCHEMA DB.WEEK CASCADE; UNDROP SCHEMA DB.WEEK; INSERT DB.WEEK.N (A) VALUES (2); "
+        "DELETE DB.WEEK.N WHERE A > 1.5",
+        dialect="bigquery",
+    )
     assert rows(conn, "SELECT A FROM DB.WEEK.N") == [[Decimal("1.500000000")]]
     # A BigQuery user on a session without a current database learns what stands for a
     # project (SPEC R39).

@@ -139,6 +139,10 @@ def _numeric(node: exp.Expression) -> exp.Expression:
 
 def _bigquery_tree(tree: exp.Expression) -> exp.Expression:
     tree = tree.transform(_system_time).transform(_plain_names).transform(_numeric)
+    tables = tree.args.get("tables") if isinstance(tree, exp.Delete) else None
+    if tables and len(tables) == 1 and not tree.this:  # BigQuery's DELETE t WHERE ...
+        tree.set("this", tables[0])
+        tree.set("tables", None)
     if isinstance(tree, exp.Create) and str(tree.args.get("kind", "")).upper() == "SCHEMA":
         _dataset_options(tree)
     return tree
