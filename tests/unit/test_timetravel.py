@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from rewind.errors import TimeTravelUnavailable, UnknownStatement
+from rewind.sql.bigquery import reword
 from rewind.timetravel import AT, BEFORE, Point, StatementFacts, VersionInfo, resolve
 
 pytestmark = pytest.mark.unit
@@ -149,3 +150,18 @@ def test_resolved_version_is_never_after_the_instant(seconds: int, when: str) ->
     assert commit <= instant if when == AT else commit < instant
     later = [v for v in VERSIONS if v.version > version]
     assert all(v.commit_time > instant if when == AT else v.commit_time >= instant for v in later)
+
+
+def test_bigquerys_wording_of_a_point_at_the_creation_instant() -> None:
+    # SPEC R17, R27: a point at the creation instant is refused; BigQuery's wording must
+    # not say the table was created "after it" then.
+    created = datetime(2026, 11, 1, 9, tzinfo=UTC)
+
+    def message(asked: datetime) -> str:
+        error = TimeTravelUnavailable(
+            "x", table="P.DS.T", instant=asked, earliest=created, created=True
+        )
+        return reword(error).message
+
+    assert "1793523600000, at that very time. Creation time" in message(created)
+    assert "1793523600000, after it. Creation time" in message(created - timedelta(hours=1))

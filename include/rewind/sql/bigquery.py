@@ -218,9 +218,10 @@ def reword(error: TimeTravelUnavailable) -> TimeTravelUnavailable:
     )
     if error.created:  # 001: "Table ID was created at time ... Creation time: timestamp"
         created = _millis(error.earliest)
+        when = "after it" if created > asked else "at that very time"  # R17: not readable
         message = (
             f"Invalid snapshot time {asked} for table {table}@{asked}: table {table} was "
-            f"created at time {created}, after it. Creation time: {created}"
+            f"created at time {created}, {when}. Creation time: {created}"
         )
     if error.instant > error.earliest:
         message = f"Invalid snapshot time {asked} for table {table}@{asked}: it is in the future"
