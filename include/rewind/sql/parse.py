@@ -135,9 +135,6 @@ def parse(statement: str, dialect: str = "snowflake") -> ParsedStatement:
     access = parse_access(statement, dialect)  # CREATE ROLE, GRANT, ... (SPEC R37)
     if access is not None:
         return ParsedStatement(statement, access)
-    reordered = _clone_properties_first(statement, dialect)
-    if reordered != statement:
-        return ParsedStatement(statement, parse(reordered, dialect).tree)
     ignore_short = _IGNORE_SHORT.search(statement)
     if ignore_short:
         parsed = parse(statement[: ignore_short.start()], dialect)
@@ -156,6 +153,9 @@ def parse(statement: str, dialect: str = "snowflake") -> ParsedStatement:
             raise SqlSyntaxError(f"SQL compilation error: {syntax_detail(exc)}") from None
     assert tree is not None
     if isinstance(tree, exp.Command):
+        reordered = _clone_properties_first(statement, dialect)
+        if reordered != statement:
+            return ParsedStatement(statement, parse(reordered, dialect).tree)
         return ParsedStatement(statement, _parse_command(statement, tree, dialect))
     if isinstance(tree, exp.Comment):
         # Snowflake's COMMENT [IF EXISTS] ON TABLE|SCHEMA|DATABASE x IS '...' is its
@@ -206,6 +206,8 @@ _CREATE_CLONE = re.compile(r"^\s*CREATE\b.*\bCLONE\b", re.IGNORECASE | re.DOTALL
 def _clone_properties_first(statement: str, dialect: str) -> str:
     """``CREATE ... x CLONE y [AT|BEFORE (...)] [IGNORE ...] KEY = value ...`` with its
     properties moved before CLONE, where sqlglot reads them; any other text as it is.
+    Only for a statement sqlglot could not read (a bare command): one it reads keeps its
+    meaning (a column named CLONE in a CTAS is no clone).
 
     Snowflake's syntax puts a clone's properties (``COPY GRANTS``,
     ``DATA_RETENTION_TIME_IN_DAYS = n``, ``COMMENT = '...'``) after the source and its
