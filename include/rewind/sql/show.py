@@ -23,6 +23,7 @@ from rewind.constants import (
 from rewind.errors import InvalidValue, StorageError, UnsupportedError
 from rewind.result import Result
 from rewind.sql import names
+from rewind.sql.ddl import live_object
 from rewind.sql.tables import current_version
 from rewind.sql.values import literal
 from rewind.statement import Context
@@ -215,14 +216,13 @@ def _parameters(ctx: Context, tree: exp.Show) -> Result:
             set_here = ctx.catalog.account_parameter_set(key)
             found.append((key, value, "ACCOUNT" if set_here else ""))
     else:
-        obj = _named(ctx, kind, tree.args["scope"])
-        value, level = ctx.catalog.account_parameter(RETENTION_PARAM), ""
-        if ctx.catalog.account_parameter_set(RETENTION_PARAM):
-            level = "ACCOUNT"
-        for holder in reversed(ctx.catalog.ancestors(obj)):
-            if holder.retention_days is not None:
-                value, level = holder.retention_days, holder.kind
-        if ctx.catalog.is_transient(obj):
+        chain = ctx.catalog.ancestors(live_object(ctx, kind, names.parts(tree.args["scope"])))
+        account = ctx.catalog.account_parameter(RETENTION_PARAM)
+        value = retention.inherited_retention([*(o.retention_days for o in chain), account])
+        holder = next((o for o in chain if o.retention_days is not None), None)
+        set_here = ctx.catalog.account_parameter_set(RETENTION_PARAM)
+        level = holder.kind if holder else "ACCOUNT" if set_here else ""
+        if ctx.catalog.is_transient(chain[0]):
             value = min(value, MAX_TRANSIENT_RETENTION_DAYS)
         found.append((RETENTION_PARAM, value, level))
     like = tree.args.get("like")
@@ -233,17 +233,6 @@ def _parameters(ctx: Context, tree: exp.Show) -> Result:
         if pattern is None or pattern.fullmatch(key)
     ]
     return ctx.result(PARAMETER_COLUMNS, rows)
-
-
-def _named(ctx: Context, kind: str, name: exp.Table) -> CatalogObject:
-    parts = names.parts(name)
-    if kind == TABLE:
-        return names.table(ctx, parts)
-    if kind == SCHEMA:
-        return names.schema(ctx, parts)
-    if len(parts) != 1:
-        raise InvalidValue(f"Invalid database name '{'.'.join(parts)}'.")
-    return names.database(ctx, parts[0])
 
 
 def _in_time_travel(ctx: Context, obj: CatalogObject) -> bool:
