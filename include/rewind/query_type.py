@@ -91,6 +91,6 @@ def _access(tree: access.AccessStatement) -> str:
         return f"DROP_{tree.kind}"
     if isinstance(tree, access.GrantRole | access.GrantPrivileges):
         return "GRANT" if tree.grant else "REVOKE"
-    if isinstance(tree, access.ShowGrants):
+    if isinstance(tree, access.ShowGrants | access.ShowPrincipals):
         return "SHOW"
     return "USE"  # USE ROLE

@@ -54,6 +54,24 @@ def _causes(exc: BaseException) -> list[tuple[str, str]]:
     return found
 
 
+def _analysis_message(exc: Any) -> str:
+    """Spark's analysis error in Snowflake's words where Spark's words name its insides:
+    an unknown function (Spark lists its catalog's search path) and an unknown column
+    (Spark's suggestions include Rewind's working columns, ``__rw_file`` ...)."""
+    condition = str(getattr(exc, "getCondition", lambda: "")() or "")
+    params = getattr(exc, "getMessageParameters", lambda: None)() or {}
+    if condition == "UNRESOLVED_ROUTINE" and "routineName" in params:
+        return f"Unknown function {params['routineName'].replace('`', '')}."
+    if condition.startswith("UNRESOLVED_COLUMN") and "objectName" in params:
+        from rewind.storage.columns import RESERVED_PREFIX
+
+        proposals = re.findall(r"`([^`]*)`", str(params.get("proposal", "")))
+        kept = [p for p in proposals if not p.startswith(RESERVED_PREFIX)]
+        hint = f" Did you mean {', '.join(kept)}?" if kept else ""
+        return f"invalid identifier '{params['objectName'].replace('`', '')}'.{hint}"
+    return _first_line(str(exc))
+
+
 def _java_error(exc: BaseException) -> RewindError:
     causes = _causes(exc)
     for _, message in causes:
@@ -104,7 +122,7 @@ def spark_error(exc: BaseException) -> RewindError | None:
         if missing:
             return StorageError(f"Data file {_local(missing['path'])} is missing.")
         return RewindError(
-            f"SQL compilation error: {_first_line(str(exc))}", code="SQL_COMPILATION_ERROR"
+            f"SQL compilation error: {_analysis_message(exc)}", code="SQL_COMPILATION_ERROR"
         )
     if isinstance(exc, PySparkException):
         unreadable = _READ_FAILED.search(str(exc))

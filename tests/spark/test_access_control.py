@@ -390,6 +390,33 @@ def test_show_grants_has_snowflake_columns_and_answers_members(admin: Any, ana: 
     )
 
 
+def test_show_roles_and_users_list_what_the_role_may_know(admin: Any, ana: Any) -> None:
+    # SPEC R37: ACCOUNTADMIN sees every role and user; another role sees the roles its
+    # user holds (and PUBLIC) and its own user, nothing of anyone else's.
+    roles = admin.sql("SHOW ROLES")[0]
+    assert roles.columns[:6] == [
+        "created_on",
+        "name",
+        "is_default",
+        "is_current",
+        "is_inherited",
+        "assigned_to_users",
+    ]
+    by_name = {row[1]: row for row in roles.rows}
+    assert set(by_name) >= {"ACCOUNTADMIN", "PUBLIC", "ANALYST"}
+    assert by_name["ANALYST"][2:6] == ["N", "N", "N", 1]  # held by ANA, not ADMIN's default
+    assert by_name["ACCOUNTADMIN"][2:4] == ["Y", "Y"]
+    assert ana.sql("SHOW ROLES")[0].column("name") == ["ANALYST", "PUBLIC"]
+    assert ana.sql("SHOW ROLES LIKE 'ana%'")[0].column("is_current") == ["Y"]
+    assert "ANA" in admin.sql("SHOW USERS")[0].column("name")
+    mine = ana.sql("SHOW USERS")[0]
+    assert (mine.column("name"), mine.column("default_role")) == (["ANA"], ["ANALYST"])
+    assert ana.sql("SHOW USERS LIKE 'ADM%'")[0].rows == []
+    assert denied(ana, "USE SECONDARY ROLES ALL", "UNSUPPORTED") == (
+        "USE SECONDARY ROLES is not supported."
+    )  # an INTERNAL_ERROR before
+
+
 def test_use_role_takes_only_granted_roles_and_a_revoked_one_falls_back_to_public(
     admin: Any, ana: Any, home: Path
 ) -> None:

@@ -255,6 +255,19 @@ def test_a_clause_rewind_would_not_honour_is_refused_and_changes_nothing(
     assert query(conn, "SELECT ID, NAME FROM T ORDER BY ID") == [(1, "a"), (2, "b"), (3, "c")]
 
 
+def test_qualify_dedupes_with_the_tables_own_columns(conn: Any) -> None:
+    # SPEC R16, R26: Snowflake's dedupe idiom. sqlglot's Spark SQL rewrote QUALIFY into a
+    # subquery whose window column `_w` SELECT * returned: CTAS stored it as a fourth
+    # column and INSERT ... SELECT * was refused as one column too many.
+    seed(conn)
+    conn.sql("INSERT INTO T (ID, NAME, AMOUNT) VALUES (1, 'z', 99)")
+    latest = "SELECT * FROM T QUALIFY ROW_NUMBER() OVER (PARTITION BY ID ORDER BY NAME) = 1"
+    conn.sql(f"CREATE TABLE DEDUP AS {latest}")
+    assert conn.sql("SELECT * FROM DEDUP")[0].columns == conn.sql("SELECT * FROM T")[0].columns
+    assert query(conn, "SELECT ID, NAME FROM DEDUP ORDER BY ID") == [(1, "a"), (2, "b"), (3, "c")]
+    assert conn.sql(f"INSERT INTO DEDUP {latest}")[0].rows == [[3]]
+
+
 def test_truncate_empties_the_table_but_keeps_its_history(conn: Any, home: Path) -> None:
     # SPEC R26, R13: TRUNCATE makes a version without rows; the files stay in time travel.
     insert = seed(conn)

@@ -45,6 +45,29 @@ def test_snowflake_statements_over_other_object_kinds_are_unsupported_not_bad_sy
 
 
 @pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("BEGIN", "BEGIN is not supported: each statement commits on its own"),
+        ("begin transaction", "BEGIN is not supported"),
+        ("START  TRANSACTION", "START TRANSACTION is not supported"),
+        ("COMMIT", "COMMIT is not supported"),
+        ("ROLLBACK WORK", "ROLLBACK is not supported"),
+        ("EXPLAIN SELECT * FROM T", "EXPLAIN is not supported."),
+        ("CALL PROC(1)", "CALL is not supported."),
+        ("SHOW TRANSACTIONS", "does not support SHOW TRANSACTIONS"),
+    ],
+)
+def test_statements_rewind_knows_and_does_not_run_are_unsupported(text: str, says: str) -> None:
+    """SPEC R28, R39: a transaction would promise a ROLLBACK that takes nothing back (each
+    statement commits alone): refused, naming the time-travel way back. EXPLAIN, CALL and
+    SHOW of other kinds are Snowflake's own statements, not syntax errors."""
+    with pytest.raises(UnsupportedError) as error:
+        parse(text)
+    assert says in error.value.message
+    assert parse("SELECT 1 AS BEGIN_AT").tree is not None  # a word starting so is no statement
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "CREATE TABLE A3 CLONE A FROB",
@@ -184,6 +207,34 @@ def test_documented_timestamp_literals_reach_spark_as_iso_8601(sql: str, spark: 
     """Snowflake's own examples cast RFC 2822 text; Spark reads ISO 8601 only. What no
     spelling matches is left for Spark's CAST error to name (SPEC R39)."""
     assert to_spark(sqlglot.parse_one(sql, read="snowflake")) == spark
+
+
+def test_qualify_reaches_spark_as_qualify() -> None:
+    """sqlglot's Spark SQL rewrote QUALIFY as a subquery with a ``_w`` column that
+    ``SELECT *`` returned; Spark 4 reads QUALIFY (the Spark-backed check:
+    tests/spark/test_dml.py::test_qualify_dedupes_with_the_tables_own_columns)."""
+    tree = sqlglot.parse_one(
+        "SELECT * FROM t QUALIFY ROW_NUMBER() OVER (ORDER BY a) = 1", "snowflake"
+    )
+    assert to_spark(tree) == (
+        "SELECT * FROM `T` QUALIFY ROW_NUMBER() OVER (ORDER BY `A` NULLS LAST) = 1"
+    )
+
+
+@pytest.mark.parametrize(
+    ("sql", "says"),
+    [
+        ("SELECT $1 FROM t", "Positional column reference $1 is not supported"),
+        ("SELECT * FROM t WHERE a = $lim", "Session variable $LIM is not supported"),
+        ("SELECT * FROM t SAMPLE (10) SEED (7)", "SAMPLE ... SEED (REPEATABLE) is not supported"),
+    ],
+)
+def test_what_spark_would_misread_is_refused_by_name(sql: str, says: str) -> None:
+    """SPEC R39: Spark answered these with "`AS` cannot be resolved" and a parse error at
+    the seed; they are refused, saying what is not supported."""
+    with pytest.raises(UnsupportedError) as error:
+        to_spark(sqlglot.parse_one(sql, read="snowflake"))
+    assert says in error.value.message
 
 
 @pytest.mark.parametrize(

@@ -28,6 +28,12 @@ class Grants:
     def user(self, name: str) -> User | None:
         return self.session.get(User, name)
 
+    def roles(self) -> list[Role]:
+        return list(self.session.scalars(select(Role).order_by(Role.name)))
+
+    def users(self) -> list[User]:
+        return list(self.session.scalars(select(User).order_by(User.name)))
+
     def create_role(self, name: str, now: datetime) -> None:
         self.session.add(Role(name=name, created_on=now))
         self.session.flush()

@@ -10,6 +10,7 @@ here from sqlglot's tokens, reusing the token cursor of the ALTER parser::
         [COPY CURRENT GRANTS | REVOKE CURRENT GRANTS]     (the latter two: OWNERSHIP)
     REVOKE priv[, ...] ON TABLE|SCHEMA|DATABASE name FROM ROLE r
     SHOW GRANTS [ON TABLE|SCHEMA|DATABASE name | TO ROLE r | TO USER u | OF ROLE r]
+    SHOW ROLES [LIKE '...']                  SHOW USERS [LIKE '...']
     USE ROLE r
 
 ``priv`` is SELECT, INSERT, UPDATE, DELETE, CREATE TABLE, CREATE SCHEMA, OWNERSHIP or
@@ -30,7 +31,16 @@ from rewind.identifiers import normalize
 from rewind.security import OWNERSHIP, expand
 from rewind.sql.parse import _AlterParser
 
-_HEADS = {"CREATE ROLE", "CREATE USER", "DROP ROLE", "DROP USER", "SHOW GRANTS", "USE ROLE"}
+_HEADS = {
+    "CREATE ROLE",
+    "CREATE USER",
+    "DROP ROLE",
+    "DROP USER",
+    "SHOW GRANTS",
+    "SHOW ROLES",
+    "SHOW USERS",
+    "USE ROLE",
+}
 _KINDS = ("TABLE", "SCHEMA", "DATABASE")
 
 
@@ -79,6 +89,12 @@ class ShowGrants(AccessStatement):
 
 
 @dataclass(frozen=True)
+class ShowPrincipals(AccessStatement):
+    kind: str  # ROLE or USER
+    like: str | None = None  # SHOW ... LIKE's pattern
+
+
+@dataclass(frozen=True)
 class UseRole(AccessStatement):
     role: str
 
@@ -114,7 +130,9 @@ class _AccessParser(_AlterParser):
             self.take("ROLE")
             return self.end(UseRole(self.single()))
         if word == "SHOW":
-            self.take("GRANTS")
+            what = self.take("GRANTS", "ROLES", "USERS")
+            if what != "GRANTS":
+                return self.end(ShowPrincipals(what[:-1], self.like()))
             return self.end(self.show_grants())
         grant = word == "GRANT"
         if self.peek() == "ROLE":
@@ -175,6 +193,17 @@ class _AccessParser(_AlterParser):
             return ShowGrants("ON", kind=kind, target=self.name())
         scope = f"{word} {self.take('ROLE') if word == 'OF' else self.take('ROLE', 'USER')}"
         return ShowGrants(scope, self.single())
+
+    def like(self) -> str | None:
+        """An optional ``LIKE '<pattern>'``."""
+        if not self.peek():
+            return None
+        self.take("LIKE")
+        token = self.tokens[self.pos] if self.pos < len(self.tokens) else None
+        if token is None or token.token_type != TokenType.STRING:
+            raise self.error("expected a quoted pattern")
+        self.pos += 1
+        return token.text
 
     def privilege_words(self) -> list[str]:
         words: list[str] = []

@@ -310,14 +310,14 @@ def undrop(ctx: Context, tree: exp.Undrop) -> Result:
 
 # -- USE ------------------------------------------------------------------------------------
 def use(ctx: Context, tree: exp.Use) -> Result:
-    kind = str(tree.args["kind"].name).upper() if tree.args.get("kind") else DATABASE
+    kind = tree.text("kind").upper() or DATABASE  # USE SECONDARY ROLES: a text kind
+    if kind not in (DATABASE, SCHEMA):
+        raise UnsupportedError(f"USE {kind} is not supported.")
     parts = names.parts(tree.this)
     if kind == DATABASE:
         if len(parts) != 1:
             raise InvalidValue(f"Invalid database name '{'.'.join(parts)}'.")
         _make_current(ctx, names.database(ctx, parts[0]))
-    elif kind == SCHEMA:
-        _make_current(ctx, names.schema(ctx, parts))
     else:
-        raise UnsupportedError(f"USE {kind} is not supported.")
+        _make_current(ctx, names.schema(ctx, parts))
     return ctx.status("Statement executed successfully.")

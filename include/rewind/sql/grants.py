@@ -24,9 +24,11 @@ from rewind.sql.access import (
     GrantPrivileges,
     GrantRole,
     ShowGrants,
+    ShowPrincipals,
     UseRole,
 )
 from rewind.sql.ddl import live_object
+from rewind.sql.show import like_pattern
 from rewind.statement import Context
 
 # SHOW GRANTS ON | TO ROLE and SHOW GRANTS TO USER | OF ROLE, with Snowflake's columns.
@@ -41,6 +43,20 @@ PRIVILEGE_COLUMNS = [
     "granted_by",
 ]
 ROLE_COLUMNS = ["created_on", "role", "granted_to", "grantee_name", "granted_by"]
+# SHOW ROLES and SHOW USERS: Snowflake's columns that Rewind's roles and users have.
+ROLES_COLUMNS = [
+    "created_on",
+    "name",
+    "is_default",
+    "is_current",
+    "is_inherited",
+    "assigned_to_users",
+    "granted_to_roles",
+    "granted_roles",
+    "owner",
+    "comment",
+]
+USERS_COLUMNS = ["name", "created_on", "login_name", "display_name", "default_role", "owner"]
 BUILT_IN_ROLES = (ACCOUNTADMIN, PUBLIC_ROLE)
 DONE = "Statement executed successfully."
 
@@ -173,6 +189,45 @@ def show_grants(ctx: Context, tree: ShowGrants) -> Result:
     return ctx.result(PRIVILEGE_COLUMNS, rows)
 
 
+def show_principals(ctx: Context, tree: ShowPrincipals) -> Result:
+    """SHOW ROLES | USERS [LIKE]: to ACCOUNTADMIN all of them; to another role the roles
+    its user holds (and PUBLIC), and that user alone (SPEC R37: a role learns only what it
+    reaches)."""
+    grants = _grants(ctx)
+    admin = ctx.state.role == ACCOUNTADMIN
+    pattern = like_pattern(tree.like) if tree.like is not None else None
+    user = grants.user(ctx.state.user)
+    assert user is not None  # security.refresh_role checked it before the statement
+    if tree.kind == "USER":
+        users = [u for u in grants.users() if admin or u.name == user.name]
+        rows = [
+            [u.name, u.created_on, u.name, u.name, u.default_role, ACCOUNTADMIN]
+            for u in users
+            if pattern is None or pattern.fullmatch(u.name)
+        ]
+        return ctx.result(USERS_COLUMNS, rows)
+    held = {g.role_name for g in grants.role_grants(user=user.name)} | {PUBLIC_ROLE}
+    rows = []
+    for role in grants.roles():
+        if (admin or role.name in held) and (pattern is None or pattern.fullmatch(role.name)):
+            holders = len(grants.role_grants(role=role.name))
+            rows.append(
+                [
+                    role.created_on,
+                    role.name,
+                    "Y" if role.name == user.default_role else "N",
+                    "Y" if role.name == ctx.state.role else "N",
+                    "N",  # no role hierarchies: a role is held, never inherited
+                    holders,
+                    0,
+                    0,
+                    "" if role.name in BUILT_IN_ROLES else ACCOUNTADMIN,
+                    "",
+                ]
+            )
+    return ctx.result(ROLES_COLUMNS, rows)
+
+
 def use_role(ctx: Context, tree: UseRole) -> Result:
     """USE ROLE: only a role granted to the session's user (every user holds PUBLIC)."""
     role = _role(ctx, tree.role)
@@ -188,6 +243,7 @@ _HANDLERS: dict[type, Callable[[Context, Any], Result]] = {
     GrantRole: grant_role,
     GrantPrivileges: grant_privileges,
     ShowGrants: show_grants,
+    ShowPrincipals: show_principals,
     UseRole: use_role,
 }
 

@@ -120,12 +120,30 @@ def flow_parts(statement: str, dialect: str = "snowflake") -> list[str]:
     return [p.strip() for p in parts]
 
 
+_TRANSACTION = re.compile(r"^\s*(BEGIN|START\s+TRANSACTION|COMMIT|ROLLBACK)\b", re.IGNORECASE)
+_NOT_RUN = {"EXPLAIN", "CALL", "EXECUTE", "PUT", "GET", "LIST", "LS", "REMOVE", "RM", "COPY"}
+
+
+def _refuse_transaction(statement: str) -> None:
+    """Each statement commits alone (SPEC R28): a ROLLBACK the user counts on would take
+    nothing back, so a transaction is refused before it starts."""
+    transaction = _TRANSACTION.match(statement)
+    if transaction:
+        raise UnsupportedError(
+            f"{' '.join(transaction[1].upper().split())} is not supported: each statement "
+            "commits on its own (autocommit). To take one back, read or clone the table "
+            "as it was before it: ... BEFORE(STATEMENT => '<its query id>')."
+        )
+
+
 def parse(statement: str, dialect: str = "snowflake") -> ParsedStatement:
     """Parse one statement.
 
     Raises:
         SqlSyntaxError: with sqlglot's position when the text is not valid SQL.
+        UnsupportedError: a statement Rewind knows and does not run.
     """
+    _refuse_transaction(statement)
     if dialect == "bigquery":
         from rewind.sql.bigquery import parse_bigquery
 
@@ -283,7 +301,13 @@ def _parse_command(
     words = statement.split()
     head = " ".join(words[:3])
     kind = next((w for w in words[1:] if w.upper() not in _MODIFIERS), "").upper()
-    if words[0].upper() in _VERBS and len(words) > 2 and kind not in _KINDS:
+    if words[0].upper() in _NOT_RUN:
+        raise UnsupportedError(f"{words[0].upper()} is not supported.")
+    if (
+        words[0].upper() in _VERBS
+        and len(words) > 2 - (words[0].upper() == "SHOW")
+        and kind not in _KINDS
+    ):
         # Snowflake's own statements over objects Rewind does not keep (README "Not
         # supported"): the statement is known, the object kind is not Rewind's.
         raise UnsupportedError(

@@ -8,7 +8,9 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 
-from sqlglot import exp
+from sqlglot import exp, transforms
+from sqlglot.dialects.spark import Spark
+from sqlglot.generators.spark import SparkGenerator
 from sqlglot.optimizer.normalize_identifiers import normalize_identifiers
 
 from rewind.clock import format_timestamp, parse_timestamp_input
@@ -112,6 +114,24 @@ _OUTSIDE_FUNCTIONS = {
 }
 
 
+class _Spark4(Spark):
+    """Spark SQL as Spark 4 reads it: sqlglot's Spark generator rewrites QUALIFY as a
+    subquery with a ``_w`` column, which ``SELECT *`` then returned (and CTAS stored,
+    INSERT ... SELECT * refused as one column too many); Spark 4 has QUALIFY itself."""
+
+    class Generator(SparkGenerator):
+        TRANSFORMS = {
+            **SparkGenerator.TRANSFORMS,
+            exp.Select: transforms.preprocess(
+                [
+                    transforms.eliminate_distinct_on,
+                    transforms.unnest_to_explode,
+                    transforms.any_to_exists,
+                ]
+            ),
+        }
+
+
 def to_spark(tree: exp.Expression) -> str:
     """Spark SQL for a (bound) Snowflake tree; unquoted names fold to upper case (R4).
 
@@ -124,9 +144,22 @@ def to_spark(tree: exp.Expression) -> str:
                 f"Function {function.name.upper()} is not supported: it reaches outside "
                 "the catalog."
             )
+    for parameter in tree.find_all(exp.Parameter):
+        name = parameter.name.upper()
+        raise UnsupportedError(
+            f"Positional column reference ${name} is not supported: name the column."
+            if name.isdigit()
+            else f"Session variable ${name} is not supported (Rewind has no SET)."
+        )
+    for sample in tree.find_all(exp.TableSample):
+        if sample.args.get("seed"):
+            raise UnsupportedError(
+                "SAMPLE ... SEED (REPEATABLE) is not supported: Spark draws a sample without "
+                "a seed. Drop SEED for a sample that differs per run."
+            )
     return (
         normalize_identifiers(tree.copy(), dialect="snowflake")
         .transform(_keep_unit, copy=False)
         .transform(timestamp_literal, copy=False)
-        .sql(dialect="spark", identify=True)
+        .sql(dialect=_Spark4, identify=True)
     )
