@@ -268,6 +268,36 @@ def test_qualify_dedupes_with_the_tables_own_columns(conn: Any) -> None:
     assert conn.sql(f"INSERT INTO DEDUP {latest}")[0].rows == [[3]]
 
 
+def test_not_null_columns_refuse_null_from_every_statement(conn: Any, home: Path) -> None:
+    # SPEC R26, R39: Snowflake's NOT NULL (the one column constraint it enforces) is the
+    # Delta schema's nullable false; a statement that would store NULL there writes
+    # nothing; a clone keeps the constraint; a column kept NOT NULL cannot be hidden by
+    # DROP COLUMN (its files would get NULL from every later write).
+    conn.sql("CREATE TABLE N (ID INT NOT NULL, NAME VARCHAR NULL)")
+    conn.sql("INSERT INTO N VALUES (1, NULL)")
+    root = table_root(home, "N")
+    version = DeltaTable(str(root)).version()
+    for sql in [
+        "INSERT INTO N (NAME) VALUES ('x')",
+        "INSERT INTO N SELECT NULL, 'y'",
+        "UPDATE N SET ID = NULL",
+        "CREATE TABLE N2 CLONE N; INSERT INTO N2 (NAME) VALUES ('z')",
+    ]:
+        with pytest.raises(RewindError) as refused:
+            conn.sql(sql)
+        assert (sql, refused.value.code) == (sql, "INVALID_VALUE")
+        assert "non-nullable column 'ID'" in refused.value.message
+    assert DeltaTable(str(root)).version() == version
+    assert query(conn, "SELECT * FROM N") == [(1, None)]
+    assert [row[3] for row in conn.sql("DESC TABLE N")[0].rows] == ["N", "Y"]
+    with pytest.raises(RewindError) as refused:
+        conn.sql("ALTER TABLE N DROP COLUMN ID")
+    assert refused.value.code == "UNSUPPORTED"
+    with pytest.raises(RewindError) as refused:
+        conn.sql("CREATE TABLE P (ID INT PRIMARY KEY)")
+    assert refused.value.code == "UNSUPPORTED"
+
+
 def test_truncate_empties_the_table_but_keeps_its_history(conn: Any, home: Path) -> None:
     # SPEC R26, R13: TRUNCATE makes a version without rows; the files stay in time travel.
     insert = seed(conn)

@@ -195,6 +195,44 @@ def test_each_refusal_changes_nothing_r41(tmp_path: Path, connect: Any, home: Pa
     assert versions(team) == governed and versions(nested) == [0]
 
 
+def test_a_column_another_writer_made_not_null_gets_no_null_from_rewind_r40_r41(
+    tmp_path: Path, connect: Any
+) -> None:
+    """Delta's protocol forbids a writer to put NULL in a column the schema says is not
+    nullable; Rewind's INSERT, UPDATE and MERGE did (and delta-spark's reader may then
+    answer `id IS NULL` with nothing). Each is refused naming the column; the team's
+    table keeps its versions and files; a row that fits is written."""
+    team = tmp_path / "lake" / "accounts"
+    strict = pa.schema([pa.field("id", pa.int64(), nullable=False), pa.field("v", pa.string())])
+    write_deltalake(str(team), pa.table({"id": [1, 2], "v": ["a", "b"]}, schema=strict))
+    conn = connect(now=datetime.now(UTC).isoformat())  # after delta-rs's commit (its clock)
+    conn.sql("CREATE DATABASE LAKE")
+    register(conn, "ACCOUNTS", str(team))
+    before = (versions(team), data_files(team))
+    for sql in [
+        "INSERT INTO ACCOUNTS VALUES (NULL, 'x')",
+        "INSERT INTO ACCOUNTS (V) VALUES ('y')",
+        "UPDATE ACCOUNTS SET ID = NULL WHERE ID = 1",
+        "MERGE INTO ACCOUNTS USING (SELECT 3 AS K) S ON ACCOUNTS.ID = S.K "
+        "WHEN NOT MATCHED THEN INSERT (V) VALUES ('m')",
+    ]:
+        with pytest.raises(RewindError) as refused:
+            conn.sql(sql)
+        assert (sql, refused.value.code, refused.value.message) == (
+            sql,
+            "INVALID_VALUE",
+            "NULL result in a non-nullable column 'ID': nothing was written.",
+        )
+    assert (versions(team), data_files(team)) == before
+    assert rows(conn, "DESC TABLE ACCOUNTS") == [
+        ("ID", "NUMBER(38,0)", "COLUMN", "N", *[None, "N", "N"], *[None] * 5),
+        ("V", "VARCHAR", "COLUMN", "Y", *[None, "N", "N"], *[None] * 5),
+    ]
+    conn.sql("INSERT INTO ACCOUNTS VALUES (3, NULL)")
+    assert rows(conn, "SELECT ID, V FROM ACCOUNTS ORDER BY ID") == [(1, "a"), (2, "b"), (3, None)]
+    assert DeltaTable(str(team)).schema().fields[0].nullable is False  # still the team's
+
+
 def test_another_engines_vacuum_cannot_cut_time_travel_and_a_forced_one_is_named_r42(
     lake: Path, connect: Any
 ) -> None:

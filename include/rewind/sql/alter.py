@@ -26,7 +26,7 @@ from rewind.result import Result
 from rewind.sql import names
 from rewind.sql.ddl import live_object, parent_and_name, retention_target
 from rewind.sql.parse import AlterContainer
-from rewind.sql.tables import keep_history
+from rewind.sql.tables import keep_history, snapshot
 from rewind.sql.values import ObjectProperties, literal, object_properties
 from rewind.statement import Context
 from rewind.storage.columns import (
@@ -69,12 +69,28 @@ def _alter_table_action(ctx: Context, obj: CatalogObject, action: exp.Expression
         )
         obj.columns = [c.as_json() for c in renamed]
     elif isinstance(action, exp.Drop) and str(action.args.get("kind")).upper() == "COLUMN":
-        for column in action.args.get("tables") or []:
+        dropped = action.args.get("tables") or []
+        _refuse_dropping_not_null(ctx, obj, [normalize(c.this) for c in dropped])
+        for column in dropped:
             obj.columns = [
                 c.as_json() for c in drop_column(table_columns(obj), normalize(column.this))
             ]
     else:
         raise UnsupportedError(f"Unsupported ALTER TABLE action: {action.sql('snowflake')}.")
+
+
+def _refuse_dropping_not_null(ctx: Context, obj: CatalogObject, dropped: list[str]) -> None:
+    """DROP COLUMN hides a column and keeps it in the files (SPEC R18): every later write
+    stores NULL in it, which a column Delta says is not nullable forbids (SPEC R40)."""
+    physical = {c.name: c.physical for c in table_columns(obj)}
+    strict = {f.name for f in snapshot(ctx, obj).schema if not f.nullable}
+    for name in dropped:
+        if physical.get(name) in strict:
+            raise UnsupportedError(
+                f"Column '{name}' is NOT NULL in the Delta schema of table {obj.name}: Rewind "
+                "keeps a dropped column in its files, and every later write would put NULL "
+                "in it."
+            )
 
 
 def add_column_to_table(ctx: Context, obj: CatalogObject, action: exp.ColumnDef) -> None:

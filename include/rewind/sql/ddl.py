@@ -27,7 +27,7 @@ from rewind.errors import (
 from rewind.identifiers import QualifiedName, normalize
 from rewind.result import Result
 from rewind.sql import clone, external, names
-from rewind.sql.tables import create_table_storage
+from rewind.sql.tables import create_table_storage, delta_schema
 from rewind.sql.values import ObjectProperties, object_properties
 from rewind.statement import Context
 from rewind.storage.columns import (
@@ -130,9 +130,9 @@ def _table_storage(
     elif write_as is not None:
         write_as(obj)
     else:
-        columns = _column_defs(tree.this)
+        columns, not_null = _column_defs(tree.this)
         obj.columns = [c.as_json() for c in columns]
-        create_table_storage(ctx, obj, columns)
+        create_table_storage(ctx, obj, columns, schema=delta_schema(columns, not_null))
 
 
 def _created_clone(
@@ -229,17 +229,30 @@ def retention_target(kind: str, path: tuple[str, ...]) -> str:
     return f"{kind.lower()} {QualifiedName(path)}"
 
 
-def _column_defs(schema: exp.Schema) -> list[Column]:
+def _column_defs(schema: exp.Schema) -> tuple[list[Column], set[str]]:
+    """The columns of ``CREATE TABLE t (...)`` and the physical names of those declared
+    NOT NULL: the Delta schema says so (nullable false), and every write checks it
+    (:func:`rewind.sql.frames.write_frame`), Rewind's and, by Delta's protocol, others'."""
     columns: list[Column] = []
+    not_null: set[str] = set()
     for col in schema.expressions:
         if not isinstance(col, exp.ColumnDef) or col.args.get("kind") is None:
             raise UnsupportedError(f"Unsupported column definition: {col.sql('snowflake')}.")
-        if col.args.get("constraints"):
-            raise UnsupportedError(f"Column constraints are not supported: {col.sql('snowflake')}.")
+        nullable = True
+        for constraint in col.args.get("constraints") or []:
+            kind = constraint.args.get("kind")
+            if not isinstance(kind, exp.NotNullColumnConstraint):
+                raise UnsupportedError(
+                    f"Column constraints other than NOT NULL are not supported: "
+                    f"{col.sql('snowflake')}."
+                )
+            nullable = bool(kind.args.get("allow_null"))
         columns = add_column(columns, normalize(col.this), col.args["kind"], set())
+        if not nullable:
+            not_null.add(columns[-1].physical)
     if not columns:
         raise SqlSyntaxError("SQL compilation error: a table needs at least one column.")
-    return columns
+    return columns, not_null
 
 
 # -- DROP / UNDROP (SPEC R21) ----------------------------------------------------------------

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from rewind.errors import UnsupportedError
 from rewind.spark import functions, to_arrow
+from rewind.spark_errors import NOT_NULL_VIOLATION
 from rewind.statement import Context
 from rewind.storage import location
 from rewind.storage.columns import Column
@@ -136,8 +137,9 @@ def write_frame(
     """Write ``frame`` (logical column names) as new data files of a table.
 
     Every physical column of ``schema`` is written, NULL where no current column
-    maps to it. Files are staged, then moved into the table root with unique names;
-    the caller commits them. Empty files are dropped.
+    maps to it; a NULL in a column the Delta schema says is not nullable fails the write
+    (nothing is committed, SPEC R28). Files are staged, then moved into the table root
+    with unique names; the caller commits them. Empty files are dropped.
 
     Returns:
         The new files, inside ``table_root``, with their sizes and row counts.
@@ -145,16 +147,20 @@ def write_frame(
     F = functions(frame.sparkSession)
     by_physical = {c.physical: c for c in columns}
     given = {f.name: f.dataType for f in frame.schema.fields}
-    projection = [
-        (
-            _stored_as(
-                F, F.col(quote(by_physical[f.name].name)), given[by_physical[f.name].name], f.type
-            )
-            if f.name in by_physical
-            else F.lit(None).cast(spark_type(f.type))
-        ).alias(f.name)
-        for f in schema
-    ]
+
+    def stored(field: pa.Field) -> SparkColumn:
+        column = by_physical.get(field.name)
+        value = (
+            _stored_as(F, F.col(quote(column.name)), given[column.name], field.type)
+            if column is not None
+            else F.lit(None).cast(spark_type(field.type))
+        )
+        if not field.nullable:  # Delta's protocol: no writer puts NULL there (SPEC R40)
+            named = (column.name if column is not None else field.name).replace("'", "''")
+            value = F.coalesce(value, F.raise_error(F.lit(f"{NOT_NULL_VIOLATION} '{named}'")))
+        return value.alias(field.name)
+
+    projection = [stored(f) for f in schema]
     staging = table_root / "_rewind_staging" / f"{ctx.query_id}-{uuid.uuid4().hex[:8]}"
     ctx.undo.append(lambda: _discard(staging))
     frame.select(*projection).write.parquet(str(staging))

@@ -177,9 +177,12 @@ def describe(ctx: Context, tree: exp.Describe) -> Result:
                 f"DESCRIBE TABLE ... {option.sql('snowflake')} is not supported."
             )
     obj = names.table(ctx, names.parts(tree.this))
-    current_version(ctx, obj)  # another engine's commits first: their columns count too
+    # another engine's commits first: their columns count too; nullability is Delta's
+    schema = ctx.store.snapshot(obj.id, current_version(ctx, obj)).schema
+    nullable = {f.name: f.nullable for f in schema}
+    rest: list[Any] = [None, "N", "N", None, None, None, None, None]
     rows = [
-        [c.name, c.type, "COLUMN", "Y", None, "N", "N", None, None, None, None, None]
+        [c.name, c.type, "COLUMN", "Y" if nullable.get(c.physical, True) else "N", *rest]
         for c in table_columns(obj)
     ]
     return ctx.result(DESCRIBE_COLUMNS, rows)

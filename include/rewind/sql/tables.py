@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING
 
 from deltalake.schema import Field, PrimitiveType
@@ -31,15 +31,16 @@ def arrow_schema(columns: Sequence[Column]) -> pa.Schema:
     return pa.schema([pa.field(c.physical, c.column_type.arrow(), True) for c in columns])
 
 
-def delta_field(column: Column) -> Field:
+def delta_field(column: Column, nullable: bool = True) -> Field:
     """``column``'s physical Delta field: the one delta-rs makes of its Arrow field
     (:func:`arrow_schema`), built without Arrow, so DDL imports neither pyarrow nor numpy."""
-    return Field(column.physical, PrimitiveType(column.column_type.delta()), nullable=True)
+    return Field(column.physical, PrimitiveType(column.column_type.delta()), nullable=nullable)
 
 
-def delta_schema(columns: Sequence[Column]) -> DeltaSchema:
-    """The Delta schema of ``columns``, field by field as :func:`delta_field`."""
-    return DeltaSchema([delta_field(c) for c in columns])
+def delta_schema(columns: Sequence[Column], not_null: Collection[str] = ()) -> DeltaSchema:
+    """The Delta schema of ``columns``, field by field as :func:`delta_field`; the physical
+    columns in ``not_null`` are not nullable."""
+    return DeltaSchema([delta_field(c, c.physical not in not_null) for c in columns])
 
 
 def record_version(ctx: Context, obj: CatalogObject, version: int, operation: str) -> None:

@@ -507,10 +507,12 @@ def column_types(metadata: dict[str, Any], table: str) -> list[tuple[str, str]]:
 
 
 def arrow_schema(metadata: dict[str, Any], table: str) -> pa.Schema:
-    """The Arrow schema of a Delta ``metaData`` (logical names); raises as
+    """The Arrow schema of a Delta ``metaData`` (logical names, Delta's nullability: a
+    writer must not put NULL in a column that is not nullable); raises as
     :func:`column_types`."""
     import pyarrow as pa
 
+    nullable = {str(f["name"]): bool(f.get("nullable", True)) for f in delta_fields(metadata)}
     fields = []
     for name, kind in column_types(metadata, table):
         if kind in _ARROW_OF:
@@ -519,5 +521,5 @@ def arrow_schema(metadata: dict[str, Any], table: str) -> pa.Schema:
         else:
             precision, scale = kind.removeprefix("decimal(").rstrip(")").split(",")
             arrow = pa.decimal128(int(precision), int(scale))
-        fields.append(pa.field(name, arrow, True))
+        fields.append(pa.field(name, arrow, nullable[name]))
     return pa.schema(fields)
