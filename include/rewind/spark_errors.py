@@ -25,7 +25,13 @@ _MAX_CAUSES = 12
 # What a write raises in Spark for a NULL in a column Delta says is not nullable
 # (rewind.sql.frames.write_frame), in Snowflake's words, then the column's quoted name.
 NOT_NULL_VIOLATION = "NULL result in a non-nullable column"
-_NOT_NULL = re.compile(re.escape(NOT_NULL_VIOLATION) + r" '(?:[^']|'')*'")
+# ... and for a row a Delta CHECK constraint or invariant does not hold for: its name and
+# expression.
+CHECK_VIOLATION = "A row breaks the table's Delta constraint"
+_VIOLATION = re.compile(
+    rf"(?:{re.escape(NOT_NULL_VIOLATION)}|{re.escape(CHECK_VIOLATION)}) '(?:[^']|'')*'"
+    r"(?: \([^\n]*?\))?(?= SQLSTATE|\.?\s*$|\n)"
+)
 _READ_FAILED = re.compile(r"\[FAILED_READ_FILE[.\w]*\][^\n]*?\bfile (?P<path>\S+?)\.?(\s|$)")
 _PATH_NOT_FOUND = re.compile(r"\[PATH_NOT_FOUND\] Path does not exist: (?P<path>\S+?)\.?(\s|$)")
 # Java exceptions that mean the storage refused or lost something, not a bad query.
@@ -120,9 +126,9 @@ def spark_error(exc: BaseException) -> RewindError | None:
     unreachable = _unreachable(exc)
     if unreachable is not None:
         return unreachable
-    not_null = _NOT_NULL.search(str(exc))
-    if not_null:
-        return InvalidValue(f"{not_null[0]}: nothing was written.")
+    violation = _VIOLATION.search(str(exc))
+    if violation:
+        return InvalidValue(f"{violation[0].strip()}: nothing was written.")
     if isinstance(exc, ParseException):
         return SqlSyntaxError(f"SQL compilation error: {_first_line(str(exc))}")
     if isinstance(exc, AnalysisException):

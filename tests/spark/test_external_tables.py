@@ -233,6 +233,46 @@ def test_a_column_another_writer_made_not_null_gets_no_null_from_rewind_r40_r41(
     assert DeltaTable(str(team)).schema().fields[0].nullable is False  # still the team's
 
 
+def test_another_writers_check_constraint_and_append_only_hold_for_rewind_r40_r41(
+    tmp_path: Path, connect: Any
+) -> None:
+    """A CHECK constraint (delta-rs's add_constraint) binds every writer: Rewind stored
+    rows breaking it, NULL included (delta-spark's writer refuses NULL too). Removing rows
+    from an append-only table was refused by delta-rs at commit and reported as
+    CONCURRENT_WRITE, "run it again"; it is refused by name, before any commit."""
+    checked, append_only = tmp_path / "lake" / "checked", tmp_path / "lake" / "ledger"
+    write_deltalake(str(checked), pa.table({"id": [1, 2]}))
+    DeltaTable(str(checked)).alter.add_constraint({"id_positive": "id > 0"})
+    write_deltalake(
+        str(append_only), pa.table({"id": [1, 2]}), configuration={"delta.appendOnly": "true"}
+    )
+    conn = connect(now=datetime.now(UTC).isoformat())  # after delta-rs's commits (its clock)
+    conn.sql("CREATE DATABASE LAKE")
+    register(conn, "CHECKED", str(checked))
+    register(conn, "LEDGER", str(append_only))
+    before = {root: (versions(root), data_files(root)) for root in (checked, append_only)}
+    breaking = "A row breaks the table's Delta constraint 'id_positive' (id > 0)"
+    for sql in ["INSERT INTO CHECKED VALUES (-1)", "INSERT INTO CHECKED VALUES (NULL)"]:
+        with pytest.raises(RewindError) as refused:
+            conn.sql(sql)
+        assert (refused.value.code, refused.value.message) == (
+            "INVALID_VALUE",
+            f"{breaking}: nothing was written.",
+        )
+    assert code_of(conn, "UPDATE CHECKED SET ID = 0") == "INVALID_VALUE"
+    for sql in ["DELETE FROM LEDGER", "UPDATE LEDGER SET ID = 3", "TRUNCATE TABLE LEDGER"]:
+        with pytest.raises(RewindError) as refused:
+            conn.sql(sql)
+        assert (refused.value.code, "is append-only" in refused.value.message) == (
+            "UNSUPPORTED",
+            True,
+        )
+    assert {root: (versions(root), data_files(root)) for root in before} == before
+    conn.sql("INSERT INTO CHECKED VALUES (3); INSERT INTO LEDGER VALUES (3)")
+    assert rows(conn, "SELECT ID FROM CHECKED ORDER BY ID") == [(1,), (2,), (3,)]
+    assert rows(conn, "SELECT ID FROM LEDGER ORDER BY ID") == [(1,), (2,), (3,)]
+
+
 def test_another_engines_vacuum_cannot_cut_time_travel_and_a_forced_one_is_named_r42(
     lake: Path, connect: Any
 ) -> None:

@@ -77,3 +77,30 @@ def test_refuses_what_a_pyarrow_dataset_would_read_wrong(tmp_path: Path, feature
 
     with pytest.raises(UnsupportedTableFeature, match=feature):
         read_arrow(tmp_path / "t")
+
+
+def test_a_snapshot_names_its_check_constraints_and_invariants() -> None:
+    """SPEC R40: what every Rewind write checks (rewind.sql.frames.write_frame): the CHECK
+    constraints in the table's properties and delta-spark's column invariants."""
+    from rewind.storage.snapshot import Snapshot
+
+    invariant = json.dumps({"expression": {"expression": "qty >= 0"}})
+    schema = {
+        "type": "struct",
+        "fields": [
+            {"name": "qty", "type": "long", "nullable": True, "metadata": {}},
+            {
+                "name": "n",
+                "type": "long",
+                "nullable": True,
+                "metadata": {"delta.invariants": invariant},
+            },
+        ],
+    }
+    metadata = {
+        "schemaString": json.dumps(schema),
+        "configuration": {"delta.constraints.positive": "qty > 0", "delta.appendOnly": "false"},
+    }
+    snap = Snapshot(1, (), Path("/nowhere"), metadata=metadata)
+    assert snap.checks == {"positive": "qty > 0", "invariant of n": "qty >= 0"}
+    assert Snapshot(1, (), Path("/nowhere")).checks == {}

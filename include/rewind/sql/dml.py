@@ -80,7 +80,7 @@ def insert(ctx: Context, tree: exp.Insert) -> Result:
             if column not in targets:
                 frame = frame.withColumn(column.name, _null(frame, column))
         base = writable_snapshot(ctx, obj)
-        files = write_frame(ctx, base.root, frame, columns, base.schema)
+        files = write_frame(ctx, base.root, frame, columns, base.schema, base.checks)
         removes = list(base.files) if tree.args.get("overwrite") else []
         commit_files(ctx, obj, base, files, removes, "INSERT")
     finally:
@@ -205,7 +205,9 @@ class Target:
         kept = kept.select(*[F.col(quote(c.name)) for c in self.columns])
         new = list(extra)
         if uris:
-            new += write_frame(self.ctx, self.base.root, kept, self.columns, self.base.schema)
+            new += write_frame(
+                self.ctx, self.base.root, kept, self.columns, self.base.schema, self.base.checks
+            )
         removes = files_by_uri(self.base, uris)
         commit_files(self.ctx, self.obj, self.base, new, removes, operation)
 

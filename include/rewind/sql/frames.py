@@ -9,13 +9,13 @@ session, SPEC R44); its staged files get their place by a server-side copy.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING
 
 from rewind.errors import UnsupportedError
 from rewind.spark import functions, to_arrow
-from rewind.spark_errors import NOT_NULL_VIOLATION
+from rewind.spark_errors import CHECK_VIOLATION, NOT_NULL_VIOLATION
 from rewind.statement import Context
 from rewind.storage import location
 from rewind.storage.columns import Column
@@ -133,13 +133,15 @@ def write_frame(
     frame: DataFrame,
     columns: Sequence[Column],
     schema: pa.Schema,
+    checks: Mapping[str, str] | None = None,
 ) -> list[DataFile]:
     """Write ``frame`` (logical column names) as new data files of a table.
 
     Every physical column of ``schema`` is written, NULL where no current column
     maps to it; a NULL in a column the Delta schema says is not nullable fails the write
-    (nothing is committed, SPEC R28). Files are staged, then moved into the table root
-    with unique names; the caller commits them. Empty files are dropped.
+    (nothing is committed, SPEC R28), and so does a row for which one of the table's
+    ``checks`` (:attr:`Snapshot.checks`) is not true. Files are staged, then moved into
+    the table root with unique names; the caller commits them. Empty files are dropped.
 
     Returns:
         The new files, inside ``table_root``, with their sizes and row counts.
@@ -160,10 +162,12 @@ def write_frame(
             value = F.coalesce(value, F.raise_error(F.lit(f"{NOT_NULL_VIOLATION} '{named}'")))
         return value.alias(field.name)
 
-    projection = [stored(f) for f in schema]
+    written_frame = frame.select(*[stored(f) for f in schema])
+    if checks:
+        written_frame = _checked(F, written_frame, checks)
     staging = table_root / "_rewind_staging" / f"{ctx.query_id}-{uuid.uuid4().hex[:8]}"
     ctx.undo.append(lambda: _discard(staging))
-    frame.select(*projection).write.parquet(str(staging))
+    written_frame.write.parquet(str(staging))
     written: list[DataFile] = []
     ctx.undo.append(lambda: _unlink(table_root, written))
     try:
@@ -177,6 +181,19 @@ def write_frame(
     finally:
         _discard(staging)
     return written
+
+
+def _checked(F: ModuleType, stored: DataFrame, checks: Mapping[str, str]) -> DataFrame:
+    """``stored`` (physical columns), failing the write on a row for which a Delta CHECK
+    constraint or invariant is not true: NULL fails it too, as in delta-spark's writer
+    (SPEC R40)."""
+    first, *rest = stored.columns
+    value = F.col(quote(first))
+    for check, expression in checks.items():
+        holds = F.expr(expression).eqNullSafe(F.lit(True))
+        message = f"{CHECK_VIOLATION} '{check}' ({expression})"
+        value = F.when(holds, value).otherwise(F.raise_error(F.lit(message)))
+    return stored.select(value.alias(first), *[F.col(quote(c)) for c in rest])
 
 
 def _unlink(root: Root, files: Sequence[DataFile]) -> None:

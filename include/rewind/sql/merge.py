@@ -200,7 +200,7 @@ class _Merge:
         )
         frame = self._query(query)
         base = self.target.base
-        return write_frame(self.ctx, base.root, frame, columns, base.schema)
+        return write_frame(self.ctx, base.root, frame, columns, base.schema, base.checks)
 
 
 def merge(ctx: Context, tree: exp.Merge) -> Result:

@@ -117,7 +117,9 @@ def commit_files(
     """
     if not adds and not removes:
         return None
-    base.check_writable(str(names.qualified(ctx, obj)), any(not f.partition_values for f in adds))
+    base.check_writable(
+        str(names.qualified(ctx, obj)), any(not f.partition_values for f in adds), bool(removes)
+    )
     check_clock(ctx, obj)
     version = ctx.store.commit(
         obj.id,

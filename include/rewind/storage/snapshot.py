@@ -4,11 +4,12 @@ as replayed from the log by :mod:`rewind.storage.log` and committed by
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from rewind.errors import UnsupportedTableFeature
+from rewind.errors import UnsupportedError, UnsupportedTableFeature
 from rewind.storage import location
 from rewind.storage.location import Root
 from rewind.storage.log import arrow_schema, delta_fields
@@ -35,6 +36,8 @@ class DataFile:
 
 # Writer features delta-rs commits correctly for Rewind (SPEC R40): anything else (a
 # deletion vector, column mapping's physical names) is refused before a file is written.
+_CONSTRAINT = "delta.constraints."
+APPEND_ONLY = "delta.appendOnly"
 WRITABLE_FEATURES = {"appendOnly", "invariants", "checkConstraints", "timestampNtz"}
 
 
@@ -68,6 +71,24 @@ class Snapshot:
         return dict((self.metadata or {}).get("configuration") or {})
 
     @property
+    def checks(self) -> dict[str, str]:
+        """The version's Delta CHECK constraints (``delta.constraints.<name>``) and column
+        invariants (``delta.invariants``): name -> Spark SQL over its columns. A writer
+        must not add a row for which one is not true (NULL included, as delta-spark)."""
+        found = {
+            key.removeprefix(_CONSTRAINT): value
+            for key, value in self.configuration.items()
+            if key.startswith(_CONSTRAINT)
+        }
+        for field in delta_fields(self.metadata) if self.metadata else []:
+            invariant = (field.get("metadata") or {}).get("delta.invariants")
+            if invariant:
+                found[f"invariant of {field['name']}"] = json.loads(invariant)["expression"][
+                    "expression"
+                ]
+        return found
+
+    @property
     def plain(self) -> bool:
         """Whether the version's rows are exactly its data files' rows: Delta reader
         version 1 (no reader feature: no deletion vectors, no column mapping), no
@@ -81,10 +102,17 @@ class Snapshot:
             and not any(f.dv_path or f.deleted_rows for f in self.files)
         )
 
-    def check_writable(self, table: str, new_files: bool = True) -> None:
+    def check_writable(self, table: str, new_files: bool = True, removes: bool = False) -> None:
         """Refuse a write Rewind cannot commit correctly (SPEC R40, R43). ``new_files``:
         the write adds files Rewind writes (DML), which carry no partition values, so a
-        partitioned table is refused; a restore re-adds the table's own files, with theirs."""
+        partitioned table is refused; a restore re-adds the table's own files, with theirs.
+        ``removes``: the write removes rows, which an append-only table forbids."""
+        if removes and self.configuration.get(APPEND_ONLY, "").lower() == "true":
+            raise UnsupportedError(
+                f"Table {table} is append-only ({APPEND_ONLY} = true): a statement that "
+                "removes or rewrites its rows (DELETE, UPDATE, MERGE, TRUNCATE, INSERT "
+                "OVERWRITE, a restore) cannot be committed to it."
+            )
         protocol = self.protocol or {}
         features = set(protocol.get("writerFeatures") or []) | set(
             protocol.get("readerFeatures") or []
