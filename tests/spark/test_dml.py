@@ -279,6 +279,7 @@ def test_not_null_columns_refuse_null_from_every_statement(conn: Any, home: Path
     version = DeltaTable(str(root)).version()
     for sql in [
         "INSERT INTO N (NAME) VALUES ('x')",
+        "INSERT INTO N VALUES (DEFAULT, 'x')",  # no default: NULL, as in Snowflake
         "INSERT INTO N SELECT NULL, 'y'",
         "UPDATE N SET ID = NULL",
         "CREATE TABLE N2 CLONE N; INSERT INTO N2 (NAME) VALUES ('z')",
@@ -288,6 +289,7 @@ def test_not_null_columns_refuse_null_from_every_statement(conn: Any, home: Path
         assert (sql, refused.value.code) == (sql, "INVALID_VALUE")
         assert "non-nullable column 'ID'" in refused.value.message
     assert DeltaTable(str(root)).version() == version
+    conn.sql("UPDATE N SET NAME = DEFAULT WHERE ID = 1")  # Spark said `DEFAULT` unresolved
     assert query(conn, "SELECT * FROM N") == [(1, None)]
     assert [row[3] for row in conn.sql("DESC TABLE N")[0].rows] == ["N", "Y"]
     with pytest.raises(RewindError) as refused:

@@ -209,6 +209,42 @@ def test_documented_timestamp_literals_reach_spark_as_iso_8601(sql: str, spark: 
     assert to_spark(sqlglot.parse_one(sql, read="snowflake")) == spark
 
 
+@pytest.mark.parametrize(
+    ("sql", "dialect", "read_as"),
+    [
+        (
+            'INSERT INTO t VALUES (1, DEFAULT), (DEFAULT, "DEFAULT")',
+            "snowflake",
+            'INSERT INTO t VALUES (1, NULL), (NULL, "DEFAULT")',
+        ),
+        (
+            "UPDATE t SET v = DEFAULT WHERE id = 1",
+            "snowflake",
+            "UPDATE t SET v = NULL WHERE id = 1",
+        ),
+        (
+            "MERGE INTO t USING s ON t.a = s.a WHEN MATCHED THEN UPDATE SET v = DEFAULT "
+            "WHEN NOT MATCHED THEN INSERT (a, v) VALUES (s.a, DEFAULT)",
+            "snowflake",
+            "MERGE INTO t USING s ON t.a = s.a WHEN MATCHED THEN UPDATE SET v = NULL "
+            "WHEN NOT MATCHED THEN INSERT (a, v) VALUES (s.a, NULL)",
+        ),
+        ("INSERT INTO ds.t (a, b) VALUES (1, DEFAULT)", "bigquery", None),
+    ],
+)
+def test_default_as_a_value_is_null(sql: str, dialect: str, read_as: str | None) -> None:
+    """No column Rewind writes has a default (CREATE TABLE refuses DEFAULT; Delta's column
+    defaults are a writer feature Rewind refuses), so DEFAULT is NULL, as in Snowflake for
+    a column without one; a quoted "DEFAULT" is a column (Spark said `DEFAULT` cannot be
+    resolved)."""
+    tree = parse(sql, dialect).tree
+    assert isinstance(tree, exp.Expression)
+    if read_as is None:
+        assert "DEFAULT" not in tree.sql("bigquery").upper().split("VALUES")[1]
+    else:
+        assert tree.sql("snowflake") == read_as
+
+
 def test_qualify_reaches_spark_as_qualify() -> None:
     """sqlglot's Spark SQL rewrote QUALIFY as a subquery with a ``_w`` column that
     ``SELECT *`` returned; Spark 4 reads QUALIFY (the Spark-backed check:

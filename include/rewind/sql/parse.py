@@ -147,7 +147,9 @@ def parse(statement: str, dialect: str = "snowflake") -> ParsedStatement:
     if dialect == "bigquery":
         from rewind.sql.bigquery import parse_bigquery
 
-        return ParsedStatement(statement, _create_like(parse_bigquery(statement)))
+        return ParsedStatement(
+            statement, _defaults_as_null(_create_like(parse_bigquery(statement)))
+        )
     from rewind.sql.access import parse_access  # builds on _AlterParser below
 
     access = parse_access(statement, dialect)  # CREATE ROLE, GRANT, ... (SPEC R37)
@@ -194,7 +196,37 @@ def parse(statement: str, dialect: str = "snowflake") -> ParsedStatement:
         # it is no statement, so it is a syntax error, as in Snowflake (SPEC R39).
         head = statement.split()[0] if statement.split() else statement
         raise SqlSyntaxError(f"SQL compilation error: syntax error: unexpected '{head[:50]}'.")
-    return ParsedStatement(statement, flatten.rewrite(_create_like(tree)))
+    return ParsedStatement(statement, _defaults_as_null(flatten.rewrite(_create_like(tree))))
+
+
+def _is_default(node: exp.Expression) -> bool:
+    """The bare keyword DEFAULT (sqlglot: a Var in VALUES, a column elsewhere)."""
+    return (isinstance(node, exp.Var) or (isinstance(node, exp.Column) and not node.table)) and (
+        node.name.upper() == "DEFAULT"
+        and not (isinstance(node.this, exp.Identifier) and node.this.quoted)
+    )
+
+
+def _defaults_as_null(tree: exp.Expression | AlterContainer) -> exp.Expression | AlterContainer:
+    """``DEFAULT`` as a value of INSERT ... VALUES, UPDATE ... SET and MERGE's clauses: the
+    column's default, which no column Rewind writes has (CREATE TABLE refuses DEFAULT, and
+    a table whose Delta log keeps defaults has a writer feature Rewind does not write), so
+    NULL, as Snowflake's DEFAULT is for a column without one."""
+    if not isinstance(tree, exp.Insert | exp.Update | exp.Merge):
+        return tree
+    values: list[exp.Expression] = []
+    for row in tree.find_all(exp.Tuple):  # VALUES rows, MERGE's INSERT values
+        if isinstance(row.parent, exp.Values) or (
+            isinstance(row.parent, exp.Insert) and row.arg_key == "expression"
+        ):
+            values.extend(row.expressions)
+    for assignment in tree.find_all(exp.EQ):  # SET's assignments (UPDATE, MERGE)
+        if isinstance(assignment.parent, exp.Update) and assignment.arg_key == "expressions":
+            values.append(assignment.expression)
+    for value in values:
+        if _is_default(value):
+            value.replace(exp.null())
+    return tree
 
 
 def _create_like(tree: exp.Expression | AlterContainer) -> exp.Expression | AlterContainer:
