@@ -30,7 +30,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rewind.errors import RewindError
+from rewind.errors import NoCurrentContainer, RewindError
 from rewind.result import Result, render_table, to_csv, to_json
 
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ def _parser() -> argparse.ArgumentParser:
     restore = commands.add_parser(
         "restore", help="restore a table in place as of a point (a new version of the same table)"
     )
-    restore.add_argument("table", help="[db.][schema.]table")
+    restore.add_argument("table", help="database.schema.table")
     when = restore.add_mutually_exclusive_group(required=True)
     when.add_argument("--at", help="ISO timestamp, offset in seconds (-3600) or query id")
     when.add_argument("--before", help="ISO timestamp, offset in seconds or query id")
@@ -214,7 +214,14 @@ def _sql(args: argparse.Namespace) -> int:
 
 def _restore(args: argparse.Namespace) -> int:
     with _connect(args) as connection:
-        result = connection.restore(args.table, at=args.at, before=args.before)
+        try:
+            result = connection.restore(args.table, at=args.at, before=args.before)
+        except NoCurrentContainer:
+            # A CLI call has no session before it: no USE SCHEMA can have run.
+            raise NoCurrentContainer(
+                f"rewind restore names the table in full, DATABASE.SCHEMA.TABLE "
+                f"(got '{args.table}')."
+            ) from None
     _emit([result], args.format)
     return 0
 

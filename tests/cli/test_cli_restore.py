@@ -46,6 +46,7 @@ def test_restore_in_place_then_time_travel_to_the_replaced_state(
         (["d.public.nope", "--at", "-60"], "OBJECT_NOT_FOUND"),
         (["d.public.t", "--at", "00000000-0000-0000-0000-000000000000"], "UNKNOWN_STATEMENT"),
         (["d.public.t", "--at", "yesterday"], "INVALID_VALUE"),
+        (["t", "--at", "-60"], "NO_CURRENT_CONTAINER"),  # names the full form, not USE SCHEMA
     ],
 )
 def test_restore_errors_are_one_line(
@@ -56,6 +57,7 @@ def test_restore_errors_are_one_line(
     failed = cli("restore", *args, now=at(hours=1))
     assert failed.returncode == 1
     assert failed.stderr.startswith(f"error: {code}: ") and failed.stderr.count("\n") == 1
+    assert "USE SCHEMA" not in failed.stderr
 
 
 def test_bigquery_dataset_options_and_errors(
