@@ -329,6 +329,14 @@ def test_bigquery_dataset_time_travel_hours(history: dict[str, Any]) -> None:
         dialect="bigquery",
     )
     assert rows(conn, "SELECT A * 2 FROM DB.WEEK.N") == [[Decimal("3.000000000")]]
+    # BigQuery's DROP SCHEMA is RESTRICT unless it says CASCADE: a dataset holding tables
+    # stays (Rewind dropped it with Snowflake's default, CASCADE).
+    with pytest.raises(RewindError) as error:
+        conn.sql("DROP SCHEMA DB.WEEK", dialect="bigquery")
+    assert (error.value.code, "is not empty (1 table)" in error.value.message) == (
+        "INVALID_VALUE",
+        True,
+    )
     # BigQuery's UNDROP SCHEMA brings a deleted dataset back with its tables (R21); its
     # DELETE needs no FROM (it was refused once).
     conn.sql(

@@ -7,7 +7,7 @@ import sqlglot
 from sqlglot import exp
 
 from rewind.errors import RewindError, SqlSyntaxError, UnsupportedError
-from rewind.sql.parse import AlterContainer, flow_parts, parse, split
+from rewind.sql.parse import EMPTY_ONLY, AlterContainer, flow_parts, parse, split
 from rewind.sql.show import like_pattern
 from rewind.sql.spark_sql import to_spark
 from rewind.types import column_type
@@ -243,6 +243,14 @@ def test_default_as_a_value_is_null(sql: str, dialect: str, read_as: str | None)
         assert "DEFAULT" not in tree.sql("bigquery").upper().split("VALUES")[1]
     else:
         assert tree.sql("snowflake") == read_as
+
+
+def test_bigquery_drop_schema_is_restrict_unless_cascade() -> None:
+    """BigQuery deletes a dataset holding tables only with CASCADE (Snowflake: CASCADE by
+    default); the behaviour: tests/spark/test_clone.py::test_bigquery_dataset_time_travel_hours."""
+    assert parse("DROP SCHEMA p.ds", "bigquery").tree.meta[EMPTY_ONLY] is True
+    assert parse("DROP SCHEMA p.ds CASCADE", "bigquery").tree.meta[EMPTY_ONLY] is False
+    assert EMPTY_ONLY not in parse("DROP SCHEMA d.s").tree.meta
 
 
 def test_qualify_reaches_spark_as_qualify() -> None:

@@ -27,7 +27,7 @@ from rewind.errors import (
     TimeTravelUnavailable,
     UnsupportedError,
 )
-from rewind.sql.parse import AlterContainer, syntax_detail
+from rewind.sql.parse import EMPTY_ONLY, AlterContainer, syntax_detail
 from rewind.sql.values import literal
 
 _CLONE_POINT = re.compile(
@@ -145,6 +145,10 @@ def _bigquery_tree(tree: exp.Expression) -> exp.Expression:
         tree.set("tables", None)
     if isinstance(tree, exp.Create) and str(tree.args.get("kind", "")).upper() == "SCHEMA":
         _dataset_options(tree)
+    if isinstance(tree, exp.Drop) and str(tree.args.get("kind", "")).upper() == "SCHEMA":
+        # BigQuery's DROP SCHEMA is RESTRICT unless it says CASCADE: a dataset that still
+        # holds tables is not deleted (Snowflake's default is CASCADE).
+        tree.meta[EMPTY_ONLY] = not tree.args.get("cascade")
     return tree
 
 

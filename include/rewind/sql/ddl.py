@@ -27,6 +27,7 @@ from rewind.errors import (
 from rewind.identifiers import QualifiedName, normalize
 from rewind.result import Result
 from rewind.sql import clone, external, names
+from rewind.sql.parse import EMPTY_ONLY
 from rewind.sql.tables import create_table_storage, delta_schema
 from rewind.sql.values import ObjectProperties, object_properties
 from rewind.statement import Context
@@ -269,6 +270,14 @@ def drop(ctx: Context, tree: exp.Drop) -> Result:
         if tree.args.get("exists"):
             return ctx.status("Drop statement executed successfully (object does not exist).")
         raise
+    if tree.meta.get(EMPTY_ONLY):
+        held = [t for t in ctx.catalog.objects(TABLE, [obj.id]) if t.dropped_on is None]
+        if held:
+            raise InvalidValue(
+                f"Dataset {names.qualified(ctx, obj)} is not empty ({len(held)} "
+                f"table{'s' if len(held) > 1 else ''}): "
+                "DROP SCHEMA ... CASCADE deletes it with its tables."
+            )
     ctx.catalog.drop(obj, ctx.now)
     ctx.catalog.record_access(ctx.query_id, obj.id, "DDL", operation="DROP")
     return ctx.status(f"{obj.name} successfully dropped.")

@@ -30,6 +30,7 @@ _VERBS = {"CREATE", "DROP", "UNDROP", "ALTER", "SHOW", "DESCRIBE", "DESC", "EXEC
 _MODIFIERS = {"OR", "REPLACE", "IF", "NOT", "EXISTS", "TEMPORARY", "TEMP", "TRANSIENT", "SECURE"}
 _KINDS = {"TABLE", "SCHEMA", "DATABASE", "TABLES", "SCHEMAS", "DATABASES"}  # Rewind's objects
 IGNORE_SHORT = "ignore_insufficient_retention"
+EMPTY_ONLY = "drop_only_if_empty"  # BigQuery's DROP SCHEMA (RESTRICT unless CASCADE)
 _IGNORE_SHORT = re.compile(
     r"\s+IGNORE\s+TABLES\s+WITH\s+INSUFFICIENT\s+DATA\s+RETENTION\s*$", re.IGNORECASE
 )
