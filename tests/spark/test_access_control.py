@@ -412,6 +412,11 @@ def test_show_roles_and_users_list_what_the_role_may_know(admin: Any, ana: Any) 
     mine = ana.sql("SHOW USERS")[0]
     assert (mine.column("name"), mine.column("default_role")) == (["ANA"], ["ANALYST"])
     assert ana.sql("SHOW USERS LIKE 'ADM%'")[0].rows == []
+    # SHOW COLUMNS lists the columns of the tables the role reaches, nothing of T's.
+    columns = ana.sql("SHOW COLUMNS IN SCHEMA D.PUBLIC")[0]
+    assert (columns.column("table_name"), columns.column("column_name")) == (["SEEN"], ["ID"])
+    assert admin.sql("SHOW COLUMNS LIKE 'v' IN DATABASE D")[0].column("table_name") == ["T"]
+    assert hidden(ana, "SHOW COLUMNS IN TABLE D.PUBLIC.T") == MISSING_T
     assert denied(ana, "USE SECONDARY ROLES ALL", "UNSUPPORTED") == (
         "USE SECONDARY ROLES is not supported."
     )  # an INTERNAL_ERROR before

@@ -292,6 +292,11 @@ def test_not_null_columns_refuse_null_from_every_statement(conn: Any, home: Path
     conn.sql("UPDATE N SET NAME = DEFAULT WHERE ID = 1")  # Spark said `DEFAULT` unresolved
     assert query(conn, "SELECT * FROM N") == [(1, None)]
     assert [row[3] for row in conn.sql("DESC TABLE N")[0].rows] == ["N", "Y"]
+    shown = conn.sql("SHOW COLUMNS IN TABLE N")[0]
+    assert (shown.column("null?"), shown.column("data_type")[0]) == (
+        ["false", "true"],
+        '{"type":"FIXED","precision":38,"scale":0,"nullable":false}',
+    )
     with pytest.raises(RewindError) as refused:
         conn.sql("ALTER TABLE N DROP COLUMN ID")
     assert refused.value.code == "UNSUPPORTED"

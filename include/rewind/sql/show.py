@@ -3,6 +3,7 @@ DESCRIBE TABLE."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
@@ -27,7 +28,7 @@ from rewind.sql.ddl import live_object
 from rewind.sql.tables import current_version
 from rewind.sql.values import literal
 from rewind.statement import Context
-from rewind.storage.columns import table_columns
+from rewind.storage.columns import Column, table_columns
 
 TABLE_COLUMNS = [
     "created_on",
@@ -84,6 +85,20 @@ DESCRIBE_COLUMNS = [
     "policy name",
     "privacy domain",
 ]
+# Snowflake's SHOW COLUMNS columns, in its order.
+SHOW_COLUMNS = [
+    "table_name",
+    "schema_name",
+    "column_name",
+    "data_type",
+    "null?",
+    "default",
+    "kind",
+    "expression",
+    "comment",
+    "database_name",
+    "autoincrement",
+]
 _TERSE = ("created_on", "name", "kind", "database_name", "schema_name")
 _KINDS = {"TABLES": TABLE, "SCHEMAS": SCHEMA, "DATABASES": DATABASE}
 
@@ -110,6 +125,8 @@ def show(ctx: Context, tree: exp.Show) -> Result:
     what = str(tree.this).upper()
     if what == "PARAMETERS":
         return _parameters(ctx, tree)
+    if what == "COLUMNS":
+        return _columns(ctx, tree)
     if what not in _KINDS:
         raise UnsupportedError(f"SHOW {what} is not supported.")
     if tree.args.get("iceberg"):
@@ -177,15 +194,62 @@ def describe(ctx: Context, tree: exp.Describe) -> Result:
                 f"DESCRIBE TABLE ... {option.sql('snowflake')} is not supported."
             )
     obj = names.table(ctx, names.parts(tree.this))
-    # another engine's commits first: their columns count too; nullability is Delta's
-    schema = ctx.store.snapshot(obj.id, current_version(ctx, obj)).schema
-    nullable = {f.name: f.nullable for f in schema}
     rest: list[Any] = [None, "N", "N", None, None, None, None, None]
     rows = [
-        [c.name, c.type, "COLUMN", "Y" if nullable.get(c.physical, True) else "N", *rest]
-        for c in table_columns(obj)
+        [c.name, c.type, "COLUMN", "Y" if nullable else "N", *rest]
+        for c, nullable in _described(ctx, obj)
     ]
     return ctx.result(DESCRIBE_COLUMNS, rows)
+
+
+def _described(ctx: Context, obj: CatalogObject) -> list[tuple[Column, bool]]:
+    """The live table's columns as a reader sees them now, another engine's commits
+    first (their columns count too, SPEC R40), each with its Delta nullability."""
+    schema = ctx.store.snapshot(obj.id, current_version(ctx, obj)).schema
+    nullable = {f.name: f.nullable for f in schema}
+    return [(c, nullable.get(c.physical, True)) for c in table_columns(obj)]
+
+
+def _columns(ctx: Context, tree: exp.Show) -> Result:
+    """``SHOW COLUMNS [LIKE '...'] [IN TABLE t | SCHEMA s | DATABASE d | ACCOUNT]``: the
+    columns of the live tables the role can see (SPEC R37), with Snowflake's columns;
+    ``data_type`` is Snowflake's JSON of the type."""
+    if str(tree.args.get("scope_kind") or "").upper() == TABLE:
+        tables = [names.table(ctx, names.parts(tree.args["scope"]))]
+    else:
+        parents = _scope(ctx, TABLE, tree, history=False)
+        tables = [t for t in ctx.catalog.objects(TABLE, parents) if t.dropped_on is None]
+        visible = security.visible_ids(ctx)
+        tables = [t for t in tables if visible is None or t.id in visible]
+    like = tree.args.get("like")
+    pattern = like_pattern(str(literal(like))) if like is not None else None
+    rows = []
+    for table in tables:
+        database, schema, name = names.qualified(ctx, table).parts
+        for column, nullable in _described(ctx, table):
+            if pattern is None or pattern.fullmatch(column.name):
+                kind = json.dumps(
+                    {**_type_json(column.type), "nullable": nullable}, separators=(",", ":")
+                )
+                null = "true" if nullable else "false"
+                rows.append(
+                    [name, schema, column.name, kind, null, "", "COLUMN", "", "", database, ""]
+                )
+    return ctx.result(SHOW_COLUMNS, rows)
+
+
+def _type_json(sql_type: str) -> dict[str, Any]:
+    """Snowflake's ``data_type`` of SHOW COLUMNS for one of Rewind's column types."""
+    if sql_type.startswith("NUMBER("):
+        precision, scale = sql_type.removeprefix("NUMBER(").rstrip(")").split(",")
+        return {"type": "FIXED", "precision": int(precision), "scale": int(scale)}
+    if sql_type in ("VARCHAR", "BINARY"):
+        size = 16777216 if sql_type == "VARCHAR" else 8388608
+        kind = "TEXT" if sql_type == "VARCHAR" else "BINARY"
+        return {"type": kind, "length": size, "byteLength": size, "fixed": False}
+    if sql_type.startswith("TIMESTAMP"):
+        return {"type": sql_type, "precision": 0, "scale": 9}
+    return {"type": {"FLOAT": "REAL"}.get(sql_type, sql_type)}
 
 
 # Snowflake's SHOW PARAMETERS columns and the words it describes these two with.
