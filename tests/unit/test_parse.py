@@ -317,10 +317,16 @@ def test_create_table_like_with_columns_is_a_syntax_error() -> None:
             "CREATE SCHEMA ds OPTIONS (max_time_travel_hours = 72, description = 'x')",
             "CREATE SCHEMA ds COMMENT='x' DATA_RETENTION_TIME_IN_DAYS=3",
         ),
+        (
+            "CREATE TABLE ds.t (a INT64) OPTIONS (description = 'y')",
+            "CREATE TABLE ds.t (a BIGINT) COMMENT='y'",
+        ),
+        ("ALTER TABLE ds.t SET OPTIONS (description = 'z')", "ALTER TABLE ds.t SET COMMENT='z'"),
     ],
 )
 def test_bigquery_dataset_options_are_its_retention_and_comment(sql: str, read_as: str) -> None:
-    """Issue 13: the options were accepted and ignored; BigQuery's default is 7 days."""
+    """Issue 13: the options were accepted and ignored; BigQuery's default is 7 days. A
+    table's description is its comment too (it was refused)."""
     tree = parse(sql, "bigquery").tree
     assert isinstance(tree, exp.Expression)
     assert tree.sql("snowflake") == read_as

@@ -137,8 +137,17 @@ def _numeric(node: exp.Expression) -> exp.Expression:
     return node
 
 
+def _description(node: exp.Expression) -> exp.Expression:
+    """A table's ``OPTIONS (description = '...')`` (CREATE, ALTER ... SET OPTIONS) is its
+    comment, as a dataset's is (:func:`_dataset_options`)."""
+    if type(node) is exp.Property and node.name.lower() == "description":
+        return exp.SchemaCommentProperty(this=node.args["value"])
+    return node
+
+
 def _bigquery_tree(tree: exp.Expression) -> exp.Expression:
     tree = tree.transform(_system_time).transform(_plain_names).transform(_numeric)
+    tree = tree.transform(_description)
     tables = tree.args.get("tables") if isinstance(tree, exp.Delete) else None
     if tables and len(tables) == 1 and not tree.this:  # BigQuery's DELETE t WHERE ...
         tree.set("this", tables[0])
@@ -162,8 +171,8 @@ def _dataset_options(tree: exp.Create) -> None:
         key = option.name.lower() if type(option) is exp.Property else ""
         if key == "max_time_travel_hours":
             hours = option.args["value"]
-        elif key == "description":
-            kept.append(exp.SchemaCommentProperty(this=option.args["value"]))
+        elif isinstance(option, exp.SchemaCommentProperty):  # description (_description)
+            kept.append(option)
         else:
             raise SqlSyntaxError(f"Unsupported dataset option {option.sql('bigquery')}.")
     retention = exp.Property(this=exp.var(RETENTION_PARAM), value=_retention_days(hours))
