@@ -38,9 +38,13 @@ _PATH_NOT_FOUND = re.compile(r"\[PATH_NOT_FOUND\] Path does not exist: (?P<path>
 _STORAGE_CLASSES = ("java.io.", "java.nio.file.", "org.apache.hadoop.fs.")
 
 
+# Spark's advice to change its configuration, which a Rewind user cannot (nor should).
+_SPARK_ADVICE = re.compile(r'\s*If necessary set "spark\.[\w.]+" to "\w+"[^.]*\.')
+
+
 def _first_line(text: str) -> str:
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
-    return lines[0][:300] if lines else ""
+    return _SPARK_ADVICE.sub("", lines[0])[:300] if lines else ""
 
 
 def _local(path: str) -> str:

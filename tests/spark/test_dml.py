@@ -305,6 +305,24 @@ def test_not_null_columns_refuse_null_from_every_statement(conn: Any, home: Path
     assert refused.value.code == "UNSUPPORTED"
 
 
+def test_errors_speak_to_the_user_not_to_sparks_operator(conn: Any) -> None:
+    # SPEC R39: Spark's advice to set "spark.sql.ansi.enabled" is not the user's to take;
+    # INSERT ALL was "Statements of kind MULTITABLEINSERTS".
+    seed(conn)
+    with pytest.raises(RewindError) as error:
+        conn.sql("SELECT ID / 0 FROM T")
+    assert error.value.code == "EXECUTION_ERROR"
+    assert "Division by zero" in error.value.message
+    assert "spark.sql" not in error.value.message
+    with pytest.raises(RewindError) as error:
+        conn.sql("INSERT ALL INTO T (ID) VALUES (7) INTO T (ID) VALUES (8) SELECT 1")
+    assert (error.value.code, "multi-table inserts" in error.value.message) == (
+        "UNSUPPORTED",
+        True,
+    )
+    assert query(conn, "SELECT COUNT(*) FROM T") == [(3,)]
+
+
 def test_truncate_empties_the_table_but_keeps_its_history(conn: Any, home: Path) -> None:
     # SPEC R26, R13: TRUNCATE makes a version without rows; the files stay in time travel.
     insert = seed(conn)

@@ -96,5 +96,10 @@ def execute(ctx: Context, tree: Statement) -> Result:
             result = handler(ctx, tree)
             audit.finish(ctx)
             return result
+    if isinstance(tree, exp.MultitableInserts):
+        raise UnsupportedError(
+            "INSERT ALL / INSERT FIRST (multi-table inserts) are not supported: run one "
+            "INSERT ... SELECT per table."
+        )
     name = type(tree).__name__.upper()
     raise UnsupportedError(f"Statements of kind {name} are not supported.")
