@@ -271,6 +271,9 @@ def test_qualify_reaches_spark_as_qualify() -> None:
         ("SELECT $1 FROM t", "Positional column reference $1 is not supported"),
         ("SELECT * FROM t WHERE a = $lim", "Session variable $LIM is not supported"),
         ("SELECT * FROM t SAMPLE (10) SEED (7)", "SAMPLE ... SEED (REPEATABLE) is not supported"),
+        ("SELECT * RENAME (a AS b) FROM t", "SELECT * RENAME is not supported"),
+        ("SELECT * REPLACE (1 AS a) FROM t", "SELECT * REPLACE is not supported"),
+        ("SELECT * ILIKE '%a' FROM t", "SELECT * ILIKE is not supported"),
     ],
 )
 def test_what_spark_would_misread_is_refused_by_name(sql: str, says: str) -> None:

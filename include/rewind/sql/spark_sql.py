@@ -151,6 +151,13 @@ def to_spark(tree: exp.Expression) -> str:
             if name.isdigit()
             else f"Session variable ${name} is not supported (Rewind has no SET)."
         )
+    for star in tree.find_all(exp.Star):
+        clause = next((k for k in ("rename", "replace", "ilike") if star.args.get(k)), None)
+        if clause:
+            raise UnsupportedError(
+                f"SELECT * {clause.upper()} is not supported: name the columns "
+                "(SELECT * EXCLUDE (...) is)."
+            )
     for sample in tree.find_all(exp.TableSample):
         if sample.args.get("seed"):
             raise UnsupportedError(
