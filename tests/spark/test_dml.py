@@ -305,6 +305,26 @@ def test_not_null_columns_refuse_null_from_every_statement(conn: Any, home: Path
     assert refused.value.code == "UNSUPPORTED"
 
 
+def test_snowflake_functions_answer_as_in_snowflake(conn: Any) -> None:
+    # SPEC R16: sqlglot wrote these as Spark functions that answer otherwise, with no
+    # error: DATEDIFF counted whole units (0 months from Jan 31 to Feb 1), DAYOFWEEK
+    # was 1 on a Sunday (DAYOFWEEKISO 2), TO_NUMBER('12.5') was 12.5, and TRY_TO_DATE /
+    # TRY_TO_NUMBER failed on what they must answer NULL to.
+    sunday, monday = "'2026-11-29'::date", "'2026-11-30'::date"
+    answers = query(
+        conn,
+        "SELECT DATEDIFF(month, '2026-01-31'::date, '2026-02-01'::date), "
+        "DATEDIFF(hour, '2026-01-01 10:59'::timestamp, '2026-01-01 11:01'::timestamp), "
+        "DATEDIFF(day, '2026-01-01'::date, '2026-03-01'::date), "
+        f"DAYOFWEEK({sunday}), DAYOFWEEK({monday}), DAYOFWEEKISO({sunday}), "
+        f"DATE_PART(dow, {monday}), TO_NUMBER('12.5'), TO_DECIMAL('12.345', 10, 2), "
+        "TRY_TO_DATE('nope'), TRY_TO_NUMBER('12x'), TRY_TO_BOOLEAN('nope'), TO_BOOLEAN('yes')",
+    )
+    assert answers == [
+        (1, 1, 59, 0, 1, 7, 1, Decimal("13"), Decimal("12.35"), None, None, None, True)
+    ]
+
+
 def test_errors_speak_to_the_user_not_to_sparks_operator(conn: Any) -> None:
     # SPEC R39: Spark's advice to set "spark.sql.ansi.enabled" is not the user's to take;
     # INSERT ALL was "Statements of kind MULTITABLEINSERTS".

@@ -253,6 +253,15 @@ def test_bigquery_drop_schema_is_restrict_unless_cascade() -> None:
     assert EMPTY_ONLY not in parse("DROP SCHEMA d.s").tree.meta
 
 
+def test_snowflake_calendar_functions_are_rewritten_for_snowflake_only() -> None:
+    """BigQuery's EXTRACT(DAYOFWEEK ...) is Spark's (1 = Sunday); Snowflake's is 0 = Sunday
+    (the Spark-backed check: test_dml.py::test_snowflake_functions_answer_as_in_snowflake)."""
+    snowflake = sqlglot.parse_one("SELECT DAYOFWEEK(d), TRY_TO_DATE('x')", read="snowflake")
+    assert to_spark(snowflake) == ("SELECT ((WEEKDAY(`D`) + 1) % 7), TRY_CAST('x' AS DATE)")
+    bigquery = sqlglot.parse_one("SELECT EXTRACT(DAYOFWEEK FROM d)", read="bigquery")
+    assert to_spark(bigquery, "bigquery") == "SELECT EXTRACT(DAYOFWEEK FROM `D`)"
+
+
 def test_qualify_reaches_spark_as_qualify() -> None:
     """sqlglot's Spark SQL rewrote QUALIFY as a subquery with a ``_w`` column that
     ``SELECT *`` returned; Spark 4 reads QUALIFY (the Spark-backed check:

@@ -134,7 +134,7 @@ class Target:
 
     def query(self, tree: exp.Expression) -> DataFrame:
         """A DataFrame for a query of the statement (its frames bound)."""
-        return self.binding.sql(self.ctx.spark(), tree)
+        return self.binding.sql(self.ctx.spark(), tree, self.ctx.state.dialect)
 
     def affected(self, condition: exp.Expression) -> tuple[list[str], int]:
         """URIs of the files holding rows where ``condition`` is true, and how many rows."""

@@ -72,11 +72,12 @@ class Binding:
         self.frames[name] = frame
         return renamed(reference or exp.Table(), name, alias)
 
-    def sql(self, spark: SparkSession, tree: exp.Expression) -> DataFrame:
-        """A DataFrame for ``tree``, whose bound table nodes (:meth:`add`) read their
-        frames: each node's quoted name becomes a field of :func:`rewind.spark.query`'s
-        text, every other brace of it is doubled (a literal's, a JSON path's)."""
-        text = to_spark(tree)
+    def sql(self, spark: SparkSession, tree: exp.Expression, dialect: str) -> DataFrame:
+        """A DataFrame for ``tree`` (a statement in ``dialect``), whose bound table nodes
+        (:meth:`add`) read their frames: each node's quoted name becomes a field of
+        :func:`rewind.spark.query`'s text, every other brace of it is doubled (a
+        literal's, a JSON path's)."""
+        text = to_spark(tree, dialect)
         if self.frames:
             text = text.replace("{", "{{").replace("}", "}}")
             for name in self.frames:
@@ -356,7 +357,7 @@ def _headed(tree: exp.Expression, dialect: str) -> exp.Expression:
 
 def query_frame(ctx: Context, tree: exp.Expression, binding: Binding) -> DataFrame:
     """A DataFrame for a query tree (table references bound to their versions)."""
-    return binding.sql(ctx.spark(), bind(ctx, tree.copy(), binding))
+    return binding.sql(ctx.spark(), bind(ctx, tree.copy(), binding), ctx.state.dialect)
 
 
 def select(ctx: Context, tree: exp.Expression) -> Result:

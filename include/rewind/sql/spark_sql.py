@@ -102,6 +102,83 @@ def _formatted_timestamp(node: exp.StrToTime) -> exp.Expression:
     return _instant(given, to if isinstance(to, exp.DataType) else exp.DataType.build(to))
 
 
+# Units both Snowflake's DATEDIFF and Spark's DATE_TRUNC know.
+_TRUNCATED_UNITS = {
+    "YEAR",
+    "QUARTER",
+    "MONTH",
+    "WEEK",
+    "DAY",
+    "HOUR",
+    "MINUTE",
+    "SECOND",
+    "MILLISECOND",
+    "MICROSECOND",
+}
+
+
+def _function(name: str, *args: exp.Expression) -> exp.Anonymous:
+    return exp.Anonymous(this=name, expressions=list(args))
+
+
+def _snowflake_answers(node: exp.Expression) -> exp.Expression:
+    """Snowflake functions that sqlglot writes as Spark functions answering otherwise —
+    a wrong answer, no error:
+
+    - ``DATEDIFF(unit, a, b)`` counts the unit boundaries crossed (Snowflake: one month
+      from Jan 31 to Feb 1); Spark's counts whole units (0): the difference of the two
+      instants truncated to the unit.
+    - ``DAYOFWEEK`` is 0 (Sunday) .. 6, ``DAYOFWEEKISO`` 1 (Monday) .. 7, also through
+      ``DATE_PART`` / ``EXTRACT``; Spark's DAYOFWEEK is 1 (Sunday) .. 7 and sqlglot's ISO
+      form of it is wrong: both from Spark's WEEKDAY, 0 (Monday) .. 6.
+    - ``TO_NUMBER`` / ``TO_DECIMAL`` without a format is NUMBER(38, 0) by default
+      (``TO_NUMBER('12.5')`` is 13), not a DOUBLE; the ``TRY_`` forms (and
+      ``TRY_TO_DOUBLE``, ``TRY_TO_DATE``, ``TRY_TO_BOOLEAN``) answer NULL where the value
+      does not convert, not an error; ``TO_BOOLEAN`` is no Spark function.
+    """
+
+    def inner(arg: exp.Expression) -> exp.Expression:  # transform() skips a replacement's
+        return arg.transform(_snowflake_answers)
+
+    if isinstance(node, exp.DateDiff) and node.args.get("date_part_boundary"):
+        unit = node.text("unit").upper()
+        if unit in _TRUNCATED_UNITS:
+            start, end = (
+                _function("DATE_TRUNC", exp.Literal.string(unit), inner(arg))
+                for arg in (node.expression, node.this)
+            )
+            return _function("TIMESTAMPDIFF", exp.var(unit), start, end)
+    day = None
+    if isinstance(node, exp.DayOfWeek | exp.DayOfWeekIso):
+        day, iso = node.this, isinstance(node, exp.DayOfWeekIso)
+    elif isinstance(node, exp.Extract) and node.name.upper() in ("DAYOFWEEK", "DAYOFWEEKISO"):
+        day, iso = node.expression, node.name.upper() == "DAYOFWEEKISO"
+    if day is not None:
+        weekday = _function("WEEKDAY", inner(day))
+        one = exp.Literal.number(1)
+        if iso:
+            return exp.paren(exp.Add(this=weekday, expression=one))
+        return exp.paren(
+            exp.Mod(
+                this=exp.paren(exp.Add(this=weekday, expression=one)),
+                expression=exp.Literal.number(7),
+            )
+        )
+    cast = exp.TryCast if node.args.get("safe") else exp.Cast
+    if isinstance(node, exp.ToNumber) and node.args.get("format") is None:
+        precision = node.args.get("precision") or exp.Literal.number(38)
+        scale = node.args.get("scale") or exp.Literal.number(0)
+        to = exp.DataType.build(f"DECIMAL({precision.name}, {scale.name})")
+        return cast(this=inner(node.this), to=to)
+    if isinstance(node, exp.ToDouble) and node.args.get("format") is None:
+        return cast(this=inner(node.this), to=exp.DataType.build("DOUBLE"))
+    if isinstance(node, exp.ToBoolean):
+        return cast(this=inner(node.this), to=exp.DataType.build("BOOLEAN"))
+    if isinstance(node, exp.TsOrDsToDate) and node.args.get("safe") and not node.args.get("format"):
+        return exp.TryCast(this=inner(node.this), to=exp.DataType.build("DATE"))
+    return node
+
+
 # Spark functions that reach outside the catalog: Java static methods (with which a
 # statement could, say, link any file on the machine under a table) and file paths.
 _OUTSIDE_FUNCTIONS = {
@@ -117,11 +194,14 @@ _OUTSIDE_FUNCTIONS = {
 class _Spark4(Spark):
     """Spark SQL as Spark 4 reads it: sqlglot's Spark generator rewrites QUALIFY as a
     subquery with a ``_w`` column, which ``SELECT *`` then returned (and CTAS stored,
-    INSERT ... SELECT * refused as one column too many); Spark 4 has QUALIFY itself."""
+    INSERT ... SELECT * refused as one column too many); Spark 4 has QUALIFY itself. And
+    it writes a TRY_CAST that is not marked ``safe`` (Snowflake's ``TRY_TO_DATE('...')``)
+    as CAST, which fails in Spark 4's ANSI mode instead of answering NULL."""
 
     class Generator(SparkGenerator):
         TRANSFORMS = {
             **SparkGenerator.TRANSFORMS,
+            exp.TryCast: lambda self, e: self.trycast_sql(e),
             exp.Select: transforms.preprocess(
                 [
                     transforms.eliminate_distinct_on,
@@ -132,8 +212,10 @@ class _Spark4(Spark):
         }
 
 
-def to_spark(tree: exp.Expression) -> str:
-    """Spark SQL for a (bound) Snowflake tree; unquoted names fold to upper case (R4).
+def to_spark(tree: exp.Expression, dialect: str = "snowflake") -> str:
+    """Spark SQL for a (bound) tree of a statement in ``dialect`` (Snowflake's functions
+    answer as in Snowflake: :func:`_snowflake_answers`); unquoted names fold to upper
+    case (R4).
 
     Raises:
         UnsupportedError: a function that reaches outside the catalog (SPEC R38).
@@ -164,9 +246,11 @@ def to_spark(tree: exp.Expression) -> str:
                 "SAMPLE ... SEED (REPEATABLE) is not supported: Spark draws a sample without "
                 "a seed. Drop SEED for a sample that differs per run."
             )
-    return (
+    spark_tree = (
         normalize_identifiers(tree.copy(), dialect="snowflake")
         .transform(_keep_unit, copy=False)
         .transform(timestamp_literal, copy=False)
-        .sql(dialect=_Spark4, identify=True)
     )
+    if dialect == "snowflake":
+        spark_tree = spark_tree.transform(_snowflake_answers, copy=False)
+    return spark_tree.sql(dialect=_Spark4, identify=True)
