@@ -309,7 +309,8 @@ def test_snowflake_functions_answer_as_in_snowflake(conn: Any) -> None:
     # SPEC R16: sqlglot wrote these as Spark functions that answer otherwise, with no
     # error: DATEDIFF counted whole units (0 months from Jan 31 to Feb 1), DAYOFWEEK
     # was 1 on a Sunday (DAYOFWEEKISO 2), TO_NUMBER('12.5') was 12.5, and TRY_TO_DATE /
-    # TRY_TO_NUMBER failed on what they must answer NULL to.
+    # TRY_TO_NUMBER failed on what they must answer NULL to; INITCAP left 'foo_bar' as
+    # it was; TO_VARCHAR lost its number format; WEEK was no function.
     sunday, monday = "'2026-11-29'::date", "'2026-11-30'::date"
     answers = query(
         conn,
@@ -318,11 +319,12 @@ def test_snowflake_functions_answer_as_in_snowflake(conn: Any) -> None:
         "DATEDIFF(day, '2026-01-01'::date, '2026-03-01'::date), "
         f"DAYOFWEEK({sunday}), DAYOFWEEK({monday}), DAYOFWEEKISO({sunday}), "
         f"DATE_PART(dow, {monday}), TO_NUMBER('12.5'), TO_DECIMAL('12.345', 10, 2), "
-        "TRY_TO_DATE('nope'), TRY_TO_NUMBER('12x'), TRY_TO_BOOLEAN('nope'), TO_BOOLEAN('yes')",
+        "TRY_TO_DATE('nope'), TRY_TO_NUMBER('12x'), TRY_TO_BOOLEAN('nope'), TO_BOOLEAN('yes'), "
+        "INITCAP('hello wORLD-foo_bar'), TO_VARCHAR(1234.5, '9,999.99'), WEEK('2026-01-05'::date)",
     )
-    assert answers == [
-        (1, 1, 59, 0, 1, 7, 1, Decimal("13"), Decimal("12.35"), None, None, None, True)
-    ]
+    calendar = (1, 1, 59, 0, 1, 7, 1)
+    conversions = (Decimal("13"), Decimal("12.35"), None, None, None, True)
+    assert answers == [(*calendar, *conversions, "Hello World-Foo_Bar", "1,234.50", 2)]
 
 
 def test_errors_speak_to_the_user_not_to_sparks_operator(conn: Any) -> None:
