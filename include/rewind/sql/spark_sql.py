@@ -291,14 +291,10 @@ class _Spark4(Spark):
         }
 
 
-def to_spark(tree: exp.Expression, dialect: str = "snowflake") -> str:
-    """Spark SQL for a (bound) tree of a statement in ``dialect`` (Snowflake's functions
-    answer as in Snowflake: :func:`_snowflake_answers`); unquoted names fold to upper
-    case (R4).
-
-    Raises:
-        UnsupportedError: a function that reaches outside the catalog (SPEC R38).
-    """
+def _refuse_unwritable(tree: exp.Expression) -> None:
+    """Refuse what no Spark SQL reads as the statement means: functions that reach
+    outside the catalog (SPEC R38), ``$1`` / ``$var``, ``SELECT * RENAME|REPLACE|ILIKE``
+    and ``SAMPLE ... SEED`` (Spark answered those with errors naming its own syntax)."""
     for function in tree.find_all(exp.Anonymous):
         if function.name.upper() in _OUTSIDE_FUNCTIONS:
             raise UnsupportedError(
@@ -325,6 +321,18 @@ def to_spark(tree: exp.Expression, dialect: str = "snowflake") -> str:
                 "SAMPLE ... SEED (REPEATABLE) is not supported: Spark draws a sample without "
                 "a seed. Drop SEED for a sample that differs per run."
             )
+
+
+def to_spark(tree: exp.Expression, dialect: str = "snowflake") -> str:
+    """Spark SQL for a (bound) tree of a statement in ``dialect`` (Snowflake's functions
+    answer as in Snowflake: :func:`_snowflake_answers`); unquoted names fold to upper
+    case (R4).
+
+    Raises:
+        UnsupportedError: what :func:`_refuse_unwritable` refuses, and what sqlglot
+            cannot write for Spark.
+    """
+    _refuse_unwritable(tree)
     spark_tree = (
         normalize_identifiers(tree.copy(), dialect="snowflake")
         .transform(_keep_unit, copy=False)
