@@ -132,16 +132,9 @@ def show(ctx: Context, tree: exp.Show) -> Result:
     if tree.args.get("iceberg"):
         raise UnsupportedError("SHOW ICEBERG TABLES is not supported: Rewind's tables are Delta.")
     kind = _KINDS[what]
-    history = bool(tree.args.get("history"))
-    parents = _scope(ctx, kind, tree, history)
-    found = ctx.catalog.objects(kind, parents)
-    found = [o for o in found if o.dropped_on is None or (history and _in_time_travel(ctx, o))]
-    visible = security.visible_ids(ctx)  # SPEC R37: only what the role reaches is listed
-    if visible is not None:
-        found = [o for o in found if o.id in visible]
-    like = tree.args.get("like")
-    if like is not None:
-        pattern = like_pattern(str(literal(like)))
+    found = _listed(ctx, kind, tree, history=bool(tree.args.get("history")))
+    pattern = _like(tree)
+    if pattern is not None:
         found = [o for o in found if pattern.fullmatch(o.name)]
     found = _paged(tree, found)
     row = {TABLE: _table_row, SCHEMA: _schema_row, DATABASE: _database_row}[kind]
@@ -151,6 +144,21 @@ def show(ctx: Context, tree: exp.Show) -> Result:
         kept = [i for i, c in enumerate(columns) if c in _TERSE]
         columns, rows = [columns[i] for i in kept], [[r[i] for i in kept] for r in rows]
     return ctx.result(columns, rows)
+
+
+def _listed(ctx: Context, kind: str, tree: exp.Show, history: bool) -> list[CatalogObject]:
+    """The objects of ``kind`` in the listing's scope (with HISTORY, the dropped ones still
+    in time travel) that the role reaches: SPEC R37, only what it reaches is listed."""
+    found = ctx.catalog.objects(kind, _scope(ctx, kind, tree, history))
+    found = [o for o in found if o.dropped_on is None or (history and _in_time_travel(ctx, o))]
+    visible = security.visible_ids(ctx)
+    return found if visible is None else [o for o in found if o.id in visible]
+
+
+def _like(tree: exp.Show) -> re.Pattern[str] | None:
+    """The listing's ``LIKE '...'`` pattern, if it has one."""
+    like = tree.args.get("like")
+    return like_pattern(str(literal(like))) if like is not None else None
 
 
 def _paged(tree: exp.Show, found: list[CatalogObject]) -> list[CatalogObject]:
@@ -217,12 +225,8 @@ def _columns(ctx: Context, tree: exp.Show) -> Result:
     if str(tree.args.get("scope_kind") or "").upper() == TABLE:
         tables = [names.table(ctx, names.parts(tree.args["scope"]))]
     else:
-        parents = _scope(ctx, TABLE, tree, history=False)
-        tables = [t for t in ctx.catalog.objects(TABLE, parents) if t.dropped_on is None]
-        visible = security.visible_ids(ctx)
-        tables = [t for t in tables if visible is None or t.id in visible]
-    like = tree.args.get("like")
-    pattern = like_pattern(str(literal(like))) if like is not None else None
+        tables = _listed(ctx, TABLE, tree, history=False)
+    pattern = _like(tree)
     rows = []
     for table in tables:
         database, schema, name = names.qualified(ctx, table).parts
@@ -292,8 +296,7 @@ def _parameters(ctx: Context, tree: exp.Show) -> Result:
         if ctx.catalog.is_transient(chain[0]):
             value = min(value, MAX_TRANSIENT_RETENTION_DAYS)
         found.append((RETENTION_PARAM, value, level))
-    like = tree.args.get("like")
-    pattern = like_pattern(str(literal(like))) if like is not None else None
+    pattern = _like(tree)
     rows = [
         [key, str(value), str(_PARAMETERS[key][0]), level, _PARAMETERS[key][1], "NUMBER"]
         for key, value, level in found
