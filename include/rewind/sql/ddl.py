@@ -271,7 +271,7 @@ def drop(ctx: Context, tree: exp.Drop) -> Result:
             return ctx.status("Drop statement executed successfully (object does not exist).")
         raise
     if tree.meta.get(EMPTY_ONLY):
-        held = [t for t in ctx.catalog.objects(TABLE, [obj.id]) if t.dropped_on is None]
+        held = ctx.catalog.children(obj.id, TABLE, include_dropped=False)
         if held:
             raise InvalidValue(
                 f"Dataset {names.qualified(ctx, obj)} is not empty ({len(held)} "
