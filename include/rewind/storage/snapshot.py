@@ -36,9 +36,11 @@ class DataFile:
 
 # Writer features delta-rs commits correctly for Rewind (SPEC R40): anything else (a
 # deletion vector, column mapping's physical names) is refused before a file is written.
-_CONSTRAINT = "delta.constraints."
-APPEND_ONLY = "delta.appendOnly"
+# The rules of the first three bind Rewind's writes: :attr:`Snapshot.checks` and
+# :meth:`Snapshot.check_writable`.
 WRITABLE_FEATURES = {"appendOnly", "invariants", "checkConstraints", "timestampNtz"}
+_CONSTRAINT = "delta.constraints."  # a CHECK constraint's property: the prefix of its name
+_APPEND_ONLY = "delta.appendOnly"
 
 
 @dataclass(frozen=True)
@@ -107,9 +109,9 @@ class Snapshot:
         the write adds files Rewind writes (DML), which carry no partition values, so a
         partitioned table is refused; a restore re-adds the table's own files, with theirs.
         ``removes``: the write removes rows, which an append-only table forbids."""
-        if removes and self.configuration.get(APPEND_ONLY, "").lower() == "true":
+        if removes and self.configuration.get(_APPEND_ONLY, "").lower() == "true":
             raise UnsupportedError(
-                f"Table {table} is append-only ({APPEND_ONLY} = true): a statement that "
+                f"Table {table} is append-only ({_APPEND_ONLY} = true): a statement that "
                 "removes or rewrites its rows (DELETE, UPDATE, MERGE, TRUNCATE, INSERT "
                 "OVERWRITE, a restore) cannot be committed to it."
             )
