@@ -72,7 +72,7 @@ class Grants:
         )
 
     def role_grants(self, *, user: str | None = None, role: str | None = None) -> list[RoleGrant]:
-        """Roles granted to ``user``, or the users ``role`` is granted to."""
+        """Roles granted to ``user``, or the users ``role`` is granted to (neither: all)."""
         query = select(RoleGrant)
         if user is not None:
             query = query.where(RoleGrant.user_name == user)

@@ -7,6 +7,7 @@ membership (USE ROLE, SHOW GRANTS TO|OF) is checked here, where the role is look
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -206,11 +207,11 @@ def show_principals(ctx: Context, tree: ShowPrincipals) -> Result:
             if pattern is None or pattern.fullmatch(u.name)
         ]
         return ctx.result(USERS_COLUMNS, rows)
+    holders = Counter(g.role_name for g in grants.role_grants())  # one query, every role
     held = {g.role_name for g in grants.role_grants(user=user.name)} | {PUBLIC_ROLE}
     rows = []
     for role in grants.roles():
         if (admin or role.name in held) and (pattern is None or pattern.fullmatch(role.name)):
-            holders = len(grants.role_grants(role=role.name))
             rows.append(
                 [
                     role.created_on,
@@ -218,7 +219,7 @@ def show_principals(ctx: Context, tree: ShowPrincipals) -> Result:
                     "Y" if role.name == user.default_role else "N",
                     "Y" if role.name == ctx.state.role else "N",
                     "N",  # no role hierarchies: a role is held, never inherited
-                    holders,
+                    holders[role.name],
                     0,
                     0,
                     "" if role.name in BUILT_IN_ROLES else ACCOUNTADMIN,

@@ -487,8 +487,8 @@ def field_ids(metadata: dict[str, Any]) -> dict[str, str]:
     }
 
 
-def column_types(metadata: dict[str, Any], table: str) -> list[tuple[str, str]]:
-    """(name, Delta type) of each column of a Delta ``metaData`` (logical names).
+def column_types(metadata: dict[str, Any], table: str) -> list[tuple[str, str, bool]]:
+    """(name, Delta type, nullable) of each column of a Delta ``metaData`` (logical names).
 
     Raises:
         UnsupportedTableFeature: a nested type (struct, array, map) Rewind's columns
@@ -502,7 +502,7 @@ def column_types(metadata: dict[str, Any], table: str) -> list[tuple[str, str]]:
                 f"Column '{column['name']}' of table {table} has the type "
                 f"{json.dumps(kind)[:80]}, which Rewind's columns cannot hold."
             )
-        found.append((str(column["name"]), kind))
+        found.append((str(column["name"]), kind, bool(column.get("nullable", True))))
     return found
 
 
@@ -512,14 +512,13 @@ def arrow_schema(metadata: dict[str, Any], table: str) -> pa.Schema:
     :func:`column_types`."""
     import pyarrow as pa
 
-    nullable = {str(f["name"]): bool(f.get("nullable", True)) for f in delta_fields(metadata)}
     fields = []
-    for name, kind in column_types(metadata, table):
+    for name, kind, nullable in column_types(metadata, table):
         if kind in _ARROW_OF:
             factory, *args = _ARROW_OF[kind]
             arrow = getattr(pa, factory)(*args)
         else:
             precision, scale = kind.removeprefix("decimal(").rstrip(")").split(",")
             arrow = pa.decimal128(int(precision), int(scale))
-        fields.append(pa.field(name, arrow, nullable[name]))
+        fields.append(pa.field(name, arrow, nullable))
     return pa.schema(fields)
