@@ -271,8 +271,9 @@ def test_qualify_dedupes_with_the_tables_own_columns(conn: Any) -> None:
 def test_not_null_columns_refuse_null_from_every_statement(conn: Any, home: Path) -> None:
     # SPEC R26, R39: Snowflake's NOT NULL (the one column constraint it enforces) is the
     # Delta schema's nullable false; a statement that would store NULL there writes
-    # nothing; a clone keeps the constraint; a column kept NOT NULL cannot be hidden by
-    # DROP COLUMN (its files would get NULL from every later write).
+    # nothing; a clone and CREATE TABLE ... LIKE keep the constraint (Snowflake's LIKE
+    # copies column definitions); a column kept NOT NULL cannot be hidden by DROP COLUMN
+    # (its files would get NULL from every later write).
     conn.sql("CREATE TABLE N (ID INT NOT NULL, NAME VARCHAR NULL)")
     conn.sql("INSERT INTO N VALUES (1, NULL)")
     root = table_root(home, "N")
@@ -283,6 +284,7 @@ def test_not_null_columns_refuse_null_from_every_statement(conn: Any, home: Path
         "INSERT INTO N SELECT NULL, 'y'",
         "UPDATE N SET ID = NULL",
         "CREATE TABLE N2 CLONE N; INSERT INTO N2 (NAME) VALUES ('z')",
+        "CREATE TABLE N3 LIKE N; INSERT INTO N3 (NAME) VALUES ('z')",
     ]:
         with pytest.raises(RewindError) as refused:
             conn.sql(sql)
@@ -292,6 +294,8 @@ def test_not_null_columns_refuse_null_from_every_statement(conn: Any, home: Path
     conn.sql("UPDATE N SET NAME = DEFAULT WHERE ID = 1")  # Spark said `DEFAULT` unresolved
     assert query(conn, "SELECT * FROM N") == [(1, None)]
     assert [row[3] for row in conn.sql("DESC TABLE N")[0].rows] == ["N", "Y"]
+    assert [row[3] for row in conn.sql("DESC TABLE N3")[0].rows] == ["N", "Y"]
+    assert query(conn, "SELECT COUNT(*) FROM N3") == [(0,)]
     shown = conn.sql("SHOW COLUMNS IN TABLE N")[0]
     assert (shown.column("null?"), shown.column("data_type")[0]) == (
         ["false", "true"],

@@ -175,7 +175,7 @@ def test_column_mapping_renames_follow_and_old_versions_read_by_identity_r18_r43
 ) -> None:
     """delta-spark turns on column mapping, renames V and adds a column: Rewind shows
     the new names, and a version before the rename reads V's values under its new name
-    (the current schema, SPEC R18)."""
+    (the current schema, SPEC R18); so do clones of either (R24)."""
     root = table_root(home, "T")
     delta_spark(
         root,
@@ -197,6 +197,23 @@ def test_column_mapping_renames_follow_and_old_versions_read_by_identity_r18_r43
     assert [tuple(r) for r in current.rows] == [(1, "a", None), (2, "b", None), (3, "c", "x")]
     old = later.sql(f"SELECT * FROM T AT(TIMESTAMP => '{clock(minutes=30)}') ORDER BY ID")[-1]
     assert [tuple(r) for r in old.rows] == [(1, "a", None), (2, "b", None)]
+    # A clone, now and as of before the rename, holds the values (its files were shared
+    # as they were, and read as NULL columns: the clone had no mapping); a clone is
+    # Rewind's own table, writable; LIKE takes the columns as named now. T is untouched.
+    before = versions(root)
+    later.sql(
+        f"CREATE TABLE C CLONE T; CREATE TABLE C_THEN CLONE T AT(TIMESTAMP => '{clock(minutes=30)}')"
+    )
+    later.sql("INSERT INTO C VALUES (4, 'd', 'y'); CREATE TABLE L LIKE T")
+    assert query(later, "SELECT * FROM C ORDER BY ID") == [
+        (1, "a", None),
+        (2, "b", None),
+        (3, "c", "x"),
+        (4, "d", "y"),
+    ]
+    assert query(later, "SELECT * FROM C_THEN ORDER BY ID") == [(1, "a", None), (2, "b", None)]
+    assert later.sql("SELECT * FROM L")[-1].columns == ["ID", "LABEL", "EXTRA"]
+    assert versions(root) == before
 
 
 def test_json_commits_cleaned_up_after_a_checkpoint_r43(

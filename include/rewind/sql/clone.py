@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
@@ -26,11 +27,16 @@ from rewind.errors import TimeTravelUnavailable
 from rewind.sql import names
 from rewind.sql.parse import IGNORE_SHORT
 from rewind.sql.points import point_instant, point_of
-from rewind.sql.query import resolve_version, table_read
+from rewind.sql.query import resolve_version, table_frame, table_read
 from rewind.sql.tables import create_table_storage, keep_history, snapshot
 from rewind.sql.values import ObjectProperties
 from rewind.statement import Context
+from rewind.storage import location
 from rewind.storage.columns import table_columns
+from rewind.storage.snapshot import DataFile, Snapshot
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 
 @dataclass
@@ -48,23 +54,68 @@ def clone_table_into(
     target: CatalogObject,
     *,
     direct: bool = True,
+    rows: bool = True,
 ) -> None:
     """Give ``target`` (a new catalog row) the data of ``source`` at ``version``.
 
     The clone keeps the source's current columns (historical data reads under the
-    current schema, SPEC R18); physical columns added since ``version`` stay NULL.
-    ``direct`` False: the statement named the source's container, not the source (R36).
+    current schema, SPEC R18) and their nullability; physical columns added since
+    ``version`` stay NULL. ``direct`` False: the statement named the source's container,
+    not the source (R36). ``rows`` False: the column definitions only, no file and no
+    partitioning (``CREATE TABLE ... LIKE``).
+
+    The data files are shared, except those of a table another engine put under Delta
+    column mapping: its files name columns by physical names (or by names it has
+    renamed since) that delta-rs cannot commit a mapping for, so shared they would read
+    as NULL columns; their rows are copied instead (a deep clone, by Spark, each column
+    read by its identity, R43).
     """
     import pyarrow as pa  # the version's schema is Arrow (Snapshot.schema)
 
     snap = snapshot(ctx, source, version)
     columns = table_columns(source)
     target.columns = source.columns
-    schema = snap.schema
+    now = snapshot(ctx, source)
+    mapped = snap.column_mapped or now.column_mapped
+    schema = (now if mapped else snap).schema  # copied rows: the columns as named now
     for column in columns:
         if column.physical not in schema.names:
             schema = schema.append(pa.field(column.physical, column.column_type.arrow(), True))
     ctx.undo.append(lambda: ctx.store.discard(target.id))
+    files: list[DataFile] = []
+    partitioned_by: list[str] = []
+    if rows and mapped:
+        files = _copied_rows(ctx, source, version, target, schema)
+    elif rows:
+        files = _shared_files(ctx, source, snap, target)
+        partitioned_by = (snap.metadata or {}).get("partitionColumns") or []
+    create_table_storage(ctx, target, columns, files, schema, partitioned_by)
+    ctx.catalog.record_access(
+        ctx.query_id,
+        source.id,
+        "READ",
+        version=version,
+        columns=[c.name for c in columns],
+        direct=direct,
+    )
+
+
+def _copied_rows(
+    ctx: Context, source: CatalogObject, version: int, target: CatalogObject, schema: pa.Schema
+) -> list[DataFile]:
+    """The clone's data files: ``source``'s rows at ``version``, written anew."""
+    from rewind.sql.frames import write_frame  # Spark: only for such a clone
+
+    root = ctx.store.root(target.id)
+    location.make_dir(root, exist_ok=False)
+    frame = table_frame(ctx, source, version)
+    return write_frame(ctx, root, frame, table_columns(source), schema)
+
+
+def _shared_files(
+    ctx: Context, source: CatalogObject, snap: Snapshot, target: CatalogObject
+) -> list[DataFile]:
+    """The clone's data files: ``snap``'s, shared (SPEC R24, R47) and recorded as such."""
     files = ctx.store.share_files(target.id, snap.files, snap.root)
     owners = record_shared_files(
         ctx.catalog,
@@ -81,16 +132,7 @@ def clone_table_into(
             # SPEC R24, R42, R47: the team's VACUUM keeps the objects the clone will
             # reference from before its first version commits (refused: no clone).
             keep_history(ctx, owner)
-    partitioned_by = (snap.metadata or {}).get("partitionColumns") or []
-    create_table_storage(ctx, target, columns, files, schema, partitioned_by)
-    ctx.catalog.record_access(
-        ctx.query_id,
-        source.id,
-        "READ",
-        version=version,
-        columns=[c.name for c in columns],
-        direct=direct,
-    )
+    return files
 
 
 def _check_container(ctx: Context, container: CatalogObject, instant: datetime) -> None:

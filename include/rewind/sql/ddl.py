@@ -4,6 +4,7 @@ is :mod:`rewind.sql.alter`."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 from sqlglot import exp
 
@@ -27,8 +28,8 @@ from rewind.errors import (
 from rewind.identifiers import QualifiedName, normalize
 from rewind.result import Result
 from rewind.sql import clone, external, names
-from rewind.sql.parse import EMPTY_ONLY
-from rewind.sql.tables import create_table_storage, delta_schema
+from rewind.sql.parse import EMPTY_ONLY, LIKE
+from rewind.sql.tables import create_table_storage, current_version, delta_schema
 from rewind.sql.values import ObjectProperties, object_properties
 from rewind.statement import Context
 from rewind.storage.columns import (
@@ -64,8 +65,8 @@ def create(ctx: Context, tree: exp.Create) -> Result:
     if existing is not None and not tree.args.get("replace"):
         raise ObjectAlreadyExists(f"{kind.capitalize()} '{name}' already exists.")
     location = external.locate(ctx, location_text) if location_text is not None else None
-    write_as = None
-    if kind == TABLE and tree.expression is not None:
+    write_as = _like(ctx, tree)
+    if kind == TABLE and tree.expression is not None and write_as is None:
         from rewind.sql.dml import bind_table_as
 
         write_as = bind_table_as(ctx, tree.expression)  # before the old one is dropped
@@ -85,6 +86,24 @@ def create(ctx: Context, tree: exp.Create) -> Result:
     _make_current(ctx, obj)
     ctx.catalog.record_access(ctx.query_id, obj.id, "DDL", operation=operation)
     return ctx.status(f"{kind.capitalize()} {name} successfully created.")
+
+
+def _like(ctx: Context, tree: exp.Create) -> Callable[[CatalogObject], None] | None:
+    """``CREATE TABLE new LIKE old`` (parsed as an empty CTAS, :data:`parse.LIKE`): a
+    function giving the new table old's column definitions as they are now, NOT NULL
+    included, as Snowflake's LIKE (SPEC R40: a NOT NULL another writer set too); no Spark
+    job. None for any other statement, and for a system view (its rows' columns, a CTAS)."""
+    if not tree.meta.get(LIKE):
+        return None
+    (read,) = ctx.analysis.reads
+    if read.error is not None:
+        raise read.error
+    if read.object_id is None:
+        return None
+    source = ctx.catalog.get(read.object_id)
+    assert source is not None
+    version = current_version(ctx, source)  # bound now: before OR REPLACE drops old
+    return partial(clone.clone_table_into, ctx, source, version, rows=False)
 
 
 def _grants_from(

@@ -31,6 +31,7 @@ _MODIFIERS = {"OR", "REPLACE", "IF", "NOT", "EXISTS", "TEMPORARY", "TEMP", "TRAN
 _KINDS = {"TABLE", "SCHEMA", "DATABASE", "TABLES", "SCHEMAS", "DATABASES"}  # Rewind's objects
 IGNORE_SHORT = "ignore_insufficient_retention"
 EMPTY_ONLY = "drop_only_if_empty"  # BigQuery's DROP SCHEMA (RESTRICT unless CASCADE)
+LIKE = "create_like"  # a CTAS that was ``CREATE TABLE new LIKE old``: old's columns as defined
 _IGNORE_SHORT = re.compile(
     r"\s+IGNORE\s+TABLES\s+WITH\s+INSUFFICIENT\s+DATA\s+RETENTION\s*$", re.IGNORECASE
 )
@@ -233,7 +234,9 @@ def _defaults_as_null(tree: exp.Expression | AlterContainer) -> exp.Expression |
 def _create_like(tree: exp.Expression | AlterContainer) -> exp.Expression | AlterContainer:
     """``CREATE TABLE new LIKE old`` (Snowflake, BigQuery): old's columns, no rows — read
     as ``CREATE TABLE new AS SELECT * FROM old LIMIT 0``, so that authorization (SELECT on
-    old), the audit trail and execution see the one statement it is."""
+    old) and the audit trail see the one statement it is; marked :data:`LIKE`, so that it
+    runs as an empty copy of old's column definitions, NOT NULL included (Snowflake's
+    LIKE), not as a query."""
     if not isinstance(tree, exp.Create) or not tree.args.get("properties"):
         return tree
     properties = tree.args["properties"]
@@ -248,6 +251,7 @@ def _create_like(tree: exp.Expression | AlterContainer) -> exp.Expression | Alte
     if not properties.expressions:
         tree.set("properties", None)
     tree.set("expression", exp.select("*").from_(likes[0].this.copy()).limit(0))
+    tree.meta[LIKE] = True
     return tree
 
 

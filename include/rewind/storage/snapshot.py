@@ -41,6 +41,7 @@ class DataFile:
 WRITABLE_FEATURES = {"appendOnly", "invariants", "checkConstraints", "timestampNtz"}
 _CONSTRAINT = "delta.constraints."  # a CHECK constraint's property: the prefix of its name
 _APPEND_ONLY = "delta.appendOnly"
+_COLUMN_MAPPING = "delta.columnMapping.mode"
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,12 @@ class Snapshot:
     def configuration(self) -> dict[str, str]:
         """The version's Delta table properties."""
         return dict((self.metadata or {}).get("configuration") or {})
+
+    @property
+    def column_mapped(self) -> bool:
+        """Whether the version's data files name columns by Delta column mapping's
+        physical names (another engine turned it on), not by the schema's names."""
+        return self.configuration.get(_COLUMN_MAPPING, "none").lower() != "none"
 
     @property
     def checks(self) -> dict[str, str]:
