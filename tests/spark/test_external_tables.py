@@ -273,6 +273,62 @@ def test_another_writers_check_constraint_and_append_only_hold_for_rewind_r40_r4
     assert rows(conn, "SELECT ID FROM LEDGER ORDER BY ID") == [(1,), (2,), (3,)]
 
 
+# An older Delta writer's tables: a legacy protocol (writer version 4, no feature list)
+# whose generated column and change data feed bind every writer.
+LEGACY_JOB = """
+legacy = "'delta.minReaderVersion' = '1', 'delta.minWriterVersion' = '4'"
+spark.sql(f"CREATE TABLE delta.`{path}/gen` (ID LONG, DOUBLED LONG GENERATED ALWAYS AS "
+          f"(ID * 2)) USING delta TBLPROPERTIES ({legacy})")
+spark.sql(f"CREATE TABLE delta.`{path}/feed` (ID LONG, V STRING) USING delta "
+          f"TBLPROPERTIES ({legacy}, 'delta.enableChangeDataFeed' = 'true')")
+spark.createDataFrame([(1,)], "ID long").write.format("delta").mode("append").save(f"{path}/gen")
+spark.createDataFrame([(1, "a"), (2, "b")], "ID long, V string").write.format("delta") \
+    .mode("append").save(f"{path}/feed")
+"""
+FEED_JOB = """
+feed = spark.read.format("delta").option("readChangeFeed", "true") \
+    .option("startingVersion", 0).load(path)
+print(sorted((r.ID, r._change_type) for r in feed.collect()))
+"""
+
+
+def test_an_older_writers_generated_column_and_change_data_feed_hold_for_rewind_r40_r43(
+    tmp_path: Path, connect: Any
+) -> None:
+    """Tables written with a legacy Delta protocol (writer version 4, as Delta before table
+    features wrote them) list no features: Rewind took them for plain tables. Its INSERT
+    put NULL in a generated column (delta-spark computes ``ID * 2``), and its DELETE
+    rewrote a file of a table with the change data feed on without the change files, so
+    the feed's readers saw rows deleted that were not. Both are refused by name, nothing
+    written; an INSERT and a TRUNCATE, which the feed reads from the log's own actions,
+    still run, and delta-spark's change feed shows exactly them."""
+    lake = tmp_path / "lake"
+    delta_spark(lake, LEGACY_JOB)
+    gen, feed = lake / "gen", lake / "feed"
+    conn = connect(now=datetime.now(UTC).isoformat())
+    conn.sql("CREATE DATABASE LAKE")
+    register(conn, "GEN", str(gen))
+    register(conn, "FEED", str(feed))
+    before = {root: (versions(root), data_files(root)) for root in (gen, feed)}
+    refused = {
+        sql: code_of(conn, sql)
+        for sql in [
+            "INSERT INTO GEN (ID) VALUES (5)",
+            "DELETE FROM FEED WHERE ID = 1",
+            "UPDATE FEED SET V = 'z'",
+            "MERGE INTO FEED USING (SELECT 2 AS ID) S ON FEED.ID = S.ID WHEN MATCHED THEN DELETE",
+        ]
+    }
+    assert set(refused.values()) == {"UNSUPPORTED_TABLE_FEATURE"}, refused
+    assert {root: (versions(root), data_files(root)) for root in before} == before
+    assert rows(conn, "SELECT * FROM GEN") == [(1, 2)]
+    conn.sql("INSERT INTO FEED VALUES (3, 'c'); TRUNCATE TABLE FEED")
+    changes = delta_spark(feed, FEED_JOB).strip().splitlines()[-1]
+    assert changes == str(
+        sorted([(1, "insert"), (2, "insert"), (3, "insert")] + [(i, "delete") for i in (1, 2, 3)])
+    )
+
+
 def test_another_engines_vacuum_cannot_cut_time_travel_and_a_forced_one_is_named_r42(
     lake: Path, connect: Any
 ) -> None:

@@ -201,9 +201,8 @@ def test_column_mapping_renames_follow_and_old_versions_read_by_identity_r18_r43
     # as they were, and read as NULL columns: the clone had no mapping); a clone is
     # Rewind's own table, writable; LIKE takes the columns as named now. T is untouched.
     before = versions(root)
-    later.sql(
-        f"CREATE TABLE C CLONE T; CREATE TABLE C_THEN CLONE T AT(TIMESTAMP => '{clock(minutes=30)}')"
-    )
+    then = clock(minutes=30)
+    later.sql(f"CREATE TABLE C CLONE T; CREATE TABLE C_THEN CLONE T AT(TIMESTAMP => '{then}')")
     later.sql("INSERT INTO C VALUES (4, 'd', 'y'); CREATE TABLE L LIKE T")
     assert query(later, "SELECT * FROM C ORDER BY ID") == [
         (1, "a", None),

@@ -110,7 +110,7 @@ class Target:
         self.binding = binding
         self.obj = referenced(ctx, table)
         self.columns = table_columns(self.obj)
-        self.base: Snapshot = writable_snapshot(ctx, self.obj)
+        self.base: Snapshot = writable_snapshot(ctx, self.obj, rewrites=True)
         alias = table.args.get("alias") or exp.TableAlias(this=table.this.copy())
         self.alias: exp.Identifier = alias.this
         frame = version_frame(ctx, self.base, self.columns, with_file=True)

@@ -74,11 +74,13 @@ def current_version(ctx: Context, obj: CatalogObject) -> int:
     return version
 
 
-def writable_snapshot(ctx: Context, obj: CatalogObject, new_files: bool = True) -> Snapshot:
+def writable_snapshot(
+    ctx: Context, obj: CatalogObject, new_files: bool = True, rewrites: bool = False
+) -> Snapshot:
     """The current version of a table a statement is about to write (SPEC R40, R43);
-    ``new_files``: see :meth:`Snapshot.check_writable`."""
+    ``new_files``, ``rewrites``: see :meth:`Snapshot.check_writable`."""
     base = snapshot(ctx, obj)
-    base.check_writable(str(names.qualified(ctx, obj)), new_files)
+    base.check_writable(str(names.qualified(ctx, obj)), new_files, rewrites=rewrites)
     return base
 
 

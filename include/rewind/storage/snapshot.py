@@ -35,12 +35,31 @@ class DataFile:
 
 
 # Writer features delta-rs commits correctly for Rewind (SPEC R40): anything else (a
-# deletion vector, column mapping's physical names) is refused before a file is written.
-# The rules of the first three bind Rewind's writes: :attr:`Snapshot.checks` and
-# :meth:`Snapshot.check_writable`.
-WRITABLE_FEATURES = {"appendOnly", "invariants", "checkConstraints", "timestampNtz"}
+# deletion vector, column mapping's physical names, a generated column's values) is
+# refused before a file is written. The rules of the first four bind Rewind's writes:
+# :attr:`Snapshot.checks` and :meth:`Snapshot.check_writable`.
+WRITABLE_FEATURES = {
+    "appendOnly",
+    "invariants",
+    "checkConstraints",
+    "changeDataFeed",
+    "timestampNtz",
+}
+# What a legacy protocol (writer version 2 to 6, no feature list; older Delta writers)
+# binds a writer to: the features of each version up to the table's, the Delta protocol's
+# table. The last three bind only a table that uses them (:meth:`Snapshot._uses`).
+_LEGACY_FEATURES = (
+    (2, "appendOnly"),
+    (2, "invariants"),
+    (3, "checkConstraints"),
+    (4, "changeDataFeed"),
+    (4, "generatedColumns"),
+    (5, "columnMapping"),
+    (6, "identityColumns"),
+)
 _CONSTRAINT = "delta.constraints."  # a CHECK constraint's property: the prefix of its name
 _APPEND_ONLY = "delta.appendOnly"
+_CHANGE_FEED = "delta.enableChangeDataFeed"
 _COLUMN_MAPPING = "delta.columnMapping.mode"
 
 
@@ -111,21 +130,38 @@ class Snapshot:
             and not any(f.dv_path or f.deleted_rows for f in self.files)
         )
 
-    def check_writable(self, table: str, new_files: bool = True, removes: bool = False) -> None:
+    def check_writable(
+        self, table: str, new_files: bool = True, removes: bool = False, rewrites: bool = False
+    ) -> None:
         """Refuse a write Rewind cannot commit correctly (SPEC R40, R43). ``new_files``:
         the write adds files Rewind writes (DML), which carry no partition values, so a
         partitioned table is refused; a restore re-adds the table's own files, with theirs.
-        ``removes``: the write removes rows, which an append-only table forbids."""
-        if removes and self.configuration.get(_APPEND_ONLY, "").lower() == "true":
+        ``removes``: the write removes rows, which an append-only table forbids.
+        ``rewrites``: the write replaces files by copies with some rows changed (UPDATE,
+        DELETE, MERGE), which a table with the change data feed on forbids: Rewind writes
+        no change files, and without them the feed's readers would see every row of each
+        rewritten file deleted and inserted again. An append, or a whole file removed (a
+        TRUNCATE, a restore, as Delta's own RESTORE), reads right from the log's actions."""
+        if removes and self._on(_APPEND_ONLY):
             raise UnsupportedError(
                 f"Table {table} is append-only ({_APPEND_ONLY} = true): a statement that "
                 "removes or rewrites its rows (DELETE, UPDATE, MERGE, TRUNCATE, INSERT "
                 "OVERWRITE, a restore) cannot be committed to it."
             )
+        if rewrites and self._on(_CHANGE_FEED):
+            raise UnsupportedTableFeature(
+                f"Table {table} has Delta's change data feed on ({_CHANGE_FEED} = true), "
+                "whose change files Rewind does not write: an UPDATE, DELETE or MERGE would "
+                "show the feed's readers changes that did not happen. delta-spark can run it; "
+                "Rewind inserts into it, truncates and restores it."
+            )
         protocol = self.protocol or {}
         features = set(protocol.get("writerFeatures") or []) | set(
             protocol.get("readerFeatures") or []
         )
+        writer = int(str(protocol.get("minWriterVersion") or 1))
+        if writer < 7:
+            features |= {f for v, f in _LEGACY_FEATURES if writer >= v and self._uses(f)}
         blocked = sorted(features - WRITABLE_FEATURES)
         if int(str(protocol.get("minReaderVersion") or 1)) > 1 and not blocked:
             blocked = [f"reader version {protocol.get('minReaderVersion')}"]
@@ -142,6 +178,22 @@ class Snapshot:
                 "files into yet; Rewind reads, clones and restores it at every version, and "
                 "delta-spark and delta-rs can write it."
             )
+
+    def _on(self, key: str) -> bool:
+        return self.configuration.get(key, "").lower() == "true"
+
+    def _uses(self, feature: str) -> bool:
+        """Whether a legacy protocol's ``feature`` binds a writer of this version: a
+        generated or identity column, column mapping, only where the table has one."""
+        fields = delta_fields(self.metadata) if self.metadata else []
+        keys = {key for f in fields for key in (f.get("metadata") or {})}
+        if feature == "generatedColumns":
+            return "delta.generationExpression" in keys
+        if feature == "identityColumns":
+            return any(key.startswith("delta.identity.") for key in keys)
+        if feature == "columnMapping":
+            return self.column_mapped
+        return True
 
     @property
     def uris(self) -> list[str]:
