@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
@@ -41,33 +42,96 @@ class ColumnType:
     """A column type in the three vocabularies Rewind speaks."""
 
     sql: str  # as SHOW / DESCRIBE print it
-    spark: str  # Spark SQL DDL type
+    spark: str  # Spark SQL DDL type (``simpleString``: ``array<string>`` for a nested one)
 
     def arrow(self) -> pa.DataType:
-        import pyarrow as pa  # statements that write data files; DDL builds no Arrow type
-
-        if self.spark in _ARROW:
-            factory, *args = _ARROW[self.spark]
-            return getattr(pa, factory)(*args)
-        precision, scale = self.spark.removeprefix("decimal(").rstrip(")").split(",")
-        return pa.decimal128(int(precision), int(scale))
+        return spark_arrow(self.spark)
 
     def delta(self) -> str:
         """The Delta Lake primitive type: what delta-rs makes of :meth:`arrow`'s type."""
         return _DELTA.get(self.spark, self.spark)  # decimal(p,s) is spelt alike
 
 
-# pyarrow's type factory and its arguments, by Spark SQL type.
+# pyarrow's type factory and its arguments, by Spark SQL type; Delta's spelling where
+# it differs (the others are spelt alike).
 _ARROW: dict[str, tuple[str, ...]] = {
     "bigint": ("int64",),
+    "int": ("int32",),
+    "smallint": ("int16",),
+    "tinyint": ("int8",),
     "double": ("float64",),
+    "float": ("float32",),
     "string": ("string",),
     "boolean": ("bool_",),
     "date": ("date32",),
     "timestamp": ("timestamp", "us", "UTC"),
+    "timestamp_ntz": ("timestamp", "us"),
     "binary": ("binary",),
 }
-_DELTA = {"bigint": "long"}  # the others are spelt as in Spark SQL
+_DELTA = {"bigint": "long", "int": "integer", "smallint": "short", "tinyint": "byte"}
+_SPARK_OF_DELTA = {delta: spark for spark, delta in _DELTA.items()}
+# Nested types: other engines' tables hold them (SPEC R41); Snowflake's structured types
+# name them.
+_NESTED = ("array<", "map<", "struct<")
+
+
+def delta_spark(kind: str | dict[str, Any]) -> str:
+    """The Spark DDL type of a Delta schema's type (a primitive's name, or the JSON of an
+    array, map or struct).
+
+    Raises:
+        UnsupportedError: a type Rewind cannot read (Spark's variant, an interval ...), or
+            a struct field name Spark DDL would need quoting for.
+    """
+    if isinstance(kind, str):
+        spark = _SPARK_OF_DELTA.get(kind, kind)
+        if spark in _ARROW or spark.startswith("decimal("):
+            return spark
+    elif kind.get("type") == "array":
+        return f"array<{delta_spark(kind['elementType'])}>"
+    elif kind.get("type") == "map":
+        return f"map<{delta_spark(kind['keyType'])},{delta_spark(kind['valueType'])}>"
+    elif kind.get("type") == "struct":
+        fields = []
+        for field in kind.get("fields", []):
+            name = str(field["name"])
+            if not name or any(c in name for c in ":,<>`"):
+                raise UnsupportedError(f"A nested field named '{name}' cannot be read yet.")
+            fields.append(f"{name}:{delta_spark(field['type'])}")
+        return f"struct<{','.join(fields)}>"
+    raise UnsupportedError(f"Delta type {json.dumps(kind)[:80]} cannot be read.")
+
+
+def spark_arrow(spark: str) -> pa.DataType:
+    """The Arrow type of a Spark DDL type (:func:`delta_spark`'s, nested ones included)."""
+    import pyarrow as pa  # statements that write data files; DDL builds no Arrow type
+
+    if spark in _ARROW:
+        factory, *args = _ARROW[spark]
+        return getattr(pa, factory)(*args)
+    if spark.startswith("decimal("):
+        precision, scale = spark.removeprefix("decimal(").rstrip(")").split(",")
+        return pa.decimal128(int(precision), int(scale))
+    if spark.startswith("array<"):
+        return pa.list_(spark_arrow(spark[6:-1]))
+    if spark.startswith("map<"):
+        key, value = _split(spark[4:-1])
+        return pa.map_(spark_arrow(key), spark_arrow(value))
+    if spark.startswith("struct<"):
+        fields = [part.split(":", 1) for part in _split(spark[7:-1])]
+        return pa.struct([pa.field(name, spark_arrow(inner)) for name, inner in fields])
+    raise UnsupportedError(f"A column of Spark type {spark} cannot be stored.")
+
+
+def _split(inner: str) -> list[str]:
+    """The comma-separated parts of a nested type's parameters, at the outer level."""
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(inner):
+        depth += {"<": 1, ">": -1, "(": 1, ")": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            parts.append(inner[start:i])
+            start = i + 1
+    return [*parts, inner[start:]]
 
 
 def column_type(data_type: exp.DataType) -> ColumnType:
@@ -99,8 +163,18 @@ def column_type(data_type: exp.DataType) -> ColumnType:
 
 
 def from_spark(spark_type: str) -> ColumnType:
-    """The column type of a Spark result column (CTAS, ``simpleString()`` form)."""
+    """The column type of a Spark result column (CTAS, ``simpleString()`` form) or of a
+    Delta column (:func:`delta_spark`): primitives as Rewind's own columns hold them,
+    nested types as they are, shown as Snowflake's structured types (``ARRAY(VARCHAR)``,
+    ``OBJECT(city VARCHAR)``, ``MAP(VARCHAR, NUMBER(38,0))``)."""
     spark_type = spark_type.lower()
+    if spark_type.startswith(_NESTED):
+        spark_arrow(spark_type)  # a type it can store, or UnsupportedError
+        return ColumnType(_structured(spark_type), spark_type)
+    return _primitive(spark_type)
+
+
+def _primitive(spark_type: str) -> ColumnType:
     if spark_type in ("int", "smallint", "tinyint", "bigint", "long", "integer", "short", "byte"):
         return ColumnType("NUMBER(38,0)", "bigint")
     if spark_type in ("float", "double"):
@@ -118,3 +192,18 @@ def from_spark(spark_type: str) -> ColumnType:
     if spark_type in names:
         return ColumnType(names[spark_type], spark_type)
     raise UnsupportedError(f"A column of Spark type {spark_type} cannot be stored.")
+
+
+def _structured(spark: str) -> str:
+    """Snowflake's name of a nested Spark type."""
+    if spark.startswith("array<"):
+        return f"ARRAY({_structured(spark[6:-1])})"
+    if spark.startswith("map<"):
+        key, value = _split(spark[4:-1])
+        return f"MAP({_structured(key)}, {_structured(value)})"
+    if spark.startswith("struct<"):
+        fields = [part.split(":", 1) for part in _split(spark[7:-1])]
+        return f"OBJECT({', '.join(f'{name} {_structured(inner)}' for name, inner in fields)})"
+    if spark == "timestamp_ntz":
+        return "TIMESTAMP_NTZ"
+    return _primitive(spark).sql

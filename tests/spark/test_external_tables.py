@@ -8,6 +8,7 @@ treat them like its own tables without moving, copying or rewriting a file of th
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from datetime import UTC, datetime, timedelta
@@ -163,8 +164,18 @@ def test_each_refusal_changes_nothing_r41(tmp_path: Path, connect: Any, home: Pa
     and neither the catalog nor the team's log changes."""
     team = tmp_path / "lake" / "events"
     write_deltalake(str(team), pa.table({"id": [1, 2]}))  # a plain delta-rs writer
-    nested = tmp_path / "lake" / "nested"
-    write_deltalake(str(nested), pa.table({"s": [{"a": 1}]}))
+    # A reader feature Rewind cannot read (Spark's variant type; nested types it reads).
+    unreadable = tmp_path / "lake" / "variant"
+    write_deltalake(str(unreadable), pa.table({"s": [{"a": 1}]}))
+    first = unreadable / "_delta_log" / f"{0:020d}.json"
+    first.write_text(
+        first.read_text().replace(
+            '"minReaderVersion":1,"minWriterVersion":2',
+            '"minReaderVersion":3,"minWriterVersion":7,"readerFeatures":["variantType"],'
+            '"writerFeatures":["variantType"]',
+        )
+    )
+    assert "variantType" in first.read_text()
     (tmp_path / "lake" / "plain").mkdir()
     (tmp_path / "link").symlink_to(tmp_path / "lake")
     now = datetime.now(UTC).isoformat()  # after delta-rs's commits (their clock)
@@ -182,17 +193,17 @@ def test_each_refusal_changes_nothing_r41(tmp_path: Path, connect: Any, home: Pa
         f"'{team}'": "LOCATION_IN_USE",
         f"'{tmp_path}/lake/../lake/events'": "LOCATION_IN_USE",
         f"'file://{tmp_path}/link/events'": "LOCATION_IN_USE",
-        f"'{nested}'": "UNSUPPORTED_TABLE_FEATURE",
+        f"'{unreadable}'": "UNSUPPORTED_TABLE_FEATURE",
     }
     for location, code in attempts.items():
         sql = f"CREATE EXTERNAL TABLE OTHER LOCATION = {location} TABLE_FORMAT = DELTA"
         assert (location, code_of(conn, sql)) == (location, code)
     bob = connect(now=now, user="BOB")
-    sql = f"CREATE EXTERNAL TABLE LAKE.PUBLIC.MINE LOCATION = '{nested}' TABLE_FORMAT = DELTA"
+    sql = f"CREATE EXTERNAL TABLE LAKE.PUBLIC.MINE LOCATION = '{unreadable}' TABLE_FORMAT = DELTA"
     assert code_of(bob, sql) == "ACCESS_DENIED"
     assert code_of(conn, f"CREATE EXTERNAL TABLE X LOCATION = '{team}'") == "UNSUPPORTED"
     assert [r[1] for r in rows(conn, "SHOW TABLES")] == ["EVENTS"]
-    assert versions(team) == governed and versions(nested) == [0]
+    assert versions(team) == governed and versions(unreadable) == [0]
 
 
 def test_a_column_another_writer_made_not_null_gets_no_null_from_rewind_r40_r41(
@@ -271,6 +282,81 @@ def test_another_writers_check_constraint_and_append_only_hold_for_rewind_r40_r4
     conn.sql("INSERT INTO CHECKED VALUES (3); INSERT INTO LEDGER VALUES (3)")
     assert rows(conn, "SELECT ID FROM CHECKED ORDER BY ID") == [(1,), (2,), (3,)]
     assert rows(conn, "SELECT ID FROM LEDGER ORDER BY ID") == [(1,), (2,), (3,)]
+
+
+def protocols(root: Path) -> list[dict[str, Any]]:
+    """Every protocol action of the table's log, in order."""
+    return [
+        json.loads(line)["protocol"]
+        for version in versions(root)
+        for line in (root / "_delta_log" / f"{version:020d}.json").read_text().splitlines()
+        if '"protocol"' in line
+    ]
+
+
+def test_a_table_with_nested_columns_and_table_features_is_protected_as_it_is_r40_r41_r43(
+    tmp_path: Path, connect: Any
+) -> None:
+    """A delta-rs table with array, struct and map columns and a TIMESTAMP_NTZ (Delta's
+    table features: reader version 3, writer 7). Registering it was refused (nested types)
+    and Rewind's retention commit (delta-rs's ``set_table_properties``) rewrote the
+    protocol of such a table, adding ``variantType``, which neither the team's older
+    readers nor Rewind could read. Now the team's protocol stays as it was, delta-spark
+    reads the table, and Rewind shows, time-travels and clones its nested columns."""
+    root = tmp_path / "lake" / "events"
+    struct = pa.struct([("city", pa.string()), ("zip", pa.int32())])
+    write_deltalake(
+        str(root),
+        pa.table(
+            {
+                "id": pa.array([1, 2], pa.int64()),
+                "tags": pa.array([["a", "b"], []], pa.list_(pa.string())),
+                "addr": pa.array([{"city": "x", "zip": 1}, None], struct),
+                "m": pa.array([[("k", 1)], None], pa.map_(pa.string(), pa.int32())),
+                "at": pa.array([1, 2], pa.timestamp("us")),
+            }
+        ),
+    )
+    before = protocols(root)
+    assert before[0]["minReaderVersion"] == 3
+    conn = connect(now=datetime.now(UTC).isoformat())
+    conn.sql("CREATE DATABASE LAKE")
+    register(conn, "EVENTS", str(root))
+    registered = datetime.now(UTC).isoformat()
+    assert len(versions(root)) == 2 and protocols(root) == before  # a metadata-only commit
+    assert (
+        delta_spark(root, "print(spark.read.format('delta').load(path).count())").split()[-1] == "2"
+    )
+    types = {row[0]: row[1] for row in conn.sql("DESC TABLE EVENTS")[-1].rows}
+    assert (types["TAGS"], types["ADDR"], types["M"]) == (
+        "ARRAY(VARCHAR)",
+        "OBJECT(city VARCHAR, zip NUMBER(38,0))",
+        "MAP(VARCHAR, NUMBER(38,0))",
+    )
+    write_deltalake(
+        str(root),
+        pa.table({"id": pa.array([3], pa.int64()), "tags": pa.array([["c"]])}),
+        mode="append",
+        schema_mode="merge",
+    )
+    later = connect(now=datetime.now(UTC).isoformat())
+    later.sql("USE SCHEMA LAKE.PUBLIC")
+    then = f"AT(TIMESTAMP => '{registered}')"
+    assert rows(later, f"SELECT ID, TAGS, ADDR, M FROM EVENTS {then} ORDER BY ID") == [
+        (1, ["a", "b"], {"city": "x", "zip": 1}, [("k", 1)]),
+        (2, [], None, None),
+    ]
+    assert rows(later, "SELECT ID, TAGS[0], ADDR['city'] FROM EVENTS ORDER BY ID") == [
+        (1, "a", "x"),
+        (2, None, None),
+        (3, "c", None),
+    ]
+    later.sql(f"CREATE TABLE COPY CLONE EVENTS {then}")
+    assert rows(later, "SELECT ID, TAGS, ADDR FROM COPY ORDER BY ID") == [
+        (1, ["a", "b"], {"city": "x", "zip": 1}),
+        (2, [], None),
+    ]
+    assert protocols(root) == before
 
 
 # An older Delta writer's tables: a legacy protocol (writer version 4, no feature list)

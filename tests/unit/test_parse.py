@@ -10,7 +10,7 @@ from rewind.errors import RewindError, SqlSyntaxError, UnsupportedError
 from rewind.sql.parse import EMPTY_ONLY, AlterContainer, flow_parts, parse, split
 from rewind.sql.show import like_pattern
 from rewind.sql.spark_sql import to_spark
-from rewind.types import column_type
+from rewind.types import column_type, delta_spark, from_spark, spark_arrow
 
 pytestmark = pytest.mark.unit
 
@@ -260,6 +260,38 @@ def test_snowflake_calendar_functions_are_rewritten_for_snowflake_only() -> None
     assert to_spark(snowflake) == ("SELECT ((WEEKDAY(`D`) + 1) % 7), TRY_CAST('x' AS DATE)")
     bigquery = sqlglot.parse_one("SELECT EXTRACT(DAYOFWEEK FROM d)", read="bigquery")
     assert to_spark(bigquery, "bigquery") == "SELECT EXTRACT(DAYOFWEEK FROM `D`)"
+
+
+def test_an_array_index_is_null_past_the_end_as_in_snowflake() -> None:
+    """Snowflake's ``tags[5]`` past the end is NULL; ANSI Spark's ``tags[5]`` fails the
+    query, its ``GET`` answers NULL. By name (a struct field, a map key) stays as it is
+    (the Spark-backed check: tests/spark/test_external_tables.py::
+    test_a_table_with_nested_columns_and_table_features_is_protected_as_it_is_r40_r41_r43)."""
+    tree = sqlglot.parse_one("SELECT tags[0], tags[i + 1], addr['city'] FROM t", "snowflake")
+    assert to_spark(tree) == "SELECT GET(`TAGS`, 0), GET(`TAGS`, `I` + 1), `ADDR`['city'] FROM `T`"
+
+
+def test_nested_delta_types_are_spark_arrow_and_snowflake_structured_types() -> None:
+    """Other engines' array, map and struct columns (SPEC R41): one Spark DDL type each,
+    its Arrow type, and Snowflake's structured type name; a type Rewind cannot read is
+    refused by name."""
+    struct = {
+        "type": "struct",
+        "fields": [{"name": "city", "type": "string"}, {"name": "zip", "type": "integer"}],
+    }
+    kind = {
+        "type": "map",
+        "keyType": "string",
+        "valueType": {"type": "array", "elementType": struct},
+    }
+    spark = delta_spark(kind)
+    assert spark == "map<string,array<struct<city:string,zip:int>>>"
+    assert str(spark_arrow(spark)) == ("map<string, list<item: struct<city: string, zip: int32>>>")
+    assert from_spark(spark).sql == "MAP(VARCHAR, ARRAY(OBJECT(city VARCHAR, zip NUMBER(38,0))))"
+    assert from_spark("decimal(10,2)").sql == "NUMBER(10,2)"
+    for unreadable in ["variant", {"type": "struct", "fields": [{"name": "a:b", "type": "long"}]}]:
+        with pytest.raises(UnsupportedError):
+            delta_spark(unreadable)
 
 
 def test_qualify_reaches_spark_as_qualify() -> None:

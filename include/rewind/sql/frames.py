@@ -59,6 +59,13 @@ def spark_type(arrow_type: pa.DataType) -> str:
     }
     if arrow_type in names:
         return names[arrow_type]
+    if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type):
+        return f"array<{spark_type(arrow_type.value_type)}>"
+    if pa.types.is_map(arrow_type):
+        return f"map<{spark_type(arrow_type.key_type)},{spark_type(arrow_type.item_type)}>"
+    if pa.types.is_struct(arrow_type):
+        fields = ",".join(f"{f.name}:{spark_type(f.type)}" for f in arrow_type)
+        return f"struct<{fields}>"
     raise UnsupportedError(f"Delta column type {arrow_type} cannot be read.")
 
 

@@ -139,6 +139,9 @@ def _snowflake_answers(node: exp.Expression) -> exp.Expression:
       form of it is wrong: both from Spark's WEEKDAY, 0 (Monday) .. 6.
     - ``INITCAP`` starts a word after punctuation too (Spark's: after whitespace only).
     - ``TO_CHAR(n, '9,999.99')`` lost its format; ``WEEK`` is no Spark function.
+    - ``tags[5]`` past an array's end is NULL (ANSI Spark fails the query; Spark's
+      ``GET`` is NULL there); an index by name (``addr['city']``) is a struct field or a
+      map key, NULL when the key is not there in both.
     - ``TO_NUMBER`` / ``TO_DECIMAL`` without a format is NUMBER(38, 0) by default
       (``TO_NUMBER('12.5')`` is 13), not a DOUBLE; the ``TRY_`` forms (and
       ``TRY_TO_DOUBLE``, ``TRY_TO_DATE``, ``TRY_TO_BOOLEAN``) answer NULL where the value
@@ -215,6 +218,14 @@ _REWRITES: list[
     (  # Spark has no WEEK function
         exp.Week,
         lambda node: None if node.args.get("mode") else _function("WEEKOFYEAR", _inner(node.this)),
+    ),
+    (  # Snowflake's ARRAY[i] is NULL past either end, ANSI Spark's fails: Spark's GET
+        exp.Bracket,
+        lambda node: (
+            None
+            if len(node.expressions) != 1 or node.expressions[0].is_string
+            else _function("GET", _inner(node.this), _inner(node.expressions[0]))
+        ),
     ),
     (  # TO_CHAR(n, '9,999.99'): Spark's TO_CHAR knows number formats
         exp.ToChar,

@@ -26,6 +26,7 @@ import logging
 import os
 import re
 import sys
+import time
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
@@ -60,6 +61,8 @@ if TYPE_CHECKING:
 # checkpoints as delta-spark does (:meth:`TableStore._checkpointed`). Expired-log clean-up
 # would cut into time travel and is never Rewind's to do to another team's log (R42).
 _HOOKS = PostCommitHookProperties(create_checkpoint=False, cleanup_expired_logs=False)
+_COMMIT_ATTEMPTS = 10  # as delta-rs's max_commit_retries (:func:`_props`)
+_IN_COMMIT_TIMESTAMPS = "delta.enableInCommitTimestamps"
 CHECKPOINT_INTERVAL = "delta.checkpointInterval"
 DEFAULT_CHECKPOINT_INTERVAL = 10  # delta-spark's default
 _log = logging.getLogger("rewind.storage")
@@ -84,7 +87,7 @@ def _props(
     }
     if undo:
         metadata[COMMIT_UNDO_KEY] = "true"
-    return CommitProperties(custom_metadata=metadata, max_commit_retries=10)
+    return CommitProperties(custom_metadata=metadata, max_commit_retries=_COMMIT_ATTEMPTS)
 
 
 def _log_errors() -> tuple[type[Exception], ...]:
@@ -390,19 +393,63 @@ class TableStore:
     def set_properties(
         self, table_id: int, base_version: int, values: dict[str, str], query_id: str, now: datetime
     ) -> int:
-        """Set Delta table properties (a metadata-only version, SPEC R42)."""
-        commit_id = str(uuid.uuid4())
-        dt = self._delta_table(table_id, base_version)
-        with self._writing(table_id):
-            dt.alter.set_table_properties(
-                values,
-                raise_if_not_exists=False,
-                commit_properties=_props(query_id, now, commit_id),
-                post_commithook_properties=_HOOKS,  # never clean up another team's log
-            )
-        version = self._own_version(table_id, base_version, commit_id)
-        configuration = {**dt.metadata().configuration, **values}
-        return self._checkpointed(table_id, version, configuration)
+        """Set Delta table properties: a version with one ``metaData`` action, the
+        current one with ``values`` merged into its configuration (SPEC R42).
+
+        Written by Rewind, not by delta-rs's ``set_table_properties``: on a table with
+        table features (writer version 7, delta-spark's default) that rewrote the
+        *protocol* too, adding ``variantType`` or raising the reader version to 2, after
+        which the team's own readers (and Rewind) could no longer read the table (SPEC
+        R40). The commit is put-if-absent (:func:`location.write_new`); after another
+        writer's commit it is made again on top of theirs, keeping their metadata.
+        """
+        root = self.root(table_id)
+        for _ in range(_COMMIT_ATTEMPTS):
+            version = base_version + 1
+            state = log.replay(root, base_version)
+            configuration = {**(state.metadata.get("configuration") or {}), **values}
+            info = self._info(root, base_version, configuration, values, query_id, now)
+            actions = [
+                {"commitInfo": info},
+                {"metaData": {**state.metadata, "configuration": configuration}},
+            ]
+            data = "".join(json.dumps(a, separators=(",", ":")) + "\n" for a in actions)
+            with self._writing(table_id):
+                try:
+                    location.write_new(log.commit_file(root, version), data.encode())
+                except FileExistsError:  # another writer's commit took the version
+                    base_version = max(c.version for c in log.commits_after(root, version - 1))
+                    continue
+            return self._checkpointed(table_id, version, configuration)
+        raise ConcurrentWrite(
+            f"Other writers kept committing to {root}; its properties were not set: run it again."
+        )
+
+    @staticmethod
+    def _info(
+        root: Root,
+        base_version: int,
+        configuration: dict[str, str],
+        values: dict[str, str],
+        query_id: str,
+        now: datetime,
+    ) -> dict[str, object]:
+        """The ``commitInfo`` of :meth:`set_properties`: Rewind's marks (:func:`_props`)
+        and, on a table with in-commit timestamps, one after its previous commit's."""
+        wall = int(time.time() * 1000)
+        info: dict[str, object] = {
+            "timestamp": wall,
+            "operation": "SET TBLPROPERTIES",
+            "operationParameters": {"properties": json.dumps(values)},
+            "isBlindAppend": False,
+            "engineInfo": "rewind",
+            **(_props(query_id, now, str(uuid.uuid4())).custom_metadata or {}),
+        }
+        if configuration.get(_IN_COMMIT_TIMESTAMPS, "").lower() == "true":
+            previous = log.read_commit(root, base_version)
+            last = int((previous.info if previous else {}).get("inCommitTimestamp") or 0)
+            info = {"inCommitTimestamp": max(wall, last + 1), **info}
+        return info
 
     @staticmethod
     def checkpoint_interval(configuration: dict[str, str]) -> int:

@@ -23,6 +23,7 @@ import errno
 import hashlib
 import os
 import shutil
+import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -131,6 +132,30 @@ def write(path: Root, data: bytes) -> None:
         return
     with _s3(path) as client:
         client.put_object(Bucket=path.bucket, Key=path.key, Body=data)
+
+
+def write_new(path: Root, data: bytes) -> None:
+    """Write ``data`` as the file ``path`` only if there is none: a Delta commit's
+    put-if-absent (a hard link of a written temporary file; S3: a PUT with
+    ``If-None-Match: *``, SPEC R46). Raises FileExistsError when ``path`` is taken."""
+    if isinstance(path, Path):
+        staged = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
+        staged.write_bytes(data)
+        try:
+            os.link(staged, path)
+        finally:
+            staged.unlink()
+        return
+    import botocore.exceptions
+
+    with _s3(path) as client:
+        try:
+            client.put_object(Bucket=path.bucket, Key=path.key, Body=data, IfNoneMatch="*")
+        except botocore.exceptions.ClientError as error:
+            code = str(error.response.get("Error", {}).get("Code", ""))
+            if code in ("PreconditionFailed", "ConditionalRequestConflict"):
+                raise FileExistsError(errno.EEXIST, "the object exists", str(path)) from None
+            raise
 
 
 def exists(path: Root) -> bool:

@@ -22,9 +22,10 @@ from urllib.parse import unquote
 
 from rewind.clock import parse_timestamp
 from rewind.constants import COMMIT_QUERY_ID_KEY, COMMIT_TIME_KEY
-from rewind.errors import StorageError, UnsupportedTableFeature
+from rewind.errors import StorageError, UnsupportedError, UnsupportedTableFeature
 from rewind.storage import location
 from rewind.storage.location import Root
+from rewind.types import delta_spark, spark_arrow
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -456,24 +457,6 @@ def check_readable(protocol: dict[str, Any], table: str) -> None:
         )
 
 
-# Delta's primitive types as Arrow types (what write_frame casts to): pyarrow's type
-# factory and its arguments, so that checking a schema (column_types) needs no pyarrow.
-_ARROW_OF: dict[str, tuple[str, ...]] = {
-    "string": ("string",),
-    "long": ("int64",),
-    "integer": ("int32",),
-    "short": ("int16",),
-    "byte": ("int8",),
-    "double": ("float64",),
-    "float": ("float32",),
-    "boolean": ("bool_",),
-    "date": ("date32",),
-    "timestamp": ("timestamp", "us", "UTC"),
-    "timestamp_ntz": ("timestamp", "us"),
-    "binary": ("binary",),
-}
-
-
 def delta_fields(metadata: dict[str, Any]) -> list[dict[str, Any]]:
     return list(json.loads(metadata["schemaString"]).get("fields", []))
 
@@ -488,20 +471,20 @@ def field_ids(metadata: dict[str, Any]) -> dict[str, str]:
 
 
 def column_types(metadata: dict[str, Any], table: str) -> list[tuple[str, str, bool]]:
-    """(name, Delta type, nullable) of each column of a Delta ``metaData`` (logical names).
+    """(name, Spark DDL type, nullable) of each column of a Delta ``metaData`` (logical
+    names; :func:`rewind.types.delta_spark`: nested types too).
 
     Raises:
-        UnsupportedTableFeature: a nested type (struct, array, map) Rewind's columns
-            cannot hold.
+        UnsupportedTableFeature: a type Rewind cannot read.
     """
     found = []
     for column in delta_fields(metadata):
-        kind = column["type"]
-        if not isinstance(kind, str) or not (kind in _ARROW_OF or kind.startswith("decimal(")):
+        try:
+            kind = delta_spark(column["type"])
+        except UnsupportedError as exc:
             raise UnsupportedTableFeature(
-                f"Column '{column['name']}' of table {table} has the type "
-                f"{json.dumps(kind)[:80]}, which Rewind's columns cannot hold."
-            )
+                f"Column '{column['name']}' of table {table}: {exc.message}"
+            ) from None
         found.append((str(column["name"]), kind, bool(column.get("nullable", True))))
     return found
 
@@ -512,13 +495,9 @@ def arrow_schema(metadata: dict[str, Any], table: str) -> pa.Schema:
     :func:`column_types`."""
     import pyarrow as pa
 
-    fields = []
-    for name, kind, nullable in column_types(metadata, table):
-        if kind in _ARROW_OF:
-            factory, *args = _ARROW_OF[kind]
-            arrow = getattr(pa, factory)(*args)
-        else:
-            precision, scale = kind.removeprefix("decimal(").rstrip(")").split(",")
-            arrow = pa.decimal128(int(precision), int(scale))
-        fields.append(pa.field(name, arrow, nullable))
-    return pa.schema(fields)
+    return pa.schema(
+        [
+            pa.field(name, spark_arrow(kind), nullable)
+            for name, kind, nullable in column_types(metadata, table)
+        ]
+    )

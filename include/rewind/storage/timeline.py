@@ -223,10 +223,9 @@ def columns_of(metadata: dict[str, Any]) -> list[Column]:
     (Delta's names are case-insensitive too); column mapping's physical names are found
     through :func:`log.field_ids`."""
     columns = []
-    for field in log.delta_fields(metadata):
-        if isinstance(field["type"], str):
-            ctype = from_spark(field["type"])
-            columns.append(Column(field["name"].upper(), field["name"], ctype.sql, ctype.spark))
+    for name, kind, _ in log.column_types(metadata, "?"):
+        ctype = from_spark(kind)
+        columns.append(Column(name.upper(), name, ctype.sql, ctype.spark))
     return columns
 
 
