@@ -258,3 +258,39 @@ def test_rewind_reads_delta_rs_checkpoints_of_a_partitioned_table_r43(tmp_path: 
     assert {f.partition_values for f in state.files} == {(("REGION", "eu"),), (("REGION", "us"),)}
     assert state.metadata["configuration"] == {"delta.appendOnly": "false"}
     assert state.metadata["format"] == {"provider": "parquet", "options": {}}
+
+
+def test_rewinds_property_commit_keeps_the_protocol_and_lands_after_another_writers_r40_r42(
+    tmp_path: Path,
+) -> None:
+    """A team's table with table features (a TIMESTAMP_NTZ column: reader 3, writer 7).
+    delta-rs's ``set_table_properties`` added ``variantType`` to such a protocol; Rewind's
+    own metaData-only commit keeps it. Made from a version another writer has committed
+    after, it lands on top, keeping their commit; on a table with in-commit timestamps
+    its own comes after the previous commit's (here one in the future)."""
+    team = tmp_path / "team"
+    ntz = pa.table({"ID": pa.array([1], pa.int64()), "AT": pa.array([1], pa.timestamp("us"))})
+    write_deltalake(str(team), ntz)
+    write_deltalake(str(team), ntz, mode="append")  # after the version Rewind read
+    protocol = DeltaTable(str(team)).protocol()
+    assert protocol.reader_features == ["timestampNtz"]
+    first, second = (team / "_delta_log" / f"{v:020d}.json" for v in (0, 1))
+    on = '"configuration":{"delta.enableInCommitTimestamps":"true"}'
+    first.write_text(first.read_text().replace('"configuration":{}', on))
+    future = int(NOW.timestamp() * 1000) * 2
+    actions = [json.loads(line) for line in second.read_text().splitlines()]
+    for action in actions:
+        action.get("commitInfo", {})["inCommitTimestamp"] = future
+    second.write_text("".join(json.dumps(a) + "\n" for a in actions))
+    store = TableStore(tmp_path / "warehouse", locate=lambda _: str(team))
+    values = {"delta.logRetentionDuration": "interval 40 days"}
+    assert store.set_properties(TABLE, 0, values, "q", NOW) == 2
+    after = DeltaTable(str(team))
+    assert after.protocol() == protocol
+    assert after.metadata().configuration == {
+        "delta.enableInCommitTimestamps": "true",
+        "delta.logRetentionDuration": "interval 40 days",
+    }
+    assert len(after.file_uris()) == 2
+    commit = log.read_commit(team, 2)
+    assert commit is not None and commit.info["inCommitTimestamp"] == future + 1
