@@ -333,6 +333,8 @@ def test_a_table_with_nested_columns_and_table_features_is_protected_as_it_is_r4
         "OBJECT(city VARCHAR, zip NUMBER(38,0))",
         "MAP(VARCHAR, NUMBER(38,0))",
     )
+    shown = conn.sql("SHOW COLUMNS IN TABLE EVENTS")[-1]
+    assert shown.column("data_type")[1] == '{"type":"ARRAY","nullable":true}'
     write_deltalake(
         str(root),
         pa.table({"id": pa.array([3], pa.int64()), "tags": pa.array([["c"]])}),

@@ -253,7 +253,8 @@ def _type_json(sql_type: str) -> dict[str, Any]:
         return {"type": kind, "length": size, "byteLength": size, "fixed": False}
     if sql_type.startswith("TIMESTAMP"):
         return {"type": sql_type, "precision": 0, "scale": 9}
-    return {"type": {"FLOAT": "REAL"}.get(sql_type, sql_type)}
+    # A nested type (ARRAY(...), OBJECT(...), MAP(...)) by its kind, as Snowflake's JSON
+    return {"type": {"FLOAT": "REAL"}.get(sql_type, sql_type.split("(")[0])}
 
 
 # Snowflake's SHOW PARAMETERS columns and the words it describes these two with.
