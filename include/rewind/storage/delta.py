@@ -469,11 +469,19 @@ class TableStore:
         writer adds and deletes nothing; their log is never cleaned up (R42). The commit
         is made already: a checkpoint that fails is logged and left to the next interval
         (a reader then replays more JSON, nothing is lost). ``configuration``: the table's
-        properties as of the commit. Returns ``version``."""
+        properties as of the commit. Returns ``version``.
+
+        Not on a table whose features Rewind cannot write (:meth:`Snapshot.check_writable`:
+        V2 checkpoints, deletion vectors ...): delta-rs's checkpoint of it could miss what
+        those features need; the table's own writers checkpoint it."""
         if version <= 0:
             return version
         try:
             if version % self.checkpoint_interval(configuration):
+                return version
+            try:
+                self.snapshot(table_id, version).check_writable("", new_files=False)
+            except UnsupportedTableFeature:
                 return version
             root = self.root(table_id)
             table = DeltaTable(str(root), version=version, storage_options=self._options(root))
