@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 from datetime import UTC, datetime, timedelta
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -359,6 +360,55 @@ def test_a_table_with_nested_columns_and_table_features_is_protected_as_it_is_r4
         (2, [], None),
     ]
     assert protocols(root) == before
+
+
+WIDENING_JOB = """
+spark.sql(f"CREATE TABLE delta.`{path}` (ID INT, PRICE DECIMAL(5, 2)) USING delta TBLPROPERTIES "
+          "('delta.enableTypeWidening' = 'true', 'delta.enableDeletionVectors' = 'false')")
+spark.sql(f"INSERT INTO delta.`{path}` VALUES (1, 123.45)")
+"""
+WIDEN_JOB = """
+spark.sql(f"ALTER TABLE delta.`{path}` ALTER COLUMN ID TYPE BIGINT")
+spark.sql(f"ALTER TABLE delta.`{path}` ALTER COLUMN PRICE TYPE DECIMAL(10, 2)")
+spark.sql(f"INSERT INTO delta.`{path}` VALUES (3000000000, 12345678.90)")
+"""
+
+
+def test_a_table_whose_columns_another_engine_widened_is_protected_r18_r40_r43(
+    tmp_path: Path, connect: Any, home: Path
+) -> None:
+    """delta-spark's type widening (a reader feature): registering such a table was
+    refused. Now it registers; after the team widens INT to BIGINT and DECIMAL(5,2) to
+    DECIMAL(10,2), Rewind's columns follow (the old type would not hold the new values),
+    the version before reads under the current types (R18), and a clone of either reads
+    the old files under the wider type, in Rewind and in delta-spark."""
+    root = tmp_path / "lake" / "prices"
+    delta_spark(root, WIDENING_JOB)
+    conn = connect(now=datetime.now(UTC).isoformat())
+    conn.sql("CREATE DATABASE LAKE")
+    register(conn, "PRICES", str(root))
+    registered = datetime.now(UTC).isoformat()
+    delta_spark(root, WIDEN_JOB)
+    later = connect(now=datetime.now(UTC).isoformat())
+    later.sql("USE SCHEMA LAKE.PUBLIC")
+    assert rows(later, "SELECT ID, PRICE FROM PRICES ORDER BY ID") == [
+        (1, Decimal("123.45")),
+        (3000000000, Decimal("12345678.90")),
+    ]
+    types = {row[0]: row[1] for row in later.sql("DESC TABLE PRICES")[-1].rows}
+    assert types == {"ID": "NUMBER(38,0)", "PRICE": "NUMBER(10,2)"}
+    then = f"AT(TIMESTAMP => '{registered}')"
+    assert rows(later, f"SELECT ID, PRICE FROM PRICES {then}") == [(1, Decimal("123.45"))]
+    later.sql(f"CREATE TABLE THEN_COPY CLONE PRICES {then}; CREATE TABLE NOW_COPY CLONE PRICES")
+    assert rows(later, "SELECT ID, PRICE FROM THEN_COPY") == [(1, Decimal("123.45"))]
+    assert rows(later, "SELECT COUNT(*), SUM(ID) FROM NOW_COPY") == [(2, 3000000001)]
+    out = delta_spark(
+        home / "warehouse",
+        "import glob\n"
+        "print(sorted(spark.read.format('delta').load(t[: -len('/_delta_log')]).count()"
+        " for t in glob.glob(path + '/*/_delta_log')))",
+    )
+    assert out.split("\n")[-2] == "[1, 2]"  # the two clones, read by delta-spark
 
 
 # An older Delta writer's tables: a legacy protocol (writer version 4, no feature list)

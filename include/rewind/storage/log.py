@@ -33,7 +33,13 @@ if TYPE_CHECKING:
 LOG = "_delta_log"
 # Reader features Rewind reads correctly: through delta-spark for data, through this
 # module for the file list (deletion-vector cardinalities, column mapping's names).
-READABLE_READER_FEATURES = {"deletionVectors", "columnMapping", "timestampNtz", "v2Checkpoint"}
+READABLE_READER_FEATURES = {
+    "deletionVectors",
+    "columnMapping",
+    "timestampNtz",
+    "v2Checkpoint",
+    "typeWidening",
+}
 _CHECKPOINT = re.compile(r"^(\d{20})\.checkpoint(?:\.(\d{10})\.(\d{10}))?\.parquet$")
 # A log entry of one version (a commit, its checksum, a classic checkpoint or a part of
 # one) or of a range (a compacted commit ``<first>.<last>.compacted.json``: group 2).

@@ -194,13 +194,15 @@ def _log_foreign(catalog: Catalog, table: CatalogObject, commit: log.Commit, roo
 
 
 def _follow_schema(table: CatalogObject, root: Root, commit: log.Commit) -> None:
-    """Columns another writer added, renamed or dropped become the table's (SPEC R40);
-    a column Rewind hid (DROP COLUMN keeps it in the files) stays hidden."""
+    """Columns another writer added, renamed, widened (Delta's type widening) or dropped
+    become the table's (SPEC R40); a column Rewind hid (DROP COLUMN keeps it in the files)
+    stays hidden."""
     metadata = commit.metadata()
     if metadata is None or commit.version == 0:
         return
     before = _fields(log.replay(root, commit.version - 1).metadata)
     after = _fields(metadata)
+    now = {c.physical: c for c in columns_of(metadata)}
     columns = table_columns(table)
     names_before = {name: key for key, name in before.items()}
     kept: list[Column] = []
@@ -211,9 +213,9 @@ def _follow_schema(table: CatalogObject, root: Root, commit: log.Commit) -> None
         elif key in after:
             renamed = after[key]
             name = renamed.upper() if column.name == column.physical.upper() else column.name
-            kept.append(Column(name, renamed, column.type, column.spark))
+            kept.append(Column(name, renamed, now[renamed].type, now[renamed].spark))
     new = {name for key, name in after.items() if key not in before}
-    kept.extend(c for c in columns_of(metadata) if c.physical in new)
+    kept.extend(c for c in now.values() if c.physical in new)
     table.columns = [c.as_json() for c in kept]
 
 
