@@ -58,6 +58,10 @@ def json_value(value: Any) -> Any:
         return int(value) if value == value.to_integral_value() else float(value)
     if isinstance(value, bytes):
         return value.hex()
+    if isinstance(value, list | tuple):  # an ARRAY's elements, nested values alike
+        return [json_value(v) for v in value]
+    if isinstance(value, dict):  # an OBJECT (struct) or a MAP
+        return {str(k): json_value(v) for k, v in value.items()}
     return value
 
 
@@ -84,6 +88,8 @@ def _text(value: Any) -> str:
         return value.strftime("%Y-%m-%d %H:%M:%S.%f").rstrip("0").rstrip(".") + " UTC"
     if isinstance(value, Decimal):
         return str(value)
+    if isinstance(value, list | dict):  # as Snowflake shows ARRAY, OBJECT and MAP: JSON
+        return json.dumps(json_value(value), ensure_ascii=False, separators=(",", ":"))
     return str(json_value(value))
 
 

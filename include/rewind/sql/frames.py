@@ -217,7 +217,8 @@ def _discard(staging: Root) -> None:
 
 
 def collect(frame: DataFrame) -> tuple[list[str], list[list[object]]]:
-    """Column names and rows of a result, with aware UTC timestamps."""
+    """Column names and rows of a result, with aware UTC timestamps; a MAP's value is a
+    dict (Arrow gives its pairs)."""
     table = to_arrow(frame)
-    columns = [c.to_pylist() for c in table.columns]
+    columns = [c.to_pylist(maps_as_pydicts="lossy") for c in table.columns]
     return table.column_names, [list(row) for row in zip(*columns, strict=True)]
