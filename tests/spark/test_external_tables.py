@@ -360,12 +360,29 @@ def test_a_table_with_nested_columns_and_table_features_is_protected_as_it_is_r4
     assert (
         to_csv(shown).splitlines()[1] == '"[""a"",""b""]","{""city"":""x"",""zip"":1}","{""k"":1}"'
     )
+    later.sql("CREATE TABLE PICKED AS SELECT ID, TAGS, M FROM EVENTS WHERE ID < 3")
+    assert rows(later, "SELECT * FROM PICKED ORDER BY ID") == [
+        (1, ["a", "b"], {"k": 1}),
+        (2, [], None),
+    ]
     later.sql(f"CREATE TABLE COPY CLONE EVENTS {then}")
     assert rows(later, "SELECT ID, TAGS, ADDR FROM COPY ORDER BY ID") == [
         (1, ["a", "b"], {"city": "x", "zip": 1}),
         (2, [], None),
     ]
     assert protocols(root) == before
+    # Without TIMESTAMP_NTZ (reader version 1) Rewind writes the table: rewritten files
+    # keep the nested values, and delta-rs reads them.
+    plain = tmp_path / "lake" / "plain"
+    write_deltalake(str(plain), pa.table({"id": [1, 2], "tags": [["a"], ["b", "c"]]}))
+    writer = connect(now=datetime.now(UTC).isoformat())  # after delta-rs's commit
+    writer.sql("USE SCHEMA LAKE.PUBLIC")
+    writer.sql(f"CREATE EXTERNAL TABLE PLAIN LOCATION = '{plain}' TABLE_FORMAT = DELTA")
+    writer.sql("DELETE FROM PLAIN WHERE ID = 1; INSERT INTO PLAIN SELECT ID + 10, TAGS FROM PLAIN")
+    assert sorted(read_arrow(plain).to_pylist(), key=lambda r: r["id"]) == [
+        {"id": 2, "tags": ["b", "c"]},
+        {"id": 12, "tags": ["b", "c"]},
+    ]
 
 
 WIDENING_JOB = """

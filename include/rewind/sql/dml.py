@@ -329,8 +329,9 @@ def bind_table_as(ctx: Context, query: exp.Expression) -> Callable[[CatalogObjec
         root = ctx.store.root(obj.id)
         ctx.undo.append(lambda: ctx.store.discard(obj.id))
         location.make_dir(root, exist_ok=False)
-        files = write_frame(ctx, root, frame, columns, arrow_schema(columns))
-        create_table_storage(ctx, obj, columns, files)
+        schema = arrow_schema(columns)  # the files' (nested types too: no DDL type names)
+        files = write_frame(ctx, root, frame, columns, schema)
+        create_table_storage(ctx, obj, columns, files, schema)
         release(binding)
 
     return write
