@@ -167,11 +167,10 @@ def from_spark(spark_type: str) -> ColumnType:
     Delta column (:func:`delta_spark`): primitives as Rewind's own columns hold them,
     nested types as they are, shown as Snowflake's structured types (``ARRAY(VARCHAR)``,
     ``OBJECT(city VARCHAR)``, ``MAP(VARCHAR, NUMBER(38,0))``)."""
-    spark_type = spark_type.lower()
-    if spark_type.startswith(_NESTED):
+    if spark_type.lower().startswith(_NESTED):  # its field names keep their case
         spark_arrow(spark_type)  # a type it can store, or UnsupportedError
         return ColumnType(_structured(spark_type), spark_type)
-    return _primitive(spark_type)
+    return _primitive(spark_type.lower())
 
 
 def _primitive(spark_type: str) -> ColumnType:

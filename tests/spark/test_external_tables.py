@@ -306,14 +306,14 @@ def test_a_table_with_nested_columns_and_table_features_is_protected_as_it_is_r4
     readers nor Rewind could read. Now the team's protocol stays as it was, delta-spark
     reads the table, and Rewind shows, time-travels and clones its nested columns."""
     root = tmp_path / "lake" / "events"
-    struct = pa.struct([("city", pa.string()), ("zip", pa.int32())])
+    struct = pa.struct([("city", pa.string()), ("Zip", pa.int32())])
     write_deltalake(
         str(root),
         pa.table(
             {
                 "id": pa.array([1, 2], pa.int64()),
                 "tags": pa.array([["a", "b"], []], pa.list_(pa.string())),
-                "addr": pa.array([{"city": "x", "zip": 1}, None], struct),
+                "addr": pa.array([{"city": "x", "Zip": 1}, None], struct),
                 "m": pa.array([[("k", 1)], None], pa.map_(pa.string(), pa.int32())),
                 "at": pa.array([1, 2], pa.timestamp("us")),
             }
@@ -332,7 +332,7 @@ def test_a_table_with_nested_columns_and_table_features_is_protected_as_it_is_r4
     types = {row[0]: row[1] for row in conn.sql("DESC TABLE EVENTS")[-1].rows}
     assert (types["TAGS"], types["ADDR"], types["M"]) == (
         "ARRAY(VARCHAR)",
-        "OBJECT(city VARCHAR, zip NUMBER(38,0))",
+        "OBJECT(city VARCHAR, Zip NUMBER(38,0))",
         "MAP(VARCHAR, NUMBER(38,0))",
     )
     shown = conn.sql("SHOW COLUMNS IN TABLE EVENTS")[-1]
@@ -347,7 +347,7 @@ def test_a_table_with_nested_columns_and_table_features_is_protected_as_it_is_r4
     later.sql("USE SCHEMA LAKE.PUBLIC")
     then = f"AT(TIMESTAMP => '{registered}')"
     assert rows(later, f"SELECT ID, TAGS, ADDR, M FROM EVENTS {then} ORDER BY ID") == [
-        (1, ["a", "b"], {"city": "x", "zip": 1}, {"k": 1}),
+        (1, ["a", "b"], {"city": "x", "Zip": 1}, {"k": 1}),
         (2, [], None, None),
     ]
     assert rows(later, "SELECT ID, TAGS[0], ADDR['city'] FROM EVENTS ORDER BY ID") == [
@@ -358,7 +358,7 @@ def test_a_table_with_nested_columns_and_table_features_is_protected_as_it_is_r4
     # As Snowflake shows ARRAY, OBJECT and MAP values: JSON (CSV and the CLI's table)
     shown = later.sql("SELECT TAGS, ADDR, M FROM EVENTS WHERE ID = 1")
     assert (
-        to_csv(shown).splitlines()[1] == '"[""a"",""b""]","{""city"":""x"",""zip"":1}","{""k"":1}"'
+        to_csv(shown).splitlines()[1] == '"[""a"",""b""]","{""city"":""x"",""Zip"":1}","{""k"":1}"'
     )
     later.sql("CREATE TABLE PICKED AS SELECT ID, TAGS, M FROM EVENTS WHERE ID < 3")
     assert rows(later, "SELECT * FROM PICKED ORDER BY ID") == [
@@ -367,7 +367,7 @@ def test_a_table_with_nested_columns_and_table_features_is_protected_as_it_is_r4
     ]
     later.sql(f"CREATE TABLE COPY CLONE EVENTS {then}")
     assert rows(later, "SELECT ID, TAGS, ADDR FROM COPY ORDER BY ID") == [
-        (1, ["a", "b"], {"city": "x", "zip": 1}),
+        (1, ["a", "b"], {"city": "x", "Zip": 1}),
         (2, [], None),
     ]
     assert protocols(root) == before

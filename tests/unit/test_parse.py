@@ -289,6 +289,9 @@ def test_nested_delta_types_are_spark_arrow_and_snowflake_structured_types() -> 
     assert str(spark_arrow(spark)) == ("map<string, list<item: struct<city: string, zip: int32>>>")
     assert from_spark(spark).sql == "MAP(VARCHAR, ARRAY(OBJECT(city VARCHAR, zip NUMBER(38,0))))"
     assert from_spark("decimal(10,2)").sql == "NUMBER(10,2)"
+    # A struct's field names keep their case (Spark reads them case-sensitively here)
+    nested = from_spark("struct<City:string>")
+    assert (nested.sql, nested.spark) == ("OBJECT(City VARCHAR)", "struct<City:string>")
     for unreadable in ["variant", {"type": "struct", "fields": [{"name": "a:b", "type": "long"}]}]:
         with pytest.raises(UnsupportedError):
             delta_spark(unreadable)

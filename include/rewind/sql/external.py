@@ -76,7 +76,7 @@ def register(ctx: Context, obj: CatalogObject, root: Root) -> None:
     if newest < 0:
         raise InvalidLocation(f"Location '{root}' holds no Delta commit Rewind can read.")
     current = ctx.store.snapshot(obj.id, newest)  # SPEC R43: refuses what it cannot read
-    obj.columns = [c.as_json() for c in timeline.columns_of(current.metadata or {})]
+    obj.columns = [c.as_json() for c in timeline.columns_of(current.metadata or {}, str(root))]
     keep_history(ctx, obj)  # SPEC R42
 
 

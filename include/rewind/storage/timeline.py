@@ -202,7 +202,7 @@ def _follow_schema(table: CatalogObject, root: Root, commit: log.Commit) -> None
         return
     before = _fields(log.replay(root, commit.version - 1).metadata)
     after = _fields(metadata)
-    now = {c.physical: c for c in columns_of(metadata)}
+    now = {c.physical: c for c in columns_of(metadata, str(root))}
     columns = table_columns(table)
     names_before = {name: key for key, name in before.items()}
     kept: list[Column] = []
@@ -219,13 +219,13 @@ def _follow_schema(table: CatalogObject, root: Root, commit: log.Commit) -> None
     table.columns = [c.as_json() for c in kept]
 
 
-def columns_of(metadata: dict[str, Any]) -> list[Column]:
+def columns_of(metadata: dict[str, Any], table: str) -> list[Column]:
     """The columns of a Delta ``metaData`` as another engine wrote them: a Delta column
     ``amount`` is Rewind's column AMOUNT, as an unquoted Snowflake identifier resolves
     (Delta's names are case-insensitive too); column mapping's physical names are found
     through :func:`log.field_ids`."""
     columns = []
-    for name, kind, _ in log.column_types(metadata, "?"):
+    for name, kind, _ in log.column_types(metadata, table):
         ctype = from_spark(kind)
         columns.append(Column(name.upper(), name, ctype.sql, ctype.spark))
     return columns
