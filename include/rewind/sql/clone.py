@@ -28,7 +28,7 @@ from rewind.sql import names
 from rewind.sql.parse import IGNORE_SHORT
 from rewind.sql.points import point_instant, point_of
 from rewind.sql.query import resolve_version, table_frame, table_read
-from rewind.sql.tables import create_table_storage, keep_history, snapshot
+from rewind.sql.tables import create_table_storage, current_version, keep_history, snapshot
 from rewind.sql.values import ObjectProperties
 from rewind.statement import Context
 from rewind.storage import location
@@ -75,7 +75,8 @@ def clone_table_into(
     snap = snapshot(ctx, source, version)
     columns = table_columns(source)
     target.columns = source.columns
-    now = snapshot(ctx, source)
+    current = current_version(ctx, source)
+    now = snap if version == current else ctx.store.snapshot(source.id, current)
     mapped = snap.column_mapped or now.column_mapped
     schema = (now if mapped else snap).schema  # copied rows: the columns as named now
     for column in columns:
