@@ -47,7 +47,7 @@ WRITABLE_FEATURES = {
 }
 # What a legacy protocol (writer version 2 to 6, no feature list; older Delta writers)
 # binds a writer to: the features of each version up to the table's, the Delta protocol's
-# table. The last three bind only a table that uses them (:meth:`Snapshot._uses`).
+# table. The last three bind only a table that uses them (:meth:`Snapshot._legacy_features`).
 _LEGACY_FEATURES = (
     (2, "appendOnly"),
     (2, "invariants"),
@@ -159,9 +159,7 @@ class Snapshot:
         features = set(protocol.get("writerFeatures") or []) | set(
             protocol.get("readerFeatures") or []
         )
-        writer = int(str(protocol.get("minWriterVersion") or 1))
-        if writer < 7:
-            features |= {f for v, f in _LEGACY_FEATURES if writer >= v and self._uses(f)}
+        features |= self._legacy_features(int(str(protocol.get("minWriterVersion") or 1)))
         blocked = sorted(features - WRITABLE_FEATURES)
         if int(str(protocol.get("minReaderVersion") or 1)) > 1 and not blocked:
             blocked = [f"reader version {protocol.get('minReaderVersion')}"]
@@ -182,18 +180,20 @@ class Snapshot:
     def _on(self, key: str) -> bool:
         return self.configuration.get(key, "").lower() == "true"
 
-    def _uses(self, feature: str) -> bool:
-        """Whether a legacy protocol's ``feature`` binds a writer of this version: a
-        generated or identity column, column mapping, only where the table has one."""
+    def _legacy_features(self, writer: int) -> set[str]:
+        """The features a legacy protocol of writer version ``writer`` binds a writer of
+        this version to (none from version 7: it lists them); a generated or identity
+        column and column mapping only where the table has one."""
+        if writer >= 7:
+            return set()
         fields = delta_fields(self.metadata) if self.metadata else []
         keys = {key for f in fields for key in (f.get("metadata") or {})}
-        if feature == "generatedColumns":
-            return "delta.generationExpression" in keys
-        if feature == "identityColumns":
-            return any(key.startswith("delta.identity.") for key in keys)
-        if feature == "columnMapping":
-            return self.column_mapped
-        return True
+        used = {
+            "generatedColumns": "delta.generationExpression" in keys,
+            "identityColumns": any(key.startswith("delta.identity.") for key in keys),
+            "columnMapping": self.column_mapped,
+        }
+        return {f for v, f in _LEGACY_FEATURES if writer >= v and used.get(f, True)}
 
     @property
     def uris(self) -> list[str]:
