@@ -123,6 +123,28 @@ def spark_arrow(spark: str) -> pa.DataType:
     raise UnsupportedError(f"A column of Spark type {spark} cannot be stored.")
 
 
+def arrow_spark(arrow_type: pa.DataType) -> str:
+    """The Spark DDL type of an Arrow type: :func:`spark_arrow`'s inverse."""
+    import pyarrow as pa
+
+    if pa.types.is_decimal(arrow_type):
+        return f"decimal({arrow_type.precision},{arrow_type.scale})"
+    if pa.types.is_timestamp(arrow_type):
+        return "timestamp" if arrow_type.tz else "timestamp_ntz"
+    if pa.types.is_large_string(arrow_type):
+        return "string"
+    for spark in _ARROW:
+        if spark_arrow(spark) == arrow_type:
+            return spark
+    if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type):
+        return f"array<{arrow_spark(arrow_type.value_type)}>"
+    if pa.types.is_map(arrow_type):
+        return f"map<{arrow_spark(arrow_type.key_type)},{arrow_spark(arrow_type.item_type)}>"
+    if pa.types.is_struct(arrow_type):
+        return f"struct<{','.join(f'{f.name}:{arrow_spark(f.type)}' for f in arrow_type)}>"
+    raise UnsupportedError(f"Delta column type {arrow_type} cannot be read.")
+
+
 def _split(inner: str) -> list[str]:
     """The comma-separated parts of a nested type's parameters, at the outer level."""
     parts, depth, start = [], 0, 0

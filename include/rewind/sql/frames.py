@@ -13,7 +13,6 @@ from collections.abc import Mapping, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from rewind.errors import UnsupportedError
 from rewind.spark import functions, to_arrow
 from rewind.spark_errors import CHECK_VIOLATION, NOT_NULL_VIOLATION
 from rewind.statement import Context
@@ -21,6 +20,7 @@ from rewind.storage import location
 from rewind.storage.columns import Column
 from rewind.storage.location import Root
 from rewind.storage.snapshot import DataFile, Snapshot
+from rewind.types import arrow_spark
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -35,38 +35,6 @@ ROW_COLUMN = "__rw_row"
 def quote(name: str) -> str:
     """A Spark SQL identifier in backticks."""
     return "`" + name.replace("`", "``") + "`"
-
-
-def spark_type(arrow_type: pa.DataType) -> str:
-    import pyarrow as pa  # as everywhere in this module: statements that use Spark
-
-    if pa.types.is_decimal(arrow_type):
-        return f"decimal({arrow_type.precision},{arrow_type.scale})"
-    if pa.types.is_timestamp(arrow_type):
-        return "timestamp" if arrow_type.tz else "timestamp_ntz"
-    names = {
-        pa.int64(): "bigint",
-        pa.int32(): "int",
-        pa.int16(): "smallint",
-        pa.int8(): "tinyint",
-        pa.float64(): "double",
-        pa.float32(): "float",
-        pa.string(): "string",
-        pa.large_string(): "string",
-        pa.bool_(): "boolean",
-        pa.date32(): "date",
-        pa.binary(): "binary",
-    }
-    if arrow_type in names:
-        return names[arrow_type]
-    if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type):
-        return f"array<{spark_type(arrow_type.value_type)}>"
-    if pa.types.is_map(arrow_type):
-        return f"map<{spark_type(arrow_type.key_type)},{spark_type(arrow_type.item_type)}>"
-    if pa.types.is_struct(arrow_type):
-        fields = ",".join(f"{f.name}:{spark_type(f.type)}" for f in arrow_type)
-        return f"struct<{fields}>"
-    raise UnsupportedError(f"Delta column type {arrow_type} cannot be read.")
 
 
 def version_frame(
@@ -86,7 +54,7 @@ def version_frame(
     spark = ctx.spark()
     F = functions(spark)
     if with_file or snap.plain:
-        ddl = ", ".join(f"{quote(f.name)} {spark_type(f.type)}" for f in snap.schema)
+        ddl = ", ".join(f"{quote(f.name)} {arrow_spark(f.type)}" for f in snap.schema)
         frame = (
             spark.read.schema(ddl).parquet(*snap.uris)
             if snap.files
@@ -131,7 +99,7 @@ def _stored_as(
 
     if pa.types.is_integer(target) and isinstance(given, DecimalType | DoubleType | FloatType):
         value = F.round(value)
-    return value.cast(spark_type(target))
+    return value.cast(arrow_spark(target))
 
 
 def write_frame(
@@ -162,7 +130,7 @@ def write_frame(
         value = (
             _stored_as(F, F.col(quote(column.name)), given[column.name], field.type)
             if column is not None
-            else F.lit(None).cast(spark_type(field.type))
+            else F.lit(None).cast(arrow_spark(field.type))
         )
         if not field.nullable:  # Delta's protocol: no writer puts NULL there (SPEC R40)
             named = (column.name if column is not None else field.name).replace("'", "''")
