@@ -75,6 +75,11 @@ _SPARK_OF_DELTA = {delta: spark for spark, delta in _DELTA.items()}
 _NESTED = ("array<", "map<", "struct<")
 
 
+def is_nested(spark_type: str) -> bool:
+    """Whether a Spark type is an array, a map or a struct."""
+    return spark_type.lower().startswith(_NESTED)
+
+
 def delta_spark(kind: str | dict[str, Any]) -> str:
     """The Spark DDL type of a Delta schema's type (a primitive's name, or the JSON of an
     array, map or struct).
@@ -189,7 +194,7 @@ def from_spark(spark_type: str) -> ColumnType:
     Delta column (:func:`delta_spark`): primitives as Rewind's own columns hold them,
     nested types as they are, shown as Snowflake's structured types (``ARRAY(VARCHAR)``,
     ``OBJECT(city VARCHAR)``, ``MAP(VARCHAR, NUMBER(38,0))``)."""
-    if spark_type.lower().startswith(_NESTED):  # its field names keep their case
+    if is_nested(spark_type):  # its field names keep their case
         spark_arrow(spark_type)  # a type it can store, or UnsupportedError
         return ColumnType(_structured(spark_type), spark_type)
     return _primitive(spark_type.lower())

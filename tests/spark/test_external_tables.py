@@ -355,6 +355,13 @@ def test_a_table_with_nested_columns_and_table_features_is_protected_as_it_is_r4
         (2, None, None),
         (3, "c", None),
     ]
+    # Snowflake's paths into them (they were Spark's GET_JSON_OBJECT, for JSON text only)
+    paths = "ADDR:city, e.addr:\"Zip\", GET(TAGS, 1), GET_PATH(ADDR, 'city'), M:k, TAGS[7]"
+    assert rows(later, f"SELECT ID, {paths} FROM EVENTS e ORDER BY ID") == [
+        (1, "x", 1, "b", "x", 1, None),
+        (2, None, None, None, None, None, None),
+        (3, None, None, None, None, None, None),
+    ]
     # As Snowflake shows ARRAY, OBJECT and MAP values: JSON (CSV and the CLI's table)
     shown = later.sql("SELECT TAGS, ADDR, M FROM EVENTS WHERE ID = 1")
     assert (

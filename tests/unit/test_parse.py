@@ -271,6 +271,38 @@ def test_an_array_index_is_null_past_the_end_as_in_snowflake() -> None:
     assert to_spark(tree) == "SELECT GET(`TAGS`, 0), GET(`TAGS`, `I` + 1), `ADDR`['city'] FROM `T`"
 
 
+def test_a_path_into_a_nested_column_of_a_bound_table_is_subscripts() -> None:
+    """``addr:city`` on an OBJECT column (Spark's struct) reads the field; on a VARCHAR
+    holding JSON, or on a column that may be another source's (a subquery's, two tables'),
+    it stays Spark's JSON path (SPEC R43; the Spark-backed check: test_external_tables.py::
+    test_a_table_with_nested_columns_and_table_features_is_protected_as_it_is_r40_r41_r43)."""
+    from rewind.sql import paths
+
+    types = {"__rw_1": {"ADDR": "struct<city:string,geo:struct<lat:double>>", "J": "string"}}
+    types["__rw_2"] = {"ADDR": "string", "TAGS": "array<string>"}
+    cases = {
+        "SELECT addr:city, t.addr:geo.lat, GET_PATH(addr, 'geo.lat'), j:a FROM __rw_1 AS t": (
+            "SELECT `ADDR`['city'], `T`.`ADDR`['geo']['lat'], `ADDR`['geo']['lat'], "
+            "GET_JSON_OBJECT(`J`, '$.a') FROM `__RW_1` AS `T`"
+        ),
+        'SELECT GET(tags, 2), tags:"x"[0] FROM __rw_2': (
+            "SELECT GET(`TAGS`, 2), GET(`TAGS`['x'], 0) FROM `__RW_2`"
+        ),
+        "SELECT s.addr:c, addr:c FROM __rw_1 AS t, (SELECT '{}' AS addr) AS s": (
+            "SELECT GET_JSON_OBJECT(`S`.`ADDR`, '$.c'), GET_JSON_OBJECT(`ADDR`, '$.c') "
+            "FROM `__RW_1` AS `T`, (SELECT '{}' AS `ADDR`) AS `S`"
+        ),
+        "SELECT a.addr:c, addr:c FROM __rw_1 AS a JOIN __rw_2 AS b ON TRUE": (
+            "SELECT `A`.`ADDR`['c'], GET_JSON_OBJECT(`ADDR`, '$.c') "
+            "FROM `__RW_1` AS `A` JOIN `__RW_2` AS `B` ON TRUE"
+        ),
+    }
+    for text, spark in cases.items():
+        tree = sqlglot.parse_one(text, "snowflake")
+        paths.typed(tree, types)
+        assert to_spark(tree) == spark, text
+
+
 def test_nested_delta_types_are_spark_arrow_and_snowflake_structured_types() -> None:
     """Other engines' array, map and struct columns (SPEC R41): one Spark DDL type each,
     its Arrow type, and Snowflake's structured type name; a type Rewind cannot read is

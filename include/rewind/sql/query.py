@@ -25,7 +25,7 @@ from rewind.lifecycle import pins
 from rewind.result import Result
 from rewind.security import can_see
 from rewind.spark import query
-from rewind.sql import names
+from rewind.sql import names, paths
 from rewind.sql.frames import collect, quote, version_frame
 from rewind.sql.points import point_instant, point_of, with_session
 from rewind.sql.spark_sql import to_spark
@@ -58,6 +58,8 @@ class Binding:
 
     frames: dict[str, DataFrame] = field(default_factory=dict)
     pins: list[Path] = field(default_factory=list)
+    # a bound catalog table's name, then its columns' Spark types (rewind.sql.paths)
+    types: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def add(
         self,
@@ -288,15 +290,19 @@ def bind(ctx: Context, tree: exp.Expression, binding: Binding) -> exp.Expression
         if when is not None:  # SPEC R19: hold the version until the statement ends
             binding.pins.append(pins.hold(pin_root(ctx), obj.id, version, ctx.query_id, ctx.now))
         frame = table_frame(ctx, obj, version)
+        columns = table_columns(obj)
         ctx.catalog.record_access(
             ctx.query_id,
             obj.id,
             "READ",
             version=version,
-            columns=[c.name for c in table_columns(obj)],
+            columns=[c.name for c in columns],
         )
-        table.replace(binding.add(ctx, frame, alias, table))
+        bound = binding.add(ctx, frame, alias, table)
+        binding.types[bound.name] = {c.name: c.spark for c in columns}
+        table.replace(bound)
     _bind_flow(ctx, tree, binding)  # after: its frames are no catalog tables
+    paths.typed(tree, binding.types)
     return tree
 
 

@@ -1,0 +1,82 @@
+"""Snowflake's paths into a structured column: ``addr:city``, ``addr:geo.lat``,
+``t.events:items[0].sku``, ``GET(tags, 0)``, ``GET_PATH(addr, 'geo.lat')`` on the
+ARRAY, OBJECT and MAP columns of another engine's table (Spark's array, struct and map).
+
+sqlglot writes a path as Spark's ``GET_JSON_OBJECT``, which reads JSON text: right for a
+VARCHAR column holding JSON, a compilation error on a nested column. Which one a column
+is only the bound tables know, so :func:`typed` runs after :func:`rewind.sql.query.bind`
+with each bound table's column types: a path whose column is nested becomes the
+subscripts Spark reads it with (``addr['city']``, ``events['items'][0]['sku']``, which
+:mod:`rewind.sql.spark_sql` then writes as Snowflake answers them: NULL past an array's
+end or for a key that is not there). A path on any other expression (JSON text, a
+subquery's column) is left as it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from sqlglot import exp
+
+from rewind.identifiers import normalize
+from rewind.types import is_nested
+
+_PATHS = (exp.JSONExtract, exp.JSONExtractScalar, exp.GetExtract)
+
+
+def typed(tree: exp.Expression, types: Mapping[str, Mapping[str, str]]) -> None:
+    """Rewrite, in place, the paths of ``tree`` into nested columns of its bound tables
+    (``types``: a bound table's name, then each of its columns' Spark type)."""
+    for node in list(tree.find_all(*_PATHS)):
+        column = node.this
+        if isinstance(column, exp.Column) and is_nested(_column_type(column, types) or ""):
+            steps = _steps(node.expression)
+            if steps is not None:
+                value: exp.Expression = column.copy()
+                for step in steps:
+                    value = exp.Bracket(this=value, expressions=[step])
+                node.replace(value)
+
+
+def _steps(path: exp.Expression) -> list[exp.Expression] | None:
+    """A path's keys and indexes, or None for what has no subscript (a wildcard)."""
+    if isinstance(path, exp.Literal):  # GET(x, 'key') / GET(x, 0)
+        return [path.copy()]
+    if not isinstance(path, exp.JSONPath):
+        return None
+    steps: list[exp.Expression] = []
+    for part in path.expressions:
+        if isinstance(part, exp.JSONPathRoot):
+            continue
+        if isinstance(part, exp.JSONPathKey) and isinstance(part.this, str):
+            steps.append(exp.Literal.string(part.this))
+        elif isinstance(part, exp.JSONPathSubscript) and isinstance(part.this, int):
+            steps.append(exp.Literal.number(part.this))
+        else:
+            return None
+    return steps
+
+
+def _column_type(column: exp.Column, types: Mapping[str, Mapping[str, str]]) -> str | None:
+    """The Spark type of the bound table column ``column`` names in its own SELECT, or
+    None where it may name anything else (a subquery's or CTE's column, two tables')."""
+    select = column.find_ancestor(exp.Select)
+    if select is None or not isinstance(column.this, exp.Identifier):
+        return None
+    sources = [select.args.get("from_"), *(select.args.get("joins") or [])]
+    tables = [source.this for source in sources if source is not None]
+    name = normalize(column.this)
+    qualifier = column.args.get("table")
+    found = []
+    for table in tables:
+        columns = types.get(table.name) if isinstance(table, exp.Table) else None
+        if qualifier is not None:
+            named = table.args.get("alias")
+            called = named.this if named is not None else table.this
+            if isinstance(called, exp.Identifier) and normalize(called) == normalize(qualifier):
+                found.append(columns.get(name) if columns is not None else None)
+        elif columns is None:
+            return None  # a source whose columns are not known here: it may hold the name
+        elif name in columns:
+            found.append(columns[name])
+    return found[0] if len(found) == 1 else None
