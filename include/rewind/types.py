@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -78,6 +79,37 @@ _NESTED = ("array<", "map<", "struct<")
 def is_nested(spark_type: str) -> bool:
     """Whether a Spark type is an array, a map or a struct."""
     return spark_type.lower().startswith(_NESTED)
+
+
+# Integer types by the digits they hold, narrowest first: a stored value reads without
+# loss as any later one (and as a DECIMAL with as many integer digits).
+_INTEGER_DIGITS = {"tinyint": 3, "smallint": 5, "int": 10, "bigint": 19}
+_DECIMAL_DDL = re.compile(r"decimal\((\d+),\s*(\d+)\)")
+
+
+def reads_as(stored: str, current: str) -> bool:
+    """Whether a value stored as Spark type ``stored`` reads as ``current`` without loss
+    or failure: the same type, a widening (Delta's type widening: a wider integer, FLOAT
+    to DOUBLE, an integer to DOUBLE or to a DECIMAL with room for it, a DECIMAL with no
+    fewer integer or fraction digits, DATE to a timestamp), or any primitive as a string."""
+    stored, current = stored.lower(), current.lower()
+    if stored == current or (current == "string" and not is_nested(stored)):
+        return True
+    old, new = _DECIMAL_DDL.fullmatch(stored), _DECIMAL_DDL.fullmatch(current)
+    if stored in _INTEGER_DIGITS:
+        digits = _INTEGER_DIGITS[stored]
+        if current in _INTEGER_DIGITS:
+            return _INTEGER_DIGITS[current] >= digits
+        if new is not None:
+            return int(new[1]) - int(new[2]) >= digits
+        return current == "double" and digits <= 10
+    if old is not None and new is not None:
+        return int(new[2]) >= int(old[2]) and int(new[1]) - int(new[2]) >= int(old[1]) - int(old[2])
+    return (stored, current) in {
+        ("float", "double"),
+        ("date", "timestamp"),
+        ("date", "timestamp_ntz"),
+    }
 
 
 def delta_spark(kind: str | dict[str, Any]) -> str:

@@ -441,6 +441,60 @@ def test_a_table_whose_columns_another_engine_widened_is_protected_r18_r40_r43(
     assert out.split("\n")[-2] == "[1, 2]"  # the two clones, read by delta-spark
 
 
+# The team's table, then the job that overwrote it with a new schema: REGION now a number,
+# AMOUNT gone (Delta's overwriteSchema, a replacement of the table in one commit).
+ORDERS_JOB = """
+spark.createDataFrame([(1, "EU", 10), (2, "US", 20)], "id bigint, region string, amount int") \
+    .write.format("delta").save(path)
+"""
+OVERWRITE_JOB = """
+spark.createDataFrame([(7, 5, "n")], "id bigint, region int, note string").write \
+    .format("delta").mode("overwrite").option("overwriteSchema", "true").save(path)
+"""
+
+
+def test_a_table_another_engines_job_replaced_reads_and_clones_as_it_was_r16_r18_r41(
+    tmp_path: Path, connect: Any, home: Path
+) -> None:
+    """"A job that overwrote last month": the team's job replaced its table with a new
+    schema (REGION retyped VARCHAR -> NUMBER, AMOUNT dropped). Under the replacement's
+    columns (R18) the version before failed to read ('EU' cast to a number) or would lose
+    AMOUNT, and its clone was a table nobody could read. A version of a replaced table now
+    reads, and clones, with its own columns; a restore in place of it is refused by name
+    (its files under today's columns), changing nothing; today's version reads as it is."""
+    root = tmp_path / "lake" / "orders"
+    delta_spark(root, ORDERS_JOB)
+    conn = connect(now=datetime.now(UTC).isoformat())
+    conn.sql("CREATE DATABASE LAKE")
+    register(conn, "ORDERS", str(root))
+    registered = datetime.now(UTC).isoformat()
+    delta_spark(root, OVERWRITE_JOB)
+    later = connect(now=datetime.now(UTC).isoformat())
+    later.sql("USE SCHEMA LAKE.PUBLIC")
+    assert later.sql("SELECT * FROM ORDERS")[-1].columns == ["ID", "REGION", "NOTE"]
+    assert rows(later, "SELECT * FROM ORDERS") == [(7, 5, "n")]
+    then = f"AT(TIMESTAMP => '{registered}')"
+    old = later.sql(f"SELECT * FROM ORDERS {then} ORDER BY ID")[-1]
+    assert old.columns == ["ID", "REGION", "AMOUNT"]
+    assert [tuple(r) for r in old.rows] == [(1, "EU", 10), (2, "US", 20)]
+    later.sql(f"CREATE TABLE ORDERS_BACK CLONE ORDERS {then}")
+    assert rows(later, "SELECT * FROM ORDERS_BACK ORDER BY ID") == [(1, "EU", 10), (2, "US", 20)]
+    types = {row[0]: row[1] for row in later.sql("DESC TABLE ORDERS_BACK")[-1].rows}
+    assert types == {"ID": "NUMBER(38,0)", "REGION": "VARCHAR", "AMOUNT": "NUMBER(38,0)"}
+    before = versions(root)
+    with pytest.raises(RewindError) as refused:
+        later.restore("ORDERS", at=registered)
+    assert refused.value.code == "UNSUPPORTED" and "replaced" in refused.value.message
+    assert versions(root) == before and rows(later, "SELECT * FROM ORDERS") == [(7, 5, "n")]
+    out = delta_spark(
+        home / "warehouse",
+        "import glob\n"
+        "print([spark.read.format('delta').load(t[: -len('/_delta_log')]).count()"
+        " for t in glob.glob(path + '/*/_delta_log')])",
+    )
+    assert out.split("\n")[-2] == "[2]"  # the clone, read by delta-spark
+
+
 # An older Delta writer's tables: a legacy protocol (writer version 4, no feature list)
 # whose generated column and change data feed bind every writer.
 LEGACY_JOB = """

@@ -561,3 +561,34 @@ def test_bigquery_undrop_schema_and_snapshot_tables() -> None:
     ):
         with pytest.raises(UnsupportedError, match="CLONE t FOR SYSTEM_TIME AS OF"):
             parse(text, "bigquery")
+
+
+def test_a_stored_type_reads_as_a_later_one_only_without_loss() -> None:
+    """What decides whether another engine's schema change replaced the table
+    (``Snapshot.replaces``, SPEC R18, R41): a widening or a string reads the old files; a
+    narrowing or a string read as a number does not."""
+    from rewind.types import reads_as
+
+    widening = [
+        ("int", "bigint"),
+        ("tinyint", "int"),
+        ("int", "decimal(10,0)"),
+        ("int", "double"),
+        ("float", "double"),
+        ("decimal(5,2)", "decimal(10,2)"),
+        ("date", "timestamp"),
+        ("bigint", "string"),
+        ("array<int>", "array<int>"),
+    ]
+    losing = [
+        ("bigint", "int"),
+        ("string", "bigint"),
+        ("bigint", "double"),
+        ("int", "decimal(9,0)"),
+        ("decimal(10,2)", "decimal(10,1)"),
+        ("decimal(10,2)", "decimal(10,4)"),
+        ("timestamp", "date"),
+        ("array<int>", "string"),
+    ]
+    assert [pair for pair in widening if not reads_as(*pair)] == []
+    assert [pair for pair in losing if reads_as(*pair)] == []

@@ -27,12 +27,13 @@ from rewind.errors import TimeTravelUnavailable
 from rewind.sql import names
 from rewind.sql.parse import IGNORE_SHORT
 from rewind.sql.points import point_instant, point_of
-from rewind.sql.query import resolve_version, table_frame, table_read
+from rewind.sql.query import own_columns, resolve_version, table_frame, table_read
 from rewind.sql.tables import create_table_storage, current_version, keep_history, snapshot
 from rewind.sql.values import ObjectProperties
 from rewind.statement import Context
 from rewind.storage import location
-from rewind.storage.columns import table_columns
+from rewind.storage.columns import Column, table_columns
+from rewind.storage.log import arrow_schema
 from rewind.storage.snapshot import DataFile, Snapshot
 
 if TYPE_CHECKING:
@@ -73,12 +74,17 @@ def clone_table_into(
     import pyarrow as pa  # the version's schema is Arrow (Snapshot.schema)
 
     snap = snapshot(ctx, source, version)
-    columns = table_columns(source)
-    target.columns = source.columns
+    own = own_columns(ctx, source, snap)  # a version of a table replaced since: its own
+    columns = table_columns(source) if own is None else own
+    target.columns = [c.as_json() for c in columns]
     current = current_version(ctx, source)
     now = snap if version == current else ctx.store.snapshot(source.id, current)
     mapped = snap.column_mapped or now.column_mapped
-    schema = (now if mapped else snap).schema  # copied rows: the columns as named now
+    schema = (  # copied rows: the columns as named now, or as named then
+        (now if mapped else snap).schema
+        if own is None
+        else arrow_schema(snap.metadata or {}, source.name)
+    )
     for column in columns:
         if column.physical not in schema.names:
             schema = schema.append(pa.field(column.physical, column.column_type.arrow(), True))
@@ -86,7 +92,7 @@ def clone_table_into(
     files: list[DataFile] = []
     partitioned_by: list[str] = []
     if rows and mapped:
-        files = _copied_rows(ctx, source, version, target, schema)
+        files = _copied_rows(ctx, source, version, target, columns, schema)
     elif rows:
         files = _shared_files(ctx, source, snap, target)
         partitioned_by = (snap.metadata or {}).get("partitionColumns") or []
@@ -102,7 +108,12 @@ def clone_table_into(
 
 
 def _copied_rows(
-    ctx: Context, source: CatalogObject, version: int, target: CatalogObject, schema: pa.Schema
+    ctx: Context,
+    source: CatalogObject,
+    version: int,
+    target: CatalogObject,
+    columns: list[Column],
+    schema: pa.Schema,
 ) -> list[DataFile]:
     """The clone's data files: ``source``'s rows at ``version``, written anew."""
     from rewind.sql.frames import write_frame  # Spark: only for such a clone
@@ -110,7 +121,7 @@ def _copied_rows(
     root = ctx.store.root(target.id)
     location.make_dir(root, exist_ok=False)
     frame = table_frame(ctx, source, version)
-    return write_frame(ctx, root, frame, table_columns(source), schema)
+    return write_frame(ctx, root, frame, columns, schema)
 
 
 def _shared_files(

@@ -32,8 +32,10 @@ from rewind.sql.spark_sql import to_spark
 from rewind.sql.tables import current_version, snapshot
 from rewind.statement import Context, Reference
 from rewind.storage import location, timeline
-from rewind.storage.columns import table_columns
+from rewind.storage.columns import Column, table_columns
 from rewind.storage.log import HistoryGone
+from rewind.storage.snapshot import Snapshot
+from rewind.storage.timeline import columns_of
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -183,18 +185,40 @@ def resolve_version(ctx: Context, obj: CatalogObject, when: exp.HistoricalData |
 
 
 def table_frame(ctx: Context, obj: CatalogObject, version: int) -> DataFrame:
-    """Version ``version`` of ``obj`` with its current columns (SPEC R18); a column another
-    engine renamed under column mapping reads by its identity, not its name (R43)."""
+    """Version ``version`` of ``obj`` with the columns it reads with (:func:`version_columns`)."""
     then = snapshot(ctx, obj, version)
+    return version_frame(ctx, then, version_columns(ctx, obj, then))
+
+
+def version_columns(ctx: Context, obj: CatalogObject, then: Snapshot) -> list[Column]:
+    """The columns version ``then`` of ``obj`` reads with: its own where the table was
+    replaced since (:func:`own_columns`), else the current ones (SPEC R18), a column
+    another engine renamed under column mapping found by its identity, not its name (R43)."""
+    own = own_columns(ctx, obj, then)
+    if own is not None:
+        return own
     columns = table_columns(obj)
-    now_ids = snapshot(ctx, obj).field_ids or {} if version != current_version(ctx, obj) else {}
+    now_ids = (
+        snapshot(ctx, obj).field_ids or {} if then.version != current_version(ctx, obj) else {}
+    )
     if any(name != key for name, key in now_ids.items()):
         name_then = {key: name for name, key in (then.field_ids or {}).items()}
         columns = [
             replace(c, physical=name_then.get(now_ids.get(c.physical, ""), c.physical))
             for c in columns
         ]
-    return version_frame(ctx, then, columns)
+    return columns
+
+
+def own_columns(ctx: Context, obj: CatalogObject, then: Snapshot) -> list[Column] | None:
+    """The columns of version ``then`` as the table had them, if another engine replaced
+    the table since (:meth:`Snapshot.replaces`: a column gone or retyped past reading);
+    else None. Such a version reads with its own columns, as Snowflake keeps a replaced
+    table whole: under the replacement's it would fail (a VARCHAR read as a NUMBER) or
+    lose the columns the replacement dropped, and a clone of it could not be read."""
+    if then.version == current_version(ctx, obj) or not snapshot(ctx, obj).replaces(then, obj.name):
+        return None
+    return columns_of(then.metadata or {}, obj.name)
 
 
 def table_references(tree: exp.Expression) -> list[tuple[exp.Table, list[str]]]:

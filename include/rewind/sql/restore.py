@@ -15,10 +15,10 @@ import re
 from sqlglot import exp
 
 from rewind import security
-from rewind.errors import InvalidValue
+from rewind.errors import InvalidValue, UnsupportedError
 from rewind.result import Result
 from rewind.sql import names
-from rewind.sql.query import resolve_version
+from rewind.sql.query import own_columns, resolve_version
 from rewind.sql.tables import commit_files, snapshot, writable_snapshot
 from rewind.statement import Context
 
@@ -59,13 +59,22 @@ def restore_table(ctx: Context, table: str, *, at: str | None, before: str | Non
     version = resolve_version(ctx, obj, when)
     current = writable_snapshot(ctx, obj, new_files=False)  # re-adds files it held
     then = snapshot(ctx, obj, version)
+    name = names.qualified(ctx, obj)
+    if own_columns(ctx, obj, then) is not None:
+        # Its files under today's columns would be a table nobody reads (a VARCHAR read as
+        # a NUMBER): Delta's own RESTORE puts the old schema back, which Rewind does not.
+        raise UnsupportedError(
+            f"Table {name} was replaced by another engine after version {version} (its "
+            "columns changed type or are gone), so it cannot be restored in place to it: "
+            f"clone that point instead (CREATE TABLE ... CLONE {name} AT|BEFORE(...)), "
+            "which keeps the columns it had."
+        )
     now_paths = {f.path for f in current.files}
     then_paths = {f.path for f in then.files}
     adds = [f for f in then.files if f.path not in now_paths]
     removes = [f for f in current.files if f.path not in then_paths]
     ctx.catalog.record_access(ctx.query_id, obj.id, "READ", version=version)
     new = commit_files(ctx, obj, current, adds, removes, "RESTORE")
-    name = names.qualified(ctx, obj)
     if new is None:
         return ctx.status(f"Table {name} already holds the state of version {version}.")
     return ctx.status(

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 from rewind.errors import UnsupportedError, UnsupportedTableFeature
 from rewind.storage import location
 from rewind.storage.location import Root
-from rewind.storage.log import arrow_schema, delta_fields
+from rewind.storage.log import arrow_schema, column_types, delta_fields, field_ids
+from rewind.types import reads_as
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -91,6 +92,24 @@ class Snapshot:
     def configuration(self) -> dict[str, str]:
         """The version's Delta table properties."""
         return dict((self.metadata or {}).get("configuration") or {})
+
+    def replaces(self, earlier: Snapshot, table: str) -> bool:
+        """Whether the table of version ``earlier`` was replaced by this version, as another
+        engine replaces a Delta table in one commit (an overwrite with ``overwriteSchema``,
+        ``REPLACE TABLE``, delta-rs's ``schema_mode="overwrite"``): a column of
+        ``earlier`` is stored as a type this version's cannot read (:func:`reads_as`), or
+        is gone (without column mapping only a replacement removes a column; with it, a
+        ``DROP COLUMN`` does, and a replacement gives every column a new identity)."""
+        if not earlier.metadata or not self.metadata:
+            return False
+        kinds_then, kinds_now = (_kinds(s.metadata or {}, table) for s in (earlier, self))
+        if any(
+            key in kinds_now and not reads_as(kind, kinds_now[key])
+            for key, kind in kinds_then.items()
+        ):
+            return True
+        kept = kinds_then.keys() & kinds_now.keys()
+        return len(kept) < len(kinds_then) and (not self.column_mapped or not kept)
 
     @property
     def column_mapped(self) -> bool:
@@ -206,3 +225,9 @@ class Snapshot:
     @property
     def bytes(self) -> int:
         return sum(f.size for f in self.files)
+
+
+def _kinds(metadata: dict[str, Any], table: str) -> dict[str, str]:
+    """Column identity (:func:`log.field_ids`) -> Spark type, of a Delta ``metaData``."""
+    ids = field_ids(metadata)
+    return {ids[name]: kind for name, kind, _ in column_types(metadata, table)}
