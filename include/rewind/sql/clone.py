@@ -74,11 +74,11 @@ def clone_table_into(
     import pyarrow as pa  # the version's schema is Arrow (Snapshot.schema)
 
     snap = snapshot(ctx, source, version)
-    own = own_columns(ctx, source, snap)  # a version of a table replaced since: its own
-    columns = table_columns(source) if own is None else own
-    target.columns = [c.as_json() for c in columns]
     current = current_version(ctx, source)
     now = snap if version == current else ctx.store.snapshot(source.id, current)
+    own = own_columns(source, snap, now)  # a version of a table replaced since: its own
+    columns = table_columns(source) if own is None else own
+    target.columns = [c.as_json() for c in columns]
     mapped = snap.column_mapped or now.column_mapped
     schema = (  # copied rows: the columns as named now, or as named then
         (now if mapped else snap).schema

@@ -194,13 +194,14 @@ def version_columns(ctx: Context, obj: CatalogObject, then: Snapshot) -> list[Co
     """The columns version ``then`` of ``obj`` reads with: its own where the table was
     replaced since (:func:`own_columns`), else the current ones (SPEC R18), a column
     another engine renamed under column mapping found by its identity, not its name (R43)."""
-    own = own_columns(ctx, obj, then)
+    columns = table_columns(obj)
+    if then.version == current_version(ctx, obj):
+        return columns
+    now = snapshot(ctx, obj)
+    own = own_columns(obj, then, now)
     if own is not None:
         return own
-    columns = table_columns(obj)
-    now_ids = (
-        snapshot(ctx, obj).field_ids or {} if then.version != current_version(ctx, obj) else {}
-    )
+    now_ids = now.field_ids or {}
     if any(name != key for name, key in now_ids.items()):
         name_then = {key: name for name, key in (then.field_ids or {}).items()}
         columns = [
@@ -210,13 +211,14 @@ def version_columns(ctx: Context, obj: CatalogObject, then: Snapshot) -> list[Co
     return columns
 
 
-def own_columns(ctx: Context, obj: CatalogObject, then: Snapshot) -> list[Column] | None:
+def own_columns(obj: CatalogObject, then: Snapshot, now: Snapshot) -> list[Column] | None:
     """The columns of version ``then`` as the table had them, if another engine replaced
-    the table since (:meth:`Snapshot.replaces`: a column gone or retyped past reading);
-    else None. Such a version reads with its own columns, as Snowflake keeps a replaced
-    table whole: under the replacement's it would fail (a VARCHAR read as a NUMBER) or
-    lose the columns the replacement dropped, and a clone of it could not be read."""
-    if then.version == current_version(ctx, obj) or not snapshot(ctx, obj).replaces(then, obj.name):
+    the table by version ``now`` (:meth:`Snapshot.replaces`: a column gone or retyped past
+    reading); else None. Such a version reads with its own columns, as Snowflake keeps a
+    replaced table whole: under the replacement's it would fail (a VARCHAR read as a
+    NUMBER) or lose the columns the replacement dropped, and a clone of it could not be
+    read."""
+    if then.version == now.version or not now.replaces(then, obj.name):
         return None
     return columns_of(then.metadata or {}, obj.name)
 

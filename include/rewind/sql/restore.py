@@ -60,7 +60,7 @@ def restore_table(ctx: Context, table: str, *, at: str | None, before: str | Non
     current = writable_snapshot(ctx, obj, new_files=False)  # re-adds files it held
     then = snapshot(ctx, obj, version)
     name = names.qualified(ctx, obj)
-    if own_columns(ctx, obj, then) is not None:
+    if own_columns(obj, then, current) is not None:
         # Its files under today's columns would be a table nobody reads (a VARCHAR read as
         # a NUMBER): Delta's own RESTORE puts the old schema back, which Rewind does not.
         raise UnsupportedError(
