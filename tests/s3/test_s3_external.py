@@ -216,3 +216,26 @@ def test_each_refusal_of_an_s3_location_has_its_code_and_writes_nothing_r41_r45_
     assert objects(lake) == kept
     assert conn.sql("SHOW TABLES IN SCHEMA LAKE.PUBLIC")[-1].column("name") == ["ORDERS"]
     secret_free(secret, home, *messages)
+
+
+def test_an_insert_into_a_partitioned_team_table_on_s3_writes_by_partition_r41_r43_r46(
+    lake: Any, connect: Any
+) -> None:
+    """Rewind's INSERT into a table partitioned by REGION on S3: the files Spark writes
+    under ``REGION=<value>/`` prefixes of the staging area are each committed with their
+    partition values (NULL too), and the team's delta-rs reader reads the rows back."""
+    uri = f"{lake.uri}team/sales"
+    first = pa.table({"ID": [1, 2], "REGION": ["eu", "us"]})
+    write_deltalake(uri, first, partition_by=["REGION"], storage_options=options())
+    conn = connect()
+    conn.sql("CREATE DATABASE LAKE")
+    register(conn, "SALES", uri)
+    conn.sql("INSERT INTO SALES VALUES (3, 'eu'), (4, NULL)")
+    read = DeltaTable(uri, storage_options=options()).to_pyarrow_table().sort_by("ID")
+    assert list(zip(read["ID"].to_pylist(), read["REGION"].to_pylist(), strict=True)) == [
+        (1, "eu"),
+        (2, "us"),
+        (3, "eu"),
+        (4, None),
+    ]
+    assert [key for key in objects(lake) if "_rewind_staging" in key] == []

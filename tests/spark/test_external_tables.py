@@ -456,7 +456,7 @@ spark.createDataFrame([(7, 5, "n")], "id bigint, region int, note string").write
 def test_a_table_another_engines_job_replaced_reads_and_clones_as_it_was_r16_r18_r41(
     tmp_path: Path, connect: Any, home: Path
 ) -> None:
-    """"A job that overwrote last month": the team's job replaced its table with a new
+    """ "A job that overwrote last month": the team's job replaced its table with a new
     schema (REGION retyped VARCHAR -> NUMBER, AMOUNT dropped). Under the replacement's
     columns (R18) the version before failed to read ('EU' cast to a number) or would lose
     AMOUNT, and its clone was a table nobody could read. A version of a replaced table now
@@ -800,8 +800,9 @@ def test_a_partitioned_table_keeps_its_partition_values_in_clones_and_restores_r
 ) -> None:
     """A team's table partitioned by REGION (a plain delta-rs writer): its files hold no
     REGION, the log does. A clone and a restore in place carry each file's partition
-    values (Rewind's clone had them empty: every REGION read NULL); Rewind's own writes,
-    whose new files would have none, are refused with a clear code and change nothing.
+    values (Rewind's clone had them empty: every REGION read NULL). Rewind's INSERT writes
+    by partition (it was refused); a rewrite of its files (UPDATE) is refused with a clear
+    code and changes nothing.
     Its commits are hours old by the wall clock: Delta reads a partitioned version itself
     (``versionAsOf``) and refuses one older than the table's deletedFileRetentionDuration
     by the wall clock, whatever Rewind's clock says."""
@@ -828,10 +829,21 @@ def test_a_partitioned_table_keeps_its_partition_values_in_clones_and_restores_r
     read = read_arrow(clone_log.parent).sort_by("ID")  # Arrow's reader of the log, not Spark
     assert list(zip(read["ID"].to_pylist(), read["REGION"].to_pylist(), strict=True)) == everything
 
+    # An INSERT writes by partition: each new file with its partition values, in the log
+    conn.sql("INSERT INTO C VALUES (5, 'eu'), (6, NULL), (7, 'a/b c:d%'), (8, '')")
+    added = [(5, "eu"), (6, None), (7, "a/b c:d%"), (8, None)]  # '' is NULL, as in Spark
+    assert rows(conn, "SELECT ID, REGION FROM C ORDER BY ID") == everything + added
+    read = read_arrow(clone_log.parent).sort_by("ID")
+    assert list(zip(read["ID"].to_pylist(), read["REGION"].to_pylist(), strict=True)) == (
+        everything + added
+    )
     log_before = versions(root)
-    for sql in ("DELETE FROM SALES WHERE ID = 2", "INSERT INTO C VALUES (5, 'eu')"):
-        assert code_of(conn, sql) == "UNSUPPORTED_TABLE_FEATURE", sql
+    assert code_of(conn, "UPDATE SALES SET ID = 9 WHERE ID = 2") == "UNSUPPORTED_TABLE_FEATURE"
     assert versions(root) == log_before
+    # Snowflake's recovery of a bad DELETE, into the team's own table: delta-spark reads it
+    conn.sql(f"INSERT INTO SALES SELECT * FROM SALES {before_delete} WHERE ID = 1")
+    job = "print(sorted((r.ID, r.REGION) for r in spark.read.format('delta').load(path).collect()))"
+    assert delta_spark(root, job).split("\n")[-2] == str(everything)
 
     moment = (start + timedelta(hours=1, minutes=30)).isoformat()
     conn.restore("D.PUBLIC.SALES", at=moment)  # the team's row 1 back, in "eu"

@@ -95,7 +95,7 @@ def clone_table_into(
         files = _copied_rows(ctx, source, version, target, columns, schema)
     elif rows:
         files = _shared_files(ctx, source, snap, target)
-        partitioned_by = (snap.metadata or {}).get("partitionColumns") or []
+        partitioned_by = snap.partition_columns
     create_table_storage(ctx, target, columns, files, schema, partitioned_by)
     ctx.catalog.record_access(
         ctx.query_id,

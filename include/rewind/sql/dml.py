@@ -79,8 +79,10 @@ def insert(ctx: Context, tree: exp.Insert) -> Result:
         for column in columns:
             if column not in targets:
                 frame = frame.withColumn(column.name, _null(frame, column))
-        base = writable_snapshot(ctx, obj)
-        files = write_frame(ctx, base.root, frame, columns, base.schema, base.checks)
+        base = writable_snapshot(ctx, obj, new_files=False)  # a partitioned one: by partition
+        files = write_frame(
+            ctx, base.root, frame, columns, base.schema, base.checks, base.partition_columns
+        )
         removes = list(base.files) if tree.args.get("overwrite") else []
         commit_files(ctx, obj, base, files, removes, "INSERT")
     finally:

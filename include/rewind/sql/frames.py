@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING
+from urllib.parse import unquote
 
 from rewind.spark import functions, to_arrow
 from rewind.spark_errors import CHECK_VIOLATION, NOT_NULL_VIOLATION
@@ -35,6 +36,9 @@ ROW_COLUMN = "__rw_row"
 def quote(name: str) -> str:
     """A Spark SQL identifier in backticks."""
     return "`" + name.replace("`", "``") + "`"
+
+
+_HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"
 
 
 def version_frame(
@@ -109,6 +113,7 @@ def write_frame(
     columns: Sequence[Column],
     schema: pa.Schema,
     checks: Mapping[str, str] | None = None,
+    partitions: Sequence[str] = (),
 ) -> list[DataFile]:
     """Write ``frame`` (logical column names) as new data files of a table.
 
@@ -117,6 +122,10 @@ def write_frame(
     (nothing is committed, SPEC R28), and so does a row for which one of the table's
     ``checks`` (:attr:`Snapshot.checks`) is not true. Files are staged, then moved into
     the table root with unique names; the caller commits them. Empty files are dropped.
+    A partitioned table's (``partitions``: its partition columns, physical names) are
+    written by partition, each file with its rows' partition values and without those
+    columns, as Delta's writers write them (in the table root, not in ``column=value/``
+    folders, which Delta leaves to convention: readers read the log's values).
 
     Returns:
         The new files, inside ``table_root``, with their sizes and row counts.
@@ -142,20 +151,31 @@ def write_frame(
         written_frame = _checked(F, written_frame, checks)
     staging = table_root / "_rewind_staging" / f"{ctx.query_id}-{uuid.uuid4().hex[:8]}"
     ctx.undo.append(lambda: _discard(staging))
-    written_frame.write.parquet(str(staging))
+    written_frame.write.partitionBy(*partitions).parquet(str(staging))
     written: list[DataFile] = []
     ctx.undo.append(lambda: _unlink(table_root, written))
     try:
-        for part, size in location.parts(staging):
+        for part, under, size in location.parts(staging, nested=bool(partitions)):
             rows = location.parquet_rows(part)
             if rows == 0:
                 continue
             name = f"part-{uuid.uuid4()}.parquet"
             location.move(part, table_root / name)
-            written.append(DataFile(name, size, rows))
+            written.append(DataFile(name, size, rows, partition_values=_partition_values(under)))
     finally:
         _discard(staging)
     return written
+
+
+def _partition_values(name: str) -> tuple[tuple[str, str | None], ...]:
+    """The partition values of a file Spark wrote at ``name`` (``REGION=EU/DAY=2026-11-01/
+    part-...``): Spark escapes a value's special characters as ``%XX`` and writes NULL (and
+    an empty string) as Hive's default partition; Delta's log holds the value, or null."""
+    values = []
+    for folder in name.split("/")[:-1]:
+        column, _, value = folder.partition("=")
+        values.append((unquote(column), None if value == _HIVE_NULL else unquote(value)))
+    return tuple(values)
 
 
 def _checked(F: ModuleType, stored: DataFrame, checks: Mapping[str, str]) -> DataFrame:

@@ -149,7 +149,7 @@ def add_physical_column(
 ) -> None:
     """ALTER TABLE ADD COLUMN: a metadata-only Delta version with the new field."""
     check_clock(ctx, obj)
-    base = writable_snapshot(ctx, obj)
+    base = writable_snapshot(ctx, obj, new_files=False)  # no data file
     columns = add_column(table_columns(obj), name, data_type, base.column_names)
     version = ctx.store.add_columns(
         obj.id, base.version, [delta_field(columns[-1])], ctx.query_id, ctx.now

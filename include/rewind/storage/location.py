@@ -269,17 +269,23 @@ def _objects(directory: S3Location, delimiter: str = "") -> Iterator[tuple[str, 
                 yield str(item["Key"]), int(item["Size"])
 
 
-def parts(directory: Root) -> list[tuple[Root, int]]:
-    """The ``part-*.parquet`` files a Spark job wrote into ``directory``, with their sizes,
-    in name order."""
+def parts(directory: Root, nested: bool = False) -> list[tuple[Root, str, int]]:
+    """The ``part-*.parquet`` files a Spark job wrote into ``directory``, with their names
+    under it and their sizes, in name order; ``nested``: in its sub-folders too (a
+    partitioned write's ``column=value/`` folders)."""
     if isinstance(directory, Path):
-        return [(part, part.stat().st_size) for part in sorted(directory.glob("part-*.parquet"))]
-    found: list[tuple[Root, int]] = []
-    for key, size in sorted(_objects(directory, "/")):
+        found = directory.rglob("part-*.parquet") if nested else directory.glob("part-*.parquet")
+        return [
+            (part, part.relative_to(directory).as_posix(), part.stat().st_size)
+            for part in sorted(found)
+        ]
+    listed: list[tuple[Root, str, int]] = []
+    for key, size in sorted(_objects(directory, "" if nested else "/")):
         name = key.removeprefix(directory.prefix)
-        if name.startswith("part-") and name.endswith(".parquet"):
-            found.append((directory / name, size))
-    return found
+        base = name.rsplit("/", 1)[-1]
+        if base.startswith("part-") and base.endswith(".parquet"):
+            listed.append((directory / name, name, size))
+    return listed
 
 
 def parquet(path: Root) -> Path | pa.BufferReader:

@@ -136,6 +136,11 @@ class Snapshot:
         return found
 
     @property
+    def partition_columns(self) -> list[str]:
+        """The version's partition columns (Delta's names), none for an unpartitioned one."""
+        return list((self.metadata or {}).get("partitionColumns") or [])
+
+    @property
     def plain(self) -> bool:
         """Whether the version's rows are exactly its data files' rows: Delta reader
         version 1 (no reader feature: no deletion vectors, no column mapping), no
@@ -153,8 +158,10 @@ class Snapshot:
         self, table: str, new_files: bool = True, removes: bool = False, rewrites: bool = False
     ) -> None:
         """Refuse a write Rewind cannot commit correctly (SPEC R40, R43). ``new_files``:
-        the write adds files Rewind writes (DML), which carry no partition values, so a
-        partitioned table is refused; a restore re-adds the table's own files, with theirs.
+        the write adds files Rewind writes without partition values (the copies an UPDATE,
+        DELETE or MERGE makes of the files it changes), so a partitioned table is refused;
+        an INSERT writes a partitioned table's files by partition (:func:`write_frame`), a
+        restore re-adds the table's own files, with theirs.
         ``removes``: the write removes rows, which an append-only table forbids.
         ``rewrites``: the write replaces files by copies with some rows changed (UPDATE,
         DELETE, MERGE), which a table with the change data feed on forbids: Rewind writes
@@ -189,11 +196,11 @@ class Snapshot:
                 "version, and delta-spark can write it."
             )
         if new_files and self.partitioned:
-            columns = ", ".join((self.metadata or {}).get("partitionColumns") or [])
+            columns = ", ".join(self.partition_columns)
             raise UnsupportedTableFeature(
-                f"Table {table} is partitioned (by {columns}), which Rewind cannot write new "
-                "files into yet; Rewind reads, clones and restores it at every version, and "
-                "delta-spark and delta-rs can write it."
+                f"Table {table} is partitioned (by {columns}): Rewind inserts into it, "
+                "truncates, clones and restores it, but cannot rewrite its files yet (UPDATE, "
+                "DELETE of some rows of a file, MERGE); delta-spark and delta-rs can."
             )
 
     def _on(self, key: str) -> bool:
