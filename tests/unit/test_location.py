@@ -120,11 +120,15 @@ def test_local_files_read_list_and_move_as_before(tmp_path: Path) -> None:
     for name, count in (("part-00001.parquet", 0), ("part-00000.parquet", 3)):
         pq.write_table(pa.table({"ID": list(range(count))}), staging / name)
     (staging / "_SUCCESS").touch()
+    (staging / "R=eu").mkdir()
+    pq.write_table(pa.table({"ID": [7]}), staging / "R=eu" / "part-00002.parquet")
     parts = location.parts(staging)
-    assert [(p.name, size) for p, size in parts] == [
-        (p, (staging / p).stat().st_size) for p in ("part-00000.parquet", "part-00001.parquet")
+    assert [(p.name, name, size) for p, name, size in parts] == [
+        (p, p, (staging / p).stat().st_size) for p in ("part-00000.parquet", "part-00001.parquet")
     ]
-    assert [location.parquet_rows(p) for p, _ in parts] == [3, 0]
+    assert [location.parquet_rows(p) for p, _, _ in parts] == [3, 0]
+    nested = [name for _, name, _ in location.parts(staging, nested=True)]
+    assert nested == ["R=eu/part-00002.parquet", "part-00000.parquet", "part-00001.parquet"]
     location.move(staging / "part-00000.parquet", tmp_path / "new.parquet")
     assert location.exists(tmp_path / "new.parquet")
     assert not location.exists(staging / "part-00000.parquet")
