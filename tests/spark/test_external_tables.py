@@ -800,9 +800,9 @@ def test_a_partitioned_table_keeps_its_partition_values_in_clones_and_restores_r
 ) -> None:
     """A team's table partitioned by REGION (a plain delta-rs writer): its files hold no
     REGION, the log does. A clone and a restore in place carry each file's partition
-    values (Rewind's clone had them empty: every REGION read NULL). Rewind's INSERT writes
-    by partition (it was refused); a rewrite of its files (UPDATE) is refused with a clear
-    code and changes nothing.
+    values (Rewind's clone had them empty: every REGION read NULL). Rewind's INSERT, UPDATE,
+    DELETE and MERGE write by partition, each new file with its values (they were refused:
+    the rows of Rewind's files had none), and delta-spark reads what they wrote.
     Its commits are hours old by the wall clock: Delta reads a partitioned version itself
     (``versionAsOf``) and refuses one older than the table's deletedFileRetentionDuration
     by the wall clock, whatever Rewind's clock says."""
@@ -837,13 +837,20 @@ def test_a_partitioned_table_keeps_its_partition_values_in_clones_and_restores_r
     assert list(zip(read["ID"].to_pylist(), read["REGION"].to_pylist(), strict=True)) == (
         everything + added
     )
-    log_before = versions(root)
-    assert code_of(conn, "UPDATE SALES SET ID = 9 WHERE ID = 2") == "UNSUPPORTED_TABLE_FEATURE"
-    assert versions(root) == log_before
-    # Snowflake's recovery of a bad DELETE, into the team's own table: delta-spark reads it
+    # Snowflake's recovery of a bad DELETE, into the team's own table; then Rewind's
+    # rewrites of its files, a row moved to another partition among them: delta-spark reads
     conn.sql(f"INSERT INTO SALES SELECT * FROM SALES {before_delete} WHERE ID = 1")
     job = "print(sorted((r.ID, r.REGION) for r in spark.read.format('delta').load(path).collect()))"
     assert delta_spark(root, job).split("\n")[-2] == str(everything)
+    conn.sql("UPDATE SALES SET REGION = 'apac' WHERE ID = 2; DELETE FROM SALES WHERE ID = 3")
+    conn.sql(
+        "MERGE INTO SALES t USING (SELECT 4 AS ID, 'eu' AS REGION UNION ALL SELECT 10, 'us') s "
+        "ON t.ID = s.ID WHEN MATCHED THEN UPDATE SET REGION = s.REGION "
+        "WHEN NOT MATCHED THEN INSERT (ID, REGION) VALUES (s.ID, s.REGION)"
+    )
+    changed = [(1, "eu"), (2, "apac"), (4, "eu"), (10, "us")]
+    assert rows(conn, "SELECT ID, REGION FROM SALES ORDER BY ID") == changed
+    assert delta_spark(root, job).split("\n")[-2] == str(changed)
 
     moment = (start + timedelta(hours=1, minutes=30)).isoformat()
     conn.restore("D.PUBLIC.SALES", at=moment)  # the team's row 1 back, in "eu"

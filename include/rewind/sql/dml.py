@@ -79,7 +79,7 @@ def insert(ctx: Context, tree: exp.Insert) -> Result:
         for column in columns:
             if column not in targets:
                 frame = frame.withColumn(column.name, _null(frame, column))
-        base = writable_snapshot(ctx, obj, new_files=False)  # a partitioned one: by partition
+        base = writable_snapshot(ctx, obj)
         files = write_frame(
             ctx, base.root, frame, columns, base.schema, base.checks, base.partition_columns
         )
@@ -207,8 +207,15 @@ class Target:
         kept = kept.select(*[F.col(quote(c.name)) for c in self.columns])
         new = list(extra)
         if uris:
+            base = self.base
             new += write_frame(
-                self.ctx, self.base.root, kept, self.columns, self.base.schema, self.base.checks
+                self.ctx,
+                base.root,
+                kept,
+                self.columns,
+                base.schema,
+                base.checks,
+                base.partition_columns,
             )
         removes = files_by_uri(self.base, uris)
         commit_files(self.ctx, self.obj, self.base, new, removes, operation)
@@ -308,7 +315,7 @@ def truncate(ctx: Context, tree: exp.TruncateTable) -> Result:
             if tree.args.get("exists"):
                 continue
             raise
-        base = writable_snapshot(ctx, obj, new_files=False)
+        base = writable_snapshot(ctx, obj)
         commit_files(ctx, obj, base, [], list(base.files), "TRUNCATE")
     return ctx.status("Statement executed successfully.")
 

@@ -52,8 +52,9 @@ def version_frame(
     one (:attr:`Snapshot.plain`) is read as the Parquet files the log replay found, which
     is what Delta's reader reads for it, without rebuilding the version's snapshot in a
     Spark job (4x the time of a warm read). The target of Rewind's own UPDATE / DELETE /
-    MERGE (``with_file``) is plain by :meth:`Snapshot.check_writable`, and needs the
-    files' row indexes, which Delta's reader does not give for it.
+    MERGE (``with_file``) is plain but for its partition columns (:meth:`Snapshot.
+    check_writable`), and needs the files' row indexes, which Delta's reader does not give
+    for it: it is read as Parquet, its partition values from the log.
     """
     spark = ctx.spark()
     F = functions(spark)
@@ -66,6 +67,16 @@ def version_frame(
         )
     else:
         frame = spark.read.format("delta").option("versionAsOf", snap.version).load(str(snap.root))
+    if with_file:
+        # An empty version has no files, hence no _metadata: the columns stay typed.
+        file, row = (
+            (F.col("_metadata.file_path"), F.col("_metadata.row_index"))
+            if snap.files
+            else (F.lit(None).cast("string"), F.lit(None).cast("bigint"))
+        )
+        frame = frame.select("*", file.alias(FILE_COLUMN), row.alias(ROW_COLUMN))
+        if snap.partition_columns and snap.files:
+            frame = _with_partition_values(frame, snap)
     present = set(snap.schema.names)
     projection: list[SparkColumn] = [
         (F.col(quote(c.physical)) if c.physical in present else F.lit(None))
@@ -74,14 +85,29 @@ def version_frame(
         for c in columns
     ]
     if with_file:
-        # An empty version has no files, hence no _metadata: the columns stay typed.
-        file, row = (
-            (F.col("_metadata.file_path"), F.col("_metadata.row_index"))
-            if snap.files
-            else (F.lit(None).cast("string"), F.lit(None).cast("bigint"))
-        )
-        projection += [file.alias(FILE_COLUMN), row.alias(ROW_COLUMN)]
+        projection += [F.col(FILE_COLUMN), F.col(ROW_COLUMN)]
     return frame.select(*projection)
+
+
+def _with_partition_values(frame: DataFrame, snap: Snapshot) -> DataFrame:
+    """``frame`` (a partitioned version's files, read as Parquet, with their
+    ``__rw_file``) with the partition columns, which are in the log, not in the files,
+    each row given its file's values (the file names Spark reads them under, collected
+    first: one small job)."""
+    F = functions(frame.sparkSession)
+    columns = snap.partition_columns
+    names = [str(r[0]) for r in frame.select(FILE_COLUMN).distinct().collect()]
+    rows = [
+        (name, *[dict(file.partition_values).get(c) for c in columns])
+        for name, file in zip(names, files_by_uri(snap, names), strict=True)
+    ]
+    ddl = ", ".join(f"{quote(name)} string" for name in (FILE_COLUMN, *columns))
+    values = frame.sparkSession.createDataFrame(rows, ddl)
+    kinds = {f.name: arrow_spark(f.type) for f in snap.schema}
+    typed = values.select(
+        F.col(FILE_COLUMN), *[F.col(quote(c)).cast(kinds[c]).alias(c) for c in columns]
+    )
+    return frame.drop(*columns).join(F.broadcast(typed), FILE_COLUMN)
 
 
 def files_by_uri(snap: Snapshot, uris: Sequence[str]) -> list[DataFile]:

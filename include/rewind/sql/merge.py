@@ -200,7 +200,9 @@ class _Merge:
         )
         frame = self._query(query)
         base = self.target.base
-        return write_frame(self.ctx, base.root, frame, columns, base.schema, base.checks)
+        return write_frame(
+            self.ctx, base.root, frame, columns, base.schema, base.checks, base.partition_columns
+        )
 
 
 def merge(ctx: Context, tree: exp.Merge) -> Result:

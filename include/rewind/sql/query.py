@@ -315,8 +315,9 @@ def bind(ctx: Context, tree: exp.Expression, binding: Binding) -> exp.Expression
         version = resolve_version(ctx, obj, when)
         if when is not None:  # SPEC R19: hold the version until the statement ends
             binding.pins.append(pins.hold(pin_root(ctx), obj.id, version, ctx.query_id, ctx.now))
-        frame = table_frame(ctx, obj, version)
-        columns = table_columns(obj)
+        then = snapshot(ctx, obj, version)
+        columns = version_columns(ctx, obj, then)
+        frame = version_frame(ctx, then, columns)
         ctx.catalog.record_access(
             ctx.query_id,
             obj.id,

@@ -57,7 +57,7 @@ def restore_table(ctx: Context, table: str, *, at: str | None, before: str | Non
     # SPEC R37: rewinding a table in place is its owner's call, as its clone + swap is.
     security.require(ctx, security.OWNERSHIP, obj)
     version = resolve_version(ctx, obj, when)
-    current = writable_snapshot(ctx, obj, new_files=False)  # re-adds files it held
+    current = writable_snapshot(ctx, obj)  # re-adds files it held, with their values
     then = snapshot(ctx, obj, version)
     name = names.qualified(ctx, obj)
     if own_columns(obj, then, current) is not None:

@@ -74,13 +74,12 @@ def current_version(ctx: Context, obj: CatalogObject) -> int:
     return version
 
 
-def writable_snapshot(
-    ctx: Context, obj: CatalogObject, new_files: bool = True, rewrites: bool = False
-) -> Snapshot:
-    """The current version of a table a statement is about to write (SPEC R40, R43);
-    ``new_files``, ``rewrites``: see :meth:`Snapshot.check_writable`."""
+def writable_snapshot(ctx: Context, obj: CatalogObject, rewrites: bool = False) -> Snapshot:
+    """The current version of a table a statement is about to write (SPEC R40, R43):
+    its files, new ones too, carry their partition values (``write_frame``) where it has
+    partition columns; ``rewrites``: see :meth:`Snapshot.check_writable`."""
     base = snapshot(ctx, obj)
-    base.check_writable(str(names.qualified(ctx, obj)), new_files, rewrites=rewrites)
+    base.check_writable(str(names.qualified(ctx, obj)), new_files=False, rewrites=rewrites)
     return base
 
 
@@ -149,7 +148,7 @@ def add_physical_column(
 ) -> None:
     """ALTER TABLE ADD COLUMN: a metadata-only Delta version with the new field."""
     check_clock(ctx, obj)
-    base = writable_snapshot(ctx, obj, new_files=False)  # no data file
+    base = writable_snapshot(ctx, obj)
     columns = add_column(table_columns(obj), name, data_type, base.column_names)
     version = ctx.store.add_columns(
         obj.id, base.version, [delta_field(columns[-1])], ctx.query_id, ctx.now

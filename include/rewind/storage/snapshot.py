@@ -158,10 +158,9 @@ class Snapshot:
         self, table: str, new_files: bool = True, removes: bool = False, rewrites: bool = False
     ) -> None:
         """Refuse a write Rewind cannot commit correctly (SPEC R40, R43). ``new_files``:
-        the write adds files Rewind writes without partition values (the copies an UPDATE,
-        DELETE or MERGE makes of the files it changes), so a partitioned table is refused;
-        an INSERT writes a partitioned table's files by partition (:func:`write_frame`), a
-        restore re-adds the table's own files, with theirs.
+        the write adds files without partition values, which a partitioned table cannot
+        take (Rewind's writes give theirs: ``write_frame`` writes by partition, a restore
+        re-adds the table's own files with their values).
         ``removes``: the write removes rows, which an append-only table forbids.
         ``rewrites``: the write replaces files by copies with some rows changed (UPDATE,
         DELETE, MERGE), which a table with the change data feed on forbids: Rewind writes
@@ -198,9 +197,8 @@ class Snapshot:
         if new_files and self.partitioned:
             columns = ", ".join(self.partition_columns)
             raise UnsupportedTableFeature(
-                f"Table {table} is partitioned (by {columns}): Rewind inserts into it, "
-                "truncates, clones and restores it, but cannot rewrite its files yet (UPDATE, "
-                "DELETE of some rows of a file, MERGE); delta-spark and delta-rs can."
+                f"Table {table} is partitioned (by {columns}): a data file without "
+                "partition values cannot be committed to it."
             )
 
     def _on(self, key: str) -> bool:
