@@ -172,3 +172,18 @@ def test_the_warehouse_and_system_roots_come_from_the_environment_r44_r12_r38(
     with pytest.raises(InvalidLocation, match="overlaps the fail-safe store s3://lake/rewind"):
         Config.load(home=home)
     assert not home.exists()  # the configuration writes nothing
+
+
+def test_a_partitioned_spark_writes_folders_are_deltas_partition_values_r43() -> None:
+    """Spark's ``col=value/`` folders (``%XX`` escapes, Hive's NULL, the session's UTC
+    wall clock for a timestamp) become the values Delta's log holds: a timestamp as its
+    instant in UTC, as delta-spark writes it."""
+    from rewind.sql.frames import _partition_values
+
+    schema = pa.schema([("R", pa.string()), ("TS", pa.timestamp("us", "UTC")), ("D", pa.date32())])
+    name = "R=a%2Fb%3Ac/TS=2026-11-03 12%3A00%3A00.5/D=__HIVE_DEFAULT_PARTITION__/part-0.parquet"
+    assert _partition_values(name, schema) == (
+        ("R", "a/b:c"),
+        ("TS", "2026-11-03T12:00:00.500000Z"),
+        ("D", None),
+    )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
+from datetime import datetime
 from types import ModuleType
 from typing import TYPE_CHECKING
 from urllib.parse import unquote
@@ -187,20 +188,30 @@ def write_frame(
                 continue
             name = f"part-{uuid.uuid4()}.parquet"
             location.move(part, table_root / name)
-            written.append(DataFile(name, size, rows, partition_values=_partition_values(under)))
+            values = _partition_values(under, schema)
+            written.append(DataFile(name, size, rows, partition_values=values))
     finally:
         _discard(staging)
     return written
 
 
-def _partition_values(name: str) -> tuple[tuple[str, str | None], ...]:
+def _partition_values(name: str, schema: pa.Schema) -> tuple[tuple[str, str | None], ...]:
     """The partition values of a file Spark wrote at ``name`` (``REGION=EU/DAY=2026-11-01/
     part-...``): Spark escapes a value's special characters as ``%XX`` and writes NULL (and
-    an empty string) as Hive's default partition; Delta's log holds the value, or null."""
+    an empty string) as Hive's default partition; Delta's log holds the value, or null,
+    a timestamp's as the instant in UTC (``2026-11-01T10:30:00.000000Z``, as delta-spark
+    writes it: Spark's path has the session's wall clock, UTC, which a reader in another
+    time zone would take for its own)."""
+    import pyarrow as pa
+
     values = []
     for folder in name.split("/")[:-1]:
-        column, _, value = folder.partition("=")
-        values.append((unquote(column), None if value == _HIVE_NULL else unquote(value)))
+        column, _, text = folder.partition("=")
+        column, value = unquote(column), None if text == _HIVE_NULL else unquote(text)
+        kind = schema.field(column).type
+        if value is not None and pa.types.is_timestamp(kind) and kind.tz is not None:
+            value = datetime.fromisoformat(value).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        values.append((column, value))
     return tuple(values)
 
 
