@@ -314,15 +314,8 @@ class TableStore:
             for f in state.files
         )
         log.column_types(state.metadata, str(root))  # its Arrow schema is built at first use
-        partitioned = bool(state.metadata.get("partitionColumns"))
         return Snapshot(
-            version,
-            files,
-            root,
-            state.protocol,
-            log.field_ids(state.metadata),
-            partitioned,
-            state.metadata,
+            version, files, root, state.protocol, log.field_ids(state.metadata), state.metadata
         )
 
     def latest_version(self, table_id: int, known: int = -1) -> int:

@@ -74,7 +74,6 @@ class Snapshot:
     protocol: dict[str, Any] | None = None
     # name -> identity: column mapping's id (stable across renames), else the name
     field_ids: dict[str, str] | None = None
-    partitioned: bool = False
     metadata: dict[str, Any] | None = None  # the version's Delta metaData
 
     @cached_property
@@ -139,6 +138,10 @@ class Snapshot:
     def partition_columns(self) -> list[str]:
         """The version's partition columns (Delta's names), none for an unpartitioned one."""
         return list((self.metadata or {}).get("partitionColumns") or [])
+
+    @property
+    def partitioned(self) -> bool:
+        return bool(self.partition_columns)
 
     @property
     def plain(self) -> bool:
