@@ -404,6 +404,32 @@ spark.sql(f"INSERT INTO delta.`{path}` VALUES (3000000000, 12345678.90)")
 """
 
 
+def registered_then_changed(root: Path, connect: Any, job: str, change: str) -> tuple[Any, str]:
+    """The team's ``job`` writes a table at ``root``, Rewind registers it (as
+    LAKE.PUBLIC.<root's name>), then the team's ``change`` runs: a connection after it (its
+    schema LAKE.PUBLIC), and the instant just after the registration."""
+    delta_spark(root, job)
+    conn = connect(now=datetime.now(UTC).isoformat())
+    conn.sql("CREATE DATABASE LAKE")
+    register(conn, root.name.upper(), str(root))
+    registered = datetime.now(UTC).isoformat()
+    delta_spark(root, change)
+    later = connect(now=datetime.now(UTC).isoformat())
+    later.sql("USE SCHEMA LAKE.PUBLIC")
+    return later, registered
+
+
+def clone_counts(home: Path) -> list[int]:
+    """The row count of every table in the home's warehouse, as delta-spark reads it."""
+    out = delta_spark(
+        home / "warehouse",
+        "import glob\n"
+        "print(sorted(spark.read.format('delta').load(t[: -len('/_delta_log')]).count()"
+        " for t in glob.glob(path + '/*/_delta_log')))",
+    )
+    return [int(n) for n in out.split("\n")[-2].strip("[]").split(",") if n.strip()]
+
+
 def test_a_table_whose_columns_another_engine_widened_is_protected_r18_r40_r43(
     tmp_path: Path, connect: Any, home: Path
 ) -> None:
@@ -412,15 +438,9 @@ def test_a_table_whose_columns_another_engine_widened_is_protected_r18_r40_r43(
     DECIMAL(10,2), Rewind's columns follow (the old type would not hold the new values),
     the version before reads under the current types (R18), and a clone of either reads
     the old files under the wider type, in Rewind and in delta-spark."""
-    root = tmp_path / "lake" / "prices"
-    delta_spark(root, WIDENING_JOB)
-    conn = connect(now=datetime.now(UTC).isoformat())
-    conn.sql("CREATE DATABASE LAKE")
-    register(conn, "PRICES", str(root))
-    registered = datetime.now(UTC).isoformat()
-    delta_spark(root, WIDEN_JOB)
-    later = connect(now=datetime.now(UTC).isoformat())
-    later.sql("USE SCHEMA LAKE.PUBLIC")
+    later, registered = registered_then_changed(
+        tmp_path / "lake" / "prices", connect, WIDENING_JOB, WIDEN_JOB
+    )
     assert rows(later, "SELECT ID, PRICE FROM PRICES ORDER BY ID") == [
         (1, Decimal("123.45")),
         (3000000000, Decimal("12345678.90")),
@@ -432,13 +452,7 @@ def test_a_table_whose_columns_another_engine_widened_is_protected_r18_r40_r43(
     later.sql(f"CREATE TABLE THEN_COPY CLONE PRICES {then}; CREATE TABLE NOW_COPY CLONE PRICES")
     assert rows(later, "SELECT ID, PRICE FROM THEN_COPY") == [(1, Decimal("123.45"))]
     assert rows(later, "SELECT COUNT(*), SUM(ID) FROM NOW_COPY") == [(2, 3000000001)]
-    out = delta_spark(
-        home / "warehouse",
-        "import glob\n"
-        "print(sorted(spark.read.format('delta').load(t[: -len('/_delta_log')]).count()"
-        " for t in glob.glob(path + '/*/_delta_log')))",
-    )
-    assert out.split("\n")[-2] == "[1, 2]"  # the two clones, read by delta-spark
+    assert clone_counts(home) == [1, 2]  # the two clones, read by delta-spark
 
 
 # The team's table, then the job that overwrote it with a new schema: REGION now a number,
@@ -463,14 +477,7 @@ def test_a_table_another_engines_job_replaced_reads_and_clones_as_it_was_r16_r18
     reads, and clones, with its own columns; a restore in place of it is refused by name
     (its files under today's columns), changing nothing; today's version reads as it is."""
     root = tmp_path / "lake" / "orders"
-    delta_spark(root, ORDERS_JOB)
-    conn = connect(now=datetime.now(UTC).isoformat())
-    conn.sql("CREATE DATABASE LAKE")
-    register(conn, "ORDERS", str(root))
-    registered = datetime.now(UTC).isoformat()
-    delta_spark(root, OVERWRITE_JOB)
-    later = connect(now=datetime.now(UTC).isoformat())
-    later.sql("USE SCHEMA LAKE.PUBLIC")
+    later, registered = registered_then_changed(root, connect, ORDERS_JOB, OVERWRITE_JOB)
     assert later.sql("SELECT * FROM ORDERS")[-1].columns == ["ID", "REGION", "NOTE"]
     assert rows(later, "SELECT * FROM ORDERS") == [(7, 5, "n")]
     then = f"AT(TIMESTAMP => '{registered}')"
@@ -486,13 +493,7 @@ def test_a_table_another_engines_job_replaced_reads_and_clones_as_it_was_r16_r18
         later.restore("ORDERS", at=registered)
     assert refused.value.code == "UNSUPPORTED" and "replaced" in refused.value.message
     assert versions(root) == before and rows(later, "SELECT * FROM ORDERS") == [(7, 5, "n")]
-    out = delta_spark(
-        home / "warehouse",
-        "import glob\n"
-        "print([spark.read.format('delta').load(t[: -len('/_delta_log')]).count()"
-        " for t in glob.glob(path + '/*/_delta_log')])",
-    )
-    assert out.split("\n")[-2] == "[2]"  # the clone, read by delta-spark
+    assert clone_counts(home) == [2]  # the clone, read by delta-spark
 
 
 # An older Delta writer's tables: a legacy protocol (writer version 4, no feature list)
