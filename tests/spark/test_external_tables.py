@@ -386,9 +386,10 @@ def test_a_table_with_nested_columns_and_table_features_is_protected_as_it_is_r4
     writer.sql("USE SCHEMA LAKE.PUBLIC")
     writer.sql(f"CREATE EXTERNAL TABLE PLAIN LOCATION = '{plain}' TABLE_FORMAT = DELTA")
     writer.sql("DELETE FROM PLAIN WHERE ID = 1; INSERT INTO PLAIN SELECT ID + 10, TAGS FROM PLAIN")
+    writer.sql("UPDATE PLAIN SET ID = ID + 100 WHERE GET(TAGS, 0) = 'b' AND ID > 10")  # a path
     assert sorted(read_arrow(plain).to_pylist(), key=lambda r: r["id"]) == [
         {"id": 2, "tags": ["b", "c"]},
-        {"id": 12, "tags": ["b", "c"]},
+        {"id": 112, "tags": ["b", "c"]},
     ]
 
 

@@ -116,7 +116,7 @@ class Target:
         alias = table.args.get("alias") or exp.TableAlias(this=table.this.copy())
         self.alias: exp.Identifier = alias.this
         frame = version_frame(ctx, self.base, self.columns, with_file=True)
-        self.node = binding.add(ctx, frame, alias)
+        self.node = binding.add(ctx, frame, alias, columns=self.columns)
         ctx.catalog.record_access(
             ctx.query_id,
             self.obj.id,

@@ -4,12 +4,13 @@ ARRAY, OBJECT and MAP columns of another engine's table (Spark's array, struct a
 
 sqlglot writes a path as Spark's ``GET_JSON_OBJECT``, which reads JSON text: right for a
 VARCHAR column holding JSON, a compilation error on a nested column. Which one a column
-is only the bound tables know, so :func:`typed` runs after :func:`rewind.sql.query.bind`
-with each bound table's column types: a path whose column is nested becomes the
-subscripts Spark reads it with (``addr['city']``, ``events['items'][0]['sku']``, which
-:mod:`rewind.sql.spark_sql` then writes as Snowflake answers them: NULL past an array's
-end or for a key that is not there). A path on any other expression (JSON text, a
-subquery's column) is left as it is.
+is only the bound tables know, so :func:`typed` runs on each query of a statement as its
+Spark SQL is written (:meth:`rewind.sql.query.Binding.sql`), with the column types of
+the catalog tables it reads (a DML statement's target too): a path whose column is
+nested becomes the subscripts Spark reads it with (``addr['city']``,
+``events['items'][0]['sku']``, which :mod:`rewind.sql.spark_sql` then writes as
+Snowflake answers them: NULL past an array's end or for a key that is not there). A path
+on any other expression (JSON text, a subquery's column) is left as it is.
 """
 
 from __future__ import annotations

@@ -9,6 +9,7 @@ projected onto the table's current columns, handed to the statement's queries by
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
 from pathlib import Path
@@ -60,7 +61,7 @@ class Binding:
 
     frames: dict[str, DataFrame] = field(default_factory=dict)
     pins: list[Path] = field(default_factory=list)
-    # a bound catalog table's name, then its columns' Spark types (rewind.sql.paths)
+    # a bound table's name, then its columns' Spark types (rewind.sql.paths)
     types: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def add(
@@ -69,18 +70,24 @@ class Binding:
         frame: DataFrame,
         alias: exp.TableAlias | None,
         reference: exp.Table | None = None,
+        columns: Sequence[Column] = (),
     ) -> exp.Table:
         """A table node that reads ``frame`` in this statement's queries, with the clauses
-        of the ``reference`` it stands for (:func:`renamed`)."""
+        of the ``reference`` it stands for (:func:`renamed`); ``columns``: a catalog
+        table's, whose types :meth:`sql` reads paths into nested columns by."""
         name = f"__rw_{ctx.query_id.replace('-', '')[:12]}_{next(_view_ids)}"
         self.frames[name] = frame
+        self.types[name] = {c.name: c.spark for c in columns}
         return renamed(reference or exp.Table(), name, alias)
 
     def sql(self, spark: SparkSession, tree: exp.Expression, dialect: str) -> DataFrame:
         """A DataFrame for ``tree`` (a statement in ``dialect``), whose bound table nodes
         (:meth:`add`) read their frames: each node's quoted name becomes a field of
         :func:`rewind.spark.query`'s text, every other brace of it is doubled (a
-        literal's, a JSON path's)."""
+        literal's, a JSON path's). Snowflake's paths into the frames' nested columns
+        become subscripts first (:func:`rewind.sql.paths.typed`)."""
+        tree = tree.copy()
+        paths.typed(tree, self.types)
         text = to_spark(tree, dialect)
         if self.frames:
             text = text.replace("{", "{{").replace("}", "}}")
@@ -325,11 +332,8 @@ def bind(ctx: Context, tree: exp.Expression, binding: Binding) -> exp.Expression
             version=version,
             columns=[c.name for c in columns],
         )
-        bound = binding.add(ctx, frame, alias, table)
-        binding.types[bound.name] = {c.name: c.spark for c in columns}
-        table.replace(bound)
+        table.replace(binding.add(ctx, frame, alias, table, columns))
     _bind_flow(ctx, tree, binding)  # after: its frames are no catalog tables
-    paths.typed(tree, binding.types)
     return tree
 
 
