@@ -189,8 +189,6 @@ class Snapshot:
         )
         features |= self._legacy_features(int(str(protocol.get("minWriterVersion") or 1)))
         blocked = sorted(features - WRITABLE_FEATURES)
-        if int(str(protocol.get("minReaderVersion") or 1)) > 1 and not blocked:
-            blocked = [f"reader version {protocol.get('minReaderVersion')}"]
         if blocked or any(f.dv_path or f.deleted_rows for f in self.files):
             raise UnsupportedTableFeature(
                 f"Table {table} uses Delta features Rewind cannot write yet "
