@@ -173,22 +173,27 @@ def cli(home: Path, cli_env: dict[str, str]) -> Iterator[Callable[..., CliResult
     """Run the installed ``rewind`` command against the test's home."""
 
     def _run(
-        *args: str, now: str | None = None, user: str | None = None, stdin: str | None = None
+        *args: str,
+        now: str | None = None,
+        user: str | None = None,
+        stdin: str | None = None,
+        env: dict[str, str] | None = None,
     ) -> CliResult:
         command = [REWIND, "--home", str(home)]
         if now is not None:
             command += ["--now", now]
         if user is not None:
             command += ["--user", user]
-        env = {k: v for k, v in os.environ.items() if not k.startswith("REWIND_")} | cli_env
+        own = {k: v for k, v in os.environ.items() if not k.startswith("REWIND_")}
         proc = subprocess.run(
             [*command, *args],
             capture_output=True,
             text=True,
             input=stdin,
-            env=env,
+            env=own | cli_env | (env or {}),
             timeout=300,
             check=False,
+            start_new_session=True,  # a crash test's kill (REWIND_FAULT) takes its group
         )
         return CliResult(proc.returncode, proc.stdout, proc.stderr)
 

@@ -23,7 +23,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from rewind.lifecycle.fileops import FAULT_ENV
+from rewind.faults import FAULT_ENV
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -49,3 +49,5 @@ COMMIT_QUERY_ID_KEY = "rewind.queryId"
 COMMIT_TIME_KEY = "rewind.commitTime"
 COMMIT_UNDO_KEY = "rewind.undo"  # takes back the same statement's earlier commit (R28)
 COMMIT_ID_KEY = "rewind.commitId"  # one per commit: a statement may commit more than once
+# The commit adds files earlier versions hold (a restore): taking it back deletes none (R28)
+COMMIT_READDS_KEY = "rewind.readds"

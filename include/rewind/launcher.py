@@ -61,7 +61,7 @@ STARTUP_VARS = (
     "LC_CTYPE",
     "LANG",
 )
-# Read by a Rewind module when it is imported (the lifecycle's crash-test hook, which
+# Read by a Rewind module when it is imported (the crash tests' hook, rewind.faults, which
 # also takes the caller's process group): a call with one set runs in process.
 IMPORT_TIME_VARS = ("REWIND_FAULT",)
 PACKAGE = Path(__file__).resolve().parent

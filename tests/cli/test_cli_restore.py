@@ -3,11 +3,15 @@
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 from cli_helpers import at, rows
+
+from rewind.faults import FAULT_ENV
 
 pytestmark = pytest.mark.cli
 
@@ -37,6 +41,41 @@ def test_restore_in_place_then_time_travel_to_the_replaced_state(
     )
     assert [r["A"] for r in rows(out[1])] == [1, 2]  # the restored state
     assert [r["A"] for r in rows(out[2])] == [2]  # the replaced state, still in time travel
+
+
+def test_a_restore_killed_after_its_commit_is_taken_back_and_keeps_the_data_it_restored(
+    sql: Callable[..., Any], cli: Callable[..., Any], home: Path
+) -> None:
+    """SPEC R28, R40: the restore task killed between its Delta commit and its catalog
+    transaction (an Airflow worker lost, a timeout). The next statement takes the commit
+    back; that deleted the files the commit added, which for a restore are the files of
+    the version it restored (still in time travel; on an external table the team's own):
+    the version read fails and the restore cannot run again. Now they stay."""
+    sql("CREATE DATABASE d; CREATE TABLE t (a INT); INSERT INTO t VALUES (1), (2)")
+    sql("USE d; DELETE FROM t WHERE a = 1", hours=2)
+    files = sorted(p.name for p in home.rglob("*.parquet"))
+    killed = cli(
+        "restore",
+        "d.public.t",
+        "--before",
+        "-3600",
+        now=at(hours=3),
+        env={FAULT_ENV: "committed:1"},
+    )
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    out = sql(
+        f"USE d; SELECT a FROM t ORDER BY a; SELECT a FROM t AT(TIMESTAMP => '{at(hours=1)}')",
+        hours=4,
+    )
+    assert [r["A"] for r in rows(out[1])] == [2]  # the killed restore taken back
+    assert [r["A"] for r in rows(out[2])] == [1, 2]  # the version it restored, whole
+    assert sorted(p.name for p in home.rglob("*.parquet")) == files
+    again = cli("restore", "d.public.t", "--at", at(hours=1), now=at(hours=5))
+    assert again.returncode == 0, again.stderr
+    assert [r["A"] for r in rows(sql("SELECT a FROM d.public.t ORDER BY a", hours=6)[0])] == [
+        1,
+        2,
+    ]
 
 
 @pytest.mark.parametrize(

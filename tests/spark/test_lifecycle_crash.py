@@ -60,7 +60,7 @@ from test_dml import T0, catalog, clock, open_at
 import rewind
 from rewind.config import Config
 from rewind.constants import COMMIT_TIME_KEY, FAILSAFE_DAYS
-from rewind.lifecycle.fileops import FAULT_ENV
+from rewind.faults import FAULT_ENV
 from rewind.runner import run_step
 
 pytestmark = pytest.mark.spark

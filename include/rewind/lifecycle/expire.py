@@ -24,6 +24,7 @@ from rewind.catalog.models import (
     TableVersion,
 )
 from rewind.catalog.repository import Catalog
+from rewind.faults import fault_point
 from rewind.lifecycle import fileops, files, pages, progress, rules
 from rewind.lifecycle.clones import cloned_owners, clones_of, used_by_clone
 from rewind.lifecycle.context import Run
@@ -209,7 +210,7 @@ def apply_journal(run: Run) -> dict[str, int]:
             select(func.count(), func.coalesce(func.sum(FileState.size), 0)).where(journaled)
         ).one()
         cloned = cloned_owners(catalog)
-    fileops.fault_point("journal")
+    fault_point("journal")
     progress.phase("files moved or deleted", files=int(count), nbytes=int(nbytes))
     summary = {
         "files_moved": 0,

@@ -6,9 +6,6 @@ from __future__ import annotations
 import errno
 import os
 import shutil
-import signal
-import threading
-from collections import Counter
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
@@ -16,6 +13,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from rewind.faults import fault_point
 from rewind.storage import location
 from rewind.storage.location import Root
 from rewind.storage.objectstore import S3Location
@@ -23,38 +21,10 @@ from rewind.storage.objectstore import S3Location
 if TYPE_CHECKING:
     import pyarrow as pa
 
-FAULT_ENV = "REWIND_FAULT"  # "point:n": SIGKILL the job at the n-th pass of ``point``
-# Points: "move" (before a move, and after a cross-device or S3 copy), "copied" (after
-# such a copy only), "delete", and the steps' "journal" and "purge_journal".
-# SPEC R31 crash tests: the job's process group, taken in the driver (which imports this
-# module before it starts the JVM) and inherited by the JVM and its Python workers.
-# PySpark's worker daemon puts itself and the workers in a process group of their own:
-# killing that group alone fails a task and the driver exits normally, unkilled, and
-# killing the job's group alone leaves the workers moving files after the "kill".
-FAULT_GROUP_ENV = "REWIND_FAULT_PGID"
-if os.environ.get(FAULT_ENV):
-    os.environ.setdefault(FAULT_GROUP_ENV, str(os.getpgid(0)))
-_passes: Counter[str] = Counter()
-_passes_lock = threading.Lock()
 # Threads per batch of tasks on an executor: file operations wait on the disk or the
 # network (an object store's request takes milliseconds); a boto3 client pools 10
 # connections.
 THREADS = 8
-
-
-def fault_point(name: str) -> None:
-    """Crash tests enable this to kill the whole job (its process group) mid-step."""
-    spec = os.environ.get(FAULT_ENV, "")
-    if not spec.startswith(name + ":"):
-        return
-    with _passes_lock:
-        _passes[name] += 1
-        due = _passes[name] >= int(spec.split(":", 1)[1])
-    if due:
-        job, own = int(os.environ.get(FAULT_GROUP_ENV) or os.getpgid(0)), os.getpgid(0)
-        if job != own:  # an executor's Python worker: the driver and the JVM first
-            os.killpg(job, signal.SIGKILL)
-        os.killpg(own, signal.SIGKILL)
 
 
 class Task(NamedTuple):

@@ -20,6 +20,7 @@ from sqlalchemy import exists, func, select, update
 from rewind.audit.cleanup import purge_audit
 from rewind.catalog.models import CatalogObject, FileState
 from rewind.catalog.repository import Catalog
+from rewind.faults import fault_point
 from rewind.lifecycle import fileops, pages, progress, rules
 from rewind.lifecycle.clones import cloned_owners, used_by_clone
 from rewind.lifecycle.context import Run
@@ -54,7 +55,7 @@ def purge_failsafe(run: Run) -> dict[str, Any]:
             .values(state=rules.PURGING)
             .execution_options(synchronize_session=False)
         )
-    fileops.fault_point("purge_journal")
+    fault_point("purge_journal")
     with run.catalog() as catalog:
         count, nbytes = catalog.session.execute(
             select(func.count(), func.coalesce(func.sum(FileState.size), 0)).where(purging)

@@ -74,7 +74,7 @@ def restore_table(ctx: Context, table: str, *, at: str | None, before: str | Non
     adds = [f for f in then.files if f.path not in now_paths]
     removes = [f for f in current.files if f.path not in then_paths]
     ctx.catalog.record_access(ctx.query_id, obj.id, "READ", version=version)
-    new = commit_files(ctx, obj, current, adds, removes, "RESTORE")
+    new = commit_files(ctx, obj, current, adds, removes, "RESTORE", readds=True)
     if new is None:
         return ctx.status(f"Table {name} already holds the state of version {version}.")
     return ctx.status(

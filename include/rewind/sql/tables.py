@@ -14,6 +14,7 @@ from rewind import retention
 from rewind.catalog.history import held_by_clones
 from rewind.catalog.models import CatalogObject
 from rewind.errors import ClockBehind, RewindError, StorageError
+from rewind.faults import fault_point
 from rewind.sql import names
 from rewind.statement import Context
 from rewind.storage import timeline
@@ -111,8 +112,11 @@ def commit_files(
     adds: Sequence[DataFile],
     removes: Sequence[DataFile],
     operation: str,
+    *,
+    readds: bool = False,
 ) -> int | None:
-    """Commit a new version that removes ``removes`` and adds ``adds`` (SPEC R13, R14).
+    """Commit a new version that removes ``removes`` and adds ``adds`` (SPEC R13, R14):
+    files the statement wrote, or with ``readds`` files earlier versions hold (a restore).
 
     Nothing changes (and no version is made) when both are empty.
     """
@@ -130,6 +134,7 @@ def commit_files(
         schema=base.schema,
         query_id=ctx.query_id,
         now=ctx.now,
+        readds=readds,
     )
     _recorded(ctx, obj, version, operation)
     return version
@@ -139,6 +144,7 @@ def _recorded(ctx: Context, obj: CatalogObject, version: int, operation: str) ->
     """Record this statement's commit after the other writers' commits before it, and
     take back only that commit if the statement fails (SPEC R28, R40)."""
     ctx.undo.append(lambda: ctx.store.undo_commit(obj.id, version, ctx.query_id, ctx.now))
+    fault_point("committed")  # crash tests: killed here, the next sync takes it back
     timeline.sync(ctx.catalog, ctx.store, obj, upto=version - 1)
     record_version(ctx, obj, version, operation)
 

@@ -43,6 +43,7 @@ from rewind.clock import format_timestamp
 from rewind.constants import (
     COMMIT_ID_KEY,
     COMMIT_QUERY_ID_KEY,
+    COMMIT_READDS_KEY,
     COMMIT_TIME_KEY,
     COMMIT_UNDO_KEY,
     DELTA_TABLE_CONFIG,
@@ -74,11 +75,17 @@ def _ms(when: datetime) -> int:
 
 
 def _props(
-    query_id: str, commit_time: datetime, commit_id: str = "", *, undo: bool = False
+    query_id: str,
+    commit_time: datetime,
+    commit_id: str = "",
+    *,
+    undo: bool = False,
+    readds: bool = False,
 ) -> CommitProperties:
     """Rewind's marks on its commits: the statement (also Delta's ``userMetadata``, so
     delta-spark's DESCRIBE HISTORY shows it, SPEC R43), the clock, the commit's id, and
-    whether it takes back that statement's earlier commit (:meth:`TableStore.undo_commit`)."""
+    whether it takes back that statement's earlier commit or adds files earlier versions
+    hold (:meth:`TableStore.undo_commit`)."""
     metadata = {
         COMMIT_QUERY_ID_KEY: query_id,
         COMMIT_TIME_KEY: format_timestamp(commit_time),
@@ -87,6 +94,8 @@ def _props(
     }
     if undo:
         metadata[COMMIT_UNDO_KEY] = "true"
+    if readds:
+        metadata[COMMIT_READDS_KEY] = "true"
     return CommitProperties(custom_metadata=metadata, max_commit_retries=_COMMIT_ATTEMPTS)
 
 
@@ -336,8 +345,11 @@ class TableStore:
         query_id: str,
         now: datetime,
         undo: bool = False,
+        readds: bool = False,
     ) -> int:
-        """Commit ``removes`` and new data files ``adds`` (already in the table dir).
+        """Commit ``removes`` and data files ``adds`` (already in the table dir): new
+        files, or with ``readds`` files earlier versions hold (a restore), which taking the
+        commit back must not delete.
 
         Goes through Delta's optimistic concurrency (SPEC R40): when other writers
         committed after ``base_version``, delta-rs checks for conflicts and commits
@@ -357,7 +369,7 @@ class TableStore:
                 actions,
                 "append",
                 schema,
-                commit_properties=_props(query_id, now, commit_id, undo=undo),
+                commit_properties=_props(query_id, now, commit_id, undo=undo, readds=readds),
                 post_commithook_properties=_HOOKS,
             )
         version = self._own_version(table_id, base_version, commit_id)
@@ -502,7 +514,9 @@ class TableStore:
 
         Only a commit whose ``rewind.queryId`` is ``query_id`` is touched. When it is
         the newest, its log entry and the data files it added (its own, new names) are
-        deleted; when another writer has committed after it, nothing of theirs is
+        deleted, except those of a commit that re-added files earlier versions hold (a
+        restore, ``readds``): they are those versions' data, and the team's files on an
+        external table; when another writer has committed after it, nothing of theirs is
         touched: a new commit removes what it added and brings back what it removed.
         """
         root = self.root(table_id)
@@ -519,8 +533,9 @@ class TableStore:
             for checkpoint in log.checkpoint_files(root, version):
                 location.unlink(checkpoint)
             location.unlink(log.commit_file(root, version))
-            for add in commit.adds():
-                location.unlink(root / log.relative_path(add["path"]))
+            if not commit.info.get(COMMIT_READDS_KEY):
+                for add in commit.adds():
+                    location.unlink(root / log.relative_path(add["path"]))
             return
         latest = self.latest_version(table_id, version)
         current = {f.path: f for f in self.snapshot(table_id, latest).files}
