@@ -473,15 +473,16 @@ spark.createDataFrame([(7, 5, "n")], "id bigint, region int, note string").write
 """
 
 
-def test_a_table_another_engines_job_replaced_reads_and_clones_as_it_was_r16_r18_r41(
+def test_a_table_another_engines_job_replaced_reads_clones_and_restores_as_it_was_r16_r18_r41(
     tmp_path: Path, connect: Any, home: Path
 ) -> None:
     """ "A job that overwrote last month": the team's job replaced its table with a new
     schema (REGION retyped VARCHAR -> NUMBER, AMOUNT dropped). Under the replacement's
     columns (R18) the version before failed to read ('EU' cast to a number) or would lose
     AMOUNT, and its clone was a table nobody could read. A version of a replaced table now
-    reads, and clones, with its own columns; a restore in place of it is refused by name
-    (its files under today's columns), changing nothing; today's version reads as it is."""
+    reads, and clones, with its own columns, and a restore in place of it (refused before:
+    its files under today's columns) brings its schema back too, as Delta's RESTORE does;
+    the replacement stays in time travel with its own columns."""
     root = tmp_path / "lake" / "orders"
     later, registered = registered_then_changed(root, connect, ORDERS_JOB, OVERWRITE_JOB)
     assert later.sql("SELECT * FROM ORDERS")[-1].columns == ["ID", "REGION", "NOTE"]
@@ -494,12 +495,27 @@ def test_a_table_another_engines_job_replaced_reads_and_clones_as_it_was_r16_r18
     assert rows(later, "SELECT * FROM ORDERS_BACK ORDER BY ID") == [(1, "EU", 10), (2, "US", 20)]
     types = {row[0]: row[1] for row in later.sql("DESC TABLE ORDERS_BACK")[-1].rows}
     assert types == {"ID": "NUMBER(38,0)", "REGION": "VARCHAR", "AMOUNT": "NUMBER(38,0)"}
-    before = versions(root)
-    with pytest.raises(RewindError) as refused:
-        later.restore("ORDERS", at=registered)
-    assert refused.value.code == "UNSUPPORTED" and "replaced" in refused.value.message
-    assert versions(root) == before and rows(later, "SELECT * FROM ORDERS") == [(7, 5, "n")]
-    assert clone_counts(home) == [2]  # the clone, read by delta-spark
+    restored = later.restore("ORDERS", at=registered)
+    now = later.sql("SELECT * FROM ORDERS ORDER BY ID")[-1]
+    assert now.columns == ["ID", "REGION", "AMOUNT"]
+    assert [tuple(r) for r in now.rows] == [(1, "EU", 10), (2, "US", 20)]
+    assert {row[0]: row[1] for row in later.sql("DESC TABLE ORDERS")[-1].rows} == types
+    replaced = later.sql(f"SELECT * FROM ORDERS BEFORE(STATEMENT => '{restored.query_id}')")[-1]
+    assert (replaced.columns, [tuple(r) for r in replaced.rows]) == (
+        ["ID", "REGION", "NOTE"],
+        [(7, 5, "n")],
+    )
+    later.sql("INSERT INTO ORDERS VALUES (3, 'EU', 30)")  # Rewind writes it as it is again
+    out = delta_spark(  # the team's reader: the restored table, and the clone
+        root,
+        "import glob\n"
+        f"for p in [path] + glob.glob('{home}/warehouse/*'):\n"
+        "    print(sorted(tuple(r) for r in spark.read.format('delta').load(p).collect()))",
+    )
+    assert out.strip().splitlines()[-2:] == [
+        "[(1, 'EU', 10), (2, 'US', 20), (3, 'EU', 30)]",
+        "[(1, 'EU', 10), (2, 'US', 20)]",
+    ]
 
 
 # An older Delta writer's tables: a legacy protocol (writer version 4, no feature list)

@@ -21,8 +21,10 @@ from rewind.sql import names
 from rewind.sql.query import own_columns, resolve_version
 from rewind.sql.tables import commit_files, snapshot, writable_snapshot
 from rewind.statement import Context
+from rewind.storage.snapshot import Snapshot
 
 _OFFSET = re.compile(r"^-?\d+(\.\d+)?$")
+_FEATURE_LISTS = ("readerFeatures", "writerFeatures")
 _QUERY_ID = re.compile(
     r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
 )
@@ -60,24 +62,61 @@ def restore_table(ctx: Context, table: str, *, at: str | None, before: str | Non
     current = writable_snapshot(ctx, obj)  # re-adds files it held, with their values
     then = snapshot(ctx, obj, version)
     name = names.qualified(ctx, obj)
-    if own_columns(obj, then, current) is not None:
-        # Its files under today's columns would be a table nobody reads (a VARCHAR read as
-        # a NUMBER): Delta's own RESTORE puts the old schema back, which Rewind does not.
-        raise UnsupportedError(
-            f"Table {name} was replaced by another engine after version {version} (its "
-            "columns changed type or are gone), so it cannot be restored in place to it: "
-            f"clone that point instead (CREATE TABLE ... CLONE {name} AT|BEFORE(...)), "
-            "which keeps the columns it had."
-        )
-    now_paths = {f.path for f in current.files}
-    then_paths = {f.path for f in then.files}
-    adds = [f for f in then.files if f.path not in now_paths]
-    removes = [f for f in current.files if f.path not in then_paths]
+    own = own_columns(obj, then, current)
+    if own is None:  # the files that differ
+        now_paths = {f.path for f in current.files}
+        then_paths = {f.path for f in then.files}
+        adds = [f for f in then.files if f.path not in now_paths]
+        removes = [f for f in current.files if f.path not in then_paths]
+    else:  # another engine replaced the table since: the version's schema comes back too
+        _check_replaceable(name, version, then, current)
+        adds, removes = list(then.files), []
     ctx.catalog.record_access(ctx.query_id, obj.id, "READ", version=version)
-    new = commit_files(ctx, obj, current, adds, removes, "RESTORE", readds=True)
+    new = commit_files(
+        ctx,
+        obj,
+        current,
+        adds,
+        removes,
+        "RESTORE",
+        readds=True,
+        schema=None if own is None else then.schema,
+    )
+    if own is not None:
+        obj.columns = [c.as_json() for c in own]
     if new is None:
         return ctx.status(f"Table {name} already holds the state of version {version}.")
     return ctx.status(
         f"Table {name} restored to the state of version {version} ({then.rows} rows) "
         f"as version {new}."
     )
+
+
+def _check_replaceable(name: object, version: int, then: Snapshot, now: Snapshot) -> None:
+    """A version of a table another engine replaced since comes back whole, its schema
+    too, as Delta's own RESTORE brings it back (SPEC R16): its files under today's columns
+    would be a table nobody reads (a VARCHAR read as a NUMBER). Refused where delta-rs
+    cannot commit that: a version or a table under column mapping (physical names), a
+    change of partitioning, a file both hold, or a feature the table no longer lists."""
+    then_features, now_features = (
+        {f for key in _FEATURE_LISTS for f in (v.protocol or {}).get(key) or []}
+        for v in (then, now)
+    )
+    reason = (
+        "it uses column mapping"
+        if then.column_mapped or now.column_mapped
+        else "its partitioning changed"
+        if then.partition_columns != now.partition_columns
+        else "a data file is in both"
+        if {f.path for f in then.files} & {f.path for f in now.files}
+        else "a Delta feature it used is gone"
+        if not then_features <= now_features
+        else None
+    )
+    if reason is not None:
+        raise UnsupportedError(
+            f"Table {name} was replaced by another engine after version {version} (its "
+            f"columns changed type or are gone), and Rewind cannot restore it in place to "
+            f"that version ({reason}): clone that point instead (CREATE TABLE ... CLONE "
+            f"{name} AT|BEFORE(...)), which keeps the columns it had."
+        )

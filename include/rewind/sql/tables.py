@@ -114,13 +114,16 @@ def commit_files(
     operation: str,
     *,
     readds: bool = False,
+    schema: pa.Schema | None = None,
 ) -> int | None:
     """Commit a new version that removes ``removes`` and adds ``adds`` (SPEC R13, R14):
     files the statement wrote, or with ``readds`` files earlier versions hold (a restore).
+    ``schema``: the version replaces the table with this schema, every current file
+    removed (``removes`` empty): a restore of a version another engine replaced since.
 
     Nothing changes (and no version is made) when both are empty.
     """
-    if not adds and not removes:
+    if not adds and not removes and schema is None:
         return None
     base.check_writable(
         str(names.qualified(ctx, obj)), any(not f.partition_values for f in adds), bool(removes)
@@ -131,10 +134,11 @@ def commit_files(
         base.version,
         adds=adds,
         removes=list(removes),
-        schema=base.schema,
+        schema=base.schema if schema is None else schema,
         query_id=ctx.query_id,
         now=ctx.now,
         readds=readds,
+        replace=schema is not None,
     )
     _recorded(ctx, obj, version, operation)
     return version

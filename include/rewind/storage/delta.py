@@ -346,10 +346,13 @@ class TableStore:
         now: datetime,
         undo: bool = False,
         readds: bool = False,
+        replace: bool = False,
     ) -> int:
         """Commit ``removes`` and data files ``adds`` (already in the table dir): new
         files, or with ``readds`` files earlier versions hold (a restore), which taking the
-        commit back must not delete.
+        commit back must not delete. ``replace``: the commit replaces the table, as an
+        overwrite does, with ``schema`` as its schema and every current file removed
+        (``removes`` empty; Delta's own RESTORE of a version with another schema).
 
         Goes through Delta's optimistic concurrency (SPEC R40): when other writers
         committed after ``base_version``, delta-rs checks for conflicts and commits
@@ -367,7 +370,7 @@ class TableStore:
         with self._writing(table_id):
             dt.create_write_transaction(
                 actions,
-                "append",
+                "overwrite" if replace else "append",
                 schema,
                 commit_properties=_props(query_id, now, commit_id, undo=undo, readds=readds),
                 post_commithook_properties=_HOOKS,
