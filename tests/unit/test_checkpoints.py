@@ -263,7 +263,8 @@ def test_rewind_reads_delta_rs_checkpoints_of_a_partitioned_table_r43(tmp_path: 
 def test_rewinds_property_commit_keeps_the_protocol_and_lands_after_another_writers_r40_r42(
     tmp_path: Path,
 ) -> None:
-    """A team's table with table features (a TIMESTAMP_NTZ column: reader 3, writer 7).
+    """A team's table with table features (a TIMESTAMP_NTZ column: reader 3, writer 7;
+    in-commit timestamps).
     delta-rs's ``set_table_properties`` added ``variantType`` to such a protocol; Rewind's
     own metaData-only commit keeps it. Made from a version another writer has committed
     after, it lands on top, keeping their commit; on a table with in-commit timestamps
@@ -273,11 +274,17 @@ def test_rewinds_property_commit_keeps_the_protocol_and_lands_after_another_writ
     ntz = pa.table({"ID": pa.array([1], pa.int64()), "AT": pa.array([1], pa.timestamp("us"))})
     write_deltalake(str(team), ntz)
     write_deltalake(str(team), ntz, mode="append")  # after the version Rewind read
-    protocol = DeltaTable(str(team)).protocol()
-    assert protocol.reader_features == ["timestampNtz"]
     first, second = (team / "_delta_log" / f"{v:020d}.json" for v in (0, 1))
     on = '"configuration":{"delta.enableInCommitTimestamps":"true"}'
-    first.write_text(first.read_text().replace('"configuration":{}', on))
+    ict = '"writerFeatures":["timestampNtz","inCommitTimestamp"]'
+    first.write_text(
+        first.read_text()
+        .replace('"configuration":{}', on)
+        .replace('"writerFeatures":["timestampNtz"]', ict)
+    )
+    protocol = DeltaTable(str(team)).protocol()
+    assert protocol.reader_features == ["timestampNtz"]
+    assert protocol.writer_features == ["timestampNtz", "inCommitTimestamp"]
     future = int(NOW.timestamp() * 1000) * 2
     actions = [json.loads(line) for line in second.read_text().splitlines()]
     for action in actions:
