@@ -182,6 +182,11 @@ def arrow_spark(arrow_type: pa.DataType) -> str:
     raise UnsupportedError(f"Delta column type {arrow_type} cannot be read.")
 
 
+def struct_fields(spark: str) -> list[str]:
+    """The field names of a Spark struct type (``struct<city:string,zip:int>``)."""
+    return [part.split(":", 1)[0] for part in _split(spark[7:-1])]
+
+
 def _split(inner: str) -> list[str]:
     """The comma-separated parts of a nested type's parameters, at the outer level."""
     parts, depth, start = [], 0, 0

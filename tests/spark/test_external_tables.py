@@ -362,6 +362,12 @@ def test_a_table_with_nested_columns_and_table_features_is_protected_as_it_is_r4
         (2, None, None, None, None, None, None),
         (3, None, None, None, None, None, None),
     ]
+    functions = "ARRAY_CONTAINS('b'::VARIANT, TAGS), OBJECT_KEYS(ADDR), OBJECT_KEYS(M)"
+    assert rows(later, f"SELECT ID, {functions} FROM EVENTS ORDER BY ID") == [
+        (1, True, ["city", "Zip"], ["k"]),
+        (2, False, None, None),
+        (3, False, None, None),
+    ]
     # As Snowflake shows ARRAY, OBJECT and MAP values: JSON (CSV and the CLI's table)
     shown = later.sql("SELECT TAGS, ADDR, M FROM EVENTS WHERE ID = 1")
     assert (

@@ -274,11 +274,13 @@ def test_an_array_index_is_null_past_the_end_as_in_snowflake() -> None:
 def test_a_path_into_a_nested_column_of_a_bound_table_is_subscripts() -> None:
     """``addr:city`` on an OBJECT column (Spark's struct) reads the field; on a VARCHAR
     holding JSON, or on a column that may be another source's (a subquery's, two tables'),
-    it stays Spark's JSON path (SPEC R43; the Spark-backed check: test_external_tables.py::
+    it stays Spark's JSON path; ARRAY_CONTAINS and OBJECT_KEYS the same (SPEC R43; the
+    Spark-backed check: test_external_tables.py::
     test_a_table_with_nested_columns_and_table_features_is_protected_as_it_is_r40_r41_r43)."""
     from rewind.sql import paths
 
     types = {"__rw_1": {"ADDR": "struct<city:string,geo:struct<lat:double>>", "J": "string"}}
+    types["__rw_1"] |= {"M": "map<string,int>", "TAGS": "array<string>"}
     types["__rw_2"] = {"ADDR": "string", "TAGS": "array<string>"}
     cases = {
         "SELECT addr:city, t.addr:geo.lat, GET_PATH(addr, 'geo.lat'), j:a FROM __rw_1 AS t": (
@@ -291,6 +293,12 @@ def test_a_path_into_a_nested_column_of_a_bound_table_is_subscripts() -> None:
         "SELECT s.addr:c, addr:c FROM __rw_1 AS t, (SELECT '{}' AS addr) AS s": (
             "SELECT GET_JSON_OBJECT(`S`.`ADDR`, '$.c'), GET_JSON_OBJECT(`ADDR`, '$.c') "
             "FROM `__RW_1` AS `T`, (SELECT '{}' AS `ADDR`) AS `S`"
+        ),
+        # Snowflake's functions of them, which sqlglot writes for VARIANT and JSON text
+        "SELECT ARRAY_CONTAINS('b'::VARIANT, tags), OBJECT_KEYS(t.addr), OBJECT_KEYS(m), "
+        "OBJECT_KEYS(j) FROM __rw_1 AS t": (
+            "SELECT ARRAY_CONTAINS(`TAGS`, 'b'), IF(`T`.`ADDR` IS NULL, NULL, "
+            "ARRAY('city', 'geo')), MAP_KEYS(`M`), JSON_OBJECT_KEYS(`J`) FROM `__RW_1` AS `T`"
         ),
         "SELECT a.addr:c, addr:c FROM __rw_1 AS a JOIN __rw_2 AS b ON TRUE": (
             "SELECT `A`.`ADDR`['c'], GET_JSON_OBJECT(`ADDR`, '$.c') "

@@ -20,23 +20,52 @@ from collections.abc import Mapping
 from sqlglot import exp
 
 from rewind.identifiers import normalize
-from rewind.types import is_nested
+from rewind.types import is_nested, struct_fields
 
 _PATHS = (exp.JSONExtract, exp.JSONExtractScalar, exp.GetExtract)
 
 
 def typed(tree: exp.Expression, types: Mapping[str, Mapping[str, str]]) -> None:
     """Rewrite, in place, the paths of ``tree`` into nested columns of its bound tables
-    (``types``: a bound table's name, then each of its columns' Spark type)."""
+    (``types``: a bound table's name, then each of its columns' Spark type), and the
+    functions Snowflake applies to such a column that sqlglot writes for JSON text or
+    VARIANT: ``ARRAY_CONTAINS('b'::VARIANT, tags)`` compares the element itself,
+    ``OBJECT_KEYS(addr)`` is the struct's field names (NULL for a NULL value) or the map's
+    keys."""
     for node in list(tree.find_all(*_PATHS)):
-        column = node.this
-        if isinstance(column, exp.Column) and is_nested(_column_type(column, types) or ""):
-            steps = _steps(node.expression)
-            if steps is not None:
-                value: exp.Expression = column.copy()
-                for step in steps:
-                    value = exp.Bracket(this=value, expressions=[step])
-                node.replace(value)
+        steps = _steps(node.expression) if _nested(node.this, types) else None
+        if steps is not None:
+            value: exp.Expression = node.this.copy()
+            for step in steps:
+                value = exp.Bracket(this=value, expressions=[step])
+            node.replace(value)
+    for contains in list(tree.find_all(exp.ArrayContains)):
+        element = contains.expression
+        if (
+            _nested(contains.this, types).startswith("array<")
+            and isinstance(element, exp.Cast)
+            and element.to.is_type(exp.DataType.Type.VARIANT)
+        ):
+            element.replace(element.this)
+    for keys in list(tree.find_all(exp.JSONKeys)):
+        kind, column = _nested(keys.this, types), keys.this
+        if kind.startswith("map<"):
+            keys.replace(exp.Anonymous(this="MAP_KEYS", expressions=[column.copy()]))
+        elif kind.startswith("struct<"):
+            names = [exp.Literal.string(name) for name in struct_fields(kind)]
+            keys.replace(
+                exp.If(
+                    this=exp.Is(this=column.copy(), expression=exp.Null()),
+                    true=exp.Null(),
+                    false=exp.Array(expressions=names),
+                )
+            )
+
+
+def _nested(node: exp.Expression, types: Mapping[str, Mapping[str, str]]) -> str:
+    """The Spark type of ``node`` where it is a nested column of a bound table, else ''."""
+    kind = _column_type(node, types) if isinstance(node, exp.Column) else None
+    return kind if kind is not None and is_nested(kind) else ""
 
 
 def _steps(path: exp.Expression) -> list[exp.Expression] | None:
