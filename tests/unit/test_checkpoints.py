@@ -8,6 +8,8 @@ external table gets checkpoints and never loses a log file (R42); the undo of a 
 statement's commit (R28) takes its checkpoint with it; Rewind's reader starts from
 ``_last_checkpoint`` without listing the log, and reads delta-rs's checkpoints of a
 partitioned table. delta-spark's reads of the same tables: tests/spark/test_checkpoints.py.
+Also the store's commits that are not plain appends: a property commit after another
+writer's, a restore's commit that replaces the schema.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import pyarrow.parquet as pq
 import pytest
 from deltalake import DeltaTable, write_deltalake
 
-from rewind.errors import StorageError
+from rewind.errors import ConcurrentWrite, StorageError
 from rewind.storage import location, log
 from rewind.storage.delta import TableStore
 from rewind.storage.snapshot import DataFile
@@ -302,3 +304,29 @@ def test_rewinds_property_commit_keeps_the_protocol_and_lands_after_another_writ
     assert len(after.file_uris()) == 2
     commit = log.read_commit(team, 2)
     assert commit is not None and commit.info["inCommitTimestamp"] == future + 1
+
+
+def test_a_commit_that_replaces_the_schema_lands_on_the_version_it_read_or_not_at_all_r28_r40(
+    tmp_path: Path,
+) -> None:
+    """A restore of a version another engine replaced since commits that version's files
+    with its schema (``replace``). delta-rs made such an overwrite after another writer's
+    append without a conflict, their file left in the table under the restored schema (a
+    table nobody reads). Now it is CONCURRENT_WRITE with nothing committed (the statement
+    then runs again on the newer version), and on the version it read it commits."""
+    team = tmp_path / "team"
+    write_deltalake(str(team), pa.table({"id": pa.array([1], pa.int64()), "region": ["EU"]}))
+    replacing = {"mode": "overwrite", "schema_mode": "overwrite"}
+    numbers = pa.table({"id": pa.array([2], pa.int64()), "region": pa.array([5], pa.int32())})
+    write_deltalake(str(team), numbers, **replacing)  # type: ignore[arg-type]
+    store = TableStore(tmp_path / "warehouse", locate=lambda _: str(team))
+    then = store.snapshot(TABLE, 0)
+    write_deltalake(str(team), numbers, mode="append")  # after the version the restore read
+    restore = {"removes": [], "schema": then.schema, "query_id": "q", "now": NOW}
+    with pytest.raises(ConcurrentWrite):
+        store.commit(TABLE, 1, adds=then.files, readds=True, replace=True, **restore)
+    assert DeltaTable(str(team)).version() == 2
+    assert store.commit(TABLE, 2, adds=then.files, readds=True, replace=True, **restore) == 3
+    restored = DeltaTable(str(team))
+    assert restored.schema().to_arrow() == DeltaTable(str(team), version=0).schema().to_arrow()
+    assert [uri.rsplit("/", 1)[-1] for uri in restored.file_uris()] == [f.path for f in then.files]

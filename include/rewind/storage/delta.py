@@ -81,11 +81,13 @@ def _props(
     *,
     undo: bool = False,
     readds: bool = False,
+    retry: bool = True,
 ) -> CommitProperties:
     """Rewind's marks on its commits: the statement (also Delta's ``userMetadata``, so
     delta-spark's DESCRIBE HISTORY shows it, SPEC R43), the clock, the commit's id, and
     whether it takes back that statement's earlier commit or adds files earlier versions
-    hold (:meth:`TableStore.undo_commit`)."""
+    hold (:meth:`TableStore.undo_commit`). ``retry`` False: the commit is made on top of
+    the version it read or not at all (CONCURRENT_WRITE)."""
     metadata = {
         COMMIT_QUERY_ID_KEY: query_id,
         COMMIT_TIME_KEY: format_timestamp(commit_time),
@@ -96,7 +98,9 @@ def _props(
         metadata[COMMIT_UNDO_KEY] = "true"
     if readds:
         metadata[COMMIT_READDS_KEY] = "true"
-    return CommitProperties(custom_metadata=metadata, max_commit_retries=_COMMIT_ATTEMPTS)
+    return CommitProperties(
+        custom_metadata=metadata, max_commit_retries=_COMMIT_ATTEMPTS if retry else 0
+    )
 
 
 def _log_errors() -> tuple[type[Exception], ...]:
@@ -351,8 +355,10 @@ class TableStore:
         """Commit ``removes`` and data files ``adds`` (already in the table dir): new
         files, or with ``readds`` files earlier versions hold (a restore), which taking the
         commit back must not delete. ``replace``: the commit replaces the table, as an
-        overwrite does, with ``schema`` as its schema and every current file removed
-        (``removes`` empty; Delta's own RESTORE of a version with another schema).
+        overwrite does, with ``schema`` as its schema and every file of ``base_version``
+        removed (``removes`` empty; Delta's own RESTORE of a version with another schema),
+        on top of ``base_version`` only: delta-rs would commit it after another writer's
+        append without a conflict, their files left under this schema.
 
         Goes through Delta's optimistic concurrency (SPEC R40): when other writers
         committed after ``base_version``, delta-rs checks for conflicts and commits
@@ -372,7 +378,9 @@ class TableStore:
                 actions,
                 "overwrite" if replace else "append",
                 schema,
-                commit_properties=_props(query_id, now, commit_id, undo=undo, readds=readds),
+                commit_properties=_props(
+                    query_id, now, commit_id, undo=undo, readds=readds, retry=not replace
+                ),
                 post_commithook_properties=_HOOKS,
             )
         version = self._own_version(table_id, base_version, commit_id)
