@@ -49,9 +49,10 @@ class Result:
 
 
 def json_value(value: Any) -> Any:
-    """A JSON-safe value: ISO 8601 timestamps with offset, NULL as None (SPEC contract)."""
+    """A JSON-safe value: ISO 8601 timestamps with offset (a TIMESTAMP_NTZ's wall-clock
+    time without one), NULL as None (SPEC contract)."""
     if isinstance(value, datetime):
-        return format_timestamp(value)
+        return format_timestamp(value) if value.tzinfo else value.isoformat()
     if isinstance(value, date):
         return value.isoformat()
     if isinstance(value, Decimal):
@@ -84,8 +85,9 @@ def to_csv(results: Sequence[Result]) -> str:
 def _text(value: Any) -> str:
     if value is None:
         return ""
-    if isinstance(value, datetime):
-        return value.strftime("%Y-%m-%d %H:%M:%S.%f").rstrip("0").rstrip(".") + " UTC"
+    if isinstance(value, datetime):  # a TIMESTAMP_NTZ's wall-clock time: no zone
+        shown = value.strftime("%Y-%m-%d %H:%M:%S.%f").rstrip("0").rstrip(".")
+        return shown + " UTC" if value.tzinfo else shown
     if isinstance(value, Decimal):
         return str(value)
     if isinstance(value, list | dict):  # as Snowflake shows ARRAY, OBJECT and MAP: JSON

@@ -249,6 +249,8 @@ def _primitive(spark_type: str) -> ColumnType:
         return ColumnType(f"NUMBER({precision},{scale})", spark_type)
     if spark_type.startswith(("string", "varchar", "char")) or spark_type == "void":
         return ColumnType("VARCHAR", "string")
+    if spark_type == "timestamp_ntz":  # another engine's wall-clock times (Snowflake's NTZ)
+        return ColumnType("TIMESTAMP_NTZ", "timestamp_ntz")
     if spark_type.startswith("timestamp"):
         return ColumnType("TIMESTAMP_TZ", "timestamp")
     names = {"boolean": "BOOLEAN", "date": "DATE", "binary": "BINARY"}

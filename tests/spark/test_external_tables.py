@@ -22,7 +22,7 @@ from deltalake import DeltaTable, write_deltalake
 from other_engines import delta_spark, stamp, versions
 
 from rewind.errors import RewindError
-from rewind.result import to_csv
+from rewind.result import to_csv, to_json
 from rewind.storage import log
 from rewind.storage.arrow_read import read_arrow
 
@@ -335,6 +335,7 @@ def test_a_table_with_nested_columns_and_table_features_is_protected_as_it_is_r4
         "OBJECT(city VARCHAR, Zip NUMBER(38,0))",
         "MAP(VARCHAR, NUMBER(38,0))",
     )
+    assert types["AT"] == "TIMESTAMP_NTZ"  # a wall-clock time, not an instant in UTC
     shown = conn.sql("SHOW COLUMNS IN TABLE EVENTS")[-1]
     assert shown.column("data_type")[1] == '{"type":"ARRAY","nullable":true}'
     write_deltalake(
@@ -402,6 +403,10 @@ def test_a_table_with_nested_columns_and_table_features_is_protected_as_it_is_r4
         (12, [], None, at + timedelta(microseconds=2)),
         (113, ["c"], None, None),
     ]
+    ntz = later.sql("SELECT AT FROM EVENTS WHERE ID = 4")  # no zone, as Snowflake shows it
+    assert rows(later, "SELECT AT FROM EVENTS WHERE ID = 4") == [(datetime(2026, 3, 4, 5, 6, 7),)]
+    assert to_csv(ntz).splitlines()[1] == "2026-03-04 05:06:07"
+    assert to_json(ntz).count('"2026-03-04T05:06:07"') == 1
 
 
 WIDENING_JOB = """
