@@ -556,8 +556,8 @@ def test_an_older_writers_generated_column_and_change_data_feed_hold_for_rewind_
     put NULL in a generated column (delta-spark computes ``ID * 2``), and its DELETE
     rewrote a file of a table with the change data feed on without the change files, so
     the feed's readers saw rows deleted that were not. Both are refused by name, nothing
-    written; an INSERT and a TRUNCATE, which the feed reads from the log's own actions,
-    still run, and delta-spark's change feed shows exactly them."""
+    written; an INSERT, an insert-only MERGE and a TRUNCATE, which the feed reads from the
+    log's own actions, still run, and delta-spark's change feed shows exactly them."""
     lake = tmp_path / "lake"
     delta_spark(lake, LEGACY_JOB)
     gen, feed = lake / "gen", lake / "feed"
@@ -578,10 +578,17 @@ def test_an_older_writers_generated_column_and_change_data_feed_hold_for_rewind_
     assert set(refused.values()) == {"UNSUPPORTED_TABLE_FEATURE"}, refused
     assert {root: (versions(root), data_files(root)) for root in before} == before
     assert rows(conn, "SELECT * FROM GEN") == [(1, 2)]
-    conn.sql("INSERT INTO FEED VALUES (3, 'c'); TRUNCATE TABLE FEED")
+    # An insert-only MERGE (an idempotent load) adds files only: it runs too.
+    load = "SELECT 2 AS ID, 'x' AS V UNION ALL SELECT 4, 'd'"
+    conn.sql(
+        f"INSERT INTO FEED VALUES (3, 'c'); MERGE INTO FEED USING ({load}) S "
+        "ON FEED.ID = S.ID WHEN NOT MATCHED THEN INSERT VALUES (S.ID, S.V)"
+    )
+    assert rows(conn, "SELECT * FROM FEED ORDER BY ID") == [(1, "a"), (2, "b"), (3, "c"), (4, "d")]
+    conn.sql("TRUNCATE TABLE FEED")
     changes = delta_spark(feed, FEED_JOB).strip().splitlines()[-1]
     assert changes == str(
-        sorted([(1, "insert"), (2, "insert"), (3, "insert")] + [(i, "delete") for i in (1, 2, 3)])
+        sorted([(i, "insert") for i in (1, 2, 3, 4)] + [(i, "delete") for i in (1, 2, 3, 4)])
     )
 
 

@@ -105,14 +105,17 @@ def _null(frame: DataFrame, column: Column) -> SparkColumn:
 class Target:
     """The target of an UPDATE/DELETE/MERGE: a frame of its current version whose rows
     carry the data file they live in (``__rw_file``) and their index in it, bound in the
-    statement's ``binding`` (every query of the statement runs through :meth:`query`)."""
+    statement's ``binding`` (every query of the statement runs through :meth:`query`).
+    ``rewrites`` False: the statement only adds rows (a MERGE without WHEN MATCHED)."""
 
-    def __init__(self, ctx: Context, table: exp.Table, binding: Binding) -> None:
+    def __init__(
+        self, ctx: Context, table: exp.Table, binding: Binding, rewrites: bool = True
+    ) -> None:
         self.ctx = ctx
         self.binding = binding
         self.obj = referenced(ctx, table)
         self.columns = table_columns(self.obj)
-        self.base: Snapshot = writable_snapshot(ctx, self.obj, rewrites=True)
+        self.base: Snapshot = writable_snapshot(ctx, self.obj, rewrites=rewrites)
         alias = table.args.get("alias") or exp.TableAlias(this=table.this.copy())
         self.alias: exp.Identifier = alias.this
         frame = version_frame(ctx, self.base, self.columns, with_file=True)

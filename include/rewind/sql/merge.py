@@ -46,16 +46,17 @@ class _Merge:
 
     def __init__(self, ctx: Context, tree: exp.Merge, binding: Binding) -> None:
         self.ctx = ctx
-        self.target = Target(ctx, tree.this, binding)
+        whens = tree.args["whens"].expressions
+        self.matched = [w for w in whens if w.args.get("matched")]
+        self.unmatched = [w for w in whens if not w.args.get("matched")]
+        # Only WHEN NOT MATCHED: new files alone, an append (a change data feed reads it)
+        self.target = Target(ctx, tree.this, binding, rewrites=bool(self.matched))
         using = tree.args["using"]
         alias = using.args.get("alias") or exp.TableAlias(this=using.this.copy())
         inner = exp.select(exp.Star(), exp.true().as_(SOURCE_FLAG, quoted=True)).from_(using.copy())
         self.source = exp.Subquery(this=bind(ctx, inner, binding), alias=alias.copy())
         self.source_alias: exp.Identifier = alias.this
         self.on = bind(ctx, tree.args["on"].copy(), binding)
-        whens = tree.args["whens"].expressions
-        self.matched = [w for w in whens if w.args.get("matched")]
-        self.unmatched = [w for w in whens if not w.args.get("matched")]
         if any(w.args.get("source") for w in whens):
             raise UnsupportedError("WHEN NOT MATCHED BY SOURCE is not supported.")
 
