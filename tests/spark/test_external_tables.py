@@ -543,8 +543,9 @@ spark.createDataFrame([(1, "a"), (2, "b")], "ID long, V string").write.format("d
 """
 FEED_JOB = """
 feed = spark.read.format("delta").option("readChangeFeed", "true") \
-    .option("startingVersion", 0).load(path)
+    .option("startingVersion", 0).load(f"{path}/feed")
 print(sorted((r.ID, r._change_type) for r in feed.collect()))
+print(sorted(tuple(r) for r in spark.read.format("delta").load(f"{path}/gen").collect()))
 """
 
 
@@ -555,7 +556,9 @@ def test_an_older_writers_generated_column_and_change_data_feed_hold_for_rewind_
     features wrote them) list no features: Rewind took them for plain tables. Its INSERT
     put NULL in a generated column (delta-spark computes ``ID * 2``), and its DELETE
     rewrote a file of a table with the change data feed on without the change files, so
-    the feed's readers saw rows deleted that were not. Both are refused by name, nothing
+    the feed's readers saw rows deleted that were not. The generated column's rule now
+    binds Rewind's writes (its value computed, as delta-spark does, on INSERT and UPDATE;
+    refused by name before); the feed's table refuses the rewrites by name, nothing
     written; an INSERT, an insert-only MERGE and a TRUNCATE, which the feed reads from the
     log's own actions, still run, and delta-spark's change feed shows exactly them."""
     lake = tmp_path / "lake"
@@ -569,7 +572,6 @@ def test_an_older_writers_generated_column_and_change_data_feed_hold_for_rewind_
     refused = {
         sql: code_of(conn, sql)
         for sql in [
-            "INSERT INTO GEN (ID) VALUES (5)",
             "DELETE FROM FEED WHERE ID = 1",
             "UPDATE FEED SET V = 'z'",
             "MERGE INTO FEED USING (SELECT 2 AS ID) S ON FEED.ID = S.ID WHEN MATCHED THEN DELETE",
@@ -578,6 +580,10 @@ def test_an_older_writers_generated_column_and_change_data_feed_hold_for_rewind_
     assert set(refused.values()) == {"UNSUPPORTED_TABLE_FEATURE"}, refused
     assert {root: (versions(root), data_files(root)) for root in before} == before
     assert rows(conn, "SELECT * FROM GEN") == [(1, 2)]
+    conn.sql("INSERT INTO GEN (ID) VALUES (5); INSERT INTO GEN VALUES (6, 0)")
+    conn.sql("UPDATE GEN SET ID = 7 WHERE ID = 1")
+    computed = [(5, 10), (6, 12), (7, 14)]  # a value given for it is replaced, not kept
+    assert rows(conn, "SELECT * FROM GEN ORDER BY ID") == computed
     # An insert-only MERGE (an idempotent load) adds files only: it runs too.
     load = "SELECT 2 AS ID, 'x' AS V UNION ALL SELECT 4, 'd'"
     conn.sql(
@@ -586,10 +592,11 @@ def test_an_older_writers_generated_column_and_change_data_feed_hold_for_rewind_
     )
     assert rows(conn, "SELECT * FROM FEED ORDER BY ID") == [(1, "a"), (2, "b"), (3, "c"), (4, "d")]
     conn.sql("TRUNCATE TABLE FEED")
-    changes = delta_spark(feed, FEED_JOB).strip().splitlines()[-1]
+    changes, generated = delta_spark(lake, FEED_JOB).strip().splitlines()[-2:]
     assert changes == str(
         sorted([(i, "insert") for i in (1, 2, 3, 4)] + [(i, "delete") for i in (1, 2, 3, 4)])
     )
+    assert generated == str(computed)
 
 
 def test_another_engines_vacuum_cannot_cut_time_travel_and_a_forced_one_is_named_r42(

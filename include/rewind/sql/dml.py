@@ -80,9 +80,7 @@ def insert(ctx: Context, tree: exp.Insert) -> Result:
             if column not in targets:
                 frame = frame.withColumn(column.name, _null(frame, column))
         base = writable_snapshot(ctx, obj)
-        files = write_frame(
-            ctx, base.root, frame, columns, base.schema, base.checks, base.partition_columns
-        )
+        files = write_frame(ctx, base.root, frame, columns, base.schema, base)
         removes = list(base.files) if tree.args.get("overwrite") else []
         commit_files(ctx, obj, base, files, removes, "INSERT")
     finally:
@@ -211,15 +209,7 @@ class Target:
         new = list(extra)
         if uris:
             base = self.base
-            new += write_frame(
-                self.ctx,
-                base.root,
-                kept,
-                self.columns,
-                base.schema,
-                base.checks,
-                base.partition_columns,
-            )
+            new += write_frame(self.ctx, base.root, kept, self.columns, base.schema, base)
         removes = files_by_uri(self.base, uris)
         commit_files(self.ctx, self.obj, self.base, new, removes, operation)
 

@@ -139,20 +139,22 @@ def write_frame(
     frame: DataFrame,
     columns: Sequence[Column],
     schema: pa.Schema,
-    checks: Mapping[str, str] | None = None,
-    partitions: Sequence[str] = (),
+    rules: Snapshot | None = None,
 ) -> list[DataFile]:
     """Write ``frame`` (logical column names) as new data files of a table.
 
     Every physical column of ``schema`` is written, NULL where no current column
     maps to it; a NULL in a column the Delta schema says is not nullable fails the write
-    (nothing is committed, SPEC R28), and so does a row for which one of the table's
-    ``checks`` (:attr:`Snapshot.checks`) is not true. Files are staged, then moved into
-    the table root with unique names; the caller commits them. Empty files are dropped.
-    A partitioned table's (``partitions``: its partition columns, physical names) are
-    written by partition, each file with its rows' partition values and without those
-    columns, as Delta's writers write them (in the table root, not in ``column=value/``
-    folders, which Delta leaves to convention: readers read the log's values).
+    (nothing is committed, SPEC R28). ``rules``: the version of the table the rows go
+    into, whose rules bind them (SPEC R40): a row for which one of its CHECK constraints
+    or invariants (:attr:`Snapshot.checks`) is not true fails the write; a generated
+    column (:attr:`Snapshot.generated`) holds its expression's value, as delta-spark
+    computes it (a value the statement gave it is replaced); a partitioned table's rows
+    are written by partition, each file with its rows' partition values and without
+    those columns, as Delta's writers write them (in the table root, not in
+    ``column=value/`` folders, which Delta leaves to convention: readers read the log's
+    values). Files are staged, then moved into the table root with unique names; the
+    caller commits them. Empty files are dropped.
 
     Returns:
         The new files, inside ``table_root``, with their sizes and row counts.
@@ -160,22 +162,32 @@ def write_frame(
     F = functions(frame.sparkSession)
     by_physical = {c.physical: c for c in columns}
     given = {f.name: f.dataType for f in frame.schema.fields}
+    generated = rules.generated if rules is not None else {}
 
     def stored(field: pa.Field) -> SparkColumn:
-        column = by_physical.get(field.name)
+        column = None if field.name in generated else by_physical.get(field.name)
         value = (
             _stored_as(F, F.col(quote(column.name)), given[column.name], field.type)
             if column is not None
             else F.lit(None).cast(arrow_spark(field.type))
         )
+        return value.alias(field.name)
+
+    def checked(field: pa.Field) -> SparkColumn:
+        value = F.col(quote(field.name))
+        if field.name in generated:  # over the stored columns: the table's own names
+            value = F.expr(generated[field.name]).cast(arrow_spark(field.type))
         if not field.nullable:  # Delta's protocol: no writer puts NULL there (SPEC R40)
+            column = by_physical.get(field.name)
             named = (column.name if column is not None else field.name).replace("'", "''")
             value = F.coalesce(value, F.raise_error(F.lit(f"{NOT_NULL_VIOLATION} '{named}'")))
         return value.alias(field.name)
 
     written_frame = frame.select(*[stored(f) for f in schema])
-    if checks:
-        written_frame = _checked(F, written_frame, checks)
+    written_frame = written_frame.select(*[checked(f) for f in schema])
+    if rules is not None and rules.checks:
+        written_frame = _checked(F, written_frame, rules.checks)
+    partitions = rules.partition_columns if rules is not None else []
     staging = table_root / "_rewind_staging" / f"{ctx.query_id}-{uuid.uuid4().hex[:8]}"
     ctx.undo.append(lambda: _discard(staging))
     written_frame.write.partitionBy(*partitions).parquet(str(staging))

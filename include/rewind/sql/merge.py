@@ -201,9 +201,7 @@ class _Merge:
         )
         frame = self._query(query)
         base = self.target.base
-        return write_frame(
-            self.ctx, base.root, frame, columns, base.schema, base.checks, base.partition_columns
-        )
+        return write_frame(self.ctx, base.root, frame, columns, base.schema, base)
 
 
 def merge(ctx: Context, tree: exp.Merge) -> Result:

@@ -36,15 +36,16 @@ class DataFile:
 
 
 # Writer features delta-rs commits correctly for Rewind (SPEC R40): anything else (a
-# deletion vector, column mapping's physical names, a generated column's values) is
-# refused before a file is written. The rules of the first four bind Rewind's writes:
-# :attr:`Snapshot.checks` and :meth:`Snapshot.check_writable`.
+# deletion vector, column mapping's physical names, an identity column's values) is
+# refused before a file is written. Their rules bind Rewind's writes:
+# :attr:`Snapshot.checks`, :attr:`Snapshot.generated` and :meth:`Snapshot.check_writable`.
 WRITABLE_FEATURES = {
     "appendOnly",
     "invariants",
     "checkConstraints",
     "changeDataFeed",
     "timestampNtz",
+    "generatedColumns",
 }
 # What a legacy protocol (writer version 2 to 6, no feature list; older Delta writers)
 # binds a writer to: the features of each version up to the table's, the Delta protocol's
@@ -109,6 +110,16 @@ class Snapshot:
             return True
         kept = kinds_then.keys() & kinds_now.keys()
         return len(kept) < len(kinds_then) and (not self.column_mapped or not kept)
+
+    @property
+    def generated(self) -> dict[str, str]:
+        """The version's generated columns (``delta.generationExpression``): name -> Spark
+        SQL over its columns, whose value a writer stores in it (SPEC R40)."""
+        return {
+            field["name"]: expression
+            for field in (delta_fields(self.metadata) if self.metadata else [])
+            if (expression := (field.get("metadata") or {}).get("delta.generationExpression"))
+        }
 
     @property
     def column_mapped(self) -> bool:
