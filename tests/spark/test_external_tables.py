@@ -534,7 +534,7 @@ def test_a_table_another_engines_job_replaced_reads_clones_and_restores_as_it_wa
 LEGACY_JOB = """
 legacy = "'delta.minReaderVersion' = '1', 'delta.minWriterVersion' = '4'"
 spark.sql(f"CREATE TABLE delta.`{path}/gen` (ID LONG, DOUBLED LONG GENERATED ALWAYS AS "
-          f"(ID * 2)) USING delta TBLPROPERTIES ({legacy})")
+          f"(ID * 2)) USING delta PARTITIONED BY (DOUBLED) TBLPROPERTIES ({legacy})")
 spark.sql(f"CREATE TABLE delta.`{path}/feed` (ID LONG, V STRING) USING delta "
           f"TBLPROPERTIES ({legacy}, 'delta.enableChangeDataFeed' = 'true')")
 spark.createDataFrame([(1,)], "ID long").write.format("delta").mode("append").save(f"{path}/gen")
@@ -584,6 +584,9 @@ def test_an_older_writers_generated_column_and_change_data_feed_hold_for_rewind_
     conn.sql("UPDATE GEN SET ID = 7 WHERE ID = 1")
     computed = [(5, 10), (6, 12), (7, 14)]  # a value given for it is replaced, not kept
     assert rows(conn, "SELECT * FROM GEN ORDER BY ID") == computed
+    # the table is partitioned by it: each file carries its computed value
+    live = log.replay(gen, versions(gen)[-1]).files
+    assert sorted(dict(f.partition_values)["DOUBLED"] for f in live) == ["10", "12", "14"]
     # An insert-only MERGE (an idempotent load) adds files only: it runs too.
     load = "SELECT 2 AS ID, 'x' AS V UNION ALL SELECT 4, 'd'"
     conn.sql(
