@@ -111,12 +111,13 @@ def test_delta_spark_reads_every_rewind_version_and_writes_back_r43(
     assert shown[0][7] == 1  # rows of the current version, whoever wrote it (R22)
 
 
-def test_deletion_vectors_read_right_at_every_version_and_refuse_rewind_writes_r43(
+def test_deletion_vectors_read_right_at_every_version_and_take_rewinds_appends_only_r43(
     conn: Any, connect: Callable[..., Any], home: Path
 ) -> None:
     """A delta-spark DELETE with deletion vectors: every version reads right through
     Rewind, rows count right, the vector file is a file of the table for the lifecycle,
-    and Rewind's own write is refused with a clear code, changing nothing."""
+    Rewind's write that would remove a file is refused with a clear code, changing
+    nothing, and its appends (an INSERT: every write was refused before) run."""
     root = table_root(home, "T")
     delta_spark(
         root,
@@ -168,6 +169,15 @@ def test_deletion_vectors_read_right_at_every_version_and_refuse_rewind_writes_r
         vector,
     )
     assert states == [("LIVE",)]
+    # An append adds files without vectors, which delta-rs commits to such a table (its
+    # protocol as it was): Snowflake's recovery of the DELETE runs, delta-spark reads it.
+    protocol = log.replay(root, versions(root)[-1]).protocol
+    later = open_at(connect, days=1, hours=1)
+    later.sql(f"INSERT INTO T SELECT * FROM T BEFORE(STATEMENT => '{ids[4]}') WHERE ID = 3")
+    assert ids_at(later, "") == [1, 2, 3, 4]
+    assert log.replay(root, versions(root)[-1]).protocol == protocol
+    read = "print(sorted(r.ID for r in spark.read.format('delta').load(path).collect()))"
+    assert delta_spark(root, read).strip().splitlines()[-1] == "[1, 2, 3, 4]"
 
 
 def test_column_mapping_renames_follow_and_old_versions_read_by_identity_r18_r43(

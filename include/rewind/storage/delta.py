@@ -495,8 +495,11 @@ class TableStore:
         try:
             if version % self.checkpoint_interval(configuration):
                 return version
+            snap = self.snapshot(table_id, version)
+            if "deletionVectors" in snap.features:  # Rewind appends to it: not its checkpoint
+                return version
             try:
-                self.snapshot(table_id, version).check_writable("", new_files=False)
+                snap.check_writable("", new_files=False)
             except UnsupportedTableFeature:
                 return version
             root = self.root(table_id)

@@ -47,6 +47,10 @@ WRITABLE_FEATURES = {
     "timestampNtz",
     "generatedColumns",
 }
+# Features that do not bind an append (a write that removes no file): deletion vectors
+# (its new files carry none, and delta-rs commits appends to such a table), so INSERT and
+# an insert-only MERGE run, the recovery of a bad DELETE among them.
+_APPENDABLE = {"deletionVectors"}
 # What a legacy protocol (writer version 2 to 6, no feature list; older Delta writers)
 # binds a writer to: the features of each version up to the table's, the Delta protocol's
 # table. The last three bind only a table that uses them (:meth:`Snapshot._legacy_features`).
@@ -194,13 +198,9 @@ class Snapshot:
                 "show the feed's readers changes that did not happen. delta-spark can run it; "
                 "Rewind inserts into it, truncates and restores it."
             )
-        protocol = self.protocol or {}
-        features = set(protocol.get("writerFeatures") or []) | set(
-            protocol.get("readerFeatures") or []
-        )
-        features |= self._legacy_features(int(str(protocol.get("minWriterVersion") or 1)))
-        blocked = sorted(features - WRITABLE_FEATURES)
-        if blocked or any(f.dv_path or f.deleted_rows for f in self.files):
+        appends = not (removes or rewrites)
+        blocked = sorted(self.features - WRITABLE_FEATURES - (_APPENDABLE if appends else set()))
+        if blocked or (not appends and any(f.dv_path or f.deleted_rows for f in self.files)):
             raise UnsupportedTableFeature(
                 f"Table {table} uses Delta features Rewind cannot write yet "
                 f"({', '.join(blocked) or 'deletionVectors'}); Rewind reads it at every "
@@ -212,6 +212,14 @@ class Snapshot:
                 f"Table {table} is partitioned (by {columns}): a data file without "
                 "partition values cannot be committed to it."
             )
+
+    @property
+    def features(self) -> set[str]:
+        """The Delta features the version's protocol binds a writer to: those it lists,
+        or those its legacy writer version implies (:meth:`_legacy_features`)."""
+        protocol = self.protocol or {}
+        listed = {*(protocol.get("writerFeatures") or []), *(protocol.get("readerFeatures") or [])}
+        return listed | self._legacy_features(int(str(protocol.get("minWriterVersion") or 1)))
 
     def _on(self, key: str) -> bool:
         return self.configuration.get(key, "").lower() == "true"
