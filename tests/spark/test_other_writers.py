@@ -117,7 +117,8 @@ def test_deletion_vectors_read_right_at_every_version_and_take_rewinds_appends_o
     """A delta-spark DELETE with deletion vectors: every version reads right through
     Rewind, rows count right, the vector file is a file of the table for the lifecycle,
     Rewind's write that would remove a file is refused with a clear code, changing
-    nothing, and its appends (an INSERT: every write was refused before) run."""
+    nothing, and its appends (an INSERT, an insert-only MERGE: every write was refused
+    before) run."""
     root = table_root(home, "T")
     delta_spark(
         root,
@@ -174,10 +175,14 @@ def test_deletion_vectors_read_right_at_every_version_and_take_rewinds_appends_o
     protocol = log.replay(root, versions(root)[-1]).protocol
     later = open_at(connect, days=1, hours=1)
     later.sql(f"INSERT INTO T SELECT * FROM T BEFORE(STATEMENT => '{ids[4]}') WHERE ID = 3")
-    assert ids_at(later, "") == [1, 2, 3, 4]
+    later.sql(
+        "MERGE INTO T USING (SELECT 4 AS ID, 'x' AS V UNION ALL SELECT 5, 'e') S "
+        "ON T.ID = S.ID WHEN NOT MATCHED THEN INSERT VALUES (S.ID, S.V)"
+    )
+    assert ids_at(later, "") == [1, 2, 3, 4, 5]
     assert log.replay(root, versions(root)[-1]).protocol == protocol
     read = "print(sorted(r.ID for r in spark.read.format('delta').load(path).collect()))"
-    assert delta_spark(root, read).strip().splitlines()[-1] == "[1, 2, 3, 4]"
+    assert delta_spark(root, read).strip().splitlines()[-1] == "[1, 2, 3, 4, 5]"
 
 
 def test_column_mapping_renames_follow_and_old_versions_read_by_identity_r18_r43(
