@@ -507,6 +507,7 @@ def test_a_table_another_engines_job_replaced_reads_clones_and_restores_as_it_wa
     types = {row[0]: row[1] for row in later.sql("DESC TABLE ORDERS_BACK")[-1].rows}
     assert types == {"ID": "NUMBER(38,0)", "REGION": "VARCHAR", "AMOUNT": "NUMBER(38,0)"}
     restored = later.restore("ORDERS", at=registered)
+    assert "its columns then, which another engine replaced" in restored.rows[0][0]
     now = later.sql("SELECT * FROM ORDERS ORDER BY ID")[-1]
     assert now.columns == ["ID", "REGION", "AMOUNT"]
     assert [tuple(r) for r in now.rows] == [(1, "EU", 10), (2, "US", 20)]

@@ -86,9 +86,10 @@ def restore_table(ctx: Context, table: str, *, at: str | None, before: str | Non
         obj.columns = [c.as_json() for c in own]
     if new is None:
         return ctx.status(f"Table {name} already holds the state of version {version}.")
+    columns = "" if own is None else ", and its columns then, which another engine replaced"
     return ctx.status(
-        f"Table {name} restored to the state of version {version} ({then.rows} rows) "
-        f"as version {new}."
+        f"Table {name} restored to the state of version {version} ({then.rows} rows"
+        f"{columns}) as version {new}."
     )
 
 
