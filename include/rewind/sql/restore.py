@@ -24,7 +24,6 @@ from rewind.statement import Context
 from rewind.storage.snapshot import Snapshot
 
 _OFFSET = re.compile(r"^-?\d+(\.\d+)?$")
-_FEATURE_LISTS = ("readerFeatures", "writerFeatures")
 _QUERY_ID = re.compile(
     r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
 )
@@ -99,10 +98,6 @@ def _check_replaceable(name: object, version: int, then: Snapshot, now: Snapshot
     would be a table nobody reads (a VARCHAR read as a NUMBER). Refused where delta-rs
     cannot commit that: a version or a table under column mapping (physical names), a
     change of partitioning, a file both hold, or a feature the table no longer lists."""
-    then_features, now_features = (
-        {f for key in _FEATURE_LISTS for f in (v.protocol or {}).get(key) or []}
-        for v in (then, now)
-    )
     reason = (
         "it uses column mapping"
         if then.column_mapped or now.column_mapped
@@ -111,7 +106,7 @@ def _check_replaceable(name: object, version: int, then: Snapshot, now: Snapshot
         else "a data file is in both"
         if {f.path for f in then.files} & {f.path for f in now.files}
         else "a Delta feature it used is gone"
-        if not then_features <= now_features
+        if not then.features <= now.features
         else None
     )
     if reason is not None:
