@@ -147,6 +147,11 @@ def test_deletion_vectors_read_right_at_every_version_and_take_rewinds_appends_o
     with pytest.raises(RewindError) as refused:
         later.sql("DELETE FROM T WHERE ID = 1")
     assert refused.value.code == "UNSUPPORTED_TABLE_FEATURE"
+    # A restore to before the DELETE would put the file back without its vector: refused
+    # too (it said the table "already holds" that state: the same file, by path alone).
+    with pytest.raises(RewindError) as refused:
+        later.restore("D.PUBLIC.T", before=ids[4])
+    assert refused.value.code == "UNSUPPORTED_TABLE_FEATURE"
     assert versions(root) == before and ids_at(later, "") == [1, 2, 4]
     # A clone of a version with a vector is refused too (delta-rs cannot commit the
     # vector, and the file without it would bring ID 3 back), leaving no table behind; a

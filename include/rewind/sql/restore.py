@@ -62,11 +62,11 @@ def restore_table(ctx: Context, table: str, *, at: str | None, before: str | Non
     then = snapshot(ctx, obj, version)
     name = names.qualified(ctx, obj)
     own = own_columns(obj, then, current)
-    if own is None:  # the files that differ
-        now_paths = {f.path for f in current.files}
-        then_paths = {f.path for f in then.files}
-        adds = [f for f in then.files if f.path not in now_paths]
-        removes = [f for f in current.files if f.path not in then_paths]
+    if own is None:  # the files that differ: a file is its path and its deletion vector
+        now_files = {(f.path, f.dv_path) for f in current.files}
+        then_files = {(f.path, f.dv_path) for f in then.files}
+        adds = [f for f in then.files if (f.path, f.dv_path) not in now_files]
+        removes = [f for f in current.files if (f.path, f.dv_path) not in then_files]
     else:  # another engine replaced the table since: the version's schema comes back too
         _check_replaceable(name, version, then, current)
         adds, removes = list(then.files), []
