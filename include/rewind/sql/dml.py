@@ -27,6 +27,7 @@ from rewind.sql.frames import (
     quote,
     version_frame,
     write_frame,
+    write_into,
 )
 from rewind.sql.query import Binding, bind, query_frame, referenced, release
 from rewind.sql.tables import (
@@ -80,7 +81,7 @@ def insert(ctx: Context, tree: exp.Insert) -> Result:
             if column not in targets:
                 frame = frame.withColumn(column.name, _null(frame, column))
         base = writable_snapshot(ctx, obj)
-        files = write_frame(ctx, base.root, frame, columns, base.schema, base)
+        files = write_into(ctx, base, frame, columns)
         removes = list(base.files) if tree.args.get("overwrite") else []
         commit_files(ctx, obj, base, files, removes, "INSERT")
     finally:
@@ -209,7 +210,7 @@ class Target:
         new = list(extra)
         if uris:
             base = self.base
-            new += write_frame(self.ctx, base.root, kept, self.columns, base.schema, base)
+            new += write_into(self.ctx, base, kept, self.columns)
         removes = files_by_uri(self.base, uris)
         commit_files(self.ctx, self.obj, self.base, new, removes, operation)
 

@@ -207,6 +207,14 @@ def write_frame(
     return written
 
 
+def write_into(
+    ctx: Context, base: Snapshot, frame: DataFrame, columns: Sequence[Column]
+) -> list[DataFile]:
+    """New rows for the table whose current version is ``base``: :func:`write_frame`
+    into its folder, under its schema and its rules."""
+    return write_frame(ctx, base.root, frame, columns, base.schema, base)
+
+
 def _partition_values(name: str, schema: pa.Schema) -> tuple[tuple[str, str | None], ...]:
     """The partition values of a file Spark wrote at ``name`` (``REGION=EU/DAY=2026-11-01/
     part-...``): Spark escapes a value's special characters as ``%XX`` and writes NULL (and

@@ -14,7 +14,7 @@ from rewind.sql.dml import Target, aliased, file_rows, is_true
 from rewind.sql.frames import (
     FILE_COLUMN,
     ROW_COLUMN,
-    write_frame,
+    write_into,
 )
 from rewind.sql.points import with_session
 from rewind.sql.query import Binding, bind, release
@@ -201,7 +201,7 @@ class _Merge:
         )
         frame = self._query(query)
         base = self.target.base
-        return write_frame(self.ctx, base.root, frame, columns, base.schema, base)
+        return write_into(self.ctx, base, frame, columns)
 
 
 def merge(ctx: Context, tree: exp.Merge) -> Result:
