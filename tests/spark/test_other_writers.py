@@ -111,14 +111,14 @@ def test_delta_spark_reads_every_rewind_version_and_writes_back_r43(
     assert shown[0][7] == 1  # rows of the current version, whoever wrote it (R22)
 
 
-def test_deletion_vectors_read_right_at_every_version_and_take_rewinds_appends_only_r43(
+def test_deletion_vectors_read_right_at_every_version_and_take_rewinds_writes_r16_r43(
     conn: Any, connect: Callable[..., Any], home: Path
 ) -> None:
     """A delta-spark DELETE with deletion vectors: every version reads right through
-    Rewind, rows count right, the vector file is a file of the table for the lifecycle,
-    Rewind's write that would remove a file is refused with a clear code, changing
-    nothing, and its appends (an INSERT, an insert-only MERGE: every write was refused
-    before) run."""
+    Rewind, rows count right, the vector file is a file of the table for the lifecycle;
+    a restore to before the DELETE and back, UPDATE, DELETE, MERGE and the recovery of
+    the deleted row run (every write was refused before, then all but appends), and
+    delta-spark reads each version they made."""
     root = table_root(home, "T")
     delta_spark(
         root,
@@ -143,18 +143,8 @@ def test_deletion_vectors_read_right_at_every_version_and_take_rewinds_appends_o
     ids = version_ids(home)
     assert ids_at(later, f"BEFORE(STATEMENT => '{ids[4]}')") == [1, 2, 3, 4]
     assert query(later, "SHOW TABLES")[0][7] == 3
-    before = versions(root)
-    with pytest.raises(RewindError) as refused:
-        later.sql("DELETE FROM T WHERE ID = 1")
-    assert refused.value.code == "UNSUPPORTED_TABLE_FEATURE"
-    # A restore to before the DELETE would put the file back without its vector: refused
-    # too (it said the table "already holds" that state: the same file, by path alone).
-    with pytest.raises(RewindError) as refused:
-        later.restore("D.PUBLIC.T", before=ids[4])
-    assert refused.value.code == "UNSUPPORTED_TABLE_FEATURE"
-    assert versions(root) == before and ids_at(later, "") == [1, 2, 4]
-    # A clone of a version with a vector is refused too (delta-rs cannot commit the
-    # vector, and the file without it would bring ID 3 back), leaving no table behind; a
+    # A clone of a version with a vector is refused (delta-rs cannot create a table with
+    # it, and the file without it would bring ID 3 back), leaving no table behind; a
     # clone of the version before the vector holds what that version held (R24).
     with pytest.raises(RewindError) as refused:
         later.sql("CREATE TABLE C CLONE T")
@@ -163,8 +153,21 @@ def test_deletion_vectors_read_right_at_every_version_and_take_rewinds_appends_o
     assert query(later, "SHOW TABLES LIKE 'C'") == []
     later.sql(f"CREATE TABLE C CLONE T BEFORE(STATEMENT => '{ids[4]}')")
     assert [r[0] for r in query(later, "SELECT ID FROM C ORDER BY ID")] == [1, 2, 3, 4]
-    # The lifecycle tracks the vector file, and validation (every file LIVE or REMOVED,
-    # every byte counted once) passes.
+    # A restore to before the DELETE puts the file back without its vector: its remove
+    # names the vector (one without it left the file in the table; by path alone the
+    # restore said the table "already holds" that state, ID 3 still gone). Restored to
+    # the DELETE again, the file carries its vector again (R16).
+    later.restore("D.PUBLIC.T", before=ids[4])
+    assert ids_at(later, "") == [1, 2, 3, 4]
+    undeleted = versions(root)[-1]
+    commit = log.read_commit(root, undeleted)
+    assert commit is not None
+    assert [bool(r.get("deletionVector")) for r in commit.removes()] == [True]
+    assert [bool(a.get("deletionVector")) for a in commit.adds()] == [False]
+    later.restore("D.PUBLIC.T", at=ids[4])
+    assert ids_at(later, "") == [1, 2, 4]
+    # The lifecycle tracks the vector file, carried again, and validation (every file
+    # LIVE or REMOVED, every byte counted once) passes.
     night = connect(now=clock(days=1))
     steps = night.lifecycle()
     assert steps[-1]["failed"] == 0
@@ -175,19 +178,34 @@ def test_deletion_vectors_read_right_at_every_version_and_take_rewinds_appends_o
         vector,
     )
     assert states == [("LIVE",)]
-    # An append adds files without vectors, which delta-rs commits to such a table (its
-    # protocol as it was): Snowflake's recovery of the DELETE runs, delta-spark reads it.
+    # Row-level writes read the target through Delta's reader, which drops the rows a
+    # vector deletes: rewriting the file does not bring ID 3 back. Snowflake's recovery
+    # of the DELETE and a MERGE run too; the protocol stays as it was.
     protocol = log.replay(root, versions(root)[-1]).protocol
     later = open_at(connect, days=1, hours=1)
+    later.sql("UPDATE T SET V = 'D' WHERE ID = 4")
+    assert query(later, "SELECT * FROM T ORDER BY ID") == [(1, "a"), (2, "b"), (4, "D")]
+    later.sql("DELETE FROM T WHERE ID = 1")
     later.sql(f"INSERT INTO T SELECT * FROM T BEFORE(STATEMENT => '{ids[4]}') WHERE ID = 3")
     later.sql(
         "MERGE INTO T USING (SELECT 4 AS ID, 'x' AS V UNION ALL SELECT 5, 'e') S "
-        "ON T.ID = S.ID WHEN NOT MATCHED THEN INSERT VALUES (S.ID, S.V)"
+        "ON T.ID = S.ID WHEN MATCHED THEN UPDATE SET V = S.V "
+        "WHEN NOT MATCHED THEN INSERT VALUES (S.ID, S.V)"
     )
-    assert ids_at(later, "") == [1, 2, 3, 4, 5]
+    final = [(2, "b"), (3, "c"), (4, "x"), (5, "e")]
+    assert query(later, "SELECT * FROM T ORDER BY ID") == final
     assert log.replay(root, versions(root)[-1]).protocol == protocol
-    read = "print(sorted(r.ID for r in spark.read.format('delta').load(path).collect()))"
-    assert delta_spark(root, read).strip().splitlines()[-1] == "[1, 2, 3, 4, 5]"
+    read = f"""
+        def rows(v=None):
+            reader = spark.read.format('delta')
+            reader = reader if v is None else reader.option('versionAsOf', v)
+            return sorted((r.ID, r.V) for r in reader.load(path).collect())
+        print([rows({undeleted}), rows({undeleted + 1}), rows()])
+        """
+    seen = delta_spark(root, read).strip().splitlines()[-1]
+    assert seen == str(
+        [[(1, "a"), (2, "b"), (3, "c"), (4, "d")], [(1, "a"), (2, "b"), (4, "d")], final]
+    )
 
 
 def test_column_mapping_renames_follow_and_old_versions_read_by_identity_r18_r43(

@@ -330,3 +330,65 @@ def test_a_commit_that_replaces_the_schema_lands_on_the_version_it_read_or_not_a
     restored = DeltaTable(str(team))
     assert restored.schema().to_arrow() == DeltaTable(str(team), version=0).schema().to_arrow()
     assert [uri.rsplit("/", 1)[-1] for uri in restored.file_uris()] == [f.path for f in then.files]
+
+
+def test_commits_of_files_with_deletion_vectors_carry_them_verbatim_and_undo_with_them_r28_r40(
+    tmp_path: Path,
+) -> None:
+    """A file another writer gave a deletion vector (delta-spark's DELETE) is removed, or
+    put back without it (a restore to before that DELETE), by an action that names the
+    vector: Delta's file identity is the path and the vector, and a remove without it
+    left the file in the table (delta-rs's actions carry none). The commit lands after
+    another writer's blind append, is CONCURRENT_WRITE after their remove, and its undo
+    (SPEC R28) brings the file back with its vector."""
+    team = tmp_path / "team"
+    write_deltalake(str(team), pa.table({"ID": pa.array([1, 2, 3], pa.int64())}))
+    vector = {"storageType": "i", "pathOrInlineDv": "wi5b=000010000siXQKl0", "sizeInBytes": 20,
+              "cardinality": 1}  # fmt: skip
+    whole = DeltaTable(str(team)).get_add_actions(flatten=True).column("path")[0].as_py()
+    size = (team / whole).stat().st_size
+    stats = json.dumps({"numRecords": 3})
+    deleted = {"path": whole, "partitionValues": {}, "size": size, "dataChange": True}
+    (team / "_delta_log" / f"{1:020d}.json").write_text(  # the team's DELETE of one row
+        json.dumps({"commitInfo": {"operation": "DELETE"}})
+        + "\n"
+        + json.dumps(
+            {"add": {**deleted, "modificationTime": 1, "stats": stats, "deletionVector": vector}}
+        )
+        + "\n"
+        + json.dumps({"remove": {**deleted, "deletionTimestamp": 1}})
+        + "\n"
+    )
+    store = TableStore(tmp_path / "warehouse", locate=lambda _: str(team))
+    then, now = store.snapshot(TABLE, 0), store.snapshot(TABLE, 1)
+    assert now.files[0].deletion_vector == vector and now.rows == 2
+    restore = {"schema": then.schema, "now": NOW, "readds": True}
+    write_deltalake(str(team), pa.table({"ID": pa.array([4], pa.int64())}), mode="append")
+    assert store.commit(TABLE, 1, adds=then.files, removes=now.files, query_id="q", **restore) == 3
+    removed = log.read_commit(team, 3)
+    assert removed is not None
+    assert [r["deletionVector"] for r in removed.removes()] == [vector]
+    assert [a.get("deletionVector") for a in removed.adds()] == [None]
+    restored = store.snapshot(TABLE, 3)
+    assert (whole, None) in {(f.path, f.vector) for f in restored.files}
+    assert restored.rows == 4  # the three of version 0 and the append's
+    # Taken back while newest: its entry goes, the file it re-added stays (SPEC R28).
+    store.undo_commit(TABLE, 3, "q", NOW)
+    assert json_versions(team) == [0, 1, 2] and (team / whole).exists()
+    # After another writer's remove: nothing committed.
+    latest = store.snapshot(TABLE, 2)
+    dropped = next(f for f in latest.files if f.path != whole)
+    TableStore(team.parent / "other", locate=lambda _: str(team)).commit(
+        TABLE, 2, adds=[], removes=[dropped], schema=then.schema, query_id="other", now=NOW
+    )
+    with pytest.raises(ConcurrentWrite):
+        store.commit(TABLE, 2, adds=then.files, removes=now.files, query_id="q2", **restore)
+    assert json_versions(team) == [0, 1, 2, 3]
+    # Taken back after another writer's commit: a new commit brings the file back with
+    # the vector it had, deleting nothing.
+    assert store.commit(TABLE, 3, adds=then.files, removes=now.files, query_id="q3", **restore) == 4
+    write_deltalake(str(team), pa.table({"ID": pa.array([5], pa.int64())}), mode="append")
+    store.undo_commit(TABLE, 4, "q3", NOW)
+    undone = store.snapshot(TABLE, 6)
+    assert {(f.path, f.vector) for f in undone.files} >= {(whole, now.files[0].vector)}
+    assert undone.rows == 2 + 1  # IDs 1 and 3 through the vector, and the append's 5

@@ -53,13 +53,16 @@ def version_frame(
     one (:attr:`Snapshot.plain`) is read as the Parquet files the log replay found, which
     is what Delta's reader reads for it, without rebuilding the version's snapshot in a
     Spark job (4x the time of a warm read). The target of Rewind's own UPDATE / DELETE /
-    MERGE (``with_file``) is plain but for its partition columns (:meth:`Snapshot.
-    check_writable`), and needs the files' row indexes, which Delta's reader does not give
-    for it: it is read as Parquet, its partition values from the log.
+    MERGE (``with_file``) needs the files' row indexes: a version whose files carry no
+    deletion vector is plain but for its partition columns (:meth:`Snapshot.
+    check_writable`) and read as Parquet, its partition values from the log (Delta's
+    reader gives no row index for it); one whose files carry some is read through Delta,
+    which drops their deleted rows and gives each row's file and index in it.
     """
     spark = ctx.spark()
     F = functions(spark)
-    if with_file or snap.plain:
+    vectors = any(f.vector for f in snap.files)
+    if (with_file and not vectors) or snap.plain:
         ddl = ", ".join(f"{quote(f.name)} {arrow_spark(f.type)}" for f in snap.schema)
         frame = (
             spark.read.schema(ddl).parquet(*snap.uris)
@@ -76,7 +79,7 @@ def version_frame(
             else (F.lit(None).cast("string"), F.lit(None).cast("bigint"))
         )
         frame = frame.select("*", file.alias(FILE_COLUMN), row.alias(ROW_COLUMN))
-        if snap.partition_columns and snap.files:
+        if snap.partition_columns and snap.files and not vectors:
             frame = _with_partition_values(frame, snap)
     present = set(snap.schema.names)
     projection: list[SparkColumn] = [

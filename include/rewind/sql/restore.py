@@ -63,10 +63,10 @@ def restore_table(ctx: Context, table: str, *, at: str | None, before: str | Non
     name = names.qualified(ctx, obj)
     own = own_columns(obj, then, current)
     if own is None:  # the files that differ: a file is its path and its deletion vector
-        now_files = {(f.path, f.dv_path) for f in current.files}
-        then_files = {(f.path, f.dv_path) for f in then.files}
-        adds = [f for f in then.files if (f.path, f.dv_path) not in now_files]
-        removes = [f for f in current.files if (f.path, f.dv_path) not in then_files]
+        now_files = {(f.path, f.vector) for f in current.files}
+        then_files = {(f.path, f.vector) for f in then.files}
+        adds = [f for f in then.files if (f.path, f.vector) not in now_files]
+        removes = [f for f in current.files if (f.path, f.vector) not in then_files]
     else:  # another engine replaced the table since: the version's schema comes back too
         _check_replaceable(name, version, then, current)
         adds, removes = list(then.files), []
@@ -97,7 +97,8 @@ def _check_replaceable(name: object, version: int, then: Snapshot, now: Snapshot
     too, as Delta's own RESTORE brings it back (SPEC R16): its files under today's columns
     would be a table nobody reads (a VARCHAR read as a NUMBER). Refused where delta-rs
     cannot commit that: a version or a table under column mapping (physical names), a
-    change of partitioning, a file both hold, or a feature the table no longer lists."""
+    change of partitioning, a file both hold, a deletion vector (delta-rs's overwrite
+    carries none), or a feature the table no longer lists."""
     reason = (
         "it uses column mapping"
         if then.column_mapped or now.column_mapped
@@ -105,6 +106,8 @@ def _check_replaceable(name: object, version: int, then: Snapshot, now: Snapshot
         if then.partition_columns != now.partition_columns
         else "a data file is in both"
         if {f.path for f in then.files} & {f.path for f in now.files}
+        else "a data file carries a deletion vector"
+        if any(f.vector for f in (*then.files, *now.files))
         else "a Delta feature it used is gone"
         if not then.features <= now.features
         else None
@@ -113,6 +116,6 @@ def _check_replaceable(name: object, version: int, then: Snapshot, now: Snapshot
         raise UnsupportedError(
             f"Table {name} was replaced by another engine after version {version} (its "
             f"columns changed type or are gone), and Rewind cannot restore it in place to "
-            f"that version ({reason}): clone that point instead (CREATE TABLE ... CLONE "
-            f"{name} AT|BEFORE(...)), which keeps the columns it had."
+            f"that version ({reason}): copy that point instead (CREATE TABLE ... AS "
+            f"SELECT * FROM {name} AT|BEFORE(...), or CLONE), which keeps the columns it had."
         )

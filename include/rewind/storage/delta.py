@@ -7,7 +7,9 @@ R15, R30). The Delta log is the truth (SPEC R40): other writers commit to the sa
 tables, Rewind's commits go through delta-rs's optimistic concurrency (conflicts are
 retried by delta-rs, then refused as CONCURRENT_WRITE), and undoing a failed statement
 touches only the commit that statement made. Snapshots are replayed from the log
-(:mod:`rewind.storage.log`), so deletion vectors count right whoever wrote them.
+(:mod:`rewind.storage.log`), so deletion vectors count right whoever wrote them; the
+commits delta-rs cannot make right (one that names a file's deletion vector, a property
+commit that must keep the protocol) Rewind writes itself, put-if-absent (:meth:`TableStore._put`).
 
 The warehouse (``REWIND_WAREHOUSE_URI``) and an external table may live on S3 (SPEC R41,
 R44): a log is read through :mod:`rewind.storage.location` and delta-rs commits with the
@@ -31,7 +33,8 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 from deltalake import CommitProperties, DeltaTable, PostCommitHookProperties
 from deltalake.exceptions import CommitFailedError, DeltaProtocolError
@@ -152,6 +155,27 @@ def _add(file: DataFile, now: datetime) -> AddAction:
         True,
         json.dumps({"numRecords": file.num_records}),
     )
+
+
+def _file_action(file: DataFile, now: datetime, *, remove: bool = False) -> dict[str, Any]:
+    """The add (or remove) action of ``file`` in a commit Rewind writes itself
+    (:meth:`TableStore._commit_vectors`): its path URI-encoded as Delta stores it, its
+    partition values, its row count and its deletion vector, verbatim."""
+    action: dict[str, Any] = {
+        "path": quote(file.path, safe="/:=@!$&'()*+,;-._~"),
+        "partitionValues": dict(file.partition_values),
+        "size": file.size,
+        "dataChange": True,
+    }
+    if remove:
+        action.update(deletionTimestamp=_ms(now), extendedFileMetadata=True)
+    else:
+        action["modificationTime"] = _ms(now)
+    if file.num_records:
+        action["stats"] = json.dumps({"numRecords": file.num_records})
+    if file.vector:
+        action["deletionVector"] = file.deletion_vector
+    return action
 
 
 class TableStore:
@@ -322,10 +346,7 @@ class TableStore:
                 raise
             raise StorageError(f"Cannot read the Delta log of {root}: {exc}.") from None
         log.check_readable(state.protocol, str(root))
-        files = tuple(
-            DataFile(f.path, f.size, f.num_records, f.deleted_rows, f.dv_path, f.partition_values)
-            for f in state.files
-        )
+        files = tuple(state.files)
         log.column_types(state.metadata, str(root))  # its Arrow schema is built at first use
         return Snapshot(
             version, files, root, state.protocol, log.field_ids(state.metadata), state.metadata
@@ -362,11 +383,22 @@ class TableStore:
 
         Goes through Delta's optimistic concurrency (SPEC R40): when other writers
         committed after ``base_version``, delta-rs checks for conflicts and commits
-        after them; a real conflict is CONCURRENT_WRITE and nothing is committed.
+        after them; a real conflict is CONCURRENT_WRITE and nothing is committed. A file
+        with a deletion vector (another writer's, removed or re-added) is committed by
+        :meth:`_commit_vectors`: delta-rs's actions carry none.
 
         Returns:
             The version the commit got (``base_version + 1`` unless others came first).
         """
+        if not replace and any(f.vector for f in (*adds, *removes)):
+            return self._commit_vectors(
+                table_id,
+                base_version,
+                adds,
+                removes,
+                _props(query_id, now, str(uuid.uuid4()), undo=undo, readds=readds),
+                now,
+            )
         actions: list[AddAction | RemoveAction] = [
             RemoveAction(f.path, True, _ms(now), f.size, dict(f.partition_values)) for f in removes
         ]
@@ -420,46 +452,104 @@ class TableStore:
         writer's commit it is made again on top of theirs, keeping their metadata.
         """
         root = self.root(table_id)
-        for _ in range(_COMMIT_ATTEMPTS):
-            version = base_version + 1
-            state = log.replay(root, base_version)
+
+        def build(base: int) -> tuple[list[dict[str, Any]], dict[str, str]]:
+            state = log.replay(root, base)  # another writer's metadata kept
             configuration = {**(state.metadata.get("configuration") or {}), **values}
-            info = self._info(root, base_version, configuration, values, query_id, now)
-            actions = [
+            parameters = {"properties": json.dumps(values)}
+            info = self._info(root, base, configuration, "SET TBLPROPERTIES", parameters, marks)
+            return [
                 {"commitInfo": info},
                 {"metaData": {**state.metadata, "configuration": configuration}},
-            ]
+            ], configuration
+
+        marks = _props(query_id, now, str(uuid.uuid4()))
+        return self._put(table_id, base_version, build, "its properties were not set")
+
+    def _commit_vectors(
+        self,
+        table_id: int,
+        base_version: int,
+        adds: Sequence[DataFile],
+        removes: Sequence[DataFile],
+        marks: CommitProperties,
+        now: datetime,
+    ) -> int:
+        """Commit ``removes`` and ``adds`` where a file carries a deletion vector: a
+        version Rewind writes itself, each file's action with its vector as the log gave
+        it (Delta's file identity is the path and the vector: a remove without it leaves
+        the file in the table), as delta-spark's RESTORE writes them. Put-if-absent
+        (:meth:`_put`) on ``base_version``, or after other writers' blind appends (their
+        files stay, as delta-rs's conflict check lets an append by); after any other
+        commit (a remove, a metadata or protocol change) it is CONCURRENT_WRITE and
+        nothing is committed (SPEC R40)."""
+        root = self.root(table_id)
+
+        def build(base: int) -> tuple[list[dict[str, Any]], dict[str, str]]:
+            for commit in log.commits_after(root, base_version):
+                if commit.version > base:
+                    break
+                if commit.removes() or any(
+                    "metaData" in a or "protocol" in a for a in commit.actions
+                ):
+                    raise ConcurrentWrite(
+                        f"Another writer's commit to {root} (version {commit.version}) "
+                        "conflicts with this statement's; nothing was committed: run it again."
+                    )
+            state = log.replay(root, base)
+            configuration = dict(state.metadata.get("configuration") or {})
+            info = self._info(root, base, configuration, "WRITE", {"mode": "Append"}, marks)
+            actions: list[dict[str, Any]] = [{"commitInfo": info}]
+            actions += [{"remove": _file_action(f, now, remove=True)} for f in removes]
+            actions += [{"add": _file_action(f, now)} for f in adds]
+            return actions, configuration
+
+        return self._put(table_id, base_version, build, "nothing was committed")
+
+    def _put(
+        self,
+        table_id: int,
+        base_version: int,
+        build: Callable[[int], tuple[list[dict[str, Any]], dict[str, str]]],
+        what: str,
+    ) -> int:
+        """Write the commit ``build(base)`` makes (its actions, and the table's properties
+        after it) as version ``base + 1``, put-if-absent (:func:`location.write_new`, SPEC
+        R46); when another writer's commit took that version, build it again on top of
+        theirs. Returns the version."""
+        root = self.root(table_id)
+        for _ in range(_COMMIT_ATTEMPTS):
+            actions, configuration = build(base_version)
             data = "".join(json.dumps(a, separators=(",", ":")) + "\n" for a in actions)
             with self._writing(table_id):
                 try:
-                    location.write_new(log.commit_file(root, version), data.encode())
+                    location.write_new(log.commit_file(root, base_version + 1), data.encode())
                 except FileExistsError:  # another writer's commit took the version
-                    base_version = max(c.version for c in log.commits_after(root, version - 1))
+                    base_version = max(c.version for c in log.commits_after(root, base_version))
                     continue
-            return self._checkpointed(table_id, version, configuration)
-        raise ConcurrentWrite(
-            f"Other writers kept committing to {root}; its properties were not set: run it again."
-        )
+            return self._checkpointed(table_id, base_version + 1, configuration)
+        raise ConcurrentWrite(f"Other writers kept committing to {root}; {what}: run it again.")
 
     @staticmethod
     def _info(
         root: Root,
         base_version: int,
         configuration: dict[str, str],
-        values: dict[str, str],
-        query_id: str,
-        now: datetime,
+        operation: str,
+        parameters: dict[str, str],
+        marks: CommitProperties,
     ) -> dict[str, object]:
-        """The ``commitInfo`` of :meth:`set_properties`: Rewind's marks (:func:`_props`)
-        and, on a table with in-commit timestamps, one after its previous commit's."""
+        """The ``commitInfo`` of a commit Rewind writes itself (:meth:`_put`): Rewind's
+        marks (:func:`_props`) and, on a table with in-commit timestamps, one after its
+        previous commit's."""
         wall = int(time.time() * 1000)
         info: dict[str, object] = {
             "timestamp": wall,
-            "operation": "SET TBLPROPERTIES",
-            "operationParameters": {"properties": json.dumps(values)},
+            "operation": operation,
+            "operationParameters": parameters,
             "isBlindAppend": False,
             "engineInfo": "rewind",
-            **(_props(query_id, now, str(uuid.uuid4())).custom_metadata or {}),
+            **(marks.custom_metadata or {}),
         }
         if configuration.get(_IN_COMMIT_TIMESTAMPS, "").lower() == "true":
             previous = log.read_commit(root, base_version)
@@ -496,7 +586,7 @@ class TableStore:
             if version % self.checkpoint_interval(configuration):
                 return version
             snap = self.snapshot(table_id, version)
-            if "deletionVectors" in snap.features:  # Rewind appends to it: not its checkpoint
+            if "deletionVectors" in snap.features:  # delta-rs's checkpoint drops no vector
                 return version
             try:
                 snap.check_writable("", new_files=False)
@@ -562,12 +652,7 @@ class TableStore:
             current[p] for a in commit.adds() if (p := log.relative_path(a["path"])) in current
         ]
         undo_adds = [
-            DataFile(
-                log.relative_path(r["path"]),
-                int(r.get("size") or 0),
-                0,
-                partition_values=log.partition_values(r),
-            )
+            log.data_file(r)  # its vector too: the file as it was
             for r in commit.removes()
             if log.relative_path(r["path"]) not in later
             and location.exists(location.data_file(root, log.relative_path(r["path"])))

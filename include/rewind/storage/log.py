@@ -343,15 +343,35 @@ def relative_path(path: str) -> str:
 
 
 @dataclass(frozen=True)
-class LiveFile:
-    """A data file of a version, with its deletion vector (if any)."""
+class DataFile:
+    """A data file of one table version (path relative to the table root, or the absolute
+    URI of a source's file a clone references, :func:`~rewind.storage.location.data_file`);
+    in a partitioned table, its partition values (its rows' values of the partition
+    columns, which are in the log only, never in the file); another writer's file may
+    carry a deletion vector: ``vector``, its descriptor as the log has it (JSON), which a
+    commit that removes or re-adds the file gives back verbatim (Delta's file identity is
+    the path and the vector, :func:`file_key`)."""
 
     path: str
     size: int
     num_records: int
-    deleted_rows: int = 0
-    dv_path: str | None = None
     partition_values: tuple[tuple[str, str | None], ...] = ()
+    vector: str | None = None
+
+    @property
+    def deletion_vector(self) -> dict[str, Any] | None:
+        return json.loads(self.vector) if self.vector else None
+
+    @property
+    def deleted_rows(self) -> int:
+        """How many of the file's rows its deletion vector deletes."""
+        dv = self.deletion_vector
+        return int(dv.get("cardinality") or 0) if dv else 0
+
+    @property
+    def dv_path(self) -> str | None:
+        """Its deletion vector's file (:func:`dv_file`), if one stores it."""
+        return dv_file(self.deletion_vector)
 
 
 @dataclass
@@ -362,16 +382,16 @@ class Replay:
     version: int
     protocol: dict[str, Any] = field(default_factory=dict)
     metadata: dict[str, Any] = field(default_factory=dict)
-    live: dict[str, tuple[str | None, LiveFile]] = field(default_factory=dict)
+    live: dict[str, tuple[str | None, DataFile]] = field(default_factory=dict)
 
     @property
-    def files(self) -> list[LiveFile]:
+    def files(self) -> list[DataFile]:
         return [file for _, file in self.live.values()]
 
     def apply(self, action: dict[str, Any]) -> None:
         if "add" in action:
             path, dv_id = file_key(action["add"])
-            self.live[path] = (dv_id, _live(action["add"]))
+            self.live[path] = (dv_id, data_file(action["add"]))
         elif "remove" in action:
             path, dv_id = file_key(action["remove"])
             # The remove of (path, old vector) may come after the add of (path, new one).
@@ -383,22 +403,23 @@ class Replay:
             self.protocol = action["protocol"]
 
 
-def _live(add: dict[str, Any]) -> LiveFile:
-    stats = add.get("stats")
+def data_file(action: dict[str, Any]) -> DataFile:
+    """The file an add (or a remove that kept its details) action names, with its row
+    count from the action's statistics (0 where it has none)."""
+    stats = action.get("stats")
     records = 0
     if stats:
         try:
             records = int(json.loads(stats).get("numRecords") or 0)
         except (ValueError, AttributeError):
             records = 0
-    dv = add.get("deletionVector")
-    return LiveFile(
-        relative_path(add["path"]),
-        int(add.get("size") or 0),
+    dv = action.get("deletionVector")
+    return DataFile(
+        relative_path(action["path"]),
+        int(action.get("size") or 0),
         records,
-        int(dv.get("cardinality") or 0) if dv else 0,
-        dv_file(dv),
-        partition_values(add),
+        partition_values(action),
+        json.dumps(dv, sort_keys=True) if dv else None,
     )
 
 

@@ -12,33 +12,19 @@ from typing import TYPE_CHECKING, Any
 from rewind.errors import UnsupportedError, UnsupportedTableFeature
 from rewind.storage import location
 from rewind.storage.location import Root
-from rewind.storage.log import arrow_schema, column_types, delta_fields, field_ids
+from rewind.storage.log import DataFile, arrow_schema, column_types, delta_fields, field_ids
 from rewind.types import reads_as
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
 
-@dataclass(frozen=True)
-class DataFile:
-    """A data file of one table version (path relative to the table root, or the absolute
-    URI of a source's file a clone references, :func:`~rewind.storage.location.data_file`);
-    another writer's file may carry a deletion vector (``dv_path``, ``deleted_rows``) and,
-    in a partitioned table, its partition values (its rows' values of the partition
-    columns, which are in the log only, never in the file)."""
-
-    path: str
-    size: int
-    num_records: int
-    deleted_rows: int = 0
-    dv_path: str | None = None
-    partition_values: tuple[tuple[str, str | None], ...] = ()
-
-
-# Writer features delta-rs commits correctly for Rewind (SPEC R40): anything else (a
-# deletion vector, column mapping's physical names, an identity column's values) is
-# refused before a file is written. Their rules bind Rewind's writes:
-# :attr:`Snapshot.checks`, :attr:`Snapshot.generated` and :meth:`Snapshot.check_writable`.
+# Writer features Rewind commits correctly (SPEC R40): anything else (column mapping's
+# physical names, an identity column's values, row tracking's ids) is refused before a
+# file is written. Their rules bind Rewind's writes: :attr:`Snapshot.checks`,
+# :attr:`Snapshot.generated` and :meth:`Snapshot.check_writable`. Deletion vectors: new
+# files carry none, and a commit that removes or re-adds a file with one gives its vector
+# back (:meth:`~rewind.storage.delta.TableStore.commit`).
 WRITABLE_FEATURES = {
     "appendOnly",
     "invariants",
@@ -46,11 +32,8 @@ WRITABLE_FEATURES = {
     "changeDataFeed",
     "timestampNtz",
     "generatedColumns",
+    "deletionVectors",
 }
-# Features that do not bind an append (a write that removes no file): deletion vectors
-# (its new files carry none, and delta-rs commits appends to such a table), so INSERT and
-# an insert-only MERGE run, the recovery of a bad DELETE among them.
-_APPENDABLE = {"deletionVectors"}
 # What a legacy protocol (writer version 2 to 6, no feature list; older Delta writers)
 # binds a writer to: the features of each version up to the table's, the Delta protocol's
 # table. The last three bind only a table that uses them (:meth:`Snapshot._legacy_features`).
@@ -169,7 +152,7 @@ class Snapshot:
         return (
             int(str(protocol.get("minReaderVersion") or 1)) <= 1
             and not self.partitioned
-            and not any(f.dv_path or f.deleted_rows for f in self.files)
+            and not any(f.vector for f in self.files)
         )
 
     def check_writable(
@@ -198,13 +181,12 @@ class Snapshot:
                 "show the feed's readers changes that did not happen. delta-spark can run it; "
                 "Rewind inserts into it, truncates and restores it."
             )
-        appends = not (removes or rewrites)
-        blocked = sorted(self.features - WRITABLE_FEATURES - (_APPENDABLE if appends else set()))
-        if blocked or (not appends and any(f.dv_path or f.deleted_rows for f in self.files)):
+        blocked = sorted(self.features - WRITABLE_FEATURES)
+        if blocked:
             raise UnsupportedTableFeature(
                 f"Table {table} uses Delta features Rewind cannot write yet "
-                f"({', '.join(blocked) or 'deletionVectors'}); Rewind reads it at every "
-                "version, and delta-spark can write it."
+                f"({', '.join(blocked)}); Rewind reads it at every version, and delta-spark "
+                "can write it."
             )
         if new_files and self.partitioned:
             columns = ", ".join(self.partition_columns)
