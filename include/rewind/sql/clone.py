@@ -69,7 +69,8 @@ def clone_table_into(
     column mapping: its files name columns by physical names (or by names it has
     renamed since) that delta-rs cannot commit a mapping for, so shared they would read
     as NULL columns; their rows are copied instead (a deep clone, by Spark, each column
-    read by its identity, R43).
+    read by its identity, R43). So are the rows of a file another engine gave a deletion
+    vector (:func:`_undeleted_rows`).
     """
     import pyarrow as pa  # the version's schema is Arrow (Snapshot.schema)
 
@@ -95,6 +96,7 @@ def clone_table_into(
         files = _copied_rows(ctx, source, version, target, columns, schema)
     elif rows:
         files = _shared_files(ctx, source, snap, target)
+        files += _undeleted_rows(ctx, snap, target, columns, schema)
         partitioned_by = snap.partition_columns
     create_table_storage(ctx, target, columns, files, schema, partitioned_by)
     ctx.catalog.record_access(
@@ -127,16 +129,15 @@ def _copied_rows(
 def _shared_files(
     ctx: Context, source: CatalogObject, snap: Snapshot, target: CatalogObject
 ) -> list[DataFile]:
-    """The clone's data files: ``snap``'s, shared (SPEC R24, R47) and recorded as such."""
-    files = ctx.store.share_files(target.id, snap.files, snap.root)
+    """The clone's data files: ``snap``'s without a deletion vector, shared (SPEC R24,
+    R47) and recorded as such."""
+    theirs = [f for f in snap.files if not f.vector]
+    files = ctx.store.share_files(target.id, theirs, snap.root)
     owners = record_shared_files(
         ctx.catalog,
         target.id,
         source.id,
-        [
-            (mine.path, theirs.path, mine.size)
-            for mine, theirs in zip(files, snap.files, strict=True)
-        ],
+        [(mine.path, their.path, mine.size) for mine, their in zip(files, theirs, strict=True)],
     )
     for owner_id in sorted(owners):
         owner = ctx.catalog.get(owner_id)
@@ -145,6 +146,29 @@ def _shared_files(
             # reference from before its first version commits (refused: no clone).
             keep_history(ctx, owner)
     return files
+
+
+def _undeleted_rows(
+    ctx: Context, snap: Snapshot, target: CatalogObject, columns: list[Column], schema: pa.Schema
+) -> list[DataFile]:
+    """The clone's data files for ``snap``'s files that carry a deletion vector: their
+    rows but those the vector deletes, read through Delta and written anew. Shared, such
+    a file would need its vector in the clone's first version, which delta-rs cannot
+    create (and without it the deleted rows would come back). None without such files."""
+    if not any(f.vector for f in snap.files):
+        return []
+    from rewind.spark import functions
+    from rewind.sql.frames import FILE_COLUMN, files_by_uri, quote, version_frame, write_frame
+
+    F = functions(ctx.spark())
+    frame = version_frame(ctx, snap, columns, with_file=True)
+    uris = [str(r[0]) for r in frame.select(FILE_COLUMN).distinct().collect()]
+    carrying = [u for u, f in zip(uris, files_by_uri(snap, uris), strict=True) if f.vector]
+    rows = frame.where(F.col(FILE_COLUMN).isin(carrying))
+    rows = rows.select(*[F.col(quote(c.name)) for c in columns])
+    root = ctx.store.root(target.id)
+    location.make_dir(root, exist_ok=True)
+    return write_frame(ctx, root, rows, columns, schema, snap)
 
 
 def _check_container(ctx: Context, container: CatalogObject, instant: datetime) -> None:
