@@ -28,8 +28,12 @@ NOT_NULL_VIOLATION = "NULL result in a non-nullable column"
 # ... and for a row a Delta CHECK constraint or invariant does not hold for: its name and
 # expression.
 CHECK_VIOLATION = "A row breaks the table's Delta constraint"
+# ... and for a value a statement gives a GENERATED ALWAYS AS IDENTITY column (delta-spark's
+# words), then the column's quoted name.
+IDENTITY_VIOLATION = "Providing values for GENERATED ALWAYS AS IDENTITY column"
 _VIOLATION = re.compile(
-    rf"(?:{re.escape(NOT_NULL_VIOLATION)}|{re.escape(CHECK_VIOLATION)}) '(?:[^']|'')*'"
+    rf"(?:{'|'.join(map(re.escape, (NOT_NULL_VIOLATION, CHECK_VIOLATION, IDENTITY_VIOLATION)))})"
+    r" '(?:[^']|'')*'"
     r"(?: \([^\n]*?\))?(?= SQLSTATE|\.?\s*$|\n)"
 )
 _READ_FAILED = re.compile(r"\[FAILED_READ_FILE[.\w]*\][^\n]*?\bfile (?P<path>\S+?)\.?(\s|$)")

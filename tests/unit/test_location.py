@@ -126,7 +126,7 @@ def test_local_files_read_list_and_move_as_before(tmp_path: Path) -> None:
     assert [(p.name, name, size) for p, name, size in parts] == [
         (p, p, (staging / p).stat().st_size) for p in ("part-00000.parquet", "part-00001.parquet")
     ]
-    assert [location.parquet_rows(p) for p, _, _ in parts] == [3, 0]
+    assert [location.parquet_metadata(p).num_rows for p, _, _ in parts] == [3, 0]
     nested = [name for _, name, _ in location.parts(staging, nested=True)]
     assert nested == ["R=eu/part-00002.parquet", "part-00000.parquet", "part-00001.parquet"]
     location.move(staging / "part-00000.parquet", tmp_path / "new.parquet")

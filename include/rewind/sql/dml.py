@@ -8,14 +8,14 @@ travel (SPEC R13). Spark computes the new files; delta-rs commits them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
 from rewind.audit.lineage import joined, other_tables
 from rewind.catalog.models import CatalogObject
-from rewind.errors import InvalidValue, ObjectNotFound
+from rewind.errors import InvalidValue, ObjectNotFound, UnsupportedError
 from rewind.identifiers import normalize
 from rewind.result import Result
 from rewind.spark import functions
@@ -81,7 +81,7 @@ def insert(ctx: Context, tree: exp.Insert) -> Result:
             if column not in targets:
                 frame = frame.withColumn(column.name, _null(frame, column))
         base = writable_snapshot(ctx, obj)
-        files = write_into(ctx, base, frame, columns)
+        files = write_into(ctx, base, frame, columns, inserts=True)
         removes = list(base.files) if tree.args.get("overwrite") else []
         commit_files(ctx, obj, base, files, removes, "INSERT")
     finally:
@@ -135,6 +135,14 @@ class Target:
 
     def column(self, name: str) -> Column:
         return _column(self.columns, name)
+
+    def settable(self, names: Iterable[str]) -> None:
+        """Refuse to set an identity column (UPDATE, a MERGE's WHEN MATCHED), as
+        delta-spark does: its values are the table's to give (SPEC R40)."""
+        for name in names:
+            column = self.column(name)
+            if column.physical in self.base.identity:
+                raise UnsupportedError(f"UPDATE on IDENTITY column {column.name} is not supported.")
 
     def query(self, tree: exp.Expression) -> DataFrame:
         """A DataFrame for a query of the statement (its frames bound)."""
@@ -259,6 +267,7 @@ def update(ctx: Context, tree: exp.Update) -> Result:
         values = {
             target.column(normalize(eq.this.this)).name: eq.expression for eq in tree.expressions
         }
+        target.settable(values)
         updated: exp.Expr
         new: dict[str, exp.Expression]
         if tree.args.get("from_"):

@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
 from rewind.spark import functions, to_arrow
-from rewind.spark_errors import CHECK_VIOLATION, NOT_NULL_VIOLATION
+from rewind.spark_errors import CHECK_VIOLATION, IDENTITY_VIOLATION, NOT_NULL_VIOLATION
 from rewind.statement import Context
 from rewind.storage import location
 from rewind.storage.columns import Column
 from rewind.storage.location import Root
-from rewind.storage.snapshot import DataFile, Snapshot
+from rewind.storage.snapshot import DataFile, Identity, Snapshot
 from rewind.types import arrow_spark
 
 if TYPE_CHECKING:
@@ -143,6 +143,8 @@ def write_frame(
     columns: Sequence[Column],
     schema: pa.Schema,
     rules: Snapshot | None = None,
+    *,
+    inserts: bool = False,
 ) -> list[DataFile]:
     """Write ``frame`` (logical column names) as new data files of a table.
 
@@ -152,7 +154,9 @@ def write_frame(
     into, whose rules bind them (SPEC R40): a row for which one of its CHECK constraints
     or invariants (:attr:`Snapshot.checks`) is not true fails the write; a generated
     column (:attr:`Snapshot.generated`) holds its expression's value, as delta-spark
-    computes it (a value the statement gave it is replaced); a partitioned table's rows
+    computes it (a value the statement gave it is replaced); with ``inserts`` (the rows
+    are new, not a rewrite's), an identity column (:attr:`Snapshot.identity`) gets its
+    next values (:func:`_numbered`); a partitioned table's rows
     are written by partition, each file with its rows' partition values and without
     those columns, as Delta's writers write them (in the table root, not in
     ``column=value/`` folders, which Delta leaves to convention: readers read the log's
@@ -187,6 +191,8 @@ def write_frame(
         return value.alias(field.name)
 
     written_frame = frame.select(*[stored(f) for f in schema])
+    if inserts and rules is not None and rules.identity:
+        written_frame = _numbered(F, written_frame, rules.identity, by_physical)
     written_frame = written_frame.select(*[checked(f) for f in schema])
     if rules is not None and rules.checks:
         written_frame = _checked(F, written_frame, rules.checks)
@@ -198,7 +204,7 @@ def write_frame(
     ctx.undo.append(lambda: _unlink(table_root, written))
     try:
         for part, under, size in location.parts(staging, nested=bool(partitions)):
-            rows = location.parquet_rows(part)
+            rows = location.parquet_metadata(part).num_rows
             if rows == 0:
                 continue
             name = f"part-{uuid.uuid4()}.parquet"
@@ -211,11 +217,56 @@ def write_frame(
 
 
 def write_into(
-    ctx: Context, base: Snapshot, frame: DataFrame, columns: Sequence[Column]
+    ctx: Context,
+    base: Snapshot,
+    frame: DataFrame,
+    columns: Sequence[Column],
+    *,
+    inserts: bool = False,
 ) -> list[DataFile]:
-    """New rows for the table whose current version is ``base``: :func:`write_frame`
-    into its folder, under its schema and its rules."""
-    return write_frame(ctx, base.root, frame, columns, base.schema, base)
+    """Rows for the table whose current version is ``base``: :func:`write_frame` into its
+    folder, under its schema and its rules; ``inserts``: new rows (INSERT, a MERGE's
+    inserts), not the rows a rewrite keeps."""
+    return write_frame(ctx, base.root, frame, columns, base.schema, base, inserts=inserts)
+
+
+_GIVEN = (
+    "the table gives its values: leave it out of the column list, or restore the table to "
+    "bring rows back with theirs"
+)
+
+
+def _numbered(
+    F: ModuleType,
+    stored: DataFrame,
+    identity: Mapping[str, Identity],
+    by_physical: Mapping[str, Column],
+) -> DataFrame:
+    """``stored`` (new rows, physical columns) with their identity columns' values, as
+    delta-spark gives them: a row without one gets the next value past the column's mark,
+    in the order the rows come; a value the statement gave stays where the column is
+    BY DEFAULT and fails the write where it is ALWAYS (SPEC R40). The commit moves the
+    mark past them (:func:`rewind.sql.tables.commit_files`)."""
+    seq = "__rw_seq"
+    numbered = stored.withColumn(seq, F.monotonically_increasing_id())
+
+    def value(name: str) -> SparkColumn:
+        rule, given = identity[name], F.col(quote(name))
+        count = F.expr(
+            f"SUM(CASE WHEN {quote(name)} IS NULL THEN 1 ELSE 0 END) OVER (ORDER BY {seq} "
+            "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"
+        )
+        new = (F.lit(rule.first) + F.lit(rule.step) * (count - 1)).cast("bigint")
+        if not rule.always:
+            return F.coalesce(given, new)
+        column = by_physical.get(name)
+        named = (column.name if column is not None else name).replace("'", "''")
+        refused = F.raise_error(F.lit(f"{IDENTITY_VIOLATION} '{named}' ({_GIVEN})"))
+        return F.when(given.isNull(), new).otherwise(refused)
+
+    return numbered.select(
+        *[(value(c) if c in identity else F.col(quote(c))).alias(c) for c in stored.columns]
+    )
 
 
 def _partition_values(name: str, schema: pa.Schema) -> tuple[tuple[str, str | None], ...]:

@@ -51,6 +51,12 @@ class _Merge:
         self.unmatched = [w for w in whens if not w.args.get("matched")]
         # Only WHEN NOT MATCHED: new files alone, an append (a change data feed reads it)
         self.target = Target(ctx, tree.this, binding, rewrites=bool(self.matched))
+        self.target.settable(
+            normalize(eq.this.this)
+            for w in self.matched
+            if isinstance(w.args["then"], exp.Update)
+            for eq in w.args["then"].expressions
+        )
         using = tree.args["using"]
         alias = using.args.get("alias") or exp.TableAlias(this=using.this.copy())
         inner = exp.select(exp.Star(), exp.true().as_(SOURCE_FLAG, quoted=True)).from_(using.copy())
@@ -200,8 +206,7 @@ class _Merge:
             .where(any_clause)
         )
         frame = self._query(query)
-        base = self.target.base
-        return write_into(self.ctx, base, frame, columns)
+        return write_into(self.ctx, self.target.base, frame, columns, inserts=True)
 
 
 def merge(ctx: Context, tree: exp.Merge) -> Result:

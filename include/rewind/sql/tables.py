@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from deltalake.schema import Field, PrimitiveType
 from deltalake.schema import Schema as DeltaSchema
@@ -17,8 +17,9 @@ from rewind.errors import ClockBehind, RewindError, StorageError
 from rewind.faults import fault_point
 from rewind.sql import names
 from rewind.statement import Context
-from rewind.storage import timeline
+from rewind.storage import location, timeline
 from rewind.storage.columns import Column, add_column, table_columns
+from rewind.storage.location import Root
 from rewind.storage.snapshot import DataFile, Snapshot
 
 if TYPE_CHECKING:
@@ -139,9 +140,42 @@ def commit_files(
         now=ctx.now,
         readds=readds,
         replace=schema is not None,
+        metadata=None if readds else _high_water_marks(base, adds),
+        by_rewind=bool(base.identity),
     )
     _recorded(ctx, obj, version, operation)
     return version
+
+
+def _high_water_marks(base: Snapshot, adds: Sequence[DataFile]) -> dict[str, Any] | None:
+    """``base``'s ``metaData`` with each identity column's high-water mark moved past the
+    values the new files hold (their Parquet statistics: the new rows' values and any a
+    statement gave), as delta-spark moves it in the commit of its write (SPEC R40); None
+    where no mark moves."""
+    marks: dict[str, int] = {}
+    for name, rule in base.identity.items():
+        spans = [_span(location.data_file(base.root, f.path), name) for f in adds]
+        values = [value for span in spans if span is not None for value in span]
+        far = rule.past(min(values), max(values)) if values else None
+        if far is not None:
+            marks[name] = far
+    return base.with_high_water_marks(marks) if marks else None
+
+
+def _span(path: Root, column: str) -> tuple[int, int] | None:
+    """The least and greatest value of ``column`` in a data file, from its footer's
+    statistics (Spark writes them for every row group); None where it holds none."""
+    footer = location.parquet_metadata(path)
+    names = [footer.schema.column(i).name for i in range(footer.num_columns)]
+    if column not in names:
+        return None
+    spans = [
+        (int(stats.min), int(stats.max))
+        for group in range(footer.num_row_groups)
+        if (stats := footer.row_group(group).column(names.index(column)).statistics) is not None
+        and stats.has_min_max
+    ]
+    return (min(s[0] for s in spans), max(s[1] for s in spans)) if spans else None
 
 
 def _recorded(ctx: Context, obj: CatalogObject, version: int, operation: str) -> None:

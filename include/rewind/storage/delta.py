@@ -67,6 +67,10 @@ if TYPE_CHECKING:
 _HOOKS = PostCommitHookProperties(create_checkpoint=False, cleanup_expired_logs=False)
 _COMMIT_ATTEMPTS = 10  # as delta-rs's max_commit_retries (:func:`_props`)
 _IN_COMMIT_TIMESTAMPS = "delta.enableInCommitTimestamps"
+# Tables whose checkpoints Rewind leaves to their own writers: delta-rs 1.6.6 commits
+# nothing to a table with an identity column, and Rewind has not checked that its
+# checkpoint of a table with deletion vectors keeps them right.
+_OWN_CHECKPOINTS = {"deletionVectors", "identityColumns"}
 CHECKPOINT_INTERVAL = "delta.checkpointInterval"
 DEFAULT_CHECKPOINT_INTERVAL = 10  # delta-spark's default
 _log = logging.getLogger("rewind.storage")
@@ -159,7 +163,7 @@ def _add(file: DataFile, now: datetime) -> AddAction:
 
 def _file_action(file: DataFile, now: datetime, *, remove: bool = False) -> dict[str, Any]:
     """The add (or remove) action of ``file`` in a commit Rewind writes itself
-    (:meth:`TableStore._commit_vectors`): its path URI-encoded as Delta stores it, its
+    (:meth:`TableStore._commit_own`): its path URI-encoded as Delta stores it, its
     partition values, its row count and its deletion vector, verbatim."""
     action: dict[str, Any] = {
         "path": quote(file.path, safe="/:=@!$&'()*+,;-._~"),
@@ -372,6 +376,8 @@ class TableStore:
         undo: bool = False,
         readds: bool = False,
         replace: bool = False,
+        metadata: dict[str, Any] | None = None,
+        by_rewind: bool = False,
     ) -> int:
         """Commit ``removes`` and data files ``adds`` (already in the table dir): new
         files, or with ``readds`` files earlier versions hold (a restore), which taking the
@@ -383,22 +389,22 @@ class TableStore:
 
         Goes through Delta's optimistic concurrency (SPEC R40): when other writers
         committed after ``base_version``, delta-rs checks for conflicts and commits
-        after them; a real conflict is CONCURRENT_WRITE and nothing is committed. A file
-        with a deletion vector (another writer's, removed or re-added) is committed by
-        :meth:`_commit_vectors`: delta-rs's actions carry none.
+        after them; a real conflict is CONCURRENT_WRITE and nothing is committed.
+
+        Written by Rewind itself (:meth:`_commit_own`) where delta-rs cannot make the
+        commit: a file with a deletion vector (another writer's, removed or re-added:
+        delta-rs's actions carry none), a ``metadata`` action with it (an identity
+        column's high-water mark moved), ``by_rewind`` (a table whose features delta-rs
+        refuses to commit to: identity columns).
 
         Returns:
             The version the commit got (``base_version + 1`` unless others came first).
         """
-        if not replace and any(f.vector for f in (*adds, *removes)):
-            return self._commit_vectors(
-                table_id,
-                base_version,
-                adds,
-                removes,
-                _props(query_id, now, str(uuid.uuid4()), undo=undo, readds=readds),
-                now,
-            )
+        if not replace and (
+            by_rewind or metadata is not None or any(f.vector for f in (*adds, *removes))
+        ):
+            marks = _props(query_id, now, str(uuid.uuid4()), undo=undo, readds=readds)
+            return self._commit_own(table_id, base_version, adds, removes, marks, now, metadata)
         actions: list[AddAction | RemoveAction] = [
             RemoveAction(f.path, True, _ms(now), f.size, dict(f.partition_values)) for f in removes
         ]
@@ -466,7 +472,7 @@ class TableStore:
         marks = _props(query_id, now, str(uuid.uuid4()))
         return self._put(table_id, base_version, build, "its properties were not set")
 
-    def _commit_vectors(
+    def _commit_own(
         self,
         table_id: int,
         base_version: int,
@@ -474,15 +480,16 @@ class TableStore:
         removes: Sequence[DataFile],
         marks: CommitProperties,
         now: datetime,
+        metadata: dict[str, Any] | None,
     ) -> int:
-        """Commit ``removes`` and ``adds`` where a file carries a deletion vector: a
-        version Rewind writes itself, each file's action with its vector as the log gave
-        it (Delta's file identity is the path and the vector: a remove without it leaves
-        the file in the table), as delta-spark's RESTORE writes them. Put-if-absent
-        (:meth:`_put`) on ``base_version``, or after other writers' blind appends (their
-        files stay, as delta-rs's conflict check lets an append by); after any other
-        commit (a remove, a metadata or protocol change) it is CONCURRENT_WRITE and
-        nothing is committed (SPEC R40)."""
+        """Commit ``removes`` and ``adds`` (and ``metadata``, a ``metaData`` action) as a
+        version Rewind writes itself, each file's action with its deletion vector as the
+        log gave it (Delta's file identity is the path and the vector: a remove without
+        it leaves the file in the table), as delta-spark's RESTORE writes them.
+        Put-if-absent (:meth:`_put`) on ``base_version``, or after other writers' blind
+        appends (their files stay, as delta-rs's conflict check lets an append by); after
+        any other commit (a remove, a metadata or protocol change: another writer's
+        identity values) it is CONCURRENT_WRITE and nothing is committed (SPEC R40)."""
         root = self.root(table_id)
 
         def build(base: int) -> tuple[list[dict[str, Any]], dict[str, str]]:
@@ -500,6 +507,8 @@ class TableStore:
             configuration = dict(state.metadata.get("configuration") or {})
             info = self._info(root, base, configuration, "WRITE", {"mode": "Append"}, marks)
             actions: list[dict[str, Any]] = [{"commitInfo": info}]
+            if metadata is not None:
+                actions.append({"metaData": metadata})
             actions += [{"remove": _file_action(f, now, remove=True)} for f in removes]
             actions += [{"add": _file_action(f, now)} for f in adds]
             return actions, configuration
@@ -586,7 +595,7 @@ class TableStore:
             if version % self.checkpoint_interval(configuration):
                 return version
             snap = self.snapshot(table_id, version)
-            if "deletionVectors" in snap.features:  # delta-rs's checkpoint drops no vector
+            if snap.features & _OWN_CHECKPOINTS:
                 return version
             try:
                 snap.check_writable("", new_files=False)
@@ -642,7 +651,8 @@ class TableStore:
                     location.unlink(root / log.relative_path(add["path"]))
             return
         latest = self.latest_version(table_id, version)
-        current = {f.path: f for f in self.snapshot(table_id, latest).files}
+        newest = self.snapshot(table_id, latest)
+        current = {f.path: f for f in newest.files}
         later = {
             log.relative_path(a["path"])
             for c in log.commits_after(root, version)
@@ -658,16 +668,16 @@ class TableStore:
             and location.exists(location.data_file(root, log.relative_path(r["path"])))
         ]
         if undo_removes or undo_adds:
-            schema = self.snapshot(table_id, latest).schema
             self.commit(
                 table_id,
                 latest,
                 adds=undo_adds,
                 removes=undo_removes,
-                schema=schema,
+                schema=newest.schema,
                 query_id=query_id,
                 now=now,
                 undo=True,
+                by_rewind=bool(newest.identity),
             )
 
     def discard(self, table_id: int) -> None:

@@ -36,6 +36,7 @@ from rewind.storage.objectstore import S3Location
 
 if TYPE_CHECKING:
     import pyarrow as pa
+    import pyarrow.parquet as pq
     from botocore.client import BaseClient
 
 Root = Path | S3Location
@@ -295,19 +296,20 @@ def parquet(path: Root) -> Path | pa.BufferReader:
     return path if isinstance(path, Path) else pa.BufferReader(read(path)[0])
 
 
-def parquet_rows(path: Root) -> int:
-    """A Parquet file's row count, from its footer (S3: one or two ranged GETs)."""
+def parquet_metadata(path: Root) -> pq.FileMetaData:
+    """A Parquet file's footer: its row count, row groups and their column statistics
+    (S3: one or two ranged GETs)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     if isinstance(path, Path):
-        return int(pq.ParquetFile(path).metadata.num_rows)
+        return pq.ParquetFile(path).metadata
     tail = _tail(path, _FOOTER_READ)
     footer = int.from_bytes(tail[-8:-4], "little") + 8
     if footer > len(tail):
         tail = _tail(path, footer)
     # The footer alone, behind the leading magic bytes, reads as a Parquet file's metadata.
-    return int(pq.read_metadata(pa.BufferReader(b"PAR1" + tail[-footer:])).num_rows)
+    return pq.read_metadata(pa.BufferReader(b"PAR1" + tail[-footer:]))
 
 
 def _tail(path: S3Location, size: int) -> bytes:

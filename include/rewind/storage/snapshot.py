@@ -20,11 +20,12 @@ if TYPE_CHECKING:
 
 
 # Writer features Rewind commits correctly (SPEC R40): anything else (column mapping's
-# physical names, an identity column's values, row tracking's ids) is refused before a
-# file is written. Their rules bind Rewind's writes: :attr:`Snapshot.checks`,
-# :attr:`Snapshot.generated` and :meth:`Snapshot.check_writable`. Deletion vectors: new
+# physical names, row tracking's ids) is refused before a file is written. Their rules
+# bind Rewind's writes: :attr:`Snapshot.checks`, :attr:`Snapshot.generated`,
+# :attr:`Snapshot.identity` and :meth:`Snapshot.check_writable`. Deletion vectors: new
 # files carry none, and a commit that removes or re-adds a file with one gives its vector
-# back (:meth:`~rewind.storage.delta.TableStore.commit`).
+# back; identity columns: new rows get values past the column's high-water mark, which
+# the commit moves (:meth:`~rewind.storage.delta.TableStore.commit`).
 WRITABLE_FEATURES = {
     "appendOnly",
     "invariants",
@@ -33,6 +34,7 @@ WRITABLE_FEATURES = {
     "timestampNtz",
     "generatedColumns",
     "deletionVectors",
+    "identityColumns",
 }
 # What a legacy protocol (writer version 2 to 6, no feature list; older Delta writers)
 # binds a writer to: the features of each version up to the table's, the Delta protocol's
@@ -50,6 +52,36 @@ _CONSTRAINT = "delta.constraints."  # a CHECK constraint's property: the prefix 
 _APPEND_ONLY = "delta.appendOnly"
 _CHANGE_FEED = "delta.enableChangeDataFeed"
 _COLUMN_MAPPING = "delta.columnMapping.mode"
+
+
+_IDENTITY = "delta.identity."
+_HIGH_WATER_MARK = "delta.identity.highWaterMark"
+
+
+@dataclass(frozen=True)
+class Identity:
+    """An identity column's rule (delta-spark's ``GENERATED ALWAYS|BY DEFAULT AS
+    IDENTITY``): a writer gives a new row ``start + k * step`` past the high-water mark,
+    the last value given (none yet: ``start`` first), and moves the mark in the same
+    commit; ``always``: a statement may not give the value itself."""
+
+    start: int
+    step: int
+    high: int | None
+    always: bool
+
+    @property
+    def first(self) -> int:
+        """The value the next new row gets."""
+        return self.start if self.high is None else self.high + self.step
+
+    def past(self, low: int, high: int) -> int | None:
+        """The mark after a write whose values of the column span ``low``..``high`` (new
+        rows' and any a statement gave): the farthest value in the step's direction, if
+        it is past the mark; else None (the mark stays)."""
+        far = high if self.step > 0 else low
+        mark = self.first - self.step
+        return far if (far - mark) * self.step > 0 else None
 
 
 @dataclass(frozen=True)
@@ -107,6 +139,32 @@ class Snapshot:
             for field in (delta_fields(self.metadata) if self.metadata else [])
             if (expression := (field.get("metadata") or {}).get("delta.generationExpression"))
         }
+
+    @property
+    def identity(self) -> dict[str, Identity]:
+        """The version's identity columns (``delta.identity.*`` in a field's metadata)."""
+        found = {}
+        for field in delta_fields(self.metadata) if self.metadata else []:
+            meta = field.get("metadata") or {}
+            if f"{_IDENTITY}start" in meta:
+                high = meta.get(_HIGH_WATER_MARK)
+                found[str(field["name"])] = Identity(
+                    int(meta[f"{_IDENTITY}start"]),
+                    int(meta[f"{_IDENTITY}step"]),
+                    None if high is None else int(high),
+                    not meta.get(f"{_IDENTITY}allowExplicitInsert", False),
+                )
+        return found
+
+    def with_high_water_marks(self, marks: dict[str, int]) -> dict[str, Any]:
+        """The version's ``metaData`` with identity columns' marks moved to ``marks``."""
+        metadata = dict(self.metadata or {})
+        schema = json.loads(metadata["schemaString"])
+        for field in schema["fields"]:
+            if field["name"] in marks:
+                field["metadata"] = {**field["metadata"], _HIGH_WATER_MARK: marks[field["name"]]}
+        metadata["schemaString"] = json.dumps(schema, separators=(",", ":"))
+        return metadata
 
     @property
     def column_mapped(self) -> bool:
