@@ -33,7 +33,6 @@ _TIMESTAMP = {
     exp.DataType.Type.TIMESTAMP,
     exp.DataType.Type.TIMESTAMPTZ,
     exp.DataType.Type.TIMESTAMPLTZ,
-    exp.DataType.Type.TIMESTAMPNTZ,
     exp.DataType.Type.DATETIME,
 }
 
@@ -53,6 +52,9 @@ class ColumnType:
         return _DELTA.get(self.spark, self.spark)  # decimal(p,s) is spelt alike
 
 
+# Snowflake's TIMESTAMP_NTZ, a wall-clock time: Spark's and Delta's timestamp_ntz (Delta's
+# timestampNtz table feature), declared so or another engine's.
+_NTZ = ColumnType("TIMESTAMP_NTZ", "timestamp_ntz")
 # pyarrow's type factory and its arguments, by Spark SQL type; Delta's spelling where
 # it differs (the others are spelt alike).
 _ARROW: dict[str, tuple[str, ...]] = {
@@ -216,6 +218,7 @@ def column_type(data_type: exp.DataType) -> ColumnType:
         **dict.fromkeys(_FLOAT, ColumnType("FLOAT", "double")),
         **dict.fromkeys(_STRING, ColumnType("VARCHAR", "string")),
         **dict.fromkeys(_TIMESTAMP, ColumnType("TIMESTAMP_TZ", "timestamp")),
+        exp.DataType.Type.TIMESTAMPNTZ: _NTZ,
         exp.DataType.Type.BOOLEAN: ColumnType("BOOLEAN", "boolean"),
         exp.DataType.Type.DATE: ColumnType("DATE", "date"),
         exp.DataType.Type.BINARY: ColumnType("BINARY", "binary"),
@@ -250,7 +253,7 @@ def _primitive(spark_type: str) -> ColumnType:
     if spark_type.startswith(("string", "varchar", "char")) or spark_type == "void":
         return ColumnType("VARCHAR", "string")
     if spark_type == "timestamp_ntz":  # another engine's wall-clock times (Snowflake's NTZ)
-        return ColumnType("TIMESTAMP_NTZ", "timestamp_ntz")
+        return _NTZ
     if spark_type.startswith("timestamp"):
         return ColumnType("TIMESTAMP_TZ", "timestamp")
     names = {"boolean": "BOOLEAN", "date": "DATE", "binary": "BINARY"}

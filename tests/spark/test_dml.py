@@ -475,6 +475,24 @@ def test_ctas_keeps_column_names_types_and_rows(conn: Any, home: Path) -> None:
     assert raised.value.code == "TIME_TRAVEL_UNAVAILABLE"
 
 
+def test_a_timestamp_ntz_column_holds_wall_clock_times_r26(conn: Any) -> None:
+    """Snowflake's TIMESTAMP_NTZ, declared in CREATE TABLE or added later, is a wall-clock
+    time (Delta's timestamp_ntz), shown without a zone; it was TIMESTAMP_TZ, its values
+    taken for UTC instants. A clone and CTAS keep it."""
+    conn.sql(
+        "CREATE TABLE W (AT TIMESTAMP_NTZ, TZ TIMESTAMP_TZ); "
+        "INSERT INTO W VALUES ('2026-01-01 10:00:00', '2026-01-01 10:00:00 +02:00'); "
+        "ALTER TABLE W ADD COLUMN LATER TIMESTAMP_NTZ; "
+        "UPDATE W SET LATER = AT + INTERVAL '1 HOUR'; "
+        "CREATE TABLE WC CLONE W; CREATE TABLE WX AS SELECT * FROM W"
+    )
+    wall, instant = datetime(2026, 1, 1, 10, 0), datetime(2026, 1, 1, 8, 0, tzinfo=UTC)
+    for table in ("W", "WC", "WX"):
+        assert query(conn, f"SELECT * FROM {table}") == [(wall, instant, wall.replace(hour=11))]
+        types = [r[1] for r in query(conn, f"DESC TABLE {table}")]
+        assert types == ["TIMESTAMP_NTZ", "TIMESTAMP_TZ", "TIMESTAMP_NTZ"]
+
+
 def test_create_table_like_copies_the_columns_and_no_rows(conn: Any, home: Path) -> None:
     """``CREATE TABLE T2 LIKE T`` (Snowflake's and BigQuery's spelling; an INTERNAL_ERROR
     before issue 13): T's columns and types, no rows, T untouched."""
