@@ -661,6 +661,68 @@ def test_a_table_with_identity_columns_is_restored_and_takes_rewinds_writes_r16_
     assert counted == str([(-101, "d"), (-100, "x"), (-3, "c"), (-2, "b"), (-1, "a")])
 
 
+# Liquid clustering (delta-spark's CLUSTER BY; Databricks' advice for new tables): writer
+# version 7 with clustering and domainMetadata, its last commit a bad DELETE.
+CLUSTERED_JOB = """
+spark.sql(f"CREATE TABLE delta.`{path}` (ID BIGINT, V STRING, AT TIMESTAMP) USING delta "
+          "CLUSTER BY (ID, AT)")
+spark.sql(f"INSERT INTO delta.`{path}` VALUES (1, 'a', TIMESTAMP'2026-01-01 10:00:00.123456'), "
+          "(2, 'b', NULL), (3, 'c', TIMESTAMP'2026-01-03 00:00:00')")
+spark.sql(f"DELETE FROM delta.`{path}` WHERE ID = 2")
+"""
+CLUSTERED_READ = """
+def rows(sql):
+    return sorted((r.ID, r.V) for r in spark.sql(sql.format(t=f"delta.`{path}`")).collect())
+print([rows("SELECT * FROM {t} WHERE ID = 10"),
+       rows("SELECT * FROM {t} WHERE AT > TIMESTAMP'2026-05-05 05:05:05.555'"),
+       rows("SELECT * FROM {t} WHERE AT < TIMESTAMP'2026-01-02'")])
+spark.sql(f"OPTIMIZE delta.`{path}`")
+spark.sql(f"INSERT INTO delta.`{path}` VALUES (30, 'z', NULL)")
+print(rows("SELECT * FROM {t}"))
+"""
+
+
+def test_a_clustered_table_is_restored_and_takes_rewinds_writes_r16_r40_r43(
+    tmp_path: Path, connect: Any
+) -> None:
+    """A liquid-clustered table: delta-rs 1.6.6 commits nothing to it (it needs the
+    clustering and domain-metadata features), so every Rewind write was refused, the
+    restore of the bad DELETE too. Now Rewind writes those commits itself: the restore
+    puts the file back with its own statistics; INSERT, UPDATE and DELETE add files with
+    statistics of the clustering columns (a timestamp's rounded out to the millisecond),
+    which delta-spark's file skipping reads right; its OPTIMIZE and its next INSERT run
+    after them, the protocol and the clustering domain as they were."""
+    root = tmp_path / "lake" / "clustered"
+    delta_spark(root, CLUSTERED_JOB)
+    for version in versions(root):
+        stamp(root, version, T0 + timedelta(hours=version + 1))
+    conn = connect(now=(T0 + timedelta(hours=4)).isoformat())
+    conn.sql("CREATE DATABASE LAKE")
+    register(conn, "CLUSTERED", str(root))
+    state = log.replay(root, versions(root)[-1])
+    conn.restore("LAKE.PUBLIC.CLUSTERED", at=(T0 + timedelta(hours=2, minutes=30)).isoformat())
+    assert [r[0] for r in rows(conn, "SELECT ID FROM CLUSTERED ORDER BY ID")] == [1, 2, 3]
+    restored = log.read_commit(root, versions(root)[-1])
+    assert restored is not None
+    (added,) = restored.adds()
+    assert added["stats"] == log.read_commit(root, 1).adds()[0]["stats"]  # type: ignore[union-attr]
+    conn.sql(
+        "INSERT INTO CLUSTERED VALUES (10, 'x', '2026-05-05 05:05:05.5555'), (20, NULL, NULL); "
+        "UPDATE CLUSTERED SET V = 'C' WHERE ID = 3; DELETE FROM CLUSTERED WHERE ID = 1"
+    )
+    new = log.read_commit(root, versions(root)[-3])
+    assert new is not None
+    stats = sorted((json.loads(a["stats"]) for a in new.adds()), key=lambda s: s["nullCount"]["AT"])
+    assert stats[0]["minValues"] == {"ID": 10, "AT": "2026-05-05T05:05:05.555Z"}
+    assert stats[0]["maxValues"] == {"ID": 10, "AT": "2026-05-05T05:05:05.556Z"}
+    assert stats[1]["nullCount"] == {"ID": 0, "AT": 1}
+    after = log.replay(root, versions(root)[-1])
+    assert (after.protocol, after.domains) == (state.protocol, state.domains)
+    skipped, everything = delta_spark(root, CLUSTERED_READ).strip().splitlines()[-2:]
+    assert skipped == str([[(10, "x")], [(10, "x")], []])
+    assert everything == str([(2, "b"), (3, "C"), (10, "x"), (20, None), (30, "z")])
+
+
 def test_another_engines_vacuum_cannot_cut_time_travel_and_a_forced_one_is_named_r42(
     lake: Path, connect: Any
 ) -> None:

@@ -8,9 +8,10 @@ session, SPEC R44); its staged files get their place by a server-side copy.
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from types import ModuleType
 from typing import TYPE_CHECKING
 from urllib.parse import unquote
@@ -26,6 +27,7 @@ from rewind.types import arrow_spark
 
 if TYPE_CHECKING:
     import pyarrow as pa
+    import pyarrow.parquet as pq
     from pyspark.sql import Column as SparkColumn
     from pyspark.sql import DataFrame
     from pyspark.sql.types import DataType
@@ -202,18 +204,84 @@ def write_frame(
     written_frame.write.partitionBy(*partitions).parquet(str(staging))
     written: list[DataFile] = []
     ctx.undo.append(lambda: _unlink(table_root, written))
+    clustering = rules.clustering_columns if rules is not None else []
     try:
         for part, under, size in location.parts(staging, nested=bool(partitions)):
-            rows = location.parquet_metadata(part).num_rows
-            if rows == 0:
+            footer = location.parquet_metadata(part)
+            if footer.num_rows == 0:
                 continue
             name = f"part-{uuid.uuid4()}.parquet"
             location.move(part, table_root / name)
             values = _partition_values(under, schema)
-            written.append(DataFile(name, size, rows, partition_values=values))
+            stats = _column_stats(footer, clustering) if clustering else None
+            written.append(DataFile(name, size, footer.num_rows, values, stats=stats))
     finally:
         _discard(staging)
     return written
+
+
+def _column_stats(footer: pq.FileMetaData, columns: Sequence[str]) -> str:
+    """Delta's statistics of a new file (``add.stats``) with the least and greatest value
+    and the NULL count of each of ``columns`` (a clustered table's clustering columns,
+    which its writers must give, SPEC R40), from the file's Parquet footer. Bounds, not
+    exact values (``tightBounds`` false: a timestamp's are rounded out to milliseconds,
+    as Delta keeps them); a column whose type has no bound here gets its NULL count."""
+
+    low: dict[str, str] = {}
+    high: dict[str, str] = {}
+    nulls: dict[str, int] = {}
+    where = {footer.schema.column(i).path: i for i in range(footer.num_columns)}
+    kinds = footer.schema.to_arrow_schema()
+    for name in columns:
+        if name not in where or name not in kinds.names:
+            continue
+        groups = [
+            (footer.row_group(g).num_rows, footer.row_group(g).column(where[name]).statistics)
+            for g in range(footer.num_row_groups)
+        ]
+        if any(s is None or not s.has_null_count for _, s in groups):
+            continue
+        nulls[name] = sum(int(s.null_count) for _, s in groups)
+        if any(not s.has_min_max and s.null_count < rows for rows, s in groups):
+            continue  # a row group with values but no bounds: its NULL count only
+        bounded = [s for _, s in groups if s.has_min_max]
+        kind = kinds.field(name).type
+        least = _stat_value(min(s.min for s in bounded), kind, up=False) if bounded else None
+        most = _stat_value(max(s.max for s in bounded), kind, up=True) if bounded else None
+        if least is not None and most is not None:
+            low[name], high[name] = least, most
+
+    def obj(values: Mapping[str, object]) -> str:
+        return "{" + ",".join(f"{json.dumps(k)}:{v}" for k, v in values.items()) + "}"
+
+    return (
+        f'{{"numRecords":{footer.num_rows},"minValues":{obj(low)},"maxValues":{obj(high)},'
+        f'"nullCount":{obj(nulls)},"tightBounds":false}}'
+    )
+
+
+def _stat_value(value: object, kind: pa.DataType, *, up: bool) -> str | None:
+    """A bound as Delta's statistics hold it (JSON text): a number as it is, a string or
+    a date as text, a timestamp as UTC to the millisecond, rounded down for a least value
+    and up for a greatest; None for a type without one here: a float (Parquet's bounds
+    leave NaN out, which Spark orders above every number), a wall-clock timestamp,
+    binary, boolean."""
+    import pyarrow as pa
+
+    if pa.types.is_integer(kind) or pa.types.is_decimal(kind):
+        return str(value)
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind):
+        return json.dumps(value)
+    if pa.types.is_date(kind):
+        return json.dumps(value.isoformat())  # type: ignore[attr-defined]
+    if pa.types.is_timestamp(kind) and kind.tz is not None and isinstance(value, datetime):
+        micros = value.microsecond % 1000
+        at = value - timedelta(microseconds=micros)
+        if up and micros:
+            at += timedelta(milliseconds=1)
+        at = at.replace(tzinfo=UTC) if at.tzinfo is None else at.astimezone(UTC)  # an instant
+        return json.dumps(f"{at:%Y-%m-%dT%H:%M:%S}.{at.microsecond // 1000:03d}Z")
+    return None
 
 
 def write_into(

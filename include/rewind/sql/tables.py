@@ -141,7 +141,7 @@ def commit_files(
         readds=readds,
         replace=schema is not None,
         metadata=None if readds else _high_water_marks(base, adds),
-        by_rewind=bool(base.identity),
+        by_rewind=base.by_rewind,
     )
     _recorded(ctx, obj, version, operation)
     return version

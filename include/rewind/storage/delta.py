@@ -54,7 +54,7 @@ from rewind.constants import (
 from rewind.errors import ConcurrentWrite, StorageError, UnsupportedTableFeature
 from rewind.storage import location, log
 from rewind.storage.location import Root
-from rewind.storage.snapshot import DataFile, Snapshot
+from rewind.storage.snapshot import DELTA_RS_REFUSES, DataFile, Snapshot
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -67,10 +67,10 @@ if TYPE_CHECKING:
 _HOOKS = PostCommitHookProperties(create_checkpoint=False, cleanup_expired_logs=False)
 _COMMIT_ATTEMPTS = 10  # as delta-rs's max_commit_retries (:func:`_props`)
 _IN_COMMIT_TIMESTAMPS = "delta.enableInCommitTimestamps"
-# Tables whose checkpoints Rewind leaves to their own writers: delta-rs 1.6.6 commits
-# nothing to a table with an identity column, and Rewind has not checked that its
-# checkpoint of a table with deletion vectors keeps them right.
-_OWN_CHECKPOINTS = {"deletionVectors", "identityColumns"}
+# Tables whose checkpoints Rewind leaves to their own writers: those delta-rs 1.6.6
+# commits nothing to, and a table with deletion vectors (Rewind has not checked that
+# delta-rs's checkpoint of it keeps them right).
+_OWN_CHECKPOINTS = {"deletionVectors", *DELTA_RS_REFUSES}
 CHECKPOINT_INTERVAL = "delta.checkpointInterval"
 DEFAULT_CHECKPOINT_INTERVAL = 10  # delta-spark's default
 _log = logging.getLogger("rewind.storage")
@@ -157,14 +157,14 @@ def _add(file: DataFile, now: datetime) -> AddAction:
         dict(file.partition_values),
         _ms(now),
         True,
-        json.dumps({"numRecords": file.num_records}),
+        file.stats or json.dumps({"numRecords": file.num_records}),
     )
 
 
 def _file_action(file: DataFile, now: datetime, *, remove: bool = False) -> dict[str, Any]:
     """The add (or remove) action of ``file`` in a commit Rewind writes itself
     (:meth:`TableStore._commit_own`): its path URI-encoded as Delta stores it, its
-    partition values, its row count and its deletion vector, verbatim."""
+    partition values, its statistics (or row count) and its deletion vector, verbatim."""
     action: dict[str, Any] = {
         "path": quote(file.path, safe="/:=@!$&'()*+,;-._~"),
         "partitionValues": dict(file.partition_values),
@@ -175,8 +175,8 @@ def _file_action(file: DataFile, now: datetime, *, remove: bool = False) -> dict
         action.update(deletionTimestamp=_ms(now), extendedFileMetadata=True)
     else:
         action["modificationTime"] = _ms(now)
-    if file.num_records:
-        action["stats"] = json.dumps({"numRecords": file.num_records})
+    if file.stats or file.num_records:
+        action["stats"] = file.stats or json.dumps({"numRecords": file.num_records})
     if file.vector:
         action["deletionVector"] = file.deletion_vector
     return action
@@ -353,7 +353,13 @@ class TableStore:
         files = tuple(state.files)
         log.column_types(state.metadata, str(root))  # its Arrow schema is built at first use
         return Snapshot(
-            version, files, root, state.protocol, log.field_ids(state.metadata), state.metadata
+            version,
+            files,
+            root,
+            state.protocol,
+            log.field_ids(state.metadata),
+            state.metadata,
+            tuple(state.domains.items()),
         )
 
     def latest_version(self, table_id: int, known: int = -1) -> int:
@@ -677,7 +683,7 @@ class TableStore:
                 query_id=query_id,
                 now=now,
                 undo=True,
-                by_rewind=bool(newest.identity),
+                by_rewind=newest.by_rewind,
             )
 
     def discard(self, table_id: int) -> None:

@@ -245,7 +245,7 @@ def earliest_commit(root: Root) -> int | None:
 # files no longer in the state (kept for VACUUM, for as long as the table's
 # deletedFileRetentionDuration: for Rewind's tables, for ever, SPEC R42); they change
 # nothing in a replay, so they are not read.
-_CHECKPOINT_STATE = ("add", "metaData", "protocol")
+_CHECKPOINT_STATE = ("add", "metaData", "protocol", "domainMetadata")
 
 
 def _checkpoint_actions(files: list[Root]) -> Iterator[dict[str, Any]]:
@@ -350,13 +350,15 @@ class DataFile:
     columns, which are in the log only, never in the file); another writer's file may
     carry a deletion vector: ``vector``, its descriptor as the log has it (JSON), which a
     commit that removes or re-adds the file gives back verbatim (Delta's file identity is
-    the path and the vector, :func:`file_key`)."""
+    the path and the vector, :func:`file_key`), as it gives its ``stats`` back (a
+    clustered table's readers skip files by them)."""
 
     path: str
     size: int
     num_records: int
     partition_values: tuple[tuple[str, str | None], ...] = ()
     vector: str | None = None
+    stats: str | None = None  # the log's statistics of it, as given (JSON), if any
 
     @property
     def deletion_vector(self) -> dict[str, Any] | None:
@@ -383,6 +385,7 @@ class Replay:
     protocol: dict[str, Any] = field(default_factory=dict)
     metadata: dict[str, Any] = field(default_factory=dict)
     live: dict[str, tuple[str | None, DataFile]] = field(default_factory=dict)
+    domains: dict[str, str] = field(default_factory=dict)  # domain -> its configuration
 
     @property
     def files(self) -> list[DataFile]:
@@ -401,6 +404,12 @@ class Replay:
             self.metadata = action["metaData"]
         elif "protocol" in action:
             self.protocol = action["protocol"]
+        elif "domainMetadata" in action:
+            domain = action["domainMetadata"]
+            if domain.get("removed"):
+                self.domains.pop(domain["domain"], None)
+            else:
+                self.domains[domain["domain"]] = str(domain.get("configuration") or "")
 
 
 def data_file(action: dict[str, Any]) -> DataFile:
@@ -420,6 +429,7 @@ def data_file(action: dict[str, Any]) -> DataFile:
         records,
         partition_values(action),
         json.dumps(dv, sort_keys=True) if dv else None,
+        stats or None,
     )
 
 

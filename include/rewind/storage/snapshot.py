@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 # :attr:`Snapshot.identity` and :meth:`Snapshot.check_writable`. Deletion vectors: new
 # files carry none, and a commit that removes or re-adds a file with one gives its vector
 # back; identity columns: new rows get values past the column's high-water mark, which
-# the commit moves (:meth:`~rewind.storage.delta.TableStore.commit`).
+# the commit moves (:meth:`~rewind.storage.delta.TableStore.commit`); clustering below.
 WRITABLE_FEATURES = {
     "appendOnly",
     "invariants",
@@ -35,7 +35,16 @@ WRITABLE_FEATURES = {
     "generatedColumns",
     "deletionVectors",
     "identityColumns",
+    "clustering",
+    "domainMetadata",
+    "v2Checkpoint",
 }
+# Features of a table delta-rs 1.6.6 commits nothing to ("Unsupported table features
+# required"): Rewind writes its commits to such a table itself, as Delta's protocol has
+# them (:attr:`Snapshot.by_rewind`). A clustered table's (liquid clustering, delta-spark's
+# ``CLUSTER BY``): its domain metadata kept, each new file with statistics of the
+# clustering columns (:attr:`Snapshot.clustering_columns`), a file put back with its own.
+DELTA_RS_REFUSES = {"identityColumns", "clustering", "domainMetadata", "v2Checkpoint"}
 # What a legacy protocol (writer version 2 to 6, no feature list; older Delta writers)
 # binds a writer to: the features of each version up to the table's, the Delta protocol's
 # table. The last three bind only a table that uses them (:meth:`Snapshot._legacy_features`).
@@ -95,6 +104,7 @@ class Snapshot:
     # name -> identity: column mapping's id (stable across renames), else the name
     field_ids: dict[str, str] | None = None
     metadata: dict[str, Any] | None = None  # the version's Delta metaData
+    domains: tuple[tuple[str, str], ...] = ()  # its domain metadata: (domain, configuration)
 
     @cached_property
     def schema(self) -> pa.Schema:
@@ -165,6 +175,23 @@ class Snapshot:
                 field["metadata"] = {**field["metadata"], _HIGH_WATER_MARK: marks[field["name"]]}
         metadata["schemaString"] = json.dumps(schema, separators=(",", ":"))
         return metadata
+
+    @property
+    def by_rewind(self) -> bool:
+        """Whether Rewind writes this table's commits itself (:data:`DELTA_RS_REFUSES`)."""
+        return bool(self.features & DELTA_RS_REFUSES)
+
+    @property
+    def clustering_columns(self) -> list[str]:
+        """A clustered table's clustering columns (the ``delta.clustering`` domain: its
+        physical names; nested fields as dotted paths)."""
+        text = dict(self.domains).get("delta.clustering")
+        if not text:
+            return []
+        return [
+            column if isinstance(column, str) else ".".join(column)
+            for column in json.loads(text).get("clusteringColumns") or []
+        ]
 
     @property
     def column_mapped(self) -> bool:
