@@ -662,10 +662,12 @@ def test_a_table_with_identity_columns_is_restored_and_takes_rewinds_writes_r16_
 
 
 # Liquid clustering (delta-spark's CLUSTER BY; Databricks' advice for new tables): writer
-# version 7 with clustering and domainMetadata, its last commit a bad DELETE.
+# version 7 with clustering and domainMetadata, V2 checkpoints (every other version), its
+# last commit a bad DELETE.
 CLUSTERED_JOB = """
 spark.sql(f"CREATE TABLE delta.`{path}` (ID BIGINT, V STRING, AT TIMESTAMP) USING delta "
-          "CLUSTER BY (ID, AT)")
+          "CLUSTER BY (ID, AT) TBLPROPERTIES ('delta.checkpointPolicy' = 'v2', "
+          "'delta.checkpointInterval' = '2')")
 spark.sql(f"INSERT INTO delta.`{path}` VALUES (1, 'a', TIMESTAMP'2026-01-01 10:00:00.123456'), "
           "(2, 'b', NULL), (3, 'c', TIMESTAMP'2026-01-03 00:00:00')")
 spark.sql(f"DELETE FROM delta.`{path}` WHERE ID = 2")
@@ -687,11 +689,12 @@ def test_a_clustered_table_is_restored_and_takes_rewinds_writes_r16_r40_r43(
 ) -> None:
     """A liquid-clustered table: delta-rs 1.6.6 commits nothing to it (it needs the
     clustering and domain-metadata features), so every Rewind write was refused, the
-    restore of the bad DELETE too. Now Rewind writes those commits itself: the restore
-    puts the file back with its own statistics; INSERT, UPDATE and DELETE add files with
-    statistics of the clustering columns (a timestamp's rounded out to the millisecond),
-    which delta-spark's file skipping reads right; its OPTIMIZE and its next INSERT run
-    after them, the protocol and the clustering domain as they were."""
+    restore of the bad DELETE too (so was a table with V2 checkpoints). Now Rewind writes
+    those commits itself: the restore puts the file back with its own statistics; INSERT,
+    UPDATE and DELETE add files with statistics of the clustering columns (a timestamp's
+    rounded out to the millisecond), which delta-spark's file skipping reads right; its
+    OPTIMIZE and its next INSERT run after them, the protocol and the clustering domain
+    as they were."""
     root = tmp_path / "lake" / "clustered"
     delta_spark(root, CLUSTERED_JOB)
     for version in versions(root):
@@ -700,6 +703,8 @@ def test_a_clustered_table_is_restored_and_takes_rewinds_writes_r16_r40_r43(
     conn.sql("CREATE DATABASE LAKE")
     register(conn, "CLUSTERED", str(root))
     state = log.replay(root, versions(root)[-1])
+    assert {"clustering", "v2Checkpoint"} <= set(state.protocol["writerFeatures"])
+    assert list((root / "_delta_log").glob("*.checkpoint.*.json"))  # V2, UUID-named
     conn.restore("LAKE.PUBLIC.CLUSTERED", at=(T0 + timedelta(hours=2, minutes=30)).isoformat())
     assert [r[0] for r in rows(conn, "SELECT ID FROM CLUSTERED ORDER BY ID")] == [1, 2, 3]
     restored = log.read_commit(root, versions(root)[-1])
