@@ -204,7 +204,9 @@ def write_frame(
     written_frame.write.partitionBy(*partitions).parquet(str(staging))
     written: list[DataFile] = []
     ctx.undo.append(lambda: _unlink(table_root, written))
-    clustering = rules.clustering_columns if rules is not None else []
+    # Bounds a reader or the commit needs: a clustered table's files are skipped by them,
+    # an identity column's mark moves past them (rewind.sql.tables.commit_files).
+    bounded = [*rules.clustering_columns, *rules.identity] if rules is not None else []
     try:
         for part, under, size in location.parts(staging, nested=bool(partitions)):
             footer = location.parquet_metadata(part)
@@ -213,7 +215,7 @@ def write_frame(
             name = f"part-{uuid.uuid4()}.parquet"
             location.move(part, table_root / name)
             values = _partition_values(under, schema)
-            stats = _column_stats(footer, clustering) if clustering else None
+            stats = _column_stats(footer, bounded) if bounded else None
             written.append(DataFile(name, size, footer.num_rows, values, stats=stats))
     finally:
         _discard(staging)
@@ -223,7 +225,7 @@ def write_frame(
 def _column_stats(footer: pq.FileMetaData, columns: Sequence[str]) -> str:
     """Delta's statistics of a new file (``add.stats``) with the least and greatest value
     and the NULL count of each of ``columns`` (a clustered table's clustering columns,
-    which its writers must give, SPEC R40), from the file's Parquet footer. Bounds, not
+    which its writers must give, SPEC R40; identity columns), from its Parquet footer. Bounds, not
     exact values (``tightBounds`` false: a timestamp's are rounded out to milliseconds,
     as Delta keeps them); a column whose type has no bound here gets its NULL count."""
 

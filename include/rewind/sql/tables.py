@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Collection, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -17,9 +18,8 @@ from rewind.errors import ClockBehind, RewindError, StorageError
 from rewind.faults import fault_point
 from rewind.sql import names
 from rewind.statement import Context
-from rewind.storage import location, timeline
+from rewind.storage import timeline
 from rewind.storage.columns import Column, add_column, table_columns
-from rewind.storage.location import Root
 from rewind.storage.snapshot import DataFile, Snapshot
 
 if TYPE_CHECKING:
@@ -149,33 +149,20 @@ def commit_files(
 
 def _high_water_marks(base: Snapshot, adds: Sequence[DataFile]) -> dict[str, Any] | None:
     """``base``'s ``metaData`` with each identity column's high-water mark moved past the
-    values the new files hold (their Parquet statistics: the new rows' values and any a
-    statement gave), as delta-spark moves it in the commit of its write (SPEC R40); None
-    where no mark moves."""
+    values the new files hold (their statistics, ``write_frame``'s: the new rows' values
+    and any a statement gave), as delta-spark moves it in the commit of its write (SPEC
+    R40); None where no mark moves."""
     marks: dict[str, int] = {}
+    stats = [json.loads(f.stats) for f in adds if f.stats]
     for name, rule in base.identity.items():
-        spans = [_span(location.data_file(base.root, f.path), name) for f in adds]
-        values = [value for span in spans if span is not None for value in span]
+        values = [
+            int(s[bound][name]) for s in stats for bound in ("minValues", "maxValues")
+            if name in s.get(bound, {})
+        ]  # fmt: skip
         far = rule.past(min(values), max(values)) if values else None
         if far is not None:
             marks[name] = far
     return base.with_high_water_marks(marks) if marks else None
-
-
-def _span(path: Root, column: str) -> tuple[int, int] | None:
-    """The least and greatest value of ``column`` in a data file, from its footer's
-    statistics (Spark writes them for every row group); None where it holds none."""
-    footer = location.parquet_metadata(path)
-    names = [footer.schema.column(i).name for i in range(footer.num_columns)]
-    if column not in names:
-        return None
-    spans = [
-        (int(stats.min), int(stats.max))
-        for group in range(footer.num_row_groups)
-        if (stats := footer.row_group(group).column(names.index(column)).statistics) is not None
-        and stats.has_min_max
-    ]
-    return (min(s[0] for s in spans), max(s[1] for s in spans)) if spans else None
 
 
 def _recorded(ctx: Context, obj: CatalogObject, version: int, operation: str) -> None:

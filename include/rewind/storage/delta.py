@@ -7,9 +7,11 @@ R15, R30). The Delta log is the truth (SPEC R40): other writers commit to the sa
 tables, Rewind's commits go through delta-rs's optimistic concurrency (conflicts are
 retried by delta-rs, then refused as CONCURRENT_WRITE), and undoing a failed statement
 touches only the commit that statement made. Snapshots are replayed from the log
-(:mod:`rewind.storage.log`), so deletion vectors count right whoever wrote them; the
-commits delta-rs cannot make right (one that names a file's deletion vector, a property
-commit that must keep the protocol) Rewind writes itself, put-if-absent (:meth:`TableStore._put`).
+(:mod:`rewind.storage.log`), so deletion vectors count right whoever wrote them. The
+commits delta-rs cannot make, or not right (one that names a file's deletion vector or
+moves an identity column's mark, any commit to a table whose features delta-rs refuses,
+a property commit that must keep the protocol), Rewind writes itself, put-if-absent
+(:meth:`TableStore._put`).
 
 The warehouse (``REWIND_WAREHOUSE_URI``) and an external table may live on S3 (SPEC R41,
 R44): a log is read through :mod:`rewind.storage.location` and delta-rs commits with the
@@ -401,7 +403,7 @@ class TableStore:
         commit: a file with a deletion vector (another writer's, removed or re-added:
         delta-rs's actions carry none), a ``metadata`` action with it (an identity
         column's high-water mark moved), ``by_rewind`` (a table whose features delta-rs
-        refuses to commit to: identity columns).
+        refuses to commit to, :data:`~rewind.storage.snapshot.DELTA_RS_REFUSES`).
 
         Returns:
             The version the commit got (``base_version + 1`` unless others came first).
