@@ -4,10 +4,16 @@ high-water mark its commit moves, as delta-spark keeps them (``delta.identity.*`
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
+from deltalake import write_deltalake
 
+from rewind.errors import ConcurrentWrite
+from rewind.storage import log
+from rewind.storage.delta import TableStore
 from rewind.storage.snapshot import Identity, Snapshot
 
 pytestmark = pytest.mark.unit
@@ -58,3 +64,26 @@ def test_identity_columns_are_read_from_the_log_and_their_mark_written_back_r40(
     by_default = snapshot_with({**meta, "delta.identity.allowExplicitInsert": True})
     assert by_default.identity["ID"].always is False
     assert snapshot_with({}).identity == {}
+
+
+def test_a_commit_that_moves_the_mark_is_not_made_over_another_writers_r40(
+    tmp_path: Path,
+) -> None:
+    """Rewind's commit of new identity values carries the moved mark (a ``metaData``
+    action). After another writer's commit that moved it too (their INSERT), it would
+    hand out their values again: CONCURRENT_WRITE, nothing committed; on the version it
+    read it commits, the mark moved."""
+    team = tmp_path / "team"
+    write_deltalake(str(team), pa.table({"ID": pa.array([10], pa.int64())}))
+    store = TableStore(tmp_path / "warehouse", locate=lambda _: str(team))
+    base = store.snapshot(7, 0)
+    theirs = base.with_high_water_marks({"ID": 15})
+    (team / "_delta_log" / f"{1:020d}.json").write_text(json.dumps({"metaData": theirs}) + "\n")
+    ours = base.with_high_water_marks({"ID": 20})
+    commit = {"adds": [], "removes": [], "schema": base.schema, "query_id": "q", "metadata": ours}
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    with pytest.raises(ConcurrentWrite):
+        store.commit(7, 0, now=now, **commit)  # type: ignore[arg-type]
+    assert log.read_commit(team, 2) is None
+    assert store.commit(7, 1, now=now, **commit) == 2  # type: ignore[arg-type]
+    assert log.replay(team, 2).metadata["schemaString"] == ours["schemaString"]
