@@ -581,6 +581,7 @@ def test_an_older_writers_generated_column_and_change_data_feed_hold_for_rewind_
     assert set(refused.values()) == {"UNSUPPORTED_TABLE_FEATURE"}, refused
     assert {root: (versions(root), data_files(root)) for root in before} == before
     assert rows(conn, "SELECT * FROM GEN") == [(1, 2)]
+    assert [r[8] for r in rows(conn, "DESC TABLE GEN")] == [None, "ID * 2"]  # its expression
     conn.sql("INSERT INTO GEN (ID) VALUES (5); INSERT INTO GEN VALUES (6, 0)")
     conn.sql("UPDATE GEN SET ID = 7 WHERE ID = 1")
     computed = [(5, 10), (6, 12), (7, 14)]  # a value given for it is replaced, not kept
@@ -643,6 +644,13 @@ def test_a_table_with_identity_columns_is_restored_and_takes_rewinds_writes_r16_
     register(conn, "BYDEFAULT", str(default))
     protocol = log.replay(always, versions(always)[-1]).protocol
     assert "identityColumns" in protocol["writerFeatures"]
+    # DESCRIBE shows the rule where Snowflake does (default; SHOW COLUMNS' autoincrement)
+    assert [r[4] for r in rows(conn, "DESC TABLE ALWAYS")] == [
+        "IDENTITY START 10 INCREMENT 5",
+        None,
+    ]
+    shown = rows(conn, "SHOW COLUMNS IN TABLE BYDEFAULT")
+    assert [r[10] for r in shown] == ["IDENTITY START -1 INCREMENT -1 (BY DEFAULT)", ""]
     conn.restore("LAKE.PUBLIC.ALWAYS", at=(T0 + timedelta(hours=2, minutes=30)).isoformat())
     assert rows(conn, "SELECT * FROM ALWAYS ORDER BY ID") == [(10, "a"), (15, "b"), (20, "c")]
     conn.sql("INSERT INTO ALWAYS (V) VALUES ('d'), ('e')")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from sqlglot import exp
@@ -202,20 +203,63 @@ def describe(ctx: Context, tree: exp.Describe) -> Result:
                 f"DESCRIBE TABLE ... {option.sql('snowflake')} is not supported."
             )
     obj = names.table(ctx, names.parts(tree.this))
-    rest: list[Any] = [None, "N", "N", None, None, None, None, None]
     rows = [
-        [c.name, c.type, "COLUMN", "Y" if nullable else "N", *rest]
-        for c, nullable in _described(ctx, obj)
+        [
+            c.name,
+            c.type,
+            "COLUMN",
+            "Y" if c.nullable else "N",
+            c.identity,
+            "N",
+            "N",
+            None,
+            c.expression,
+            None,
+            None,
+            None,
+        ]
+        for c in _described(ctx, obj)
     ]
     return ctx.result(DESCRIBE_COLUMNS, rows)
 
 
-def _described(ctx: Context, obj: CatalogObject) -> list[tuple[Column, bool]]:
+@dataclass(frozen=True)
+class _Described:
+    """A live table's column as DESCRIBE and SHOW COLUMNS show it: its Delta nullability,
+    an identity column's rule and a generated column's expression (another engine's,
+    binding Rewind's writes, SPEC R40), in Snowflake's words."""
+
+    column: Column
+    nullable: bool
+    identity: str | None
+    expression: str | None
+
+    @property
+    def name(self) -> str:
+        return self.column.name
+
+    @property
+    def type(self) -> str:
+        return self.column.type
+
+
+def _described(ctx: Context, obj: CatalogObject) -> list[_Described]:
     """The live table's columns as a reader sees them now, another engine's commits
-    first (their columns count too, SPEC R40), each with its Delta nullability."""
-    schema = ctx.store.snapshot(obj.id, current_version(ctx, obj)).schema
-    nullable = {f.name: f.nullable for f in schema}
-    return [(c, nullable.get(c.physical, True)) for c in table_columns(obj)]
+    first (their columns count too, SPEC R40)."""
+    snap = ctx.store.snapshot(obj.id, current_version(ctx, obj))
+    nullable = {f.name: f.nullable for f in snap.schema}
+    identity = {
+        name: f"IDENTITY START {rule.start} INCREMENT {rule.step}"
+        + ("" if rule.always else " (BY DEFAULT)")
+        for name, rule in snap.identity.items()
+    }
+    generated = snap.generated
+    return [
+        _Described(
+            c, nullable.get(c.physical, True), identity.get(c.physical), generated.get(c.physical)
+        )
+        for c in table_columns(obj)
+    ]
 
 
 def _columns(ctx: Context, tree: exp.Show) -> Result:
@@ -230,14 +274,27 @@ def _columns(ctx: Context, tree: exp.Show) -> Result:
     rows = []
     for table in tables:
         database, schema, name = names.qualified(ctx, table).parts
-        for column, nullable in _described(ctx, table):
+        for column in _described(ctx, table):
             if pattern is None or pattern.fullmatch(column.name):
                 kind = json.dumps(
-                    {**_type_json(column.type), "nullable": nullable}, separators=(",", ":")
+                    {**_type_json(column.type), "nullable": column.nullable},
+                    separators=(",", ":"),
                 )
-                null = "true" if nullable else "false"
+                null = "true" if column.nullable else "false"
                 rows.append(
-                    [name, schema, column.name, kind, null, "", "COLUMN", "", "", database, ""]
+                    [
+                        name,
+                        schema,
+                        column.name,
+                        kind,
+                        null,
+                        "",
+                        "COLUMN",
+                        column.expression or "",
+                        "",
+                        database,
+                        column.identity or "",
+                    ]
                 )
     return ctx.result(SHOW_COLUMNS, rows)
 
