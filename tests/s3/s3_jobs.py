@@ -6,6 +6,7 @@ of its environment (tests/conftest.py's ``s3_bucket``):
     python s3_jobs.py rs-append URI WRITER ROUNDS BARRIER [--writers N]
     python s3_jobs.py rewind-write URI WRITER ROUNDS BARRIER --home HOME [--writers N]
     python s3_jobs.py logstore-race s3a://bucket/race WRITER ROUNDS BARRIER [--writers N]
+    python s3_jobs.py spark-sql s3a://bucket/t STATEMENT...
 
 ``roundtrip`` is a plain PySpark job with delta-spark and the project's settings (the
 builder's ``rewind.spark.with_delta``, as a user's own job gets them): it writes and reads
@@ -17,8 +18,9 @@ in the directory BARRIER) until all N writers reach it, so that their commits ra
 ``rewind-write`` is Rewind itself: a session on HOME registers the table (``CREATE EXTERNAL
 TABLE``, before its first barrier) and runs an INSERT of the round's rows every round and an
 UPDATE of its own rows every other round; its commits carry their statement's query id in
-``userMetadata`` (SPEC R46), which it lists. Each prints one JSON line: what it did, or its
-error.
+``userMetadata`` (SPEC R46), which it lists. ``spark-sql`` is the team's own job: it runs
+each STATEMENT (``{t}`` is the Delta table at the URI, ``{v<N>}`` it at version N) and
+answers the rows of each, sorted. Each prints one JSON line: what it did, or its error.
 """
 
 from __future__ import annotations
@@ -244,10 +246,27 @@ def rewind_write(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def spark_sql(uri: str, statements: list[str]) -> dict[str, Any]:
+    """Run ``statements`` on the table at ``uri``; the rows each answered, sorted."""
+    spark = spark_session()
+    versions = {f"v{n}": f"delta.`{uri}` VERSION AS OF {n}" for n in range(100)}
+    results = [
+        sorted(
+            tuple(row) for row in spark.sql(sql.format(t=f"delta.`{uri}`", **versions)).collect()
+        )
+        for sql in statements
+    ]
+    spark.stop()
+    return {"results": results}
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser()
     jobs = parser.add_subparsers(dest="job", required=True)
     jobs.add_parser("roundtrip").add_argument("uri")
+    sql = jobs.add_parser("spark-sql")
+    sql.add_argument("uri")
+    sql.add_argument("statements", nargs="+")
     for name in ("spark-append", "rs-append", "logstore-race", "rewind-write"):
         job = jobs.add_parser(name)
         job.add_argument("uri")
@@ -261,6 +280,8 @@ def main(argv: list[str]) -> int:
     try:
         if args.job == "roundtrip":
             result = roundtrip(args.uri)
+        elif args.job == "spark-sql":
+            result = spark_sql(args.uri, args.statements)
         elif args.job == "spark-append":
             result = spark_append(args)
         elif args.job == "logstore-race":

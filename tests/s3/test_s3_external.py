@@ -16,6 +16,7 @@ from typing import Any
 import pyarrow as pa
 import pytest
 from deltalake import DeltaTable, write_deltalake
+from test_s3_spark import run_jobs
 
 from rewind.errors import RewindError
 from rewind.lifecycle.metrics import metrics_path
@@ -240,3 +241,43 @@ def test_rewinds_writes_to_a_partitioned_team_table_on_s3_go_by_partition_r41_r4
         (4, None),
     ]
     assert [key for key in objects(lake) if "_rewind_staging" in key] == []
+
+
+def test_a_team_table_with_deletion_vectors_on_s3_is_restored_cloned_and_written_r16_r41_r46(
+    lake: Any, connect: Any
+) -> None:
+    """The team's delta-spark job on S3 (s3a) deletes a row of a table with deletion
+    vectors: Rewind restores the table to before that DELETE and back (its commits,
+    which name the vector, put on S3 by conditional PUT, R46), clones the DELETE's
+    version (the vector's rows copied, the rest referenced where it is, R47) and rewrites
+    the vector's file in an UPDATE; the team's next job reads every version right."""
+    uri = f"{lake.uri}team/dv"
+    job = ["spark-sql", "s3a://" + uri.split("://", 1)[1]]
+    dv = "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')"
+    create = f"CREATE TABLE {{t}} (ID BIGINT, V STRING) USING delta {dv}"
+    fill = "INSERT INTO {t} SELECT /*+ COALESCE(1) */ * FROM VALUES (1, 'a'), (2, 'b'), (3, 'c')"
+    run_jobs([[*job, create, fill, "DELETE FROM {t} WHERE ID = 2"]], lake.env)
+    conn = connect()
+    conn.sql("CREATE DATABASE LAKE")
+    register(conn, "DV", uri)
+    assert rows(conn, "SELECT ID FROM DV ORDER BY ID") == [(1,), (3,)]
+    ((deleted,),) = rows(
+        conn,
+        "SELECT QUERY_ID FROM REWIND.ACCOUNT_USAGE.QUERY_HISTORY "
+        "WHERE QUERY_TYPE = 'DELTA_COMMIT' ORDER BY START_TIME DESC LIMIT 1",
+    )
+    conn.restore("LAKE.PUBLIC.DV", before=deleted)
+    assert rows(conn, "SELECT ID FROM DV ORDER BY ID") == [(1,), (2,), (3,)]
+    conn.sql(f"CREATE TABLE CL CLONE DV AT(STATEMENT => '{deleted}')")
+    assert rows(conn, "SELECT ID FROM CL ORDER BY ID") == [(1,), (3,)]
+    conn.restore("LAKE.PUBLIC.DV", at=deleted)
+    conn.sql("UPDATE DV SET V = 'C' WHERE ID = 3")
+    # versions: 0 CREATE, 1 INSERT, 2 the DELETE, 3 the registration's retention (R42),
+    # 4 and 5 the restores, 6 the UPDATE
+    reads = ["SELECT * FROM {v4}", "SELECT * FROM {v5}", "SELECT * FROM {t}"]
+    (answer,) = run_jobs([[*job, *reads]], lake.env)
+    assert answer["results"] == [
+        [[1, "a"], [2, "b"], [3, "c"]],  # the restore to before the DELETE
+        [[1, "a"], [3, "c"]],  # the restore to it
+        [[1, "a"], [3, "C"]],
+    ]
