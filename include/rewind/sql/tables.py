@@ -152,6 +152,8 @@ def _high_water_marks(base: Snapshot, adds: Sequence[DataFile]) -> dict[str, Any
     values the new files hold (their statistics, ``write_frame``'s: the new rows' values
     and any a statement gave), as delta-spark moves it in the commit of its write (SPEC
     R40); None where no mark moves."""
+    if not base.identity:
+        return None
     marks: dict[str, int] = {}
     stats = [json.loads(f.stats) for f in adds if f.stats]
     for name, rule in base.identity.items():

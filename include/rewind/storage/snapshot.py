@@ -150,7 +150,7 @@ class Snapshot:
             if (expression := (field.get("metadata") or {}).get("delta.generationExpression"))
         }
 
-    @property
+    @cached_property
     def identity(self) -> dict[str, Identity]:
         """The version's identity columns (``delta.identity.*`` in a field's metadata)."""
         found = {}
@@ -181,7 +181,7 @@ class Snapshot:
         """Whether Rewind writes this table's commits itself (:data:`DELTA_RS_REFUSES`)."""
         return bool(self.features & DELTA_RS_REFUSES)
 
-    @property
+    @cached_property
     def clustering_columns(self) -> list[str]:
         """A clustered table's clustering columns (the ``delta.clustering`` domain: its
         physical names; nested fields as dotted paths)."""
