@@ -158,12 +158,11 @@ def _undeleted_rows(
     if not any(f.vector for f in snap.files):
         return []
     from rewind.spark import functions
-    from rewind.sql.frames import FILE_COLUMN, files_by_uri, quote, version_frame, write_frame
+    from rewind.sql.frames import FILE_COLUMN, files_in, quote, version_frame, write_frame
 
     F = functions(ctx.spark())
     frame = version_frame(ctx, snap, columns, with_file=True)
-    uris = [str(r[0]) for r in frame.select(FILE_COLUMN).distinct().collect()]
-    carrying = [u for u, f in zip(uris, files_by_uri(snap, uris), strict=True) if f.vector]
+    carrying = [uri for uri, file in files_in(frame, snap) if file.vector]
     rows = frame.where(F.col(FILE_COLUMN).isin(carrying))
     rows = rows.select(*[F.col(quote(c.name)) for c in columns])
     root = ctx.store.root(target.id)

@@ -102,10 +102,9 @@ def _with_partition_values(frame: DataFrame, snap: Snapshot) -> DataFrame:
     first: one small job)."""
     F = functions(frame.sparkSession)
     columns = snap.partition_columns
-    names = [str(r[0]) for r in frame.select(FILE_COLUMN).distinct().collect()]
     rows = [
         (name, *[dict(file.partition_values).get(c) for c in columns])
-        for name, file in zip(names, files_by_uri(snap, names), strict=True)
+        for name, file in files_in(frame, snap)
     ]
     ddl = ", ".join(f"{quote(name)} string" for name in (FILE_COLUMN, *columns))
     values = frame.sparkSession.createDataFrame(rows, ddl)
@@ -114,6 +113,13 @@ def _with_partition_values(frame: DataFrame, snap: Snapshot) -> DataFrame:
         F.col(FILE_COLUMN), *[F.col(quote(c)).cast(kinds[c]).alias(c) for c in columns]
     )
     return frame.drop(*columns).join(F.broadcast(typed), FILE_COLUMN)
+
+
+def files_in(frame: DataFrame, snap: Snapshot) -> list[tuple[str, DataFile]]:
+    """The data files ``frame``'s rows come from (its ``__rw_file``, :func:`version_frame`
+    ``with_file``), with the name Spark reads each under: one small job."""
+    names = [str(r[0]) for r in frame.select(FILE_COLUMN).distinct().collect()]
+    return list(zip(names, files_by_uri(snap, names), strict=True))
 
 
 def files_by_uri(snap: Snapshot, uris: Sequence[str]) -> list[DataFile]:
