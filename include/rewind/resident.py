@@ -54,6 +54,7 @@ from rewind.launcher import (
     GO,
     LENGTH,
     idle_seconds,
+    process_runs,
     server_key,
 )
 
@@ -147,18 +148,9 @@ def stop(path: Path) -> bool:
         return False
     os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + 60
-    while _running(pid) and time.monotonic() < deadline:
+    while process_runs(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     return True
-
-
-def _running(pid: int) -> bool:
-    """Whether ``pid`` runs (an exited process its parent has not reaped yet does not)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return False
-    return stat.rsplit(")", 1)[-1].split()[0] not in ("Z", "X")
 
 
 def serve(path: Path) -> int:

@@ -48,6 +48,7 @@ from pathlib import Path
 
 from rewind.errors import InvalidValue, SparkUnavailable
 from rewind.home import PRIVATE_FILE, private_dir
+from rewind.launcher import process_runs
 
 # An idle server holds ~0.5-0.7 GB of resident memory (most of it outside the Java heap:
 # neither a 512 MB heap cap nor G1 giving its free heap back shrinks it) and saves the next
@@ -110,25 +111,13 @@ def log_file(home: Path) -> Path:
     return home / "logs" / "spark-server.log"
 
 
-def _alive(pid: int) -> bool:
-    """A process that runs (a killed JVM its supervisor has not reaped yet does not)."""
-    try:
-        os.kill(pid, 0)
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except (ProcessLookupError, PermissionError):  # gone, or the pid is another user's now
-        return False
-    except OSError:  # no /proc: signal 0 is all there is
-        return True
-    return stat.rsplit(")", 1)[-1].split()[0] not in ("Z", "X")
-
-
 def _live(home: Path) -> Endpoint | None:
     """The home's server if its supervisor and JVM are alive, else None."""
     try:
         endpoint = Endpoint(**json.loads(_state_file(home).read_text()))
     except (OSError, ValueError, TypeError):
         return None
-    if _alive(endpoint.supervisor) and _alive(endpoint.jvm):
+    if process_runs(endpoint.supervisor) and process_runs(endpoint.jvm):
         return endpoint
     return None
 
@@ -288,7 +277,7 @@ def _terminate(endpoint: Endpoint) -> None:
     """Stop a server's supervisor (it stops the JVM) and wait for it, a minute at most."""
     os.kill(endpoint.supervisor, signal.SIGTERM)
     deadline = time.monotonic() + 60
-    while _alive(endpoint.supervisor) and time.monotonic() < deadline:
+    while process_runs(endpoint.supervisor) and time.monotonic() < deadline:
         time.sleep(_POLL_S)
 
 

@@ -124,20 +124,12 @@ def calls(tmp_path: Path) -> Iterator[Resident]:
     shutil.rmtree(runtime)
 
 
-def alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[-1].split()[0]
-    except FileNotFoundError:
-        return False
-    return state not in ("Z", "X")
-
-
 def gone(pid: int) -> bool:
     """Whether ``pid`` ends (waits a minute at most)."""
     deadline = time.monotonic() + 60
-    while alive(pid) and time.monotonic() < deadline:
+    while launcher.process_runs(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
-    return not alive(pid)
+    return not launcher.process_runs(pid)
 
 
 def without_ids(text: str) -> Any:
@@ -154,7 +146,7 @@ def test_the_second_call_is_served_by_the_resident_process(calls: Resident) -> N
     assert [row[1] for row in json.loads(second.stdout)[0]["rows"]] == ["D"]
     child = calls.served(second)
     assert child not in (server, second.pid)
-    assert alive(server)  # it serves on; the child that ran the call is gone
+    assert launcher.process_runs(server)  # it serves on; the child that ran the call is gone
     assert gone(child)
 
 

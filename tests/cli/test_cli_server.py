@@ -30,6 +30,7 @@ from sockets import LOOPBACK, listening
 
 from rewind import spark_server
 from rewind.errors import RewindError
+from rewind.launcher import process_runs
 from rewind.spark import SESSION_CONF
 
 pytestmark = pytest.mark.cli
@@ -378,6 +379,6 @@ def test_a_server_serves_only_callers_with_its_object_store_settings_r45(
     assert rows(sql(home, "SELECT count(*) AS n FROM d.public.t", env=rotated)[0]) == [{"N": 1}]
     served_rotated = spark_server._live(home)
     assert served_rotated is not None and served_rotated.supervisor != served_first.supervisor
-    assert not spark_server._alive(served_first.jvm)  # the old credentials' JVM is gone
+    assert not process_runs(served_first.jvm)  # the old credentials' JVM is gone
     state = (home / "server" / "state.json").read_text()
     assert "s3cret" not in state and "AKIAFIRST" not in state
