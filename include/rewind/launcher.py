@@ -111,17 +111,6 @@ def in_process(args: list[str]) -> int:
     return cli_main(args)
 
 
-def process_runs(pid: int) -> bool:
-    """Whether ``pid`` is a process of this user that runs: one that exited and its parent
-    has not reaped yet does not, nor one that ends while this reads its state."""
-    try:
-        os.kill(pid, 0)
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:  # gone (ESRCH, ENOENT: also during the read), or another user's pid now
-        return False
-    return stat.rsplit(")", 1)[-1].split()[0] not in ("Z", "X")
-
-
 def idle_seconds() -> int:
     """``REWIND_CLI_SERVER_IDLE``, seconds >= 1 (ValueError otherwise)."""
     text = os.environ.get(IDLE_ENV) or str(IDLE_DEFAULT_S)

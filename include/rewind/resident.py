@@ -54,9 +54,9 @@ from rewind.launcher import (
     GO,
     LENGTH,
     idle_seconds,
-    process_runs,
     server_key,
 )
+from rewind.processes import process_runs
 
 # The modules a call imports on its way (the statements that run on Spark Connect, the
 # catalog, the errors); what a rare command needs on top is imported by its call. The

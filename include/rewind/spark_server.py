@@ -48,7 +48,7 @@ from pathlib import Path
 
 from rewind.errors import InvalidValue, SparkUnavailable
 from rewind.home import PRIVATE_FILE, private_dir
-from rewind.launcher import process_runs
+from rewind.processes import process_runs
 
 # An idle server holds ~0.5-0.7 GB of resident memory (most of it outside the Java heap:
 # neither a 512 MB heap cap nor G1 giving its free heap back shrinks it) and saves the next

@@ -27,6 +27,7 @@ from typing import Any
 import pytest
 
 from rewind import launcher, resident
+from rewind.processes import process_runs
 
 pytestmark = pytest.mark.cli
 
@@ -127,9 +128,9 @@ def calls(tmp_path: Path) -> Iterator[Resident]:
 def gone(pid: int) -> bool:
     """Whether ``pid`` ends (waits a minute at most)."""
     deadline = time.monotonic() + 60
-    while launcher.process_runs(pid) and time.monotonic() < deadline:
+    while process_runs(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
-    return not launcher.process_runs(pid)
+    return not process_runs(pid)
 
 
 def without_ids(text: str) -> Any:
@@ -146,7 +147,7 @@ def test_the_second_call_is_served_by_the_resident_process(calls: Resident) -> N
     assert [row[1] for row in json.loads(second.stdout)[0]["rows"]] == ["D"]
     child = calls.served(second)
     assert child not in (server, second.pid)
-    assert launcher.process_runs(server)  # it serves on; the child that ran the call is gone
+    assert process_runs(server)  # it serves on; the child that ran the call is gone
     assert gone(child)
 
 

@@ -30,7 +30,7 @@ from sockets import LOOPBACK, listening
 
 from rewind import spark_server
 from rewind.errors import RewindError
-from rewind.launcher import process_runs
+from rewind.processes import process_runs
 from rewind.spark import SESSION_CONF
 
 pytestmark = pytest.mark.cli

@@ -1,4 +1,4 @@
-"""launcher.process_runs: the one answer to "does this process still run" that the CLI's
+"""processes.process_runs: the one answer to "does this process still run" that the CLI's
 resident server, the Spark server's supervisor and the tests all ask (SPEC R39)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from rewind.launcher import process_runs
+from rewind.processes import process_runs
 
 pytestmark = pytest.mark.unit
 
