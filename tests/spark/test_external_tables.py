@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from deltalake import DeltaTable, write_deltalake
 from other_engines import delta_spark, stamp, versions
@@ -734,6 +735,89 @@ def test_a_clustered_table_is_restored_and_takes_rewinds_writes_r16_r40_r43(
     skipped, everything = delta_spark(root, CLUSTERED_READ).strip().splitlines()[-2:]
     assert skipped == str([[(10, "x")], [(10, "x")], []])
     assert everything == str([(2, "b"), (3, "C"), (10, "x"), (20, None), (30, "z")])
+
+
+MAPPED_JOB = """
+spark.conf.set("spark.databricks.delta.properties.defaults.enableDeletionVectors", "false")
+spark.createDataFrame([(1, "EU", "a", 1.0), (2, "US", "b", 2.0)],
+                      "id long, region string, v string, w double") \\
+    .write.format("delta").option("delta.columnMapping.mode", "name") \\
+    .partitionBy("region").save(f"{path}/named")
+spark.sql(f"ALTER TABLE delta.`{path}/named` RENAME COLUMN v TO label")
+spark.sql(f"ALTER TABLE delta.`{path}/named` RENAME COLUMN region TO area")
+spark.sql(f"ALTER TABLE delta.`{path}/named` DROP COLUMN w")
+DeltaTable.forPath(spark, f"{path}/named").delete("id = 2")
+spark.createDataFrame([(1, ("a", 1))], "id long, s struct<x: string, y: int>") \\
+    .write.format("delta").option("delta.columnMapping.mode", "id").save(f"{path}/ids")
+DeltaTable.forPath(spark, f"{path}/ids").delete("id = 1")
+"""
+MAPPED_READ = """
+spark.createDataFrame([(9, "EU", "h", "m")], "id long, area string, label string, note string") \\
+    .write.format("delta").mode("append").save(f"{path}/named")
+for table in ("named", "ids"):
+    print(sorted(tuple(r) for r in spark.read.format("delta").load(f"{path}/{table}").collect()))
+"""
+
+
+def test_a_column_mapped_table_is_restored_and_takes_rewinds_writes_r16_r40_r43(
+    tmp_path: Path, connect: Any
+) -> None:
+    """Column mapping (delta-spark turns it on to RENAME or DROP a column): every Rewind
+    write was refused, the restore of the bad DELETE too. Now Rewind writes those commits
+    itself: the restore puts the files back as they were; its new files name each column,
+    nested ones too, by its physical name with its column id as Parquet field id, and a
+    partition value by the column's physical name (a name-mode table, partitioned by a
+    renamed column, one column dropped; an id-mode table, whose readers resolve columns
+    by those ids); a column Rewind adds gets a new id and physical name. delta-spark reads
+    every row after them and appends into the added column."""
+    lake = tmp_path / "lake"
+    delta_spark(lake, MAPPED_JOB)
+    named, ids = lake / "named", lake / "ids"
+    for root in (named, ids):
+        for version in versions(root):
+            stamp(root, version, T0 + timedelta(hours=version + 1))
+    conn = connect(now=(T0 + timedelta(hours=10)).isoformat())
+    conn.sql("CREATE DATABASE LAKE")
+    register(conn, "NAMED", str(named))
+    register(conn, "IDS", str(ids))
+    conn.restore("LAKE.PUBLIC.NAMED", at=(T0 + timedelta(hours=4, minutes=30)).isoformat())
+    conn.restore("LAKE.PUBLIC.IDS", at=(T0 + timedelta(hours=1, minutes=30)).isoformat())
+    assert rows(conn, "SELECT * FROM NAMED ORDER BY ID") == [(1, "EU", "a"), (2, "US", "b")]
+    conn.sql(
+        "INSERT INTO NAMED (ID, AREA, LABEL) VALUES (5, 'EU', 'e'), (6, 'APAC', 'f'); "
+        "UPDATE NAMED SET LABEL = 'B' WHERE ID = 2; DELETE FROM NAMED WHERE ID = 1; "
+        "ALTER TABLE NAMED ADD COLUMN NOTE STRING; INSERT INTO NAMED VALUES (7, 'EU', 'g', 'n'); "
+        "INSERT INTO IDS SELECT 2, OBJECT_CONSTRUCT('X', 'q', 'Y', 7); "
+        "UPDATE IDS SET ID = 10 WHERE ID = 1"
+    )
+    state = log.replay(named, versions(named)[-1])
+    physical = log.field_ids(state.metadata)
+    assert state.metadata["configuration"]["delta.columnMapping.maxColumnId"] == "5"
+    assert physical["NOTE"].startswith("col-")
+    update = log.read_commit(named, versions(named)[-4])
+    assert update is not None
+    ((rewritten, values),) = [(a["path"], a["partitionValues"]) for a in update.adds()]
+    assert values == {physical["area"]: "US"}
+    footer = pq.ParquetFile(named / rewritten).schema_arrow
+    assert [(f.name, f.metadata) for f in footer] == [
+        (physical["id"], {b"PARQUET:field_id": b"1"}),
+        (physical["label"], {b"PARQUET:field_id": b"3"}),
+    ]
+    assert rows(conn, "SELECT * FROM IDS ORDER BY ID") == [
+        (2, {"x": "q", "y": 7}),
+        (10, {"x": "a", "y": 1}),
+    ]
+    named_rows, id_rows = delta_spark(lake, MAPPED_READ).strip().splitlines()[-2:]
+    assert named_rows == str(
+        [
+            (2, "US", "B", None),
+            (5, "EU", "e", None),
+            (6, "APAC", "f", None),
+            (7, "EU", "g", "n"),
+            (9, "EU", "h", "m"),
+        ]
+    )
+    assert id_rows == "[(2, Row(x='q', y=7)), (10, Row(x='a', y=1))]"
 
 
 def test_another_engines_vacuum_cannot_cut_time_travel_and_a_forced_one_is_named_r42(

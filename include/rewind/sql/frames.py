@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from types import ModuleType
 from typing import TYPE_CHECKING
@@ -19,7 +19,7 @@ from urllib.parse import unquote
 from rewind.spark import functions, to_arrow
 from rewind.spark_errors import CHECK_VIOLATION, IDENTITY_VIOLATION, NOT_NULL_VIOLATION
 from rewind.statement import Context
-from rewind.storage import location
+from rewind.storage import location, log
 from rewind.storage.columns import Column
 from rewind.storage.location import Root
 from rewind.storage.snapshot import DataFile, Identity, Snapshot
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     import pyarrow.parquet as pq
     from pyspark.sql import Column as SparkColumn
     from pyspark.sql import DataFrame
-    from pyspark.sql.types import DataType
+    from pyspark.sql.types import DataType, StructType
 
 FILE_COLUMN = "__rw_file"
 ROW_COLUMN = "__rw_row"
@@ -59,17 +59,19 @@ def version_frame(
     deletion vector is plain but for its partition columns (:meth:`Snapshot.
     check_writable`) and read as Parquet, its partition values from the log (Delta's
     reader gives no row index for it); one whose files carry some is read through Delta,
-    which drops their deleted rows and gives each row's file and index in it.
+    which drops their deleted rows and gives each row's file and index in it. Files read
+    as Parquet under column mapping are read by their physical names (:func:`_file_schema`).
     """
     spark = ctx.spark()
     F = functions(spark)
     vectors = any(f.vector for f in snap.files)
-    if (with_file and not vectors) or snap.plain:
-        ddl = ", ".join(f"{quote(f.name)} {arrow_spark(f.type)}" for f in snap.schema)
+    as_parquet = (with_file and not vectors) or snap.plain
+    if as_parquet:
+        schema = _file_schema(snap)
         frame = (
-            spark.read.schema(ddl).parquet(*snap.uris)
+            spark.read.schema(schema).parquet(*snap.uris)
             if snap.files
-            else spark.createDataFrame([], ddl)
+            else spark.createDataFrame([], schema)
         )
     else:
         frame = spark.read.format("delta").option("versionAsOf", snap.version).load(str(snap.root))
@@ -81,8 +83,16 @@ def version_frame(
             else (F.lit(None).cast("string"), F.lit(None).cast("bigint"))
         )
         frame = frame.select("*", file.alias(FILE_COLUMN), row.alias(ROW_COLUMN))
-        if snap.partition_columns and snap.files and not vectors:
-            frame = _with_partition_values(frame, snap)
+    if as_parquet and snap.column_mapped:  # the files' physical names, read as the schema's
+        frame = frame.select(
+            *[
+                F.col(quote(snap.physical_name(f.name))).cast(arrow_spark(f.type)).alias(f.name)
+                for f in snap.schema
+            ],
+            *([F.col(FILE_COLUMN), F.col(ROW_COLUMN)] if with_file else []),
+        )
+    if with_file and snap.partition_columns and snap.files and not vectors:
+        frame = _with_partition_values(frame, snap)
     present = set(snap.schema.names)
     projection: list[SparkColumn] = [
         (F.col(quote(c.physical)) if c.physical in present else F.lit(None))
@@ -103,7 +113,7 @@ def _with_partition_values(frame: DataFrame, snap: Snapshot) -> DataFrame:
     F = functions(frame.sparkSession)
     columns = snap.partition_columns
     rows = [
-        (name, *[dict(file.partition_values).get(c) for c in columns])
+        (name, *[dict(file.partition_values).get(snap.physical_name(c)) for c in columns])
         for name, file in files_in(frame, snap)
     ]
     ddl = ", ".join(f"{quote(name)} string" for name in (FILE_COLUMN, *columns))
@@ -113,6 +123,22 @@ def _with_partition_values(frame: DataFrame, snap: Snapshot) -> DataFrame:
         F.col(FILE_COLUMN), *[F.col(quote(c)).cast(kinds[c]).alias(c) for c in columns]
     )
     return frame.drop(*columns).join(F.broadcast(typed), FILE_COLUMN)
+
+
+def _file_schema(snap: Snapshot) -> str | StructType:
+    """The schema of a version's data files: its columns (DDL), or, where column mapping
+    names them in the files (:attr:`Snapshot.column_mapped`), :func:`_physical_schema`."""
+    if snap.column_mapped:
+        return _physical_schema(snap)
+    return ", ".join(f"{quote(f.name)} {arrow_spark(f.type)}" for f in snap.schema)
+
+
+def _physical_schema(snap: Snapshot) -> StructType:
+    """A column-mapped version's columns as its data files name them (SPEC R40, R43):
+    physical names, nested fields too, each with its column id as Parquet field id."""
+    from pyspark.sql.types import StructType
+
+    return StructType.fromJson(log.physical_schema(snap.metadata or {}))
 
 
 def files_in(frame: DataFrame, snap: Snapshot) -> list[tuple[str, DataFile]]:
@@ -204,7 +230,10 @@ def write_frame(
     written_frame = written_frame.select(*[checked(f) for f in schema])
     if rules is not None and rules.checks:
         written_frame = _checked(F, written_frame, rules.checks)
-    partitions = rules.partition_columns if rules is not None else []
+    if rules is not None and rules.column_mapped:
+        written_frame = _physical(F, written_frame, rules)
+    named: Callable[[str], str] = rules.physical_name if rules is not None else lambda c: c
+    partitions = [named(c) for c in rules.partition_columns] if rules is not None else []
     staging = table_root / "_rewind_staging" / f"{ctx.query_id}-{uuid.uuid4().hex[:8]}"
     ctx.undo.append(lambda: _discard(staging))
     written_frame.write.partitionBy(*partitions).parquet(str(staging))
@@ -212,7 +241,8 @@ def write_frame(
     ctx.undo.append(lambda: _unlink(table_root, written))
     # Bounds a reader or the commit needs: a clustered table's files are skipped by them,
     # an identity column's mark moves past them (rewind.sql.tables.commit_files).
-    bounded = [*rules.clustering_columns, *rules.identity] if rules is not None else []
+    bounded = [*rules.clustering_columns, *map(named, rules.identity)] if rules else []
+    kinds = {named(f.name): f.type for f in schema}
     try:
         for part, under, size in location.parts(staging, nested=bool(partitions)):
             footer = location.parquet_metadata(part)
@@ -220,7 +250,7 @@ def write_frame(
                 continue
             name = f"part-{uuid.uuid4()}.parquet"
             location.move(part, table_root / name)
-            values = _partition_values(under, schema)
+            values = _partition_values(under, kinds)
             stats = _column_stats(footer, bounded) if bounded else None
             written.append(DataFile(name, size, footer.num_rows, values, stats=stats))
     finally:
@@ -345,7 +375,23 @@ def _numbered(
     )
 
 
-def _partition_values(name: str, schema: pa.Schema) -> tuple[tuple[str, str | None], ...]:
+def _physical(F: ModuleType, stored: DataFrame, snap: Snapshot) -> DataFrame:
+    """``stored`` (a column-mapped table's new rows, under its schema's names) as its
+    data files hold them: each column, nested fields too, under its physical name and with
+    its column id as Parquet field id (Delta's writer requirements for column mapping,
+    SPEC R40)."""
+    physical = _physical_schema(snap)
+    return stored.select(
+        *[
+            F.col(quote(name)).cast(field.dataType).alias(field.name, metadata=field.metadata)
+            for name, field in zip(snap.schema.names, physical.fields, strict=True)
+        ]
+    )
+
+
+def _partition_values(
+    name: str, kinds: Mapping[str, pa.DataType]
+) -> tuple[tuple[str, str | None], ...]:
     """The partition values of a file Spark wrote at ``name`` (``REGION=EU/DAY=2026-11-01/
     part-...``): Spark escapes a value's special characters as ``%XX`` and writes NULL (and
     an empty string) as Hive's default partition; Delta's log holds the value, or null,
@@ -358,7 +404,7 @@ def _partition_values(name: str, schema: pa.Schema) -> tuple[tuple[str, str | No
     for folder in name.split("/")[:-1]:
         column, _, text = folder.partition("=")
         column, value = unquote(column), None if text == _HIVE_NULL else unquote(text)
-        kind = schema.field(column).type
+        kind = kinds[column]
         if value is not None and pa.types.is_timestamp(kind) and kind.tz is not None:
             value = datetime.fromisoformat(value).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
         values.append((column, value))

@@ -158,8 +158,8 @@ def _high_water_marks(base: Snapshot, adds: Sequence[DataFile]) -> dict[str, Any
     stats = [json.loads(f.stats) for f in adds if f.stats]
     for name, rule in base.identity.items():
         values = [
-            int(s[bound][name]) for s in stats for bound in ("minValues", "maxValues")
-            if name in s.get(bound, {})
+            int(s[bound][key]) for s in stats for bound in ("minValues", "maxValues")
+            if (key := base.physical_name(name)) in s.get(bound, {})
         ]  # fmt: skip
         far = rule.past(min(values), max(values)) if values else None
         if far is not None:
@@ -184,7 +184,12 @@ def add_physical_column(
     base = writable_snapshot(ctx, obj)
     columns = add_column(table_columns(obj), name, data_type, base.column_names)
     version = ctx.store.add_columns(
-        obj.id, base.version, [delta_field(columns[-1])], ctx.query_id, ctx.now
+        obj.id,
+        base.version,
+        [delta_field(columns[-1])],
+        ctx.query_id,
+        ctx.now,
+        by_rewind=base.by_rewind,
     )
     _recorded(ctx, obj, version, "ADD COLUMN")
     obj.columns = [c.as_json() for c in columns]

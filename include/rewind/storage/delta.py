@@ -439,8 +439,14 @@ class TableStore:
         fields: list[Field],
         query_id: str,
         now: datetime,
+        *,
+        by_rewind: bool = False,
     ) -> int:
-        """Add nullable columns to the Delta schema (a metadata-only version)."""
+        """Add nullable columns to the Delta schema (a metadata-only version); written by
+        Rewind itself on a table delta-rs commits nothing to (``by_rewind``,
+        :meth:`_columns_added`)."""
+        if by_rewind:
+            return self._columns_added(table_id, base_version, fields, query_id, now)
         commit_id = str(uuid.uuid4())
         dt = self._delta_table(table_id, base_version)
         with self._writing(table_id):
@@ -451,6 +457,44 @@ class TableStore:
             )
         version = self._own_version(table_id, base_version, commit_id)
         return self._checkpointed(table_id, version, dt.metadata().configuration)
+
+    def _columns_added(
+        self, table_id: int, base_version: int, fields: list[Field], query_id: str, now: datetime
+    ) -> int:
+        """The ``metaData`` commit of :meth:`add_columns`, put-if-absent (:meth:`_put`);
+        after another writer's commit it is made again on theirs, and refused if they
+        added a column of the same name. On a column-mapped table each new column, nested
+        fields too, gets a new column id and physical name (:func:`log.mapped_fields`)."""
+        root = self.root(table_id)
+        new = [json.loads(f.to_json()) for f in fields]
+
+        def build(base: int) -> tuple[list[dict[str, Any]], dict[str, str]]:
+            state = log.replay(root, base)
+            schema = json.loads(state.metadata["schemaString"])
+            taken = {f["name"].lower() for f in schema["fields"]}
+            if any(f["name"].lower() in taken for f in new):
+                raise ConcurrentWrite(
+                    f"Another writer added a column of the same name to {root} (version "
+                    f"{base}); the column was not added."
+                )
+            configuration = dict(state.metadata.get("configuration") or {})
+            added = new
+            if configuration.get(log.COLUMN_MAPPING_MODE, "none").lower() != "none":
+                last = int(configuration.get(log.MAX_COLUMN_ID) or 0)
+                added, last = log.mapped_fields(new, last)
+                configuration[log.MAX_COLUMN_ID] = str(last)
+            schema["fields"] += added
+            metadata = {
+                **state.metadata,
+                "schemaString": json.dumps(schema, separators=(",", ":")),
+                "configuration": configuration,
+            }
+            parameters = {"columns": json.dumps([f["name"] for f in new])}
+            info = self._info(root, base, configuration, "ADD COLUMNS", parameters, marks)
+            return [{"commitInfo": info}, {"metaData": metadata}], configuration
+
+        marks = _props(query_id, now, str(uuid.uuid4()))
+        return self._put(table_id, base_version, build, "the column was not added")
 
     def set_properties(
         self, table_id: int, base_version: int, values: dict[str, str], query_id: str, now: datetime

@@ -14,7 +14,7 @@ import functools
 import json
 import re
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -505,6 +505,60 @@ def field_ids(metadata: dict[str, Any]) -> dict[str, str]:
         f["name"]: str((f.get("metadata") or {}).get("delta.columnMapping.physicalName", f["name"]))
         for f in delta_fields(metadata)
     }
+
+
+_PHYSICAL_NAME = "delta.columnMapping.physicalName"
+_COLUMN_ID = "delta.columnMapping.id"
+COLUMN_MAPPING_MODE = "delta.columnMapping.mode"
+MAX_COLUMN_ID = "delta.columnMapping.maxColumnId"
+PARQUET_FIELD_ID = "parquet.field.id"  # Spark's key for a Parquet field id
+
+
+def _each_field(value: Any, change: Callable[[dict[str, Any]], dict[str, Any]]) -> Any:
+    """A Delta type (its JSON) with ``change`` made to each struct field in it, nested
+    ones too (in arrays, maps, structs; a field's own type changed first)."""
+    if not isinstance(value, dict):
+        return value
+    if value.get("type") == "struct":
+        fields = [change({**f, "type": _each_field(f["type"], change)}) for f in value["fields"]]
+        return {**value, "fields": fields}
+    if value.get("type") == "array":
+        return {**value, "elementType": _each_field(value["elementType"], change)}
+    if value.get("type") == "map":
+        key, item = (_each_field(value[k], change) for k in ("keyType", "valueType"))
+        return {**value, "keyType": key, "valueType": item}
+    return value
+
+
+def physical_schema(metadata: dict[str, Any]) -> dict[str, Any]:
+    """The schema a column-mapped table's data files are written with (Delta's writer
+    requirements for column mapping): each field, nested ones too, under its physical
+    name, with its column id as its Parquet field id; Spark's JSON form of a struct."""
+
+    def physical(f: dict[str, Any]) -> dict[str, Any]:
+        meta = f.get("metadata") or {}
+        return {
+            "name": meta.get(_PHYSICAL_NAME, f["name"]),
+            "type": f["type"],
+            "nullable": f.get("nullable", True),
+            "metadata": {PARQUET_FIELD_ID: meta[_COLUMN_ID]} if _COLUMN_ID in meta else {},
+        }
+
+    return dict(_each_field(json.loads(metadata["schemaString"]), physical))
+
+
+def mapped_fields(fields: list[dict[str, Any]], last_id: int) -> tuple[list[dict[str, Any]], int]:
+    """New fields (Delta's JSON) for a column-mapped table: each, nested ones too, given
+    a new column id past ``last_id`` and a globally unique physical name, as column
+    mapping's writer requirements ask of a column added. Returns them and the last id."""
+    ids = iter(range(last_id + 1, 2**31))
+
+    def assign(f: dict[str, Any]) -> dict[str, Any]:
+        meta = {**(f.get("metadata") or {}), _COLUMN_ID: next(ids)}
+        return {**f, "metadata": {**meta, _PHYSICAL_NAME: f"col-{uuid.uuid4()}"}}
+
+    mapped = _each_field({"type": "struct", "fields": fields}, assign)["fields"]
+    return mapped, next(ids) - 1
 
 
 def column_types(metadata: dict[str, Any], table: str) -> list[tuple[str, str, bool]]:

@@ -12,20 +12,29 @@ from typing import TYPE_CHECKING, Any
 from rewind.errors import UnsupportedError, UnsupportedTableFeature
 from rewind.storage import location
 from rewind.storage.location import Root
-from rewind.storage.log import DataFile, arrow_schema, column_types, delta_fields, field_ids
+from rewind.storage.log import (
+    COLUMN_MAPPING_MODE,
+    DataFile,
+    arrow_schema,
+    column_types,
+    delta_fields,
+    field_ids,
+)
 from rewind.types import reads_as
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
 
-# Writer features Rewind commits correctly (SPEC R40): anything else (column mapping's
-# physical names, row tracking's ids) is refused before a file is written. Their rules
-# bind Rewind's writes: :attr:`Snapshot.checks`, :attr:`Snapshot.generated`,
-# :attr:`Snapshot.identity` and :meth:`Snapshot.check_writable`. Deletion vectors: new
-# files carry none, and a commit that removes or re-adds a file with one gives its vector
-# back; identity columns: new rows get values past the column's high-water mark, which
-# the commit moves (:meth:`~rewind.storage.delta.TableStore.commit`); clustering below.
+# Writer features Rewind commits correctly (SPEC R40): anything else (row tracking's ids)
+# is refused before a file is written. Their rules bind Rewind's writes:
+# :attr:`Snapshot.checks`, :attr:`Snapshot.generated`, :attr:`Snapshot.identity` and
+# :meth:`Snapshot.check_writable`. Deletion vectors: new files carry none, and a commit
+# that removes or re-adds a file with one gives its vector back; identity columns: new
+# rows get values past the column's high-water mark, which the commit moves
+# (:meth:`~rewind.storage.delta.TableStore.commit`); column mapping: new files name each
+# column by its physical name and id (:func:`rewind.storage.log.physical_schema`), a
+# column added gets new ones (:func:`rewind.storage.log.mapped_fields`); clustering below.
 WRITABLE_FEATURES = {
     "appendOnly",
     "invariants",
@@ -38,13 +47,21 @@ WRITABLE_FEATURES = {
     "clustering",
     "domainMetadata",
     "v2Checkpoint",
+    "columnMapping",
 }
 # Features of a table delta-rs 1.6.6 commits nothing to ("Unsupported table features
 # required"): Rewind writes its commits to such a table itself, as Delta's protocol has
 # them (:attr:`Snapshot.by_rewind`). A clustered table's (liquid clustering, delta-spark's
 # ``CLUSTER BY``): its domain metadata kept, each new file with statistics of the
 # clustering columns (:attr:`Snapshot.clustering_columns`), a file put back with its own.
-DELTA_RS_REFUSES = {"identityColumns", "clustering", "domainMetadata", "v2Checkpoint"}
+# Column mapping: delta-rs 1.6.6 refuses to write to such a table too.
+DELTA_RS_REFUSES = {
+    "identityColumns",
+    "clustering",
+    "domainMetadata",
+    "v2Checkpoint",
+    "columnMapping",
+}
 # What a legacy protocol (writer version 2 to 6, no feature list; older Delta writers)
 # binds a writer to: the features of each version up to the table's, the Delta protocol's
 # table. The last three bind only a table that uses them (:meth:`Snapshot._legacy_features`).
@@ -60,7 +77,6 @@ _LEGACY_FEATURES = (
 _CONSTRAINT = "delta.constraints."  # a CHECK constraint's property: the prefix of its name
 _APPEND_ONLY = "delta.appendOnly"
 _CHANGE_FEED = "delta.enableChangeDataFeed"
-_COLUMN_MAPPING = "delta.columnMapping.mode"
 
 
 _IDENTITY = "delta.identity."
@@ -197,7 +213,12 @@ class Snapshot:
     def column_mapped(self) -> bool:
         """Whether the version's data files name columns by Delta column mapping's
         physical names (another engine turned it on), not by the schema's names."""
-        return self.configuration.get(_COLUMN_MAPPING, "none").lower() != "none"
+        return self.configuration.get(COLUMN_MAPPING_MODE, "none").lower() != "none"
+
+    def physical_name(self, column: str) -> str:
+        """The name data files and the log's statistics and partition values give a
+        top-level column (:attr:`column_mapped`: its physical name)."""
+        return (self.field_ids or {}).get(column, column) if self.column_mapped else column
 
     @property
     def checks(self) -> dict[str, str]:
