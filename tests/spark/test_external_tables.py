@@ -820,6 +820,70 @@ def test_a_column_mapped_table_is_restored_and_takes_rewinds_writes_r16_r40_r43(
     assert id_rows == "[(2, Row(x='q', y=7)), (10, Row(x='a', y=1))]"
 
 
+# Databricks' defaults for a new table: deletion vectors, row tracking, column mapping.
+TRACKED_JOB = """
+spark.sql(f"CREATE TABLE delta.`{path}` (id long, v string) USING delta TBLPROPERTIES ("
+          "'delta.enableRowTracking' = 'true', 'delta.enableDeletionVectors' = 'true', "
+          "'delta.columnMapping.mode' = 'name')")
+spark.sql(f"INSERT INTO delta.`{path}` VALUES (1, 'a'), (2, 'b')")
+spark.sql(f"INSERT INTO delta.`{path}` VALUES (3, 'c')")
+spark.sql(f"UPDATE delta.`{path}` SET v = 'B' WHERE id = 2")
+spark.sql(f"DELETE FROM delta.`{path}` WHERE id = 3")
+"""
+TRACKED_READ = """
+spark.sql(f"INSERT INTO delta.`{path}` VALUES (7, 'g')")
+spark.sql(f"UPDATE delta.`{path}` SET v = 'F' WHERE id = 6")
+rows = spark.sql(f"SELECT id, v, _metadata.row_id FROM delta.`{path}`").collect()
+print(sorted((r[0], r[1]) for r in rows), len({r[2] for r in rows}) == len(rows))
+"""
+
+
+def test_a_table_with_row_tracking_is_restored_and_takes_rewinds_writes_r16_r40_r43(
+    tmp_path: Path, connect: Any
+) -> None:
+    """Row tracking (with deletion vectors and column mapping: a new Databricks table's
+    defaults): every Rewind write was refused, the restore of the bad DELETE too. Now the
+    restore puts the file back with its row ids (``baseRowId``, ``defaultRowCommitVersion``
+    as its add had them); a new file gets fresh ids past the table's high-water mark, which
+    the same commit moves (the ``delta.rowTracking`` domain), and this version as its row
+    commit version. delta-spark's row ids stay unique across its next INSERT and UPDATE."""
+    root = tmp_path / "lake" / "tracked"
+    delta_spark(root, TRACKED_JOB)
+    for version in versions(root):
+        stamp(root, version, T0 + timedelta(hours=version + 1))
+    deleted = log.read_commit(root, versions(root)[-1])  # the team's bad DELETE
+    assert deleted is not None
+    conn = connect(now=(T0 + timedelta(hours=10)).isoformat())
+    conn.sql("CREATE DATABASE LAKE")
+    register(conn, "TRACKED", str(root))
+    conn.restore("LAKE.PUBLIC.TRACKED", at=(T0 + timedelta(hours=4, minutes=30)).isoformat())
+    assert rows(conn, "SELECT * FROM TRACKED ORDER BY ID") == [(1, "a"), (2, "B"), (3, "c")]
+    restored = log.read_commit(root, versions(root)[-1])
+    assert restored is not None
+    gone = {a["path"]: a for a in [*deleted.removes(), *deleted.adds()]}
+    for add in restored.adds():
+        was = gone[add["path"]]
+        assert (add["baseRowId"], add["defaultRowCommitVersion"]) == (
+            was["baseRowId"],
+            was["defaultRowCommitVersion"],
+        )
+    mark = json.loads(log.replay(root, versions(root)[-1]).domains["delta.rowTracking"])
+    conn.sql("INSERT INTO TRACKED VALUES (5, 'e'), (6, 'f')")
+    inserted = log.read_commit(root, versions(root)[-1])
+    assert inserted is not None
+    ids = sorted((a["baseRowId"], a["defaultRowCommitVersion"]) for a in inserted.adds())
+    first = mark["rowIdHighWaterMark"] + 1
+    bases = [i for i, _ in ids]  # one file of two rows, or two of one (Spark's tasks)
+    assert bases == [first + k for k in range(len(bases))]
+    assert {v for _, v in ids} == {versions(root)[-1]}
+    moved = json.loads(log.replay(root, versions(root)[-1]).domains["delta.rowTracking"])
+    assert moved["rowIdHighWaterMark"] == first + 1
+    conn.sql("UPDATE TRACKED SET V = 'A' WHERE ID = 1; DELETE FROM TRACKED WHERE ID = 5")
+    read, unique = delta_spark(root, TRACKED_READ).strip().splitlines()[-1].rsplit(" ", 1)
+    assert read == str([(1, "A"), (2, "B"), (3, "c"), (6, "F"), (7, "g")])
+    assert unique == "True"
+
+
 def test_another_engines_vacuum_cannot_cut_time_travel_and_a_forced_one_is_named_r42(
     lake: Path, connect: Any
 ) -> None:

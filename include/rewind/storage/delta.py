@@ -73,6 +73,12 @@ _IN_COMMIT_TIMESTAMPS = "delta.enableInCommitTimestamps"
 # commits nothing to, and a table with deletion vectors (Rewind has not checked that
 # delta-rs's checkpoint of it keeps them right).
 _OWN_CHECKPOINTS = {"deletionVectors", *DELTA_RS_REFUSES}
+# Row tracking: the domain that holds a table's row id high-water mark, and the commit tag
+# that says whether a rewrite kept its copied rows' ids (Delta's writer requirements).
+_ROW_TRACKING_FEATURE = "rowTracking"
+_ROW_TRACKING = "delta.rowTracking"
+_ROW_ID_MARK = "rowIdHighWaterMark"
+_ROW_IDS_PRESERVED = "delta.rowTracking.preserved"
 CHECKPOINT_INTERVAL = "delta.checkpointInterval"
 DEFAULT_CHECKPOINT_INTERVAL = 10  # delta-spark's default
 _log = logging.getLogger("rewind.storage")
@@ -166,7 +172,8 @@ def _add(file: DataFile, now: datetime) -> AddAction:
 def _file_action(file: DataFile, now: datetime, *, remove: bool = False) -> dict[str, Any]:
     """The add (or remove) action of ``file`` in a commit Rewind writes itself
     (:meth:`TableStore._commit_own`): its path URI-encoded as Delta stores it, its
-    partition values, its statistics (or row count) and its deletion vector, verbatim."""
+    partition values, its statistics (or row count), its deletion vector and its row
+    tracking fields, verbatim."""
     action: dict[str, Any] = {
         "path": quote(file.path, safe="/:=@!$&'()*+,;-._~"),
         "partitionValues": dict(file.partition_values),
@@ -181,7 +188,42 @@ def _file_action(file: DataFile, now: datetime, *, remove: bool = False) -> dict
         action["stats"] = file.stats or json.dumps({"numRecords": file.num_records})
     if file.vector:
         action["deletionVector"] = file.deletion_vector
+    if file.base_row_id is not None:
+        action["baseRowId"] = file.base_row_id
+    if file.row_commit_version is not None:
+        action["defaultRowCommitVersion"] = file.row_commit_version
     return action
+
+
+def _row_ids(
+    state: log.Replay, adds: Sequence[DataFile], version: int
+) -> tuple[list[DataFile], dict[str, Any] | None]:
+    """``adds`` as a commit to ``state``'s table writes them as version ``version``: on a
+    table with row tracking (Delta's writer requirements for it, SPEC R40), a file without
+    a first row id (a new one, or one an earlier version held before the table tracked
+    rows) gets fresh ids past the table's high-water mark and this version as its row
+    commit version; a file put back keeps its own. Returns them and the
+    ``delta.rowTracking`` domain with its mark moved (None where none moved)."""
+    if _ROW_TRACKING_FEATURE not in (state.protocol.get("writerFeatures") or []):
+        return list(adds), None
+    domain = json.loads(state.domains.get(_ROW_TRACKING) or "{}")
+    mark = int(domain.get(_ROW_ID_MARK, -1))
+    files = []
+    for file in adds:
+        if file.base_row_id is None:
+            file = dataclasses.replace(file, base_row_id=mark + 1)
+            mark += file.num_records
+        if file.row_commit_version is None:
+            file = dataclasses.replace(file, row_commit_version=version)
+        files.append(file)
+    if mark == int(domain.get(_ROW_ID_MARK, -1)):
+        return files, None
+    configuration = {_ROW_ID_MARK: mark, "domainName": _ROW_TRACKING}
+    return files, {
+        "domain": _ROW_TRACKING,
+        "configuration": json.dumps({**domain, **configuration}, separators=(",", ":")),
+        "removed": False,
+    }
 
 
 class TableStore:
@@ -558,11 +600,17 @@ class TableStore:
             state = log.replay(root, base)
             configuration = dict(state.metadata.get("configuration") or {})
             info = self._info(root, base, configuration, "WRITE", {"mode": "Append"}, marks)
+            added, mark = _row_ids(state, adds, base + 1)
+            if _ROW_TRACKING_FEATURE in (state.protocol.get("writerFeatures") or []):
+                # A rewrite's copied rows get fresh ids (their stable ids are not kept)
+                info["tags"] = {_ROW_IDS_PRESERVED: "false" if removes and mark else "true"}
             actions: list[dict[str, Any]] = [{"commitInfo": info}]
             if metadata is not None:
                 actions.append({"metaData": metadata})
             actions += [{"remove": _file_action(f, now, remove=True)} for f in removes]
-            actions += [{"add": _file_action(f, now)} for f in adds]
+            actions += [{"add": _file_action(f, now)} for f in added]
+            if mark is not None:
+                actions.append({"domainMetadata": mark})
             return actions, configuration
 
         return self._put(table_id, base_version, build, "nothing was committed")

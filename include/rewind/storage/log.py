@@ -351,7 +351,8 @@ class DataFile:
     carry a deletion vector: ``vector``, its descriptor as the log has it (JSON), which a
     commit that removes or re-adds the file gives back verbatim (Delta's file identity is
     the path and the vector, :func:`file_key`), as it gives its ``stats`` back (a
-    clustered table's readers skip files by them)."""
+    clustered table's readers skip files by them) and, in a table with row tracking, the
+    first row id and the row commit version its add gave it."""
 
     path: str
     size: int
@@ -359,6 +360,8 @@ class DataFile:
     partition_values: tuple[tuple[str, str | None], ...] = ()
     vector: str | None = None
     stats: str | None = None  # the log's statistics of it, as given (JSON), if any
+    base_row_id: int | None = None  # row tracking: its rows' ids are this + their index
+    row_commit_version: int | None = None  # row tracking: the version that added its rows
 
     @property
     def deletion_vector(self) -> dict[str, Any] | None:
@@ -430,7 +433,13 @@ def data_file(action: dict[str, Any]) -> DataFile:
         partition_values(action),
         json.dumps(dv, sort_keys=True) if dv else None,
         stats or None,
+        _int(action.get("baseRowId")),
+        _int(action.get("defaultRowCommitVersion")),
     )
+
+
+def _int(value: Any) -> int | None:
+    return None if value is None else int(value)
 
 
 def partition_values(action: dict[str, Any]) -> tuple[tuple[str, str | None], ...]:
