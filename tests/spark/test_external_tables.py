@@ -531,6 +531,41 @@ def test_a_table_another_engines_job_replaced_reads_clones_and_restores_as_it_wa
     ]
 
 
+# Databricks' default deletion vectors, partitioning, then a replacement that retypes
+# REGION, drops AMOUNT and partitions by nothing.
+ORDERS_DV_JOB = """
+spark.createDataFrame([(1, "EU", 10), (2, "US", 20), (3, "EU", 30)],
+                      "id bigint, region string, amount int").coalesce(1).write.format("delta") \\
+    .option("delta.enableDeletionVectors", "true").partitionBy("region").save(path)
+DeltaTable.forPath(spark, path).delete("id = 3")
+"""
+
+
+def test_a_replaced_table_with_deletion_vectors_and_other_partitions_is_restored_r16_r40(
+    tmp_path: Path, connect: Any
+) -> None:
+    """The restore in place of a version another engine replaced since was refused where a
+    file carried a deletion vector (a Databricks table's DELETE), where the partitioning
+    changed, or where both versions held a file: delta-rs's overwrite could not commit it.
+    Rewind writes that commit itself now: the version's schema and partitioning come back
+    with its files, the one with its vector too (ID 3 stays deleted), and the team's
+    reader reads it."""
+    root = tmp_path / "lake" / "orders"
+    later, registered = registered_then_changed(root, connect, ORDERS_DV_JOB, OVERWRITE_JOB)
+    assert rows(later, "SELECT * FROM ORDERS") == [(7, 5, "n")]
+    restored = later.restore("ORDERS", at=registered)
+    assert "its columns then, which another engine replaced" in restored.rows[0][0]
+    state = log.replay(root, versions(root)[-1])
+    assert state.metadata["partitionColumns"] == ["region"]
+    assert any(f.vector for f in state.files)
+    assert rows(later, "SELECT * FROM ORDERS ORDER BY ID") == [(1, "EU", 10), (2, "US", 20)]
+    later.sql("DELETE FROM ORDERS WHERE ID = 1")
+    out = delta_spark(
+        root, "print(sorted(tuple(r) for r in spark.read.format('delta').load(path).collect()))"
+    )
+    assert out.strip().splitlines()[-1] == "[(2, 'US', 20)]"
+
+
 # An older Delta writer's tables: a legacy protocol (writer version 4, no feature list)
 # whose generated column and change data feed bind every writer.
 LEGACY_JOB = """

@@ -310,10 +310,11 @@ def test_a_commit_that_replaces_the_schema_lands_on_the_version_it_read_or_not_a
     tmp_path: Path,
 ) -> None:
     """A restore of a version another engine replaced since commits that version's files
-    with its schema (``replace``). delta-rs made such an overwrite after another writer's
-    append without a conflict, their file left in the table under the restored schema (a
-    table nobody reads). Now it is CONCURRENT_WRITE with nothing committed (the statement
-    then runs again on the newer version), and on the version it read it commits."""
+    with its schema (``exclusive``, with the ``metaData`` that brings it back). delta-rs
+    made such an overwrite after another writer's append without a conflict, their file
+    left in the table under the restored schema (a table nobody reads). Now it is
+    CONCURRENT_WRITE with nothing committed (the statement then runs again on the newer
+    version), and on the version it read it commits."""
     team = tmp_path / "team"
     write_deltalake(str(team), pa.table({"id": pa.array([1], pa.int64()), "region": ["EU"]}))
     replacing = {"mode": "overwrite", "schema_mode": "overwrite"}
@@ -322,11 +323,25 @@ def test_a_commit_that_replaces_the_schema_lands_on_the_version_it_read_or_not_a
     store = TableStore(tmp_path / "warehouse", locate=lambda _: str(team))
     then = store.snapshot(TABLE, 0)
     write_deltalake(str(team), numbers, mode="append")  # after the version the restore read
-    restore = {"removes": [], "schema": then.schema, "query_id": "q", "now": NOW}
+    def restore(base: int) -> int:
+        now = store.snapshot(TABLE, base)
+        return store.commit(
+            TABLE,
+            base,
+            adds=then.files,
+            removes=now.files,
+            schema=now.schema,
+            query_id="q",
+            now=NOW,
+            readds=True,
+            metadata=now.restored_to(then),
+            exclusive=True,
+        )
+
     with pytest.raises(ConcurrentWrite):
-        store.commit(TABLE, 1, adds=then.files, readds=True, replace=True, **restore)
+        restore(1)
     assert DeltaTable(str(team)).version() == 2
-    assert store.commit(TABLE, 2, adds=then.files, readds=True, replace=True, **restore) == 3
+    assert restore(2) == 3
     restored = DeltaTable(str(team))
     assert restored.schema().to_arrow() == DeltaTable(str(team), version=0).schema().to_arrow()
     assert [uri.rsplit("/", 1)[-1] for uri in restored.file_uris()] == [f.path for f in then.files]

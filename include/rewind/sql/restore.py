@@ -62,14 +62,13 @@ def restore_table(ctx: Context, table: str, *, at: str | None, before: str | Non
     then = snapshot(ctx, obj, version)
     name = names.qualified(ctx, obj)
     own = own_columns(obj, then, current)
-    if own is None:  # the files that differ: a file is its path and its deletion vector
-        now_files = {(f.path, f.vector) for f in current.files}
-        then_files = {(f.path, f.vector) for f in then.files}
-        adds = [f for f in then.files if (f.path, f.vector) not in now_files]
-        removes = [f for f in current.files if (f.path, f.vector) not in then_files]
-    else:  # another engine replaced the table since: the version's schema comes back too
+    if own is not None:  # another engine replaced the table since: its schema comes back too
         _check_replaceable(name, version, then, current)
-        adds, removes = list(then.files), []
+    # The files that differ: a file is its path and its deletion vector
+    now_files = {(f.path, f.vector) for f in current.files}
+    then_files = {(f.path, f.vector) for f in then.files}
+    adds = [f for f in then.files if (f.path, f.vector) not in now_files]
+    removes = [f for f in current.files if (f.path, f.vector) not in then_files]
     ctx.catalog.record_access(ctx.query_id, obj.id, "READ", version=version)
     new = commit_files(
         ctx,
@@ -79,7 +78,7 @@ def restore_table(ctx: Context, table: str, *, at: str | None, before: str | Non
         removes,
         "RESTORE",
         readds=True,
-        schema=None if own is None else then.schema,
+        replacing=None if own is None else then,
     )
     if own is not None:
         obj.columns = [c.as_json() for c in own]
@@ -93,21 +92,18 @@ def restore_table(ctx: Context, table: str, *, at: str | None, before: str | Non
 
 
 def _check_replaceable(name: object, version: int, then: Snapshot, now: Snapshot) -> None:
-    """A version of a table another engine replaced since comes back whole, its schema
-    too, as Delta's own RESTORE brings it back (SPEC R16): its files under today's columns
-    would be a table nobody reads (a VARCHAR read as a NUMBER). Refused where delta-rs
-    cannot commit that: a version or a table under column mapping (physical names), a
-    change of partitioning, a file both hold, a deletion vector (delta-rs's overwrite
-    carries none), or a feature the table no longer lists."""
+    """A version of a table another engine replaced since comes back whole, its schema and
+    partitioning too, as Delta's own RESTORE brings it back (SPEC R16): its files under
+    today's columns would be a table nobody reads (a VARCHAR read as a NUMBER). Refused
+    where the table's properties and protocol, which stay, would not fit it: column
+    mapping turned on or off since (its files' names), liquid clustering changed (the
+    clustering columns name today's), or a feature the table no longer lists."""
+    clustering = "delta.clustering"
     reason = (
-        "it uses column mapping"
-        if then.column_mapped or now.column_mapped
-        else "its partitioning changed"
-        if then.partition_columns != now.partition_columns
-        else "a data file is in both"
-        if {f.path for f in then.files} & {f.path for f in now.files}
-        else "a data file carries a deletion vector"
-        if any(f.vector for f in (*then.files, *now.files))
+        "column mapping was turned on or off since"
+        if then.column_mapped != now.column_mapped
+        else "its clustering changed"
+        if dict(then.domains).get(clustering) != dict(now.domains).get(clustering)
         else "a Delta feature it used is gone"
         if not then.features <= now.features
         else None

@@ -115,16 +115,17 @@ def commit_files(
     operation: str,
     *,
     readds: bool = False,
-    schema: pa.Schema | None = None,
+    replacing: Snapshot | None = None,
 ) -> int | None:
     """Commit a new version that removes ``removes`` and adds ``adds`` (SPEC R13, R14):
     files the statement wrote, or with ``readds`` files earlier versions hold (a restore).
-    ``schema``: the version replaces the table with this schema, every current file
-    removed (``removes`` empty): a restore of a version another engine replaced since.
+    ``replacing``: a version of the table another engine replaced since, whose schema
+    and partitioning the commit brings back with its files (a restore, as Delta's own
+    RESTORE), the table's id, properties and protocol kept; on ``base`` only.
 
     Nothing changes (and no version is made) when both are empty.
     """
-    if not adds and not removes and schema is None:
+    if not adds and not removes and replacing is None:
         return None
     base.check_writable(
         str(names.qualified(ctx, obj)), any(not f.partition_values for f in adds), bool(removes)
@@ -135,12 +136,18 @@ def commit_files(
         base.version,
         adds=adds,
         removes=list(removes),
-        schema=base.schema if schema is None else schema,
+        schema=base.schema,
         query_id=ctx.query_id,
         now=ctx.now,
         readds=readds,
-        replace=schema is not None,
-        metadata=None if readds else _high_water_marks(base, adds),
+        metadata=(
+            base.restored_to(replacing)
+            if replacing is not None
+            else None
+            if readds
+            else _high_water_marks(base, adds)
+        ),
+        exclusive=replacing is not None,
         by_rewind=base.by_rewind,
     )
     _recorded(ctx, obj, version, operation)

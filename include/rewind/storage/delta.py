@@ -8,10 +8,10 @@ tables, Rewind's commits go through delta-rs's optimistic concurrency (conflicts
 retried by delta-rs, then refused as CONCURRENT_WRITE), and undoing a failed statement
 touches only the commit that statement made. Snapshots are replayed from the log
 (:mod:`rewind.storage.log`), so deletion vectors count right whoever wrote them. The
-commits delta-rs cannot make, or not right (one that names a file's deletion vector or
-moves an identity column's mark, any commit to a table whose features delta-rs refuses,
-a property commit that must keep the protocol), Rewind writes itself, put-if-absent
-(:meth:`TableStore._put`).
+commits delta-rs cannot make, or not right (one that names a file's deletion vector,
+moves an identity column's mark or restores a replaced version's schema, any commit to a
+table whose features delta-rs refuses, an added column of such a table, a property commit
+that must keep the protocol), Rewind writes itself, put-if-absent (:meth:`TableStore._put`).
 
 The warehouse (``REWIND_WAREHOUSE_URI``) and an external table may live on S3 (SPEC R41,
 R44): a log is read through :mod:`rewind.storage.location` and delta-rs commits with the
@@ -96,13 +96,11 @@ def _props(
     *,
     undo: bool = False,
     readds: bool = False,
-    retry: bool = True,
 ) -> CommitProperties:
     """Rewind's marks on its commits: the statement (also Delta's ``userMetadata``, so
     delta-spark's DESCRIBE HISTORY shows it, SPEC R43), the clock, the commit's id, and
     whether it takes back that statement's earlier commit or adds files earlier versions
-    hold (:meth:`TableStore.undo_commit`). ``retry`` False: the commit is made on top of
-    the version it read or not at all (CONCURRENT_WRITE)."""
+    hold (:meth:`TableStore.undo_commit`)."""
     metadata = {
         COMMIT_QUERY_ID_KEY: query_id,
         COMMIT_TIME_KEY: format_timestamp(commit_time),
@@ -113,9 +111,7 @@ def _props(
         metadata[COMMIT_UNDO_KEY] = "true"
     if readds:
         metadata[COMMIT_READDS_KEY] = "true"
-    return CommitProperties(
-        custom_metadata=metadata, max_commit_retries=_COMMIT_ATTEMPTS if retry else 0
-    )
+    return CommitProperties(custom_metadata=metadata, max_commit_retries=_COMMIT_ATTEMPTS)
 
 
 def _log_errors() -> tuple[type[Exception], ...]:
@@ -425,17 +421,15 @@ class TableStore:
         now: datetime,
         undo: bool = False,
         readds: bool = False,
-        replace: bool = False,
         metadata: dict[str, Any] | None = None,
+        exclusive: bool = False,
         by_rewind: bool = False,
     ) -> int:
         """Commit ``removes`` and data files ``adds`` (already in the table dir): new
         files, or with ``readds`` files earlier versions hold (a restore), which taking the
-        commit back must not delete. ``replace``: the commit replaces the table, as an
-        overwrite does, with ``schema`` as its schema and every file of ``base_version``
-        removed (``removes`` empty; Delta's own RESTORE of a version with another schema),
-        on top of ``base_version`` only: delta-rs would commit it after another writer's
-        append without a conflict, their files left under this schema.
+        commit back must not delete. ``exclusive``: on top of ``base_version`` only (a
+        restore that brings back the schema of a version another engine replaced since,
+        in ``metadata``: after another writer's append their files would stay under it).
 
         Goes through Delta's optimistic concurrency (SPEC R40): when other writers
         committed after ``base_version``, delta-rs checks for conflicts and commits
@@ -444,17 +438,18 @@ class TableStore:
         Written by Rewind itself (:meth:`_commit_own`) where delta-rs cannot make the
         commit: a file with a deletion vector (another writer's, removed or re-added:
         delta-rs's actions carry none), a ``metadata`` action with it (an identity
-        column's high-water mark moved), ``by_rewind`` (a table whose features delta-rs
-        refuses to commit to, :data:`~rewind.storage.snapshot.DELTA_RS_REFUSES`).
+        column's high-water mark moved, a schema restored), ``by_rewind`` (a table whose
+        features delta-rs refuses to commit to,
+        :data:`~rewind.storage.snapshot.DELTA_RS_REFUSES`).
 
         Returns:
             The version the commit got (``base_version + 1`` unless others came first).
         """
-        if not replace and (
-            by_rewind or metadata is not None or any(f.vector for f in (*adds, *removes))
-        ):
+        if by_rewind or metadata is not None or any(f.vector for f in (*adds, *removes)):
             marks = _props(query_id, now, str(uuid.uuid4()), undo=undo, readds=readds)
-            return self._commit_own(table_id, base_version, adds, removes, marks, now, metadata)
+            return self._commit_own(
+                table_id, base_version, adds, removes, marks, now, metadata, exclusive
+            )
         actions: list[AddAction | RemoveAction] = [
             RemoveAction(f.path, True, _ms(now), f.size, dict(f.partition_values)) for f in removes
         ]
@@ -464,11 +459,9 @@ class TableStore:
         with self._writing(table_id):
             dt.create_write_transaction(
                 actions,
-                "overwrite" if replace else "append",
+                "append",
                 schema,
-                commit_properties=_props(
-                    query_id, now, commit_id, undo=undo, readds=readds, retry=not replace
-                ),
+                commit_properties=_props(query_id, now, commit_id, undo=undo, readds=readds),
                 post_commithook_properties=_HOOKS,
             )
         version = self._own_version(table_id, base_version, commit_id)
@@ -575,6 +568,7 @@ class TableStore:
         marks: CommitProperties,
         now: datetime,
         metadata: dict[str, Any] | None,
+        exclusive: bool = False,
     ) -> int:
         """Commit ``removes`` and ``adds`` (and ``metadata``, a ``metaData`` action) as a
         version Rewind writes itself, each file's action with its deletion vector as the
@@ -583,15 +577,18 @@ class TableStore:
         Put-if-absent (:meth:`_put`) on ``base_version``, or after other writers' blind
         appends (their files stay, as delta-rs's conflict check lets an append by); after
         any other commit (a remove, a metadata or protocol change: another writer's
-        identity values) it is CONCURRENT_WRITE and nothing is committed (SPEC R40)."""
+        identity values; with ``exclusive``, any commit) it is CONCURRENT_WRITE and
+        nothing is committed (SPEC R40)."""
         root = self.root(table_id)
 
         def build(base: int) -> tuple[list[dict[str, Any]], dict[str, str]]:
             for commit in log.commits_after(root, base_version):
                 if commit.version > base:
                     break
-                if commit.removes() or any(
-                    "metaData" in a or "protocol" in a for a in commit.actions
+                if (
+                    exclusive
+                    or commit.removes()
+                    or any("metaData" in a or "protocol" in a for a in commit.actions)
                 ):
                     raise ConcurrentWrite(
                         f"Another writer's commit to {root} (version {commit.version}) "

@@ -196,6 +196,17 @@ class Snapshot:
         metadata["schemaString"] = json.dumps(schema, separators=(",", ":"))
         return metadata
 
+    def restored_to(self, then: Snapshot) -> dict[str, Any]:
+        """This version's ``metaData`` with the schema and partitioning of ``then``, a
+        version of the table another engine replaced since: a restore to ``then`` brings
+        them back, the table's id and properties kept (as Delta's own RESTORE)."""
+        then_metadata = then.metadata or {}
+        return {
+            **(self.metadata or {}),
+            "schemaString": then_metadata["schemaString"],
+            "partitionColumns": list(then_metadata.get("partitionColumns") or []),
+        }
+
     @property
     def by_rewind(self) -> bool:
         """Whether Rewind writes this table's commits itself (:data:`DELTA_RS_REFUSES`)."""
