@@ -323,6 +323,7 @@ def test_a_commit_that_replaces_the_schema_lands_on_the_version_it_read_or_not_a
     store = TableStore(tmp_path / "warehouse", locate=lambda _: str(team))
     then = store.snapshot(TABLE, 0)
     write_deltalake(str(team), numbers, mode="append")  # after the version the restore read
+
     def restore(base: int) -> int:
         now = store.snapshot(TABLE, base)
         return store.commit(
