@@ -618,9 +618,12 @@ def test_an_older_writers_generated_column_and_change_data_feed_hold_for_rewind_
     assert {root: (versions(root), data_files(root)) for root in before} == before
     assert rows(conn, "SELECT * FROM GEN") == [(1, 2)]
     assert [r[8] for r in rows(conn, "DESC TABLE GEN")] == [None, "ID * 2"]  # its expression
-    conn.sql("INSERT INTO GEN (ID) VALUES (5); INSERT INTO GEN VALUES (6, 0)")
+    # A value given for it must be the expression's, as delta-spark checks it: nothing
+    # is written otherwise (it was replaced by the computed one)
+    assert code_of(conn, "INSERT INTO GEN VALUES (6, 0)") == "INVALID_VALUE"
+    conn.sql("INSERT INTO GEN (ID) VALUES (5); INSERT INTO GEN VALUES (6, 12)")
     conn.sql("UPDATE GEN SET ID = 7 WHERE ID = 1")
-    computed = [(5, 10), (6, 12), (7, 14)]  # a value given for it is replaced, not kept
+    computed = [(5, 10), (6, 12), (7, 14)]
     assert rows(conn, "SELECT * FROM GEN ORDER BY ID") == computed
     # the table is partitioned by it: each file carries its computed value
     live = log.replay(gen, versions(gen)[-1]).files

@@ -188,10 +188,11 @@ def write_frame(
     into, whose rules bind them (SPEC R40): a row for which one of its CHECK constraints
     or invariants (:attr:`Snapshot.checks`) is not true fails the write; a generated
     column (:attr:`Snapshot.generated`) holds its expression's value, as delta-spark
-    computes it (a value the statement gave it is replaced); with ``inserts`` (the rows
-    are new, not a rewrite's), an identity column (:attr:`Snapshot.identity`) gets its
-    next values (:func:`_numbered`); a partitioned table's rows
-    are written by partition, each file with its rows' partition values and without
+    computes it (a new row's value given must be that value, else the write fails, as
+    delta-spark's check fails it; a rewrite's rows get it computed again); with
+    ``inserts`` (the rows are new, not a rewrite's), an identity column
+    (:attr:`Snapshot.identity`) gets its next values (:func:`_numbered`); a partitioned
+    table's rows are written by partition, each file with its rows' partition values and without
     those columns, as Delta's writers write them (in the table root, not in
     ``column=value/`` folders, which Delta leaves to convention: readers read the log's
     values). Files are staged, then moved into the table root with unique names; the
@@ -206,7 +207,7 @@ def write_frame(
     generated = rules.generated if rules is not None else {}
 
     def stored(field: pa.Field) -> SparkColumn:
-        column = None if field.name in generated else by_physical.get(field.name)
+        column = by_physical.get(field.name)
         value = (
             _stored_as(F, F.col(quote(column.name)), given[column.name], field.type)
             if column is not None
@@ -216,11 +217,20 @@ def write_frame(
 
     def checked(field: pa.Field) -> SparkColumn:
         value = F.col(quote(field.name))
+        column = by_physical.get(field.name)
+        named = (column.name if column is not None else field.name).replace("'", "''")
         if field.name in generated:  # over the stored columns: the table's own names
-            value = F.expr(generated[field.name]).cast(arrow_spark(field.type))
+            computed = F.expr(generated[field.name]).cast(arrow_spark(field.type))
+            # a new row's value given must be the expression's, as delta-spark checks it
+            differs = F.raise_error(
+                F.lit(f"{CHECK_VIOLATION} 'generated column {named}' ({generated[field.name]})")
+            )
+            value = (
+                F.when(value.isNull() | value.eqNullSafe(computed), computed).otherwise(differs)
+                if inserts
+                else computed
+            )
         if not field.nullable:  # Delta's protocol: no writer puts NULL there (SPEC R40)
-            column = by_physical.get(field.name)
-            named = (column.name if column is not None else field.name).replace("'", "''")
             value = F.coalesce(value, F.raise_error(F.lit(f"{NOT_NULL_VIOLATION} '{named}'")))
         return value.alias(field.name)
 
