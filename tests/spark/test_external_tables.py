@@ -50,6 +50,19 @@ def register(conn: Any, name: str, location: str, extra: str = "") -> None:
     conn.sql(f"CREATE EXTERNAL TABLE {name} LOCATION = '{location}' TABLE_FORMAT = DELTA {extra}")
 
 
+def registered_at(connect: Any, hours: int, tables: dict[str, Path]) -> Any:
+    """The team's tables, each commit stamped T0 + (its version + 1) hours, registered in
+    LAKE.PUBLIC (LAKE created) by a connection at T0 + ``hours``, which is returned."""
+    for root in tables.values():
+        for version in versions(root):
+            stamp(root, version, T0 + timedelta(hours=version + 1))
+    conn = connect(now=(T0 + timedelta(hours=hours)).isoformat())
+    conn.sql("CREATE DATABASE LAKE")
+    for name, root in tables.items():
+        register(conn, name, str(root))
+    return conn
+
+
 def code_of(conn: Any, sql: str) -> str:
     with pytest.raises(RewindError) as refused:
         conn.sql(sql)
@@ -674,13 +687,7 @@ def test_a_table_with_identity_columns_is_restored_and_takes_rewinds_writes_r16_
     lake = tmp_path / "lake"
     delta_spark(lake, IDENTITY_JOB)
     always, default = lake / "always", lake / "default"
-    for root in (always, default):
-        for version in versions(root):
-            stamp(root, version, T0 + timedelta(hours=version + 1))
-    conn = connect(now=(T0 + timedelta(hours=4)).isoformat())
-    conn.sql("CREATE DATABASE LAKE")
-    register(conn, "ALWAYS", str(always))
-    register(conn, "BYDEFAULT", str(default))
+    conn = registered_at(connect, 4, {"ALWAYS": always, "BYDEFAULT": default})
     protocol = log.replay(always, versions(always)[-1]).protocol
     assert "identityColumns" in protocol["writerFeatures"]
     # DESCRIBE shows the rule where Snowflake does (default; SHOW COLUMNS' autoincrement)
@@ -744,11 +751,7 @@ def test_a_clustered_table_is_restored_and_takes_rewinds_writes_r16_r40_r43(
     as they were."""
     root = tmp_path / "lake" / "clustered"
     delta_spark(root, CLUSTERED_JOB)
-    for version in versions(root):
-        stamp(root, version, T0 + timedelta(hours=version + 1))
-    conn = connect(now=(T0 + timedelta(hours=4)).isoformat())
-    conn.sql("CREATE DATABASE LAKE")
-    register(conn, "CLUSTERED", str(root))
+    conn = registered_at(connect, 4, {"CLUSTERED": root})
     state = log.replay(root, versions(root)[-1])
     assert {"clustering", "v2Checkpoint"} <= set(state.protocol["writerFeatures"])
     assert list((root / "_delta_log").glob("*.checkpoint.*.json"))  # V2, UUID-named
@@ -811,13 +814,7 @@ def test_a_column_mapped_table_is_restored_and_takes_rewinds_writes_r16_r40_r43(
     lake = tmp_path / "lake"
     delta_spark(lake, MAPPED_JOB)
     named, ids = lake / "named", lake / "ids"
-    for root in (named, ids):
-        for version in versions(root):
-            stamp(root, version, T0 + timedelta(hours=version + 1))
-    conn = connect(now=(T0 + timedelta(hours=10)).isoformat())
-    conn.sql("CREATE DATABASE LAKE")
-    register(conn, "NAMED", str(named))
-    register(conn, "IDS", str(ids))
+    conn = registered_at(connect, 10, {"NAMED": named, "IDS": ids})
     conn.restore("LAKE.PUBLIC.NAMED", at=(T0 + timedelta(hours=4, minutes=30)).isoformat())
     conn.restore("LAKE.PUBLIC.IDS", at=(T0 + timedelta(hours=1, minutes=30)).isoformat())
     assert rows(conn, "SELECT * FROM NAMED ORDER BY ID") == [(1, "EU", "a"), (2, "US", "b")]
@@ -887,13 +884,9 @@ def test_a_table_with_row_tracking_is_restored_and_takes_rewinds_writes_r16_r40_
     commit version. delta-spark's row ids stay unique across its next INSERT and UPDATE."""
     root = tmp_path / "lake" / "tracked"
     delta_spark(root, TRACKED_JOB)
-    for version in versions(root):
-        stamp(root, version, T0 + timedelta(hours=version + 1))
     deleted = log.read_commit(root, versions(root)[-1])  # the team's bad DELETE
     assert deleted is not None
-    conn = connect(now=(T0 + timedelta(hours=10)).isoformat())
-    conn.sql("CREATE DATABASE LAKE")
-    register(conn, "TRACKED", str(root))
+    conn = registered_at(connect, 10, {"TRACKED": root})
     conn.restore("LAKE.PUBLIC.TRACKED", at=(T0 + timedelta(hours=4, minutes=30)).isoformat())
     assert rows(conn, "SELECT * FROM TRACKED ORDER BY ID") == [(1, "a"), (2, "B"), (3, "c")]
     restored = log.read_commit(root, versions(root)[-1])

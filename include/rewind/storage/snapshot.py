@@ -26,32 +26,6 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 
-# Writer features Rewind commits correctly (SPEC R40): anything else is refused before a
-# file is written. Their rules bind Rewind's writes:
-# :attr:`Snapshot.checks`, :attr:`Snapshot.generated`, :attr:`Snapshot.identity` and
-# :meth:`Snapshot.check_writable`. Deletion vectors: new files carry none, and a commit
-# that removes or re-adds a file with one gives its vector back; identity columns: new
-# rows get values past the column's high-water mark, which the commit moves
-# (:meth:`~rewind.storage.delta.TableStore.commit`); column mapping: new files name each
-# column by its physical name and id (:func:`rewind.storage.log.physical_schema`), a
-# column added gets new ones (:func:`rewind.storage.log.mapped_fields`); row tracking: a new
-# file gets fresh row ids and a file put back keeps its own (``rewind.storage.delta``);
-# clustering below.
-WRITABLE_FEATURES = {
-    "appendOnly",
-    "invariants",
-    "checkConstraints",
-    "changeDataFeed",
-    "timestampNtz",
-    "generatedColumns",
-    "deletionVectors",
-    "identityColumns",
-    "clustering",
-    "domainMetadata",
-    "v2Checkpoint",
-    "columnMapping",
-    "rowTracking",
-}
 # Features of a table delta-rs 1.6.6 commits nothing to ("Unsupported table features
 # required"): Rewind writes its commits to such a table itself, as Delta's protocol has
 # them (:attr:`Snapshot.by_rewind`). A clustered table's (liquid clustering, delta-spark's
@@ -65,6 +39,27 @@ DELTA_RS_REFUSES = {
     "v2Checkpoint",
     "columnMapping",
     "rowTracking",
+}
+# Writer features Rewind commits correctly (SPEC R40): anything else is refused before a
+# file is written. Their rules bind Rewind's writes:
+# :attr:`Snapshot.checks`, :attr:`Snapshot.generated`, :attr:`Snapshot.identity` and
+# :meth:`Snapshot.check_writable`. Deletion vectors: new files carry none, and a commit
+# that removes or re-adds a file with one gives its vector back; identity columns: new
+# rows get values past the column's high-water mark, which the commit moves
+# (:meth:`~rewind.storage.delta.TableStore.commit`); column mapping: new files name each
+# column by its physical name and id (:func:`rewind.storage.log.physical_schema`), a
+# column added gets new ones (:func:`rewind.storage.log.mapped_fields`); row tracking: a new
+# file gets fresh row ids and a file put back keeps its own (``rewind.storage.delta``);
+# clustering above.
+WRITABLE_FEATURES = {
+    "appendOnly",
+    "invariants",
+    "checkConstraints",
+    "changeDataFeed",
+    "timestampNtz",
+    "generatedColumns",
+    "deletionVectors",
+    *DELTA_RS_REFUSES,
 }
 # What a legacy protocol (writer version 2 to 6, no feature list; older Delta writers)
 # binds a writer to: the features of each version up to the table's, the Delta protocol's
