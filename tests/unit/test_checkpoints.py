@@ -348,6 +348,47 @@ def test_a_commit_that_replaces_the_schema_lands_on_the_version_it_read_or_not_a
     assert [uri.rsplit("/", 1)[-1] for uri in restored.file_uris()] == [f.path for f in then.files]
 
 
+def test_a_schema_restore_another_writer_committed_after_is_not_taken_back_r28_r40(
+    tmp_path: Path,
+) -> None:
+    """A restore that brought back a replaced version's schema, then killed, is taken back
+    by deleting its commit while it is the newest; after another writer's append, made
+    against the restored schema, taking it back would swap the replacement's files in
+    under that schema (a table nobody reads) or leave theirs unreadable: it stays."""
+    team = tmp_path / "team"
+    write_deltalake(str(team), pa.table({"id": pa.array([1], pa.int64()), "region": ["EU"]}))
+    numbers = pa.table({"id": pa.array([2], pa.int64()), "region": pa.array([5], pa.int32())})
+    write_deltalake(str(team), numbers, mode="overwrite", schema_mode="overwrite")
+    store = TableStore(tmp_path / "warehouse", locate=lambda _: str(team))
+    then, now = store.snapshot(TABLE, 0), store.snapshot(TABLE, 1)
+
+    def restore() -> int:
+        return store.commit(
+            TABLE,
+            now.version,
+            adds=then.files,
+            removes=now.files,
+            schema=now.schema,
+            query_id="q",
+            now=NOW,
+            readds=True,
+            metadata=now.restored_to(then),
+            exclusive=True,
+        )
+
+    assert restore() == 2
+    store.undo_commit(TABLE, 2, "q", NOW)  # the newest: its commit goes
+    assert log.read_commit(team, 2) is None
+    assert restore() == 2
+    write_deltalake(
+        str(team), pa.table({"id": pa.array([3], pa.int64()), "region": ["US"]}), mode="append"
+    )
+    store.undo_commit(TABLE, 2, "q", NOW)
+    assert log.read_commit(team, 4) is None
+    rows = DeltaTable(str(team)).to_pyarrow_dataset().to_table().sort_by("id").to_pylist()
+    assert rows == [{"id": 1, "region": "EU"}, {"id": 3, "region": "US"}]
+
+
 def test_commits_of_files_with_deletion_vectors_carry_them_verbatim_and_undo_with_them_r28_r40(
     tmp_path: Path,
 ) -> None:

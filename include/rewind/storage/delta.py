@@ -727,7 +727,8 @@ class TableStore:
         deleted, except those of a commit that re-added files earlier versions hold (a
         restore, ``readds``): they are those versions' data, and the team's files on an
         external table; when another writer has committed after it, nothing of theirs is
-        touched: a new commit removes what it added and brings back what it removed.
+        touched: a new commit removes what it added and brings back what it removed (not
+        after a restore that brought a replaced version's schema back: it stays).
         """
         root = self.root(table_id)
         commit = log.read_commit(root, version)
@@ -746,6 +747,19 @@ class TableStore:
             if not commit.info.get(COMMIT_READDS_KEY):
                 for add in commit.adds():
                     location.unlink(root / log.relative_path(add["path"]))
+            return
+        if commit.info.get(COMMIT_READDS_KEY) and any("metaData" in a for a in commit.actions):
+            # A restore that brought back the schema of a version another engine replaced,
+            # and another writer committed after it, against that schema: its files back
+            # under the replacement's schema, or theirs, would be unreadable. It stays, a
+            # whole version of the table (no one's data lost, SPEC R40 over R28).
+            _log.warning(
+                "The restore %s of %s (version %d) is not taken back: another writer "
+                "committed after it, against the schema it restored.",
+                query_id,
+                root,
+                version,
+            )
             return
         latest = self.latest_version(table_id, version)
         newest = self.snapshot(table_id, latest)
