@@ -20,6 +20,7 @@ from rewind.storage.snapshot import Snapshot
 pytestmark = pytest.mark.unit
 
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
+MAX = "delta.columnMapping.maxColumnId"
 
 
 def mapped(name: str, ident: int, kind: object) -> dict[str, object]:
@@ -97,6 +98,10 @@ def test_added_columns_get_new_ids_past_the_last_and_unique_physical_names_r40()
     assert len(set(names)) == 3 and all(n.startswith("col-") for n in names)
     assert fields[1]["metadata"]["comment"] == "kept"
     assert [f["name"] for f in fields] == ["A", "B"]
+    # the last id given: maxColumnId, or a field's past it (a writer that did not move it)
+    metadata = {"schemaString": json.dumps(SCHEMA), "configuration": {MAX: "3"}}
+    assert log.last_column_id(metadata) == 5
+    assert log.last_column_id({**metadata, "configuration": {MAX: "9"}}) == 9
 
 
 def test_a_column_added_to_a_mapped_table_moves_max_column_id_and_yields_to_theirs_r40(

@@ -515,8 +515,7 @@ class TableStore:
             configuration = dict(state.metadata.get("configuration") or {})
             added = new
             if configuration.get(log.COLUMN_MAPPING_MODE, "none").lower() != "none":
-                last = int(configuration.get(log.MAX_COLUMN_ID) or 0)
-                added, last = log.mapped_fields(new, last)
+                added, last = log.mapped_fields(new, log.last_column_id(state.metadata))
                 configuration[log.MAX_COLUMN_ID] = str(last)
             schema["fields"] += added
             metadata = {

@@ -556,6 +556,19 @@ def physical_schema(metadata: dict[str, Any]) -> dict[str, Any]:
     return dict(_each_field(json.loads(metadata["schemaString"]), physical))
 
 
+def last_column_id(metadata: dict[str, Any]) -> int:
+    """The highest column id a column-mapped table has given: its ``maxColumnId``, or a
+    field's id past it (nested fields too), so that no id is given twice."""
+    found = [int((metadata.get("configuration") or {}).get(MAX_COLUMN_ID) or 0)]
+
+    def seen(f: dict[str, Any]) -> dict[str, Any]:
+        found.append(int((f.get("metadata") or {}).get(_COLUMN_ID) or 0))
+        return f
+
+    _each_field(json.loads(metadata["schemaString"]), seen)
+    return max(found)
+
+
 def mapped_fields(fields: list[dict[str, Any]], last_id: int) -> tuple[list[dict[str, Any]], int]:
     """New fields (Delta's JSON) for a column-mapped table: each, nested ones too, given
     a new column id past ``last_id`` and a globally unique physical name, as column
