@@ -246,14 +246,19 @@ def test_rewinds_writes_to_a_partitioned_team_table_on_s3_go_by_partition_r41_r4
 def test_a_team_table_with_deletion_vectors_on_s3_is_restored_cloned_and_written_r16_r41_r46(
     lake: Any, connect: Any
 ) -> None:
-    """The team's delta-spark job on S3 (s3a) deletes a row of a table with deletion
-    vectors: Rewind restores the table to before that DELETE and back (its commits,
-    which name the vector, put on S3 by conditional PUT, R46), clones the DELETE's
-    version (the vector's rows copied, the rest referenced where it is, R47) and rewrites
-    the vector's file in an UPDATE; the team's next job reads every version right."""
+    """The team's delta-spark job on S3 (s3a) deletes a row of a table with a new
+    Databricks table's defaults (deletion vectors, row tracking, column mapping): Rewind
+    restores the table to before that DELETE and back (its commits, which name the vector
+    and keep the files' row ids, put on S3 by conditional PUT, R46), clones the DELETE's
+    version (its rows copied: the files name columns by physical names) and rewrites the
+    vector's file in an UPDATE (physical names, fresh row ids); the team's next job reads
+    every version right, its row ids unique."""
     uri = f"{lake.uri}team/dv"
     job = ["spark-sql", "s3a://" + uri.split("://", 1)[1]]
-    dv = "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')"
+    dv = (
+        "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true', "
+        "'delta.enableRowTracking' = 'true', 'delta.columnMapping.mode' = 'name')"
+    )
     create = f"CREATE TABLE {{t}} (ID BIGINT, V STRING) USING delta {dv}"
     fill = "INSERT INTO {t} SELECT /*+ COALESCE(1) */ * FROM VALUES (1, 'a'), (2, 'b'), (3, 'c')"
     run_jobs([[*job, create, fill, "DELETE FROM {t} WHERE ID = 2"]], lake.env)
@@ -274,10 +279,12 @@ def test_a_team_table_with_deletion_vectors_on_s3_is_restored_cloned_and_written
     conn.sql("UPDATE DV SET V = 'C' WHERE ID = 3")
     # versions: 0 CREATE, 1 INSERT, 2 the DELETE, 3 the registration's retention (R42),
     # 4 and 5 the restores, 6 the UPDATE
-    reads = ["SELECT * FROM {v4}", "SELECT * FROM {v5}", "SELECT * FROM {t}"]
+    unique = "SELECT count(DISTINCT _metadata.row_id) = count(*) FROM {t}"
+    reads = ["SELECT * FROM {v4}", "SELECT * FROM {v5}", "SELECT * FROM {t}", unique]
     (answer,) = run_jobs([[*job, *reads]], lake.env)
     assert answer["results"] == [
         [[1, "a"], [2, "b"], [3, "c"]],  # the restore to before the DELETE
         [[1, "a"], [3, "c"]],  # the restore to it
         [[1, "a"], [3, "C"]],
+        [[True]],
     ]
