@@ -191,6 +191,10 @@ def _file_action(file: DataFile, now: datetime, *, remove: bool = False) -> dict
     return action
 
 
+def _tracks_rows(state: log.Replay) -> bool:
+    return _ROW_TRACKING_FEATURE in (state.protocol.get("writerFeatures") or [])
+
+
 def _row_ids(
     state: log.Replay, adds: Sequence[DataFile], version: int
 ) -> tuple[list[DataFile], dict[str, Any] | None]:
@@ -200,7 +204,7 @@ def _row_ids(
     rows) gets fresh ids past the table's high-water mark and this version as its row
     commit version; a file put back keeps its own. Returns them and the
     ``delta.rowTracking`` domain with its mark moved (None where none moved)."""
-    if _ROW_TRACKING_FEATURE not in (state.protocol.get("writerFeatures") or []):
+    if not _tracks_rows(state):
         return list(adds), None
     domain = json.loads(state.domains.get(_ROW_TRACKING) or "{}")
     mark = int(domain.get(_ROW_ID_MARK, -1))
@@ -597,7 +601,7 @@ class TableStore:
             configuration = dict(state.metadata.get("configuration") or {})
             info = self._info(root, base, configuration, "WRITE", {"mode": "Append"}, marks)
             added, mark = _row_ids(state, adds, base + 1)
-            if _ROW_TRACKING_FEATURE in (state.protocol.get("writerFeatures") or []):
+            if _tracks_rows(state):
                 # A rewrite's copied rows get fresh ids (their stable ids are not kept)
                 info["tags"] = {_ROW_IDS_PRESERVED: "false" if removes and mark else "true"}
             actions: list[dict[str, Any]] = [{"commitInfo": info}]
