@@ -27,7 +27,7 @@ from deltalake import DeltaTable, write_deltalake
 from rewind.errors import ConcurrentWrite, StorageError
 from rewind.storage import location, log
 from rewind.storage.delta import TableStore
-from rewind.storage.snapshot import DataFile
+from rewind.storage.snapshot import DataFile, Snapshot
 
 pytestmark = pytest.mark.unit
 
@@ -306,6 +306,24 @@ def test_rewinds_property_commit_keeps_the_protocol_and_lands_after_another_writ
     assert commit is not None and commit.info["inCommitTimestamp"] == future + 1
 
 
+def schema_restore(store: TableStore, then: Snapshot, base: int) -> int:
+    """The commit of a restore (query "q") to ``then``, a version another engine replaced
+    by ``base``: its files, schema and partitioning back, on ``base`` only."""
+    now = store.snapshot(TABLE, base)
+    return store.commit(
+        TABLE,
+        base,
+        adds=then.files,
+        removes=now.files,
+        schema=now.schema,
+        query_id="q",
+        now=NOW,
+        readds=True,
+        metadata=now.restored_to(then),
+        exclusive=True,
+    )
+
+
 def test_a_commit_that_replaces_the_schema_lands_on_the_version_it_read_or_not_at_all_r28_r40(
     tmp_path: Path,
 ) -> None:
@@ -324,25 +342,10 @@ def test_a_commit_that_replaces_the_schema_lands_on_the_version_it_read_or_not_a
     then = store.snapshot(TABLE, 0)
     write_deltalake(str(team), numbers, mode="append")  # after the version the restore read
 
-    def restore(base: int) -> int:
-        now = store.snapshot(TABLE, base)
-        return store.commit(
-            TABLE,
-            base,
-            adds=then.files,
-            removes=now.files,
-            schema=now.schema,
-            query_id="q",
-            now=NOW,
-            readds=True,
-            metadata=now.restored_to(then),
-            exclusive=True,
-        )
-
     with pytest.raises(ConcurrentWrite):
-        restore(1)
+        schema_restore(store, then, 1)
     assert DeltaTable(str(team)).version() == 2
-    assert restore(2) == 3
+    assert schema_restore(store, then, 2) == 3
     restored = DeltaTable(str(team))
     assert restored.schema().to_arrow() == DeltaTable(str(team), version=0).schema().to_arrow()
     assert [uri.rsplit("/", 1)[-1] for uri in restored.file_uris()] == [f.path for f in then.files]
@@ -360,26 +363,11 @@ def test_a_schema_restore_another_writer_committed_after_is_not_taken_back_r28_r
     numbers = pa.table({"id": pa.array([2], pa.int64()), "region": pa.array([5], pa.int32())})
     write_deltalake(str(team), numbers, mode="overwrite", schema_mode="overwrite")
     store = TableStore(tmp_path / "warehouse", locate=lambda _: str(team))
-    then, now = store.snapshot(TABLE, 0), store.snapshot(TABLE, 1)
-
-    def restore() -> int:
-        return store.commit(
-            TABLE,
-            now.version,
-            adds=then.files,
-            removes=now.files,
-            schema=now.schema,
-            query_id="q",
-            now=NOW,
-            readds=True,
-            metadata=now.restored_to(then),
-            exclusive=True,
-        )
-
-    assert restore() == 2
+    then = store.snapshot(TABLE, 0)
+    assert schema_restore(store, then, 1) == 2
     store.undo_commit(TABLE, 2, "q", NOW)  # the newest: its commit goes
     assert log.read_commit(team, 2) is None
-    assert restore() == 2
+    assert schema_restore(store, then, 1) == 2
     write_deltalake(
         str(team), pa.table({"id": pa.array([3], pa.int64()), "region": ["US"]}), mode="append"
     )
