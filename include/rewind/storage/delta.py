@@ -518,7 +518,7 @@ class TableStore:
                 )
             configuration = dict(state.metadata.get("configuration") or {})
             added = new
-            if configuration.get(log.COLUMN_MAPPING_MODE, "none").lower() != "none":
+            if log.column_mapped(configuration):
                 added, last = log.mapped_fields(new, log.last_column_id(state.metadata))
                 configuration[log.MAX_COLUMN_ID] = str(last)
             schema["fields"] += added

@@ -511,7 +511,7 @@ def field_ids(metadata: dict[str, Any]) -> dict[str, str]:
     """Column name -> identity: column mapping's physical name (kept across a rename, and
     equal to the name the column had before mapping was turned on), else the name."""
     return {
-        f["name"]: str((f.get("metadata") or {}).get("delta.columnMapping.physicalName", f["name"]))
+        f["name"]: str((f.get("metadata") or {}).get(_PHYSICAL_NAME, f["name"]))
         for f in delta_fields(metadata)
     }
 
@@ -521,6 +521,11 @@ _COLUMN_ID = "delta.columnMapping.id"
 COLUMN_MAPPING_MODE = "delta.columnMapping.mode"
 MAX_COLUMN_ID = "delta.columnMapping.maxColumnId"
 PARQUET_FIELD_ID = "parquet.field.id"  # Spark's key for a Parquet field id
+
+
+def column_mapped(configuration: dict[str, str]) -> bool:
+    """Whether a table's properties put it under column mapping (``name`` or ``id``)."""
+    return configuration.get(COLUMN_MAPPING_MODE, "none").lower() != "none"
 
 
 def _each_field(value: Any, change: Callable[[dict[str, Any]], dict[str, Any]]) -> Any:

@@ -13,9 +13,9 @@ from rewind.errors import UnsupportedError, UnsupportedTableFeature
 from rewind.storage import location
 from rewind.storage.location import Root
 from rewind.storage.log import (
-    COLUMN_MAPPING_MODE,
     DataFile,
     arrow_schema,
+    column_mapped,
     column_types,
     delta_fields,
     field_ids,
@@ -223,7 +223,7 @@ class Snapshot:
     def column_mapped(self) -> bool:
         """Whether the version's data files name columns by Delta column mapping's
         physical names (another engine turned it on), not by the schema's names."""
-        return self.configuration.get(COLUMN_MAPPING_MODE, "none").lower() != "none"
+        return column_mapped(self.configuration)
 
     def physical_name(self, column: str) -> str:
         """The name data files and the log's statistics and partition values give a
