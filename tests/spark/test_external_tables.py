@@ -634,6 +634,7 @@ def test_an_older_writers_generated_column_and_change_data_feed_hold_for_rewind_
     # A value given for it must be the expression's, as delta-spark checks it: nothing
     # is written otherwise (it was replaced by the computed one)
     assert code_of(conn, "INSERT INTO GEN VALUES (6, 0)") == "INVALID_VALUE"
+    assert code_of(conn, "UPDATE GEN SET DOUBLED = 1") == "UNSUPPORTED"
     conn.sql("INSERT INTO GEN (ID) VALUES (5); INSERT INTO GEN VALUES (6, 12)")
     conn.sql("UPDATE GEN SET ID = 7 WHERE ID = 1")
     computed = [(5, 10), (6, 12), (7, 14)]

@@ -138,11 +138,20 @@ class Target:
 
     def settable(self, names: Iterable[str]) -> None:
         """Refuse to set an identity column (UPDATE, a MERGE's WHEN MATCHED), as
-        delta-spark does: its values are the table's to give (SPEC R40)."""
+        delta-spark does: its values are the table's to give (SPEC R40); and a generated
+        column, whose value the table computes (delta-spark refuses a value that is not
+        its expression's; Rewind would store the computed one instead of the value set)."""
+        generated = self.base.generated
         for name in names:
             column = self.column(name)
             if column.physical in self.base.identity:
                 raise UnsupportedError(f"UPDATE on IDENTITY column {column.name} is not supported.")
+            if column.physical in generated:
+                raise UnsupportedError(
+                    f"UPDATE of generated column {column.name} is not supported: the table "
+                    f"computes it ({generated[column.physical]}); set the columns it is "
+                    "computed from."
+                )
 
     def query(self, tree: exp.Expression) -> DataFrame:
         """A DataFrame for a query of the statement (its frames bound)."""
