@@ -18,6 +18,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import textwrap
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -385,3 +386,37 @@ def test_the_command_imports_the_standard_library_only() -> None:
 
     added = imported("import rewind.launcher") - imported("pass")
     assert added - set(sys.stdlib_module_names) == {"rewind"}
+
+
+def test_the_rehearsal_before_the_first_fork_leaves_nothing_behind(tmp_path: Path) -> None:
+    """The call the resident process rehearses before serving (``resident._rehearse``)
+    succeeds on a scratch home and leaves what a fork may copy: one thread, no file of
+    the scratch home open or on disk, the environment as it was (REWIND_* included)."""
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    report = textwrap.dedent(
+        """
+        import contextlib, json, os
+        from rewind import resident
+        before = dict(os.environ)
+        code = resident._warm()
+        fds = []
+        for fd in os.listdir("/proc/self/fd"):
+            with contextlib.suppress(OSError):  # the listing's own, closed by now
+                fds.append(os.readlink(f"/proc/self/fd/{fd}"))
+        env = {k: v for k, v in os.environ.items() if k not in resident.ONE_THREAD}
+        print(json.dumps({"code": code, "threads": len(os.listdir("/proc/self/task")),
+                          "fds": fds, "env": env == before}))
+        """
+    )
+    env = {**os.environ, "TMPDIR": str(scratch), "REWIND_HOME": str(tmp_path / "mine")}
+    env["REWIND_WAREHOUSE_URI"] = "s3://nobody-may-reach-this/warehouse"
+    done = subprocess.run([sys.executable, "-c", report], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, done.stderr
+    state = json.loads(done.stdout.splitlines()[-1])
+    assert state["code"] == 0
+    assert state["threads"] == 1
+    assert not [fd for fd in state["fds"] if fd.startswith(str(tmp_path))]
+    assert state["env"] is True
+    assert list(scratch.iterdir()) == []
+    assert not (tmp_path / "mine").exists()  # the caller's home is not the scratch one
