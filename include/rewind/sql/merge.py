@@ -124,14 +124,16 @@ class _Merge:
         joined = aliased(self.joined(), "__rw_j")
         act, file, row = (exp.column(n, quoted=True) for n in (ACTION, FILE_COLUMN, ROW_COLUMN))
         deleting = act.copy().isin(*self.deletes() or [-1])
-        acting = joined.copy()
-        total, distinct, deleted = self._query(
+        # One pass over the acting rows: their count, their distinct target rows, the
+        # deleted ones, and the files they live in (which the rewrite replaces).
+        total, distinct, deleted, files = self._query(
             exp.select(
                 exp.Count(this=exp.Star()),
                 exp.Count(this=exp.Distinct(expressions=[file.copy(), row.copy()])),
                 exp.func("COALESCE", exp.Sum(this=exp.func("IF", deleting.copy(), 1, 0)), 0),
+                exp.ArrayUniqueAgg(this=file.copy()),
             )
-            .from_(acting)
+            .from_(joined.copy())
             .where(act.copy() > 0)
         ).collect()[0]
         if int(total) != int(distinct):
@@ -139,12 +141,7 @@ class _Merge:
                 "Duplicate row detected during DML action: a target row matches several "
                 "source rows."
             )
-        uris = [
-            str(r[0])
-            for r in self._query(
-                exp.select(file.copy()).distinct().from_(joined.copy()).where(act.copy() > 0)
-            ).collect()
-        ]
+        uris = sorted(str(uri) for uri in files)
         # A target row joined to several non-acting source rows appears several times:
         # keep one copy per (file, row), the acting one if there is one.
         rank = exp.Window(
