@@ -47,6 +47,12 @@ SESSION_CONF = {
     # partitions by default: one is 5x faster on the logs Rewind reads (0.7 s against
     # 3.6 s per time-travel read of an 8-version table).
     "spark.databricks.delta.snapshotPartitions": "1",
+    # Which versions are reachable is Rewind's to say (its retention and fail-safe, SPEC
+    # R16, R42), and its lifecycle keeps their files: delta-spark 4 refuses a read of a
+    # version older than the table's delta.deletedFileRetentionDuration by the wall clock
+    # (a fail-safe recovery of another engine's table with deletion vectors, read through
+    # Delta, is 7 days past it).
+    "spark.databricks.delta.vacuum.enforceTimeTravelWithinDeletedFileRetentionDuration": "false",
     "spark.sql.caseSensitive": "true",
     "spark.sql.sources.parallelPartitionDiscovery.threshold": "1000000",
     # SPEC R38: no SQL text reads files by path (parquet.`/any/dir`); Rewind reads table

@@ -250,7 +250,8 @@ def test_a_team_table_with_deletion_vectors_on_s3_is_restored_cloned_and_written
     Databricks table's defaults (deletion vectors, row tracking, column mapping): Rewind
     restores the table to before that DELETE and back (its commits, which name the vector
     and keep the files' row ids, put on S3 by conditional PUT, R46), clones the DELETE's
-    version (its rows copied: the files name columns by physical names) and rewrites the
+    version (its one file carries the vector: its other rows copied, by physical names,
+    under the clone's own column mapping) and rewrites the
     vector's file in an UPDATE (physical names, fresh row ids); the team's next job reads
     every version right, its row ids unique."""
     uri = f"{lake.uri}team/dv"

@@ -916,6 +916,66 @@ def test_a_table_with_row_tracking_is_restored_and_takes_rewinds_writes_r16_r40_
     assert unique == "True"
 
 
+CLONES_READ = """
+import glob
+for log in sorted(glob.glob(path + "/*/_delta_log")):
+    table = spark.read.format("delta").load(log[: -len("/_delta_log")])
+    print(sorted(tuple(r) for r in table.collect()))
+"""
+
+
+def test_a_clone_of_a_column_mapped_table_shares_its_files_r24_r40_r43(
+    tmp_path: Path, connect: Any, home: Path
+) -> None:
+    """A clone of a column-mapped table (every table with a renamed or dropped column, every
+    new Databricks table) copied all its rows, as delta-rs cannot create such a table.
+    Now its version 0, written by Rewind, maps the columns as the source does now (their
+    ids and physical names; renamed columns by their new names, the dropped one gone, the
+    partition values by physical name) and shares the files: hard links of the source's,
+    but for a file with a deletion vector, whose other rows are copied (by physical name).
+    Rewind and delta-spark read each clone at the version cloned, Rewind writes to it, and
+    the source's row ids stay out of it (it does not track rows)."""
+    lake = tmp_path / "lake"
+    delta_spark(lake, MAPPED_JOB)
+    delta_spark(lake / "tracked", TRACKED_JOB)
+    tables = {"NAMED": lake / "named", "IDS": lake / "ids", "TRACKED": lake / "tracked"}
+    conn = registered_at(connect, 10, tables)
+    then = f"AT(TIMESTAMP => '{(T0 + timedelta(hours=4, minutes=30)).isoformat()}'::TIMESTAMP_TZ)"
+    first = f"AT(TIMESTAMP => '{(T0 + timedelta(hours=1, minutes=30)).isoformat()}'::TIMESTAMP_TZ)"
+    conn.sql(
+        f"CREATE TABLE NAMED_THEN CLONE NAMED {then}; CREATE TABLE IDS_THEN CLONE IDS {first}; "
+        f"CREATE TABLE TRACKED_THEN CLONE TRACKED {then}"
+    )
+    assert rows(conn, "SELECT * FROM NAMED_THEN ORDER BY ID") == [(1, "EU", "a"), (2, "US", "b")]
+    assert rows(conn, "SELECT * FROM IDS_THEN") == [(1, {"x": "a", "y": 1})]
+    assert rows(conn, "SELECT * FROM TRACKED_THEN ORDER BY ID") == [(1, "a"), (2, "B"), (3, "c")]
+    sources = {(p.stat().st_ino): p for root in tables.values() for p in root.rglob("*.parquet")}
+    clones = sorted((home / "warehouse").glob("*/_delta_log"))
+    assert len(clones) == 3
+    shared, copied = [], []
+    for clone_log in clones:
+        version_0 = log.read_commit(clone_log.parent, 0)
+        assert version_0 is not None
+        protocol = next(a["protocol"] for a in version_0.actions if "protocol" in a)
+        assert protocol == {"minReaderVersion": 2, "minWriterVersion": 5}
+        for add in version_0.adds():
+            assert "baseRowId" not in add and "deletionVector" not in add
+            inode = (clone_log.parent / add["path"]).stat().st_ino
+            (shared if inode in sources else copied).append(add["path"])
+    # NAMED's two partitions, IDS's file, TRACKED's second INSERT and its UPDATE's file;
+    # the rows of TRACKED's first file, which the UPDATE's vector marks, are copied
+    assert (len(shared), len(copied)) == (5, 1)
+    conn.sql("INSERT INTO NAMED_THEN VALUES (3, 'APAC', 'c'); UPDATE TRACKED_THEN SET V = 'C'")
+    read = delta_spark(home / "warehouse", CLONES_READ).strip().splitlines()[-3:]
+    assert sorted(read) == sorted(
+        [
+            str([(1, "EU", "a"), (2, "US", "b"), (3, "APAC", "c")]),
+            "[(1, Row(x='a', y=1))]",
+            str([(1, "C"), (2, "C"), (3, "C")]),
+        ]
+    )
+
+
 def test_another_engines_vacuum_cannot_cut_time_travel_and_a_forced_one_is_named_r42(
     lake: Path, connect: Any
 ) -> None:

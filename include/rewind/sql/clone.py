@@ -31,13 +31,14 @@ from rewind.sql.query import own_columns, resolve_version, table_frame, table_re
 from rewind.sql.tables import create_table_storage, current_version, keep_history, snapshot
 from rewind.sql.values import ObjectProperties
 from rewind.statement import Context
-from rewind.storage import location
+from rewind.storage import location, log
 from rewind.storage.columns import Column, table_columns
 from rewind.storage.log import arrow_schema
 from rewind.storage.snapshot import DataFile, Snapshot
 
 if TYPE_CHECKING:
     import pyarrow as pa
+    from deltalake.schema import Schema as DeltaSchema
 
 
 @dataclass
@@ -65,12 +66,14 @@ def clone_table_into(
     not the source (R36). ``rows`` False: the column definitions only, no file and no
     partitioning (``CREATE TABLE ... LIKE``).
 
-    The data files are shared, except those of a table another engine put under Delta
-    column mapping: its files name columns by physical names (or by names it has
-    renamed since) that delta-rs cannot commit a mapping for, so shared they would read
-    as NULL columns; their rows are copied instead (a deep clone, by Spark, each column
-    read by its identity, R43). So are the rows of a file another engine gave a deletion
-    vector (:func:`_undeleted_rows`).
+    The data files are shared (SPEC R24, R47), a column-mapped table's too: its files
+    name columns by physical names, which the clone's version 0 maps as the source's
+    current version does (:meth:`TableStore._created_own`: the columns as they are now,
+    renamed ones by their new names, dropped ones gone, added ones NULL in older files).
+    Copied instead: the rows of a file another engine gave a deletion vector
+    (:func:`_undeleted_rows`), and every row where the clone's columns are not the
+    mapped table's current ones (columns only Rewind's catalog added, or another
+    partitioning then: a deep clone, by Spark, each column read by its identity, R43).
     """
     import pyarrow as pa  # the version's schema is Arrow (Snapshot.schema)
 
@@ -92,13 +95,23 @@ def clone_table_into(
     ctx.undo.append(lambda: ctx.store.discard(target.id))
     files: list[DataFile] = []
     partitioned_by: list[str] = []
-    if rows and mapped:
+    mapping: dict[str, str] | None = None
+    physical: pa.Schema | DeltaSchema = schema
+    if rows and mapped and _maps_as_now(snap, now, own, schema):
+        files = _shared_files(ctx, source, snap, target)
+        files += _undeleted_rows(ctx, snap, target, columns, schema, now)
+        from deltalake.schema import Schema as DeltaSchema
+
+        text, mapping = log.mapping_schema(now.metadata or {})
+        physical = DeltaSchema.from_json(text)
+        partitioned_by = list((now.metadata or {}).get("partitionColumns") or [])
+    elif rows and mapped:
         files = _copied_rows(ctx, source, version, target, columns, schema)
     elif rows:
         files = _shared_files(ctx, source, snap, target)
-        files += _undeleted_rows(ctx, snap, target, columns, schema)
+        files += _undeleted_rows(ctx, snap, target, columns, schema, snap)
         partitioned_by = snap.partition_columns
-    create_table_storage(ctx, target, columns, files, schema, partitioned_by)
+    create_table_storage(ctx, target, columns, files, physical, partitioned_by, mapping)
     ctx.catalog.record_access(
         ctx.query_id,
         source.id,
@@ -106,6 +119,23 @@ def clone_table_into(
         version=version,
         columns=[c.name for c in columns],
         direct=direct,
+    )
+
+
+def _maps_as_now(snap: Snapshot, now: Snapshot, own: object, schema: pa.Schema) -> bool:
+    """Whether a clone of column-mapped ``snap`` shares its files under the mapping of
+    the table's current version ``now``: the clone's columns are its current columns
+    (not a replaced table's own, ``own``; none only the catalog holds) and the version
+    is partitioned as now (else the partition values would not match the mapping)."""
+
+    def partitioning(version: Snapshot) -> list[str]:
+        return list((version.metadata or {}).get("partitionColumns") or [])
+
+    return (
+        own is None
+        and now.column_mapped
+        and schema.names == now.schema.names
+        and partitioning(snap) == partitioning(now)
     )
 
 
@@ -149,12 +179,18 @@ def _shared_files(
 
 
 def _undeleted_rows(
-    ctx: Context, snap: Snapshot, target: CatalogObject, columns: list[Column], schema: pa.Schema
+    ctx: Context,
+    snap: Snapshot,
+    target: CatalogObject,
+    columns: list[Column],
+    schema: pa.Schema,
+    rules: Snapshot,
 ) -> list[DataFile]:
     """The clone's data files for ``snap``'s files that carry a deletion vector: their
-    rows but those the vector deletes, read through Delta and written anew. Shared, such
-    a file would need its vector in the clone's first version, which delta-rs cannot
-    create (and without it the deleted rows would come back). None without such files."""
+    rows but those the vector deletes, read through Delta and written anew under
+    ``rules`` (the version whose column mapping the clone takes). Shared, such a file
+    would need its vector in the clone's first version, and the vector's file kept alive
+    for it (the lifecycle keeps data files a clone shares). None without such files."""
     if not any(f.vector for f in snap.files):
         return []
     from rewind.spark import functions
@@ -167,7 +203,7 @@ def _undeleted_rows(
     rows = rows.select(*[F.col(quote(c.name)) for c in columns])
     root = ctx.store.root(target.id)
     location.make_dir(root, exist_ok=True)
-    return write_frame(ctx, root, rows, columns, schema, snap)
+    return write_frame(ctx, root, rows, columns, schema, rules)
 
 
 def _check_container(ctx: Context, container: CatalogObject, instant: datetime) -> None:

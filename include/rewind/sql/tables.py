@@ -57,15 +57,17 @@ def create_table_storage(
     files: Sequence[DataFile] = (),
     schema: pa.Schema | DeltaSchema | None = None,
     partition_by: Sequence[str] = (),
+    mapping: dict[str, str] | None = None,
 ) -> None:
     """Version 0 of a new table incarnation under ``warehouse/<id>/`` (SPEC R4).
 
     ``schema`` is the physical schema, by default the one of ``columns``;
-    ``partition_by`` its partition columns (a clone keeps its source's).
+    ``partition_by`` its partition columns (a clone keeps its source's); ``mapping``:
+    the column mapping properties of a clone of a column-mapped table.
     """
     ctx.undo.append(lambda: ctx.store.discard(obj.id))
     physical = delta_schema(columns) if schema is None else schema
-    ctx.store.create(obj.id, physical, ctx.query_id, ctx.now, files, partition_by)
+    ctx.store.create(obj.id, physical, ctx.query_id, ctx.now, files, partition_by, mapping)
     record_version(ctx, obj, 0, "CREATE")
 
 

@@ -325,13 +325,18 @@ class TableStore:
         now: datetime,
         adds: Sequence[DataFile] = (),
         partition_by: Sequence[str] = (),
+        mapping: dict[str, str] | None = None,
     ) -> int:
         """Create version 0 of a new table, holding ``adds`` (already in its dir), partitioned
-        by ``partition_by`` (a clone of a partitioned table); returns 0."""
+        by ``partition_by`` (a clone of a partitioned table); returns 0. ``mapping``: the
+        column mapping properties of a clone of a column-mapped table (:meth:`_created_own`)."""
         path = self.root(table_id)
         if location.is_dir(path / "_delta_log"):
             raise StorageError(f"Storage for table id {table_id} already exists at {path}.")
         location.make_dir(path)
+        if mapping:
+            assert isinstance(schema, DeltaSchema)
+            return self._created_own(table_id, schema, query_id, now, adds, partition_by, mapping)
         with self._writing(table_id):
             create_table_with_add_actions(
                 str(path),
@@ -343,6 +348,54 @@ class TableStore:
                 post_commithook_properties=_HOOKS,
                 storage_options=self._options(path),
             )
+        return 0
+
+    def _created_own(
+        self,
+        table_id: int,
+        schema: DeltaSchema,
+        query_id: str,
+        now: datetime,
+        adds: Sequence[DataFile],
+        partition_by: Sequence[str],
+        mapping: dict[str, str],
+    ) -> int:
+        """Version 0 of a clone of a column-mapped table, written by Rewind (delta-rs
+        creates no such table): ``schema`` with its fields' column ids and physical names
+        (the source's), the mapping ``mapping`` gives (``delta.columnMapping.*``), the
+        legacy protocol that reads it (reader 2, writer 5, as delta-spark creates a
+        column-mapped table), and ``adds``, the source's files, whose columns, partition
+        values and statistics go by those physical names (SPEC R24, R40, R47). Row
+        tracking is the source's, not the clone's: its files' row ids are left out."""
+        root = self.root(table_id)
+        configuration = {**DELTA_TABLE_CONFIG, **mapping}
+        marks = _props(query_id, now, str(uuid.uuid4()))
+        info = self._info(root, -1, configuration, "CREATE TABLE", {}, marks)
+        metadata = {
+            "id": str(uuid.uuid4()),
+            "format": {"provider": "parquet", "options": {}},
+            "schemaString": schema.to_json(),
+            "partitionColumns": list(partition_by),
+            "configuration": configuration,
+            "createdTime": _ms(now),
+        }
+        actions: list[dict[str, Any]] = [
+            {"commitInfo": info},
+            {"protocol": {"minReaderVersion": 2, "minWriterVersion": 5}},
+            {"metaData": metadata},
+        ]
+        for file in adds:
+            own = dataclasses.replace(file, base_row_id=None, row_commit_version=None)
+            actions.append({"add": _file_action(own, now)})
+        data = "".join(json.dumps(a, separators=(",", ":")) + "\n" for a in actions)
+        with self._writing(table_id):
+            location.make_dir(root / "_delta_log", exist_ok=True)
+            try:
+                location.write_new(log.commit_file(root, 0), data.encode())
+            except FileExistsError:
+                raise StorageError(
+                    f"Storage for table id {table_id} already exists at {root}."
+                ) from None
         return 0
 
     def share_files(

@@ -544,6 +544,23 @@ def _each_field(value: Any, change: Callable[[dict[str, Any]], dict[str, Any]]) 
     return value
 
 
+def mapping_schema(metadata: dict[str, Any]) -> tuple[str, dict[str, str]]:
+    """A column-mapped table's schema (JSON) and column mapping properties for a new
+    table that reads its files (a clone, SPEC R24): each field, nested ones too, keeps
+    its column id, physical name and comment, and no other Delta rule (a generated or
+    identity column's, an invariant: the clone is a plain table)."""
+    kept = {_PHYSICAL_NAME, _COLUMN_ID, "comment"}
+
+    def mapped(f: dict[str, Any]) -> dict[str, Any]:
+        return {**f, "metadata": {k: v for k, v in (f.get("metadata") or {}).items() if k in kept}}
+
+    schema = _each_field(json.loads(metadata["schemaString"]), mapped)
+    configuration = metadata.get("configuration") or {}
+    keys = (COLUMN_MAPPING_MODE, MAX_COLUMN_ID)
+    properties = {k: configuration[k] for k in keys if k in configuration}
+    return json.dumps(schema, separators=(",", ":")), properties
+
+
 def physical_schema(metadata: dict[str, Any]) -> dict[str, Any]:
     """The schema a column-mapped table's data files are written with (Delta's writer
     requirements for column mapping): each field, nested ones too, under its physical
