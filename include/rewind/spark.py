@@ -47,11 +47,10 @@ SESSION_CONF = {
     # partitions by default: one is 5x faster on the logs Rewind reads (0.7 s against
     # 3.6 s per time-travel read of an 8-version table).
     "spark.databricks.delta.snapshotPartitions": "1",
-    # Which versions are reachable is Rewind's to say (its retention and fail-safe, SPEC
-    # R16, R42), and its lifecycle keeps their files: delta-spark 4 refuses a read of a
-    # version older than the table's delta.deletedFileRetentionDuration by the wall clock
-    # (a fail-safe recovery of another engine's table with deletion vectors, read through
-    # Delta, is 7 days past it).
+    # Which versions are reachable is Rewind's to say (its retention, SPEC R16, R42), and
+    # its lifecycle keeps their files: delta-spark 4 refuses a read of a version committed
+    # longer ago than the table's delta.deletedFileRetentionDuration, though that version
+    # was current within the window (AT a point an hour ago on a table unchanged for weeks).
     "spark.databricks.delta.vacuum.enforceTimeTravelWithinDeletedFileRetentionDuration": "false",
     "spark.sql.caseSensitive": "true",
     "spark.sql.sources.parallelPartitionDiscovery.threshold": "1000000",

@@ -976,6 +976,36 @@ def test_a_clone_of_a_column_mapped_table_shares_its_files_r24_r40_r43(
     )
 
 
+def test_a_point_in_the_window_of_a_table_unchanged_for_weeks_reads_through_delta_r16_r42(
+    tmp_path: Path, connect: Any
+) -> None:
+    """On the wall clock: a table with deletion vectors (read through Delta), last changed
+    four weeks ago, registered with a retention of one day. A point two hours ago is in
+    the window (R16) and its version is the current one, committed weeks ago, older than
+    the ``delta.deletedFileRetentionDuration`` Rewind gives the table (R42): delta-spark 4
+    refused that read (DELTA_UNSUPPORTED_TIME_TRAVEL_BEYOND_DELETED_FILE_RETENTION_DURATION,
+    reaching the user as an error). Rewind's retention decides, and the rows read."""
+    root = tmp_path / "lake" / "quiet"
+    delta_spark(
+        root,
+        """
+spark.sql(f"CREATE TABLE delta.`{path}` (id long, v string) USING delta "
+          "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')")
+spark.sql(f"INSERT INTO delta.`{path}` SELECT /*+ COALESCE(1) */ * FROM VALUES (1, 'a'), (2, 'b')")
+spark.sql(f"DELETE FROM delta.`{path}` WHERE id = 2")
+""",
+    )
+    wall = datetime.now(UTC)
+    for version in versions(root):
+        stamp(root, version, wall - timedelta(days=28, hours=-version))
+    conn = connect()
+    conn.sql("CREATE DATABASE LAKE")
+    register(conn, "QUIET", str(root))
+    point = (wall - timedelta(hours=2)).isoformat()
+    assert rows(conn, f"SELECT * FROM QUIET AT(TIMESTAMP => '{point}'::TIMESTAMP_TZ)") == [(1, "a")]
+    assert rows(conn, "SELECT * FROM QUIET AT(OFFSET => -7200)") == [(1, "a")]
+
+
 def test_another_engines_vacuum_cannot_cut_time_travel_and_a_forced_one_is_named_r42(
     lake: Path, connect: Any
 ) -> None:
