@@ -21,6 +21,7 @@ from test_s3_spark import run_jobs
 from rewind.errors import RewindError
 from rewind.lifecycle.metrics import metrics_path
 from rewind.storage import objectstore
+from rewind.storage.log import read_commit
 
 pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("s3")]
 
@@ -244,14 +245,14 @@ def test_rewinds_writes_to_a_partitioned_team_table_on_s3_go_by_partition_r41_r4
 
 
 def test_a_team_table_with_deletion_vectors_on_s3_is_restored_cloned_and_written_r16_r41_r46(
-    lake: Any, connect: Any
+    lake: Any, connect: Any, home: Path
 ) -> None:
     """The team's delta-spark job on S3 (s3a) deletes a row of a table with a new
     Databricks table's defaults (deletion vectors, row tracking, column mapping): Rewind
     restores the table to before that DELETE and back (its commits, which name the vector
     and keep the files' row ids, put on S3 by conditional PUT, R46), clones the DELETE's
-    version (its one file carries the vector: its other rows copied, by physical names,
-    under the clone's own column mapping) and rewrites the
+    version (the file without a vector referenced where it is, by URI, under the clone's
+    own column mapping, R47; the vector's file's other rows copied) and rewrites the
     vector's file in an UPDATE (physical names, fresh row ids); the team's next job reads
     every version right, its row ids unique."""
     uri = f"{lake.uri}team/dv"
@@ -262,30 +263,37 @@ def test_a_team_table_with_deletion_vectors_on_s3_is_restored_cloned_and_written
     )
     create = f"CREATE TABLE {{t}} (ID BIGINT, V STRING) USING delta {dv}"
     fill = "INSERT INTO {t} SELECT /*+ COALESCE(1) */ * FROM VALUES (1, 'a'), (2, 'b'), (3, 'c')"
-    run_jobs([[*job, create, fill, "DELETE FROM {t} WHERE ID = 2"]], lake.env)
+    more = "INSERT INTO {t} VALUES (4, 'd')"
+    run_jobs([[*job, create, fill, more, "DELETE FROM {t} WHERE ID = 2"]], lake.env)
     conn = connect()
     conn.sql("CREATE DATABASE LAKE")
     register(conn, "DV", uri)
-    assert rows(conn, "SELECT ID FROM DV ORDER BY ID") == [(1,), (3,)]
+    assert rows(conn, "SELECT ID FROM DV ORDER BY ID") == [(1,), (3,), (4,)]
     ((deleted,),) = rows(
         conn,
         "SELECT QUERY_ID FROM REWIND.ACCOUNT_USAGE.QUERY_HISTORY "
         "WHERE QUERY_TYPE = 'DELTA_COMMIT' ORDER BY START_TIME DESC LIMIT 1",
     )
     conn.restore("LAKE.PUBLIC.DV", before=deleted)
-    assert rows(conn, "SELECT ID FROM DV ORDER BY ID") == [(1,), (2,), (3,)]
+    assert rows(conn, "SELECT ID FROM DV ORDER BY ID") == [(1,), (2,), (3,), (4,)]
     conn.sql(f"CREATE TABLE CL CLONE DV AT(STATEMENT => '{deleted}')")
-    assert rows(conn, "SELECT ID FROM CL ORDER BY ID") == [(1,), (3,)]
+    assert rows(conn, "SELECT ID FROM CL ORDER BY ID") == [(1,), (3,), (4,)]
+    ((clone_log,),) = [list((home / "warehouse").glob("*/_delta_log"))]
+    version_0 = read_commit(clone_log.parent, 0)
+    assert version_0 is not None
+    shared = [a["path"] for a in version_0.adds() if a["path"].startswith("s3://")]
+    assert len(shared) == 1 and len(version_0.adds()) == 2
     conn.restore("LAKE.PUBLIC.DV", at=deleted)
     conn.sql("UPDATE DV SET V = 'C' WHERE ID = 3")
-    # versions: 0 CREATE, 1 INSERT, 2 the DELETE, 3 the registration's retention (R42),
-    # 4 and 5 the restores, 6 the UPDATE
+    # versions: 0 CREATE, 1 and 2 INSERTs, 3 the DELETE, 4 the registration's retention
+    # (R42), 5 the restore before the DELETE, 6 the retention a clone that references the
+    # table's objects holds (R24, R47), 7 the restore to the DELETE, 8 the UPDATE
     unique = "SELECT count(DISTINCT _metadata.row_id) = count(*) FROM {t}"
-    reads = ["SELECT * FROM {v4}", "SELECT * FROM {v5}", "SELECT * FROM {t}", unique]
+    reads = ["SELECT * FROM {v5}", "SELECT * FROM {v7}", "SELECT * FROM {t}", unique]
     (answer,) = run_jobs([[*job, *reads]], lake.env)
     assert answer["results"] == [
-        [[1, "a"], [2, "b"], [3, "c"]],  # the restore to before the DELETE
-        [[1, "a"], [3, "c"]],  # the restore to it
-        [[1, "a"], [3, "C"]],
+        [[1, "a"], [2, "b"], [3, "c"], [4, "d"]],  # the restore to before the DELETE
+        [[1, "a"], [3, "c"], [4, "d"]],  # the restore to it
+        [[1, "a"], [3, "C"], [4, "d"]],
         [[True]],
     ]
