@@ -944,14 +944,16 @@ def test_a_clone_of_a_column_mapped_table_shares_its_files_r24_r40_r43(
     first = f"AT(TIMESTAMP => '{(T0 + timedelta(hours=1, minutes=30)).isoformat()}'::TIMESTAMP_TZ)"
     conn.sql(
         f"CREATE TABLE NAMED_THEN CLONE NAMED {then}; CREATE TABLE IDS_THEN CLONE IDS {first}; "
-        f"CREATE TABLE TRACKED_THEN CLONE TRACKED {then}"
+        f"CREATE TABLE TRACKED_THEN CLONE TRACKED {then}; "
+        f"CREATE TABLE NAMED_FIRST CLONE NAMED {first}"  # before the renames and the drop
     )
     assert rows(conn, "SELECT * FROM NAMED_THEN ORDER BY ID") == [(1, "EU", "a"), (2, "US", "b")]
+    assert rows(conn, "SELECT * FROM NAMED_FIRST ORDER BY ID") == [(1, "EU", "a"), (2, "US", "b")]
     assert rows(conn, "SELECT * FROM IDS_THEN") == [(1, {"x": "a", "y": 1})]
     assert rows(conn, "SELECT * FROM TRACKED_THEN ORDER BY ID") == [(1, "a"), (2, "B"), (3, "c")]
     sources = {(p.stat().st_ino): p for root in tables.values() for p in root.rglob("*.parquet")}
     clones = sorted((home / "warehouse").glob("*/_delta_log"))
-    assert len(clones) == 3
+    assert len(clones) == 4
     shared, copied = [], []
     for clone_log in clones:
         version_0 = log.read_commit(clone_log.parent, 0)
@@ -962,14 +964,15 @@ def test_a_clone_of_a_column_mapped_table_shares_its_files_r24_r40_r43(
             assert "baseRowId" not in add and "deletionVector" not in add
             inode = (clone_log.parent / add["path"]).stat().st_ino
             (shared if inode in sources else copied).append(add["path"])
-    # NAMED's two partitions, IDS's file, TRACKED's second INSERT and its UPDATE's file;
-    # the rows of TRACKED's first file, which the UPDATE's vector marks, are copied
-    assert (len(shared), len(copied)) == (5, 1)
+    # NAMED's two partitions (twice), IDS's file, TRACKED's second INSERT and its UPDATE's
+    # file; the rows of TRACKED's first file, which the UPDATE's vector marks, are copied
+    assert (len(shared), len(copied)) == (7, 1)
     conn.sql("INSERT INTO NAMED_THEN VALUES (3, 'APAC', 'c'); UPDATE TRACKED_THEN SET V = 'C'")
-    read = delta_spark(home / "warehouse", CLONES_READ).strip().splitlines()[-3:]
+    read = delta_spark(home / "warehouse", CLONES_READ).strip().splitlines()[-4:]
     assert sorted(read) == sorted(
         [
             str([(1, "EU", "a"), (2, "US", "b"), (3, "APAC", "c")]),
+            str([(1, "EU", "a"), (2, "US", "b")]),
             "[(1, Row(x='a', y=1))]",
             str([(1, "C"), (2, "C"), (3, "C")]),
         ]

@@ -126,10 +126,12 @@ def _maps_as_now(snap: Snapshot, now: Snapshot, own: object, schema: pa.Schema) 
     """Whether a clone of column-mapped ``snap`` shares its files under the mapping of
     the table's current version ``now``: the clone's columns are its current columns
     (not a replaced table's own, ``own``; none only the catalog holds) and the version
-    is partitioned as now (else the partition values would not match the mapping)."""
+    is partitioned by the same columns as now, renamed since or not (else the files'
+    partition values would not match the mapping)."""
 
     def partitioning(version: Snapshot) -> list[str]:
-        return list((version.metadata or {}).get("partitionColumns") or [])
+        names = (version.metadata or {}).get("partitionColumns") or []
+        return [version.physical_name(name) for name in names]
 
     return (
         own is None
