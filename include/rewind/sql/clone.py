@@ -122,7 +122,9 @@ def clone_table_into(
     )
 
 
-def _maps_as_now(snap: Snapshot, now: Snapshot, own: object, schema: pa.Schema) -> bool:
+def _maps_as_now(
+    snap: Snapshot, now: Snapshot, own: list[Column] | None, schema: pa.Schema
+) -> bool:
     """Whether a clone of column-mapped ``snap`` shares its files under the mapping of
     the table's current version ``now``: the clone's columns are its current columns
     (not a replaced table's own, ``own``; none only the catalog holds) and the version

@@ -191,6 +191,11 @@ def _file_action(file: DataFile, now: datetime, *, remove: bool = False) -> dict
     return action
 
 
+def _commit_text(actions: Sequence[dict[str, Any]]) -> bytes:
+    """A commit file's bytes: one JSON action per line, as Delta writes them."""
+    return "".join(json.dumps(a, separators=(",", ":")) + "\n" for a in actions).encode()
+
+
 def _tracks_rows(state: log.Replay) -> bool:
     return _ROW_TRACKING_FEATURE in (state.protocol.get("writerFeatures") or [])
 
@@ -387,11 +392,10 @@ class TableStore:
         for file in adds:
             own = dataclasses.replace(file, base_row_id=None, row_commit_version=None)
             actions.append({"add": _file_action(own, now)})
-        data = "".join(json.dumps(a, separators=(",", ":")) + "\n" for a in actions)
         with self._writing(table_id):
             location.make_dir(root / "_delta_log", exist_ok=True)
             try:
-                location.write_new(log.commit_file(root, 0), data.encode())
+                location.write_new(log.commit_file(root, 0), _commit_text(actions))
             except FileExistsError:
                 raise StorageError(
                     f"Storage for table id {table_id} already exists at {root}."
@@ -682,10 +686,11 @@ class TableStore:
         root = self.root(table_id)
         for _ in range(_COMMIT_ATTEMPTS):
             actions, configuration = build(base_version)
-            data = "".join(json.dumps(a, separators=(",", ":")) + "\n" for a in actions)
             with self._writing(table_id):
                 try:
-                    location.write_new(log.commit_file(root, base_version + 1), data.encode())
+                    location.write_new(
+                        log.commit_file(root, base_version + 1), _commit_text(actions)
+                    )
                 except FileExistsError:  # another writer's commit took the version
                     base_version = max(c.version for c in log.commits_after(root, base_version))
                     continue
