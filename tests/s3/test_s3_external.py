@@ -9,7 +9,7 @@ key is nowhere Rewind writes or answers (R45).
 from __future__ import annotations
 
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -251,10 +251,12 @@ def test_a_team_table_with_deletion_vectors_on_s3_is_restored_cloned_and_written
     Databricks table's defaults (deletion vectors, row tracking, column mapping): Rewind
     restores the table to before that DELETE and back (its commits, which name the vector
     and keep the files' row ids, put on S3 by conditional PUT, R46), clones the DELETE's
-    version (the file without a vector referenced where it is, by URI, under the clone's
-    own column mapping, R47; the vector's file's other rows copied) and rewrites the
+    version (both files referenced where they are, by URI, under the clone's own column
+    mapping, and the vector by its object's URI: no object copied, R47) and rewrites the
     vector's file in an UPDATE (physical names, fresh row ids); the team's next job reads
-    every version right, its row ids unique."""
+    every version right, its row ids unique. Two days on, the night finds the vector's
+    object out of the table's time travel and keeps it where it is, for the clone (R24,
+    R30): the clone reads the same rows after it."""
     uri = f"{lake.uri}team/dv"
     job = ["spark-sql", "s3a://" + uri.split("://", 1)[1]]
     dv = (
@@ -276,13 +278,18 @@ def test_a_team_table_with_deletion_vectors_on_s3_is_restored_cloned_and_written
     )
     conn.restore("LAKE.PUBLIC.DV", before=deleted)
     assert rows(conn, "SELECT ID FROM DV ORDER BY ID") == [(1,), (2,), (3,), (4,)]
+    before_clone = objects(lake)
     conn.sql(f"CREATE TABLE CL CLONE DV AT(STATEMENT => '{deleted}')")
     assert rows(conn, "SELECT ID FROM CL ORDER BY ID") == [(1,), (3,), (4,)]
     ((clone_log,),) = [list((home / "warehouse").glob("*/_delta_log"))]
     version_0 = read_commit(clone_log.parent, 0)
     assert version_0 is not None
-    shared = [a["path"] for a in version_0.adds() if a["path"].startswith("s3://")]
-    assert len(shared) == 1 and len(version_0.adds()) == 2
+    shared = [a["path"] for a in version_0.adds() if a["path"].startswith(uri)]
+    assert len(shared) == len(version_0.adds()) == 2
+    (vector,) = [a["deletionVector"] for a in version_0.adds() if a.get("deletionVector")]
+    assert vector["storageType"] == "p" and vector["pathOrInlineDv"].startswith(f"{uri}/")
+    written = set(objects(lake)) - set(before_clone)
+    assert written and all("/_delta_log/" in key for key in written), written  # R42's guard
     conn.restore("LAKE.PUBLIC.DV", at=deleted)
     conn.sql("UPDATE DV SET V = 'C' WHERE ID = 3")
     # versions: 0 CREATE, 1 and 2 INSERTs, 3 the DELETE, 4 the registration's retention
@@ -297,3 +304,10 @@ def test_a_team_table_with_deletion_vectors_on_s3_is_restored_cloned_and_written
         [[1, "a"], [3, "C"], [4, "d"]],
         [[True]],
     ]
+    # The UPDATE took the vector out of the table (version 8), a day of time travel ago:
+    # its object stays where it is, RETAINED for the clone (R30), not moved to fail-safe.
+    key = vector["pathOrInlineDv"].removeprefix(lake.uri)
+    later = connect(now=(datetime.now(UTC) + timedelta(days=2)).isoformat())
+    assert later.lifecycle()[-1]["failed"] == 0
+    assert key in objects(lake)
+    assert rows(later, "SELECT ID FROM LAKE.PUBLIC.CL ORDER BY ID") == [(1,), (3,), (4,)]

@@ -932,9 +932,10 @@ def test_a_clone_of_a_column_mapped_table_shares_its_files_r24_r40_r43(
     Now its version 0, written by Rewind, maps the columns as the source does now (their
     ids and physical names; renamed columns by their new names, the dropped one gone, the
     partition values by physical name) and shares the files: hard links of the source's,
-    but for a file with a deletion vector, whose other rows are copied (by physical name).
-    Rewind and delta-spark read each clone at the version cloned, Rewind writes to it, and
-    the source's row ids stay out of it (it does not track rows)."""
+    a file's deletion vector with it (the vector's file linked, the ``deletionVectors``
+    feature in the clone's protocol; its rows were copied before). Rewind and delta-spark
+    read each clone at the version cloned, Rewind writes to it, and the source's row ids
+    stay out of it (it does not track rows)."""
     lake = tmp_path / "lake"
     delta_spark(lake, MAPPED_JOB)
     delta_spark(lake / "tracked", TRACKED_JOB)
@@ -951,22 +952,36 @@ def test_a_clone_of_a_column_mapped_table_shares_its_files_r24_r40_r43(
     assert rows(conn, "SELECT * FROM NAMED_FIRST ORDER BY ID") == [(1, "EU", "a"), (2, "US", "b")]
     assert rows(conn, "SELECT * FROM IDS_THEN") == [(1, {"x": "a", "y": 1})]
     assert rows(conn, "SELECT * FROM TRACKED_THEN ORDER BY ID") == [(1, "a"), (2, "B"), (3, "c")]
-    sources = {(p.stat().st_ino): p for root in tables.values() for p in root.rglob("*.parquet")}
+    sources = {
+        p.stat().st_ino
+        for root in tables.values()
+        for p in root.rglob("*")
+        if p.suffix in (".parquet", ".bin")
+    }
     clones = sorted((home / "warehouse").glob("*/_delta_log"))
     assert len(clones) == 4
-    shared, copied = [], []
+    shared, copied, vectors = [], [], []
+    features = ["columnMapping", "deletionVectors"]
     for clone_log in clones:
         version_0 = log.read_commit(clone_log.parent, 0)
         assert version_0 is not None
         protocol = next(a["protocol"] for a in version_0.actions if "protocol" in a)
-        assert protocol == {"minReaderVersion": 2, "minWriterVersion": 5}
-        for add in version_0.adds():
-            assert "baseRowId" not in add and "deletionVector" not in add
-            inode = (clone_log.parent / add["path"]).stat().st_ino
-            (shared if inode in sources else copied).append(add["path"])
-    # NAMED's two partitions (twice), IDS's file, TRACKED's second INSERT and its UPDATE's
-    # file; the rows of TRACKED's first file, which the UPDATE's vector marks, are copied
-    assert (len(shared), len(copied)) == (7, 1)
+        vectored = [
+            log.dv_file(a["deletionVector"]) for a in version_0.adds() if a.get("deletionVector")
+        ]
+        assert protocol == (
+            {"minReaderVersion": 3, "minWriterVersion": 7}
+            | {"readerFeatures": features, "writerFeatures": features}
+            if vectored
+            else {"minReaderVersion": 2, "minWriterVersion": 5}
+        )
+        for path in [a["path"] for a in version_0.adds()] + vectored:
+            inode = (clone_log.parent / str(path)).stat().st_ino
+            (shared if inode in sources else copied).append(path)
+        vectors += vectored
+    # NAMED's two partitions (twice), IDS's file, TRACKED's three files and the vector
+    # file of its UPDATE's vector on the first
+    assert (len(shared), len(copied), len(vectors)) == (9, 0, 1)
     conn.sql("INSERT INTO NAMED_THEN VALUES (3, 'APAC', 'c'); UPDATE TRACKED_THEN SET V = 'C'")
     read = delta_spark(home / "warehouse", CLONES_READ).strip().splitlines()[-4:]
     assert sorted(read) == sorted(

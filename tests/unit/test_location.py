@@ -5,6 +5,7 @@ S3 side runs against a real server in tests/s3/test_s3_external.py."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -13,8 +14,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from rewind.errors import InvalidLocation
-from rewind.storage import location, objectstore
+from rewind.storage import location, log, objectstore
+from rewind.storage.delta import TableStore
 from rewind.storage.objectstore import S3Location
+from rewind.storage.snapshot import DataFile
 
 pytestmark = pytest.mark.unit
 
@@ -186,4 +189,44 @@ def test_a_partitioned_spark_writes_folders_are_deltas_partition_values_r43() ->
         ("R", "a/b:c"),
         ("TS", "2026-11-03T12:00:00.500000Z"),
         ("D", None),
+    )
+
+
+def test_a_clone_shares_a_files_deletion_vector_where_it_is_r24_r47(tmp_path: Path) -> None:
+    """A local source's vector file is linked into the clone under its path (its descriptor
+    kept); an S3 source's is referenced where it is, the descriptor made absolute (``p``,
+    URI-encoded), which the lifecycle tracks as the object it names, never a local file
+    another engine's absolute descriptor names (rewind.storage.log.dv_file)."""
+    vector = {"storageType": "u", "pathOrInlineDv": "ab" + "0" * 20, "offset": 1}
+    vector |= {"sizeInBytes": 34, "cardinality": 1}
+    name = log.dv_file(vector)
+    assert name is not None and name.startswith("ab/deletion_vector_")
+    file = DataFile("part-0.parquet", 10, 3, vector=json.dumps(vector))
+    other = DataFile("part-1.parquet", 10, 3, vector=json.dumps({**vector, "offset": 35}))
+    store = TableStore(tmp_path / "warehouse")
+    source = tmp_path / "lake" / "orders"
+    (source / "ab").mkdir(parents=True)
+    for path in ("part-0.parquet", "part-1.parquet", name):
+        (source / path).write_bytes(b"x" * 10)
+    # two files whose vectors are in one vector file: linked once
+    assert store.share_files(7, [file, other], source) == [file, other]
+    assert (store.root(7) / name).stat().st_ino == (source / name).stat().st_ino
+
+    bucket = S3Location("lake", "team/my orders")
+    (referenced,) = store.share_files(8, [file], bucket)
+    assert referenced.path == "s3://lake/team/my orders/part-0.parquet"
+    absolute = referenced.deletion_vector
+    assert absolute is not None
+    assert absolute["pathOrInlineDv"] == f"s3://lake/team/my%20orders/{name}"
+    assert absolute | {"storageType": "u", "pathOrInlineDv": vector["pathOrInlineDv"]} == vector
+    assert referenced.dv_path == f"s3://lake/team/my orders/{name}"
+    assert log.dv_file({**absolute, "pathOrInlineDv": f"file:/elsewhere/{name}"}) is None
+    assert (
+        log.dv_file(
+            {
+                "storageType": "i",
+                "pathOrInlineDv": "wi5b=000010000siXQKl0rr91000f55c8Xg0@@D72lkbi5=-{L",
+            }
+        )
+        is None
     )

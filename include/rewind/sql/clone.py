@@ -66,14 +66,14 @@ def clone_table_into(
     not the source (R36). ``rows`` False: the column definitions only, no file and no
     partitioning (``CREATE TABLE ... LIKE``).
 
-    The data files are shared (SPEC R24, R47), a column-mapped table's too: its files
-    name columns by physical names, which the clone's version 0 maps as the source's
-    current version does (:meth:`TableStore._created_own`: the columns as they are now,
-    renamed ones by their new names, dropped ones gone, added ones NULL in older files).
-    Copied instead: the rows of a file another engine gave a deletion vector
-    (:func:`_undeleted_rows`), and every row where the clone's columns are not the
-    mapped table's current ones (columns only Rewind's catalog added, or another
-    partitioning then: a deep clone, by Spark, each column read by its identity, R43).
+    The data files are shared (SPEC R24, R47), with the deletion vectors another engine
+    gave them, and a column-mapped table's too: its files name columns by physical names,
+    which the clone's version 0 maps as the source's current version does
+    (:meth:`TableStore._created_own`: the columns as they are now, renamed ones by their
+    new names, dropped ones gone, added ones NULL in older files). Copied instead: every
+    row where the clone's columns are not the mapped table's current ones (columns only
+    Rewind's catalog added, or another partitioning then: a deep clone, by Spark, each
+    column read by its identity, R43).
     """
     import pyarrow as pa  # the version's schema is Arrow (Snapshot.schema)
 
@@ -99,7 +99,6 @@ def clone_table_into(
     physical: pa.Schema | DeltaSchema = schema
     if rows and mapped and _maps_as_now(snap, now, own, schema):
         files = _shared_files(ctx, source, snap, target)
-        files += _undeleted_rows(ctx, snap, target, columns, schema, now)
         from deltalake.schema import Schema as DeltaSchema
 
         text, mapping = log.mapping_schema(now.metadata or {})
@@ -109,7 +108,6 @@ def clone_table_into(
         files = _copied_rows(ctx, source, version, target, columns, schema)
     elif rows:
         files = _shared_files(ctx, source, snap, target)
-        files += _undeleted_rows(ctx, snap, target, columns, schema, snap)
         partitioned_by = snap.partition_columns
     create_table_storage(ctx, target, columns, files, physical, partitioned_by, mapping)
     ctx.catalog.record_access(
@@ -163,16 +161,17 @@ def _copied_rows(
 def _shared_files(
     ctx: Context, source: CatalogObject, snap: Snapshot, target: CatalogObject
 ) -> list[DataFile]:
-    """The clone's data files: ``snap``'s without a deletion vector, shared (SPEC R24,
-    R47) and recorded as such."""
-    theirs = [f for f in snap.files if not f.vector]
-    files = ctx.store.share_files(target.id, theirs, snap.root)
-    owners = record_shared_files(
-        ctx.catalog,
-        target.id,
-        source.id,
-        [(mine.path, their.path, mine.size) for mine, their in zip(files, theirs, strict=True)],
-    )
+    """The clone's data files: ``snap``'s, shared (SPEC R24, R47) and recorded as such,
+    their deletion vectors' files too (once each: one holds the vectors of many files)."""
+    files = ctx.store.share_files(target.id, snap.files, snap.root)
+    pairs = list(zip(files, snap.files, strict=True))
+    shared = [(mine.path, their.path, mine.size) for mine, their in pairs]
+    vectors = {mine.dv_path: their.dv_path for mine, their in pairs if their.dv_path}
+    for mine_dv, their_dv in vectors.items():
+        assert mine_dv is not None
+        size = location.size(location.data_file(snap.root, their_dv)) or 0
+        shared.append((mine_dv, their_dv, size))
+    owners = record_shared_files(ctx.catalog, target.id, source.id, shared)
     for owner_id in sorted(owners):
         owner = ctx.catalog.get(owner_id)
         if owner is not None and owner.location is not None:
@@ -180,34 +179,6 @@ def _shared_files(
             # reference from before its first version commits (refused: no clone).
             keep_history(ctx, owner)
     return files
-
-
-def _undeleted_rows(
-    ctx: Context,
-    snap: Snapshot,
-    target: CatalogObject,
-    columns: list[Column],
-    schema: pa.Schema,
-    rules: Snapshot,
-) -> list[DataFile]:
-    """The clone's data files for ``snap``'s files that carry a deletion vector: their
-    rows but those the vector deletes, read through Delta and written anew under
-    ``rules`` (the version whose column mapping the clone takes). Shared, such a file
-    would need its vector in the clone's first version, and the vector's file kept alive
-    for it (the lifecycle keeps data files a clone shares). None without such files."""
-    if not any(f.vector for f in snap.files):
-        return []
-    from rewind.spark import functions
-    from rewind.sql.frames import FILE_COLUMN, files_in, quote, version_frame, write_frame
-
-    F = functions(ctx.spark())
-    frame = version_frame(ctx, snap, columns, with_file=True)
-    carrying = [uri for uri, file in files_in(frame, snap) if file.vector]
-    rows = frame.where(F.col(FILE_COLUMN).isin(carrying))
-    rows = rows.select(*[F.col(quote(c.name)) for c in columns])
-    root = ctx.store.root(target.id)
-    location.make_dir(root, exist_ok=True)
-    return write_frame(ctx, root, rows, columns, schema, rules)
 
 
 def _check_container(ctx: Context, container: CatalogObject, instant: datetime) -> None:

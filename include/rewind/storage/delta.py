@@ -81,6 +81,7 @@ _ROW_ID_MARK = "rowIdHighWaterMark"
 _ROW_IDS_PRESERVED = "delta.rowTracking.preserved"
 CHECKPOINT_INTERVAL = "delta.checkpointInterval"
 DEFAULT_CHECKPOINT_INTERVAL = 10  # delta-spark's default
+_URI_SAFE = "/:=@!$&'()*+,;-._~"  # what a path in Delta's log keeps unencoded
 _log = logging.getLogger("rewind.storage")
 STAGING = "_rewind_staging"
 
@@ -171,7 +172,7 @@ def _file_action(file: DataFile, now: datetime, *, remove: bool = False) -> dict
     partition values, its statistics (or row count), its deletion vector and its row
     tracking fields, verbatim."""
     action: dict[str, Any] = {
-        "path": quote(file.path, safe="/:=@!$&'()*+,;-._~"),
+        "path": quote(file.path, safe=_URI_SAFE),
         "partitionValues": dict(file.partition_values),
         "size": file.size,
         "dataChange": True,
@@ -189,6 +190,19 @@ def _file_action(file: DataFile, now: datetime, *, remove: bool = False) -> dict
     if file.row_commit_version is not None:
         action["defaultRowCommitVersion"] = file.row_commit_version
     return action
+
+
+def _absolute(file: DataFile, root: Root) -> str | None:
+    """``file``'s deletion vector descriptor (JSON) with the path of its file under
+    ``root`` made absolute (storage type ``p``, the URI encoded as Delta's are), so that
+    another table's log can name it (:meth:`TableStore.share_files`); any other
+    descriptor as it is."""
+    dv = file.deletion_vector
+    if not dv or dv.get("storageType") != "u" or file.dv_path is None:
+        return file.vector
+    uri = str(location.data_file(root, file.dv_path))
+    absolute = {**dv, "storageType": "p", "pathOrInlineDv": quote(uri, safe=_URI_SAFE)}
+    return json.dumps(absolute, sort_keys=True)
 
 
 def _commit_text(actions: Sequence[dict[str, Any]]) -> bytes:
@@ -334,14 +348,17 @@ class TableStore:
     ) -> int:
         """Create version 0 of a new table, holding ``adds`` (already in its dir), partitioned
         by ``partition_by`` (a clone of a partitioned table); returns 0. ``mapping``: the
-        column mapping properties of a clone of a column-mapped table (:meth:`_created_own`)."""
+        column mapping properties of a clone of a column-mapped table; it, or an add with
+        a deletion vector, makes Rewind write the version itself (:meth:`_created_own`)."""
         path = self.root(table_id)
         if location.is_dir(path / "_delta_log"):
             raise StorageError(f"Storage for table id {table_id} already exists at {path}.")
         location.make_dir(path)
-        if mapping:
-            assert isinstance(schema, DeltaSchema)
-            return self._created_own(table_id, schema, query_id, now, adds, partition_by, mapping)
+        if mapping or any(f.vector for f in adds):
+            own = schema if isinstance(schema, DeltaSchema) else DeltaSchema.from_arrow(schema)
+            return self._created_own(
+                table_id, own, query_id, now, adds, partition_by, mapping or {}
+            )
         with self._writing(table_id):
             create_table_with_add_actions(
                 str(path),
@@ -365,15 +382,28 @@ class TableStore:
         partition_by: Sequence[str],
         mapping: dict[str, str],
     ) -> int:
-        """Version 0 of a clone of a column-mapped table, written by Rewind (delta-rs
-        creates no such table): ``schema`` with its fields' column ids and physical names
-        (the source's), the mapping ``mapping`` gives (``delta.columnMapping.*``), the
-        legacy protocol that reads it (reader 2, writer 5, as delta-spark creates a
-        column-mapped table), and ``adds``, the source's files, whose columns, partition
-        values and statistics go by those physical names (SPEC R24, R40, R47). Row
-        tracking is the source's, not the clone's: its files' row ids are left out."""
+        """Version 0 of a clone that delta-rs cannot create, written by Rewind: of a
+        column-mapped table, ``schema`` with its fields' column ids and physical names (the
+        source's) and the mapping ``mapping`` gives (``delta.columnMapping.*``), ``adds``'
+        columns, partition values and statistics going by those physical names; with
+        ``adds`` that carry deletion vectors (the source's, verbatim or by absolute URI,
+        :meth:`share_files`), the ``deletionVectors`` feature, so that every reader
+        applies them (SPEC R24, R40, R47). The protocol is the one delta-spark gives such a
+        table: reader 2 / writer 5 for column mapping alone, else reader 3 / writer 7 with
+        the features listed. Row tracking is the source's, not the clone's: its files' row
+        ids are left out."""
         root = self.root(table_id)
         configuration = {**DELTA_TABLE_CONFIG, **mapping}
+        features = ["columnMapping"] if mapping else []
+        features += ["deletionVectors"] if any(f.vector for f in adds) else []
+        protocol: dict[str, Any] = {"minReaderVersion": 2, "minWriterVersion": 5}
+        if features != ["columnMapping"]:
+            protocol = {
+                "minReaderVersion": 3,
+                "minWriterVersion": 7,
+                "readerFeatures": features,
+                "writerFeatures": features,
+            }
         marks = _props(query_id, now, str(uuid.uuid4()))
         info = self._info(root, -1, configuration, "CREATE TABLE", {}, marks)
         metadata = {
@@ -386,7 +416,7 @@ class TableStore:
         }
         actions: list[dict[str, Any]] = [
             {"commitInfo": info},
-            {"protocol": {"minReaderVersion": 2, "minWriterVersion": 5}},
+            {"protocol": protocol},
             {"metaData": metadata},
         ]
         for file in adds:
@@ -415,15 +445,28 @@ class TableStore:
         by absolute URI, as Delta's shallow clone does (SPEC R47), and so stay those a
         clone of a clone references, whether the clone's own table is local or on S3.
         delta-rs and delta-spark read the clone either way.
+
+        A file's deletion vector goes with it: a local source's vector file is linked
+        (or copied) under its same path, its descriptor unchanged; an object store's is
+        referenced where it is, its descriptor's path made absolute (``p``, Delta's
+        absolute-path vector), as the file's is.
         """
         target = self.root(target_id)
         shared: list[DataFile] = []
+        linked: set[str] = set()  # one vector file holds the vectors of many data files
         for file in files:
             where = location.data_file(source_root, file.path)
+            vector = file.dv_path
             if isinstance(where, Path):
                 link_or_copy(where, target / file.path)
+                kept = location.data_file(source_root, vector) if vector else None
+                if isinstance(kept, Path) and vector not in linked:
+                    link_or_copy(kept, target / str(vector))
+                    linked.add(str(vector))
             else:
-                file = dataclasses.replace(file, path=str(where))
+                file = dataclasses.replace(
+                    file, path=str(where), vector=_absolute(file, source_root)
+                )
             shared.append(file)
         return shared
 

@@ -23,7 +23,7 @@ from urllib.parse import unquote
 from rewind.clock import parse_timestamp
 from rewind.constants import COMMIT_QUERY_ID_KEY, COMMIT_TIME_KEY
 from rewind.errors import StorageError, UnsupportedError, UnsupportedTableFeature
-from rewind.storage import location
+from rewind.storage import location, objectstore
 from rewind.storage.location import Root
 from rewind.types import delta_spark, spark_arrow
 
@@ -304,11 +304,19 @@ def _as_json(value: Any, kind: pa.DataType) -> Any:
 
 
 def dv_file(dv: dict[str, Any] | None) -> str | None:
-    """The file (relative to the table root) a deletion vector is stored in, if any.
+    """The file a deletion vector is stored in, if any, as a data file's path is given
+    (:func:`~rewind.storage.location.data_file`): relative to the table root, or an
+    object's absolute URI.
 
-    ``u``: a UUID in Z85 (20 characters) after an optional directory prefix;
-    ``p``: an absolute path, not Rewind's to manage; ``i``: inline, no file.
+    ``u``: a UUID in Z85 (20 characters) after an optional directory prefix, under the
+    table root; ``p``: an absolute path (URI-encoded), which Rewind tracks when it names an
+    object store's object (how a clone references its source's vector where it is, SPEC
+    R47), not a local file elsewhere (another engine's, not Rewind's to manage);
+    ``i``: inline, no file.
     """
+    if dv and dv.get("storageType") == "p":
+        uri = unquote(str(dv["pathOrInlineDv"]))
+        return uri if objectstore.is_object_store(uri) else None
     if not dv or dv.get("storageType") != "u":
         return None
     text = str(dv["pathOrInlineDv"])
