@@ -56,7 +56,7 @@ from rewind.constants import (
 from rewind.errors import ConcurrentWrite, StorageError, UnsupportedTableFeature
 from rewind.storage import location, log
 from rewind.storage.location import Root
-from rewind.storage.snapshot import DELTA_RS_REFUSES, DataFile, Snapshot
+from rewind.storage.snapshot import DataFile, Snapshot
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -69,10 +69,15 @@ if TYPE_CHECKING:
 _HOOKS = PostCommitHookProperties(create_checkpoint=False, cleanup_expired_logs=False)
 _COMMIT_ATTEMPTS = 10  # as delta-rs's max_commit_retries (:func:`_props`)
 _IN_COMMIT_TIMESTAMPS = "delta.enableInCommitTimestamps"
-# Tables whose checkpoints Rewind leaves to their own writers: those delta-rs 1.6.6
-# commits nothing to, and a table with deletion vectors (Rewind has not checked that
-# delta-rs's checkpoint of it keeps them right).
-_OWN_CHECKPOINTS = {"deletionVectors", *DELTA_RS_REFUSES}
+# Tables whose checkpoints Rewind leaves to their own writers: a V2-checkpoint table, whose
+# checkpoints need a checkpointMetadata action delta-rs 1.6.6 does not write. Its classic
+# checkpoint of the other features Rewind writes keeps what they need (compared with the
+# JSON log it replaces on a delta-spark table with deletion vectors, row tracking,
+# clustering, identity and generated columns, constraints and TIMESTAMP_NTZ: the same
+# schema, properties, protocol and domains; delta-spark's next INSERT continued the
+# identity and the row ids), and delta-spark reads and writes on from it:
+# tests/spark/test_other_writers.py (vectors), test_external_tables.py (row tracking).
+_OWN_CHECKPOINTS = {"v2Checkpoint"}
 # Row tracking: the domain that holds a table's row id high-water mark, and the commit tag
 # that says whether a rewrite kept its copied rows' ids (Delta's writer requirements).
 _ROW_TRACKING_FEATURE = "rowTracking"
@@ -787,9 +792,11 @@ class TableStore:
         (a reader then replays more JSON, nothing is lost). ``configuration``: the table's
         properties as of the commit. Returns ``version``.
 
-        Not on a table whose features Rewind cannot write (:meth:`Snapshot.check_writable`:
-        V2 checkpoints, deletion vectors ...): delta-rs's checkpoint of it could miss what
-        those features need; the table's own writers checkpoint it."""
+        Not on a table whose features Rewind cannot write (:meth:`Snapshot.check_writable`)
+        or with V2 checkpoints (:data:`_OWN_CHECKPOINTS`): delta-rs's checkpoint of it could
+        miss what those features need; the table's own writers checkpoint it. A table only
+        Rewind writes (a clone with deletion vectors or column mapping) is checkpointed
+        as any other."""
         if version <= 0:
             return version
         try:
