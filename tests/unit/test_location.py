@@ -8,10 +8,13 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from deltalake import DeltaTable
+from deltalake.schema import Schema as DeltaSchema
 
 from rewind.errors import InvalidLocation
 from rewind.storage import location, log, objectstore
@@ -21,6 +24,7 @@ from rewind.storage.snapshot import DataFile
 
 pytestmark = pytest.mark.unit
 
+MAPPED = {"delta.columnMapping.mode": "name", "delta.columnMapping.maxColumnId": "2"}
 SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEKEY"
 
 
@@ -230,3 +234,48 @@ def test_a_clone_shares_a_files_deletion_vector_where_it_is_r24_r47(tmp_path: Pa
         )
         is None
     )
+
+
+@pytest.mark.parametrize(
+    ("mapping", "column", "protocol"),
+    [
+        ({}, "string", (3, 7, ["deletionVectors"])),
+        ({}, "timestamp_ntz", (3, 7, ["deletionVectors", "timestampNtz"])),
+        (MAPPED, "timestamp_ntz", (3, 7, ["columnMapping", "deletionVectors", "timestampNtz"])),
+    ],
+)
+def test_a_clones_version_0_lists_the_features_its_files_and_columns_need_r24_r40(
+    tmp_path: Path, mapping: dict[str, str], column: str, protocol: tuple[Any, ...]
+) -> None:
+    """The version 0 Rewind writes for a clone with deletion vectors (delta-rs creates
+    none) names every feature a reader needs: the vectors, column mapping, and a
+    TIMESTAMP_NTZ column, which no legacy protocol reads; delta-rs loads it."""
+    vector = {"storageType": "u", "pathOrInlineDv": "0" * 20, "offset": 1}
+    vector |= {"sizeInBytes": 34, "cardinality": 1}
+    file = DataFile("part-0.parquet", 10, 3, vector=json.dumps(vector))
+    store = TableStore(tmp_path / "warehouse")
+    fields = [
+        {"name": name, "type": kind, "nullable": True, "metadata": {}}
+        for name, kind in (("ID", "long"), ("AT", column))
+    ]
+    for number, field in enumerate(fields, 1):
+        if mapping:
+            field["metadata"] = {
+                "delta.columnMapping.id": number,
+                "delta.columnMapping.physicalName": f"col-{number}",
+            }
+    schema = DeltaSchema.from_json(json.dumps({"type": "struct", "fields": fields}))
+    assert store.create(7, schema, "q", datetime(2026, 1, 1, tzinfo=UTC), [file], (), mapping) == 0
+    commit = log.read_commit(store.root(7), 0)
+    assert commit is not None
+    (written,) = [a["protocol"] for a in commit.actions if "protocol" in a]
+    reader, writer, features = protocol
+    assert written == {
+        "minReaderVersion": reader,
+        "minWriterVersion": writer,
+        "readerFeatures": features,
+        "writerFeatures": features,
+    }
+    assert [a["deletionVector"] for a in commit.adds()] == [vector]
+    loaded = DeltaTable(str(store.root(7))).protocol()
+    assert sorted(loaded.reader_features or []) == sorted(features)

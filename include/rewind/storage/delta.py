@@ -395,12 +395,15 @@ class TableStore:
         :meth:`share_files`), the ``deletionVectors`` feature, so that every reader
         applies them (SPEC R24, R40, R47). The protocol is the one delta-spark gives such a
         table: reader 2 / writer 5 for column mapping alone, else reader 3 / writer 7 with
-        the features listed. Row tracking is the source's, not the clone's: its files' row
-        ids are left out."""
+        the features listed (``timestampNtz`` too where a column is a TIMESTAMP_NTZ, which
+        no legacy protocol reads). Row tracking is the source's, not the clone's: its
+        files' row ids are left out."""
         root = self.root(table_id)
         configuration = {**DELTA_TABLE_CONFIG, **mapping}
+        text = schema.to_json()
         features = ["columnMapping"] if mapping else []
         features += ["deletionVectors"] if any(f.vector for f in adds) else []
+        features += ["timestampNtz"] if '"timestamp_ntz"' in text else []
         protocol: dict[str, Any] = {"minReaderVersion": 2, "minWriterVersion": 5}
         if features != ["columnMapping"]:
             protocol = {
@@ -414,7 +417,7 @@ class TableStore:
         metadata = {
             "id": str(uuid.uuid4()),
             "format": {"provider": "parquet", "options": {}},
-            "schemaString": schema.to_json(),
+            "schemaString": text,
             "partitionColumns": list(partition_by),
             "configuration": configuration,
             "createdTime": _ms(now),
