@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import pyarrow as pa
+from deltalake.schema import Schema as DeltaSchema
 from sqlalchemy import func, select
 from sqlglot import exp
 
@@ -25,11 +26,11 @@ from rewind.sql import names
 from rewind.sql.tables import create_table_storage
 from rewind.sql.values import ObjectProperties
 from rewind.statement import Context
-from rewind.storage import location
+from rewind.storage import location, log, timeline
 from rewind.storage.columns import table_columns
 from rewind.storage.location import Root
 from rewind.storage.log import HistoryGone
-from rewind.storage.snapshot import DataFile
+from rewind.storage.snapshot import DataFile, Snapshot
 
 FAILSAFE_COLUMNS = [
     "table_id",
@@ -44,13 +45,15 @@ FAILSAFE_COLUMNS = [
 
 def _held(
     ctx: Context, failsafe: Root, table: CatalogObject, files: tuple[DataFile, ...]
-) -> list[Root] | None:
-    """Where each file of a version is held now, or None if any is gone."""
-    places: list[Root] = []
-    for file in files:
+) -> dict[str, Root] | None:
+    """Where each file of a version is held now, and the file of each deletion vector its
+    files carry (the lifecycle moves both alike), by path; None if any is gone."""
+    places: dict[str, Root] = {}
+    vectors = {f.dv_path for f in files if f.dv_path}
+    for path in [*(f.path for f in files), *sorted(str(v) for v in vectors)]:
         for root in (ctx.store.root(table.id), failsafe / str(table.id)):
-            if location.exists(root / file.path):
-                places.append(root / file.path)
+            if location.exists(root / path):
+                places[path] = root / path
                 break
         else:
             return None
@@ -139,21 +142,39 @@ def recover(
     if ctx.catalog.live(TABLE, parent.id, name) is not None:
         raise RewindError(f"Object '{name}' already exists.", code="OBJECT_ALREADY_EXISTS")
     target = new_object(ctx, TABLE, parent.id, name, ObjectProperties(), source=table)
-    target.columns = table.columns
     ctx.undo.append(lambda: ctx.store.discard(target.id))
-    for file, place in zip(snap.files, places, strict=True):
+    for path, place in places.items():
         # Copied, not linked: the recovered table owns its bytes, and the old
         # incarnation's fail-safe copies still purge on their date (SPEC R12). Into a
         # warehouse on S3 an object is copied server-side, verified (SPEC R48).
-        location.copy(place, ctx.store.root(target.id) / file.path)
-    schema = snap.schema
-    for column in table_columns(table):
-        if column.physical not in schema.names:
-            schema = schema.append(pa.field(column.physical, column.column_type.arrow(), True))
-    create_table_storage(ctx, target, table_columns(table), snap.files, schema)
+        location.copy(place, ctx.store.root(target.id) / path)
+    _create_as(ctx, table, snap, target)
     ctx.catalog.record_access(ctx.query_id, table.id, "READ", operation="RECOVER", version=version)
     ctx.catalog.record_access(ctx.query_id, target.id, "DDL", operation="CREATE")
     return ctx.status(
         f"Table id {table_id} version {version} recovered into {names.qualified(ctx, target)} "
         f"({snap.rows} rows)."
     )
+
+
+def _create_as(ctx: Context, table: CatalogObject, snap: Snapshot, target: CatalogObject) -> None:
+    """Version 0 of the recovered table: ``snap``'s files (copied under the same paths)
+    as ``snap`` reads them, partitioned as it is (the files hold no partition column),
+    their deletion vectors with them, and, under another engine's column mapping, its
+    mapping (the files name columns by physical names) and its own columns (those of the
+    version recovered: a column renamed since keeps the name the mapping gives it).
+    Otherwise the table's columns, a physical column the version lacks NULL in it."""
+    columns = table_columns(table)
+    schema = snap.schema
+    for column in columns:
+        if column.physical not in schema.names:
+            schema = schema.append(pa.field(column.physical, column.column_type.arrow(), True))
+    physical: pa.Schema | DeltaSchema = schema
+    mapping = None
+    if snap.column_mapped:
+        text, mapping = log.mapping_schema(snap.metadata or {})
+        physical = DeltaSchema.from_json(text)
+        columns = timeline.columns_of(snap.metadata or {}, str(snap.root))
+    target.columns = [c.as_json() for c in columns]
+    partitioned_by = snap.partition_columns
+    create_table_storage(ctx, target, columns, snap.files, physical, partitioned_by, mapping)

@@ -1336,3 +1336,48 @@ def test_a_partitioned_table_keeps_its_partition_values_in_clones_and_restores_r
     conn.restore("D.PUBLIC.SALES", at=moment)  # the team's row 1 back, in "eu"
     read = read_arrow(root).sort_by("ID")
     assert list(zip(read["ID"].to_pylist(), read["REGION"].to_pylist(), strict=True)) == everything
+
+
+RECOVERED_JOB = """
+spark.sql(f"CREATE TABLE delta.`{path}` (id long, region string, v string) USING delta "
+          "PARTITIONED BY (region) TBLPROPERTIES ('delta.enableDeletionVectors' = 'true', "
+          "'delta.columnMapping.mode' = 'name')")
+spark.sql(f"INSERT INTO delta.`{path}` SELECT /*+ COALESCE(1) */ * FROM VALUES "
+          "(1, 'EU', 'a'), (2, 'EU', 'b'), (3, 'US', 'c')")
+spark.sql(f"ALTER TABLE delta.`{path}` RENAME COLUMN v TO label")
+spark.sql(f"DELETE FROM delta.`{path}` WHERE id = 2")
+"""
+
+
+def test_a_partitioned_column_mapped_version_with_vectors_is_recovered_from_failsafe_r12_r43(
+    tmp_path: Path, connect: Any
+) -> None:
+    """A new Databricks table's shape (partitioned, column mapping, deletion vectors): the
+    team renames a column and deletes a row (a vector), then Rewind's DELETE removes the
+    vector's file and its data file, which a night moves into fail-safe. Fail-safe
+    recovery (SPEC R12) of the team's DELETE and of the version before the rename gives
+    each version's rows: the partition values from the log, the columns by their physical
+    names under the version's own names, the vector (copied out of fail-safe with its
+    file) still deleting its row. Recovered before as a plain table: no partition column,
+    the mapped columns NULL; with vectors, a version 0 naming a vector file it lacked."""
+    root = tmp_path / "lake" / "regional"
+    delta_spark(root, RECOVERED_JOB)
+    conn = registered_at(connect, 10, {"REGIONAL": root})
+    conn.sql("DELETE FROM LAKE.PUBLIC.REGIONAL WHERE ID = 1")  # the EU file and its vector leave
+    moved = night(connect, T0 + timedelta(days=2))["files_moved"]
+    assert moved == 2
+    later = connect(now=(T0 + timedelta(days=2, hours=1)).isoformat())
+    ((table_id, *_),) = later.failsafe_list().rows
+    later.failsafe_recover(table_id, "LAKE.PUBLIC.DELETED", version=3)
+    later.failsafe_recover(table_id, "LAKE.PUBLIC.FIRST", version=1)
+    deleted = later.sql("SELECT * FROM LAKE.PUBLIC.DELETED ORDER BY ID")[-1]
+    assert (deleted.columns, deleted.rows) == (
+        ["ID", "REGION", "LABEL"],
+        [[1, "EU", "a"], [3, "US", "c"]],
+    )
+    first = later.sql("SELECT * FROM LAKE.PUBLIC.FIRST ORDER BY ID")[-1]
+    assert (first.columns, first.rows) == (
+        ["ID", "REGION", "V"],
+        [[1, "EU", "a"], [2, "EU", "b"], [3, "US", "c"]],
+    )
+    assert rows(later, "SELECT * FROM LAKE.PUBLIC.REGIONAL") == [(3, "US", "c")]
