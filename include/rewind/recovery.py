@@ -9,6 +9,8 @@ back into the old one.
 
 from __future__ import annotations
 
+import dataclasses
+import json
 from typing import Any
 
 import pyarrow as pa
@@ -26,7 +28,7 @@ from rewind.sql import names
 from rewind.sql.tables import create_table_storage
 from rewind.sql.values import ObjectProperties
 from rewind.statement import Context
-from rewind.storage import location, log, timeline
+from rewind.storage import location, log, objectstore, timeline
 from rewind.storage.columns import table_columns
 from rewind.storage.location import Root
 from rewind.storage.log import HistoryGone
@@ -47,17 +49,36 @@ def _held(
     ctx: Context, failsafe: Root, table: CatalogObject, files: tuple[DataFile, ...]
 ) -> dict[str, Root] | None:
     """Where each file of a version is held now, and the file of each deletion vector its
-    files carry (the lifecycle moves both alike), by path; None if any is gone."""
+    files carry (the lifecycle moves both alike), by its path in the recovered table
+    (:func:`_own`); None if any is gone. A clone's reference to another table's object
+    (SPEC R47) is held where its owner keeps it."""
     places: dict[str, Root] = {}
     vectors = {f.dv_path for f in files if f.dv_path}
     for path in [*(f.path for f in files), *sorted(str(v) for v in vectors)]:
-        for root in (ctx.store.root(table.id), failsafe / str(table.id)):
-            if location.exists(root / path):
-                places[path] = root / path
-                break
+        if objectstore.is_object_store(path):
+            candidates = [location.file(path)]
         else:
+            candidates = [ctx.store.root(table.id) / path, failsafe / str(table.id) / path]
+        held = next((where for where in candidates if location.exists(where)), None)
+        if held is None:
             return None
+        places[_own_path(path)] = held
     return places
+
+
+def _own_path(path: str) -> str:
+    """A file's path in the recovered table: its own, or a referenced object's name."""
+    return location.file(path).name if objectstore.is_object_store(path) else path
+
+
+def _own(file: DataFile) -> DataFile:
+    """``file`` as the recovered table holds it, a copy of its own: a clone's reference to
+    an object (and to its vector's object) becomes the file under its name (SPEC R12)."""
+    vector = file.deletion_vector
+    if vector and file.dv_path and objectstore.is_object_store(file.dv_path):
+        stored = log.stored_vector(vector, _own_path(file.dv_path))
+        file = dataclasses.replace(file, vector=json.dumps(stored, sort_keys=True))
+    return dataclasses.replace(file, path=_own_path(file.path))
 
 
 def recoverable_versions(ctx: Context, failsafe: Root, table: CatalogObject) -> list[int]:
@@ -177,4 +198,5 @@ def _create_as(ctx: Context, table: CatalogObject, snap: Snapshot, target: Catal
         columns = timeline.columns_of(snap.metadata or {}, str(snap.root))
     target.columns = [c.as_json() for c in columns]
     partitioned_by = snap.partition_columns
-    create_table_storage(ctx, target, columns, snap.files, physical, partitioned_by, mapping)
+    files = [_own(f) for f in snap.files]
+    create_table_storage(ctx, target, columns, files, physical, partitioned_by, mapping)

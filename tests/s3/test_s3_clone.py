@@ -18,10 +18,20 @@ from typing import Any
 import pyarrow as pa
 import pytest
 from deltalake import DeltaTable, write_deltalake
-from test_s3_external import ids, objects, options, refused, register, rows, secret_free, team
-from test_s3_lifecycle import table_id
+from test_s3_external import (
+    ids,
+    objects,
+    options,
+    refused,
+    register,
+    rows,
+    secret_free,
+    table_id,
+    team,
+)
 
 from rewind.errors import RewindError
+from rewind.storage.log import read_commit
 
 pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("s3")]
 
@@ -344,3 +354,33 @@ def test_a_clone_whose_source_refuses_the_guard_commit_leaves_nothing_r28_r42_r4
     assert configuration[VACUUM] == "interval 8 days"
     secret_free(secret, home, error.message)
     secret_free(lake.server.secret_key, home, error.message)
+
+
+def test_a_dropped_clone_of_an_s3_table_is_recovered_from_failsafe_with_copies_r12_r47(
+    lake: Any, connect: Any, home: Path
+) -> None:
+    """SPEC R12, R47: a clone references the team's objects where they are and holds one
+    file of its own; dropped, a night two days on moves its own file into fail-safe and
+    lets go of its references. Fail-safe recovery brings its last version back as a table
+    of its own: the referenced objects copied from where their owner keeps them (which
+    were refused before as "purged"), its own file out of fail-safe; no object of the
+    team's is written, and the recovered log names no URI."""
+    uri = f"{lake.uri}team/appends"
+    write_deltalake(uri, pa.table({"ID": [1, 2], "V": ["a", "b"]}), storage_options=options())
+    conn = connect()
+    conn.sql("CREATE DATABASE LAKE")
+    register(conn, "ORDERS", uri)
+    conn.sql("CREATE TABLE COPY CLONE ORDERS; INSERT INTO COPY VALUES (3, 'c'); DROP TABLE COPY")
+    later = connect(now=(datetime.now(UTC) + timedelta(days=2)).isoformat())
+    assert later.lifecycle()[-1]["failed"] == 0
+    ((dropped, name, *_),) = later.failsafe_list().rows
+    assert name == "LAKE.PUBLIC.COPY"
+    kept = objects(lake)
+    later.failsafe_recover(dropped, "LAKE.PUBLIC.BACK")
+    assert table_ids(later, "LAKE.PUBLIC.BACK") == [1, 2, 3]
+    assert objects(lake) == kept
+    back = home / "warehouse" / str(table_id(home, "BACK"))
+    version_0 = read_commit(back, 0)
+    assert version_0 is not None
+    assert len(version_0.adds()) == 2  # the team's file and the clone's own
+    assert all("://" not in a["path"] and (back / a["path"]).is_file() for a in version_0.adds())

@@ -8,7 +8,9 @@ key is nowhere Rewind writes or answers (R45).
 
 from __future__ import annotations
 
+import sqlite3
 import time
+from contextlib import closing
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -21,7 +23,7 @@ from test_s3_spark import run_jobs
 from rewind.errors import RewindError
 from rewind.lifecycle.metrics import metrics_path
 from rewind.storage import objectstore
-from rewind.storage.log import read_commit
+from rewind.storage.log import dv_file, read_commit
 
 pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("s3")]
 
@@ -58,6 +60,15 @@ def objects(bucket: Any) -> dict[str, str]:
 def options() -> dict[str, str]:
     """The team's delta-rs writer's settings: the same AWS variables (SPEC R44)."""
     return objectstore.delta_rs_options(objectstore.settings())
+
+
+def table_id(home: Path, name: str) -> int:
+    with closing(sqlite3.connect(home / "catalog.db")) as db:
+        ((found,),) = db.execute(
+            "SELECT id FROM objects WHERE kind = 'TABLE' AND name = ? AND dropped_on IS NULL",
+            (name,),
+        ).fetchall()
+    return int(found)
 
 
 def team_rows(uri: str) -> list[tuple[Any, ...]]:
@@ -311,3 +322,12 @@ def test_a_team_table_with_deletion_vectors_on_s3_is_restored_cloned_and_written
     assert later.lifecycle()[-1]["failed"] == 0
     assert key in objects(lake)
     assert rows(later, "SELECT ID FROM LAKE.PUBLIC.CL ORDER BY ID") == [(1,), (3,), (4,)]
+    # Fail-safe recovery of the clone's version 0 (R12): a table of its own, the objects
+    # and the vector copied from where the team keeps them, the vector stored as its own
+    later.failsafe_recover(table_id(home, "CL"), "LAKE.PUBLIC.CL_BACK", version=0)
+    assert rows(later, "SELECT ID FROM LAKE.PUBLIC.CL_BACK ORDER BY ID") == [(1,), (3,), (4,)]
+    back = home / "warehouse" / str(table_id(home, "CL_BACK"))
+    recovered = read_commit(back, 0)
+    assert recovered is not None
+    (copied,) = [a["deletionVector"] for a in recovered.adds() if a.get("deletionVector")]
+    assert copied["storageType"] == "u" and (back / str(dv_file(copied))).is_file()

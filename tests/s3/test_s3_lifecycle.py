@@ -23,10 +23,8 @@ from __future__ import annotations
 
 import json
 import signal
-import sqlite3
 import time
 from collections import Counter
-from contextlib import closing
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -35,7 +33,7 @@ import pyarrow as pa
 import pytest
 from deltalake import DeltaTable, write_deltalake
 from lifecycle_jobs import run_job
-from test_s3_external import ids, metrics, objects, options, register, secret_free
+from test_s3_external import ids, metrics, objects, options, register, secret_free, table_id
 
 from rewind.config import Config
 from rewind.constants import FAILSAFE_DAYS
@@ -83,15 +81,6 @@ def team_appends(lake: Any, *batches: list[int], value: str | None = None) -> st
 def step(home: Path, name: str, run_id: str, now: datetime) -> dict[str, Any]:
     """A step that needs no Spark (the plan, the metrics, the validation), in process."""
     return run_step(Config.load(home=home), name, run_id, now)
-
-
-def table_id(home: Path, name: str) -> int:
-    with closing(sqlite3.connect(home / "catalog.db")) as db:
-        ((found,),) = db.execute(
-            "SELECT id FROM objects WHERE kind = 'TABLE' AND name = ? AND dropped_on IS NULL",
-            (name,),
-        ).fetchall()
-    return int(found)
 
 
 def current_files(uri: str) -> dict[str, int]:

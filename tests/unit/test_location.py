@@ -224,6 +224,12 @@ def test_a_clone_shares_a_files_deletion_vector_where_it_is_r24_r47(tmp_path: Pa
     assert absolute["pathOrInlineDv"] == f"s3://lake/team/my%20orders/{name}"
     assert absolute | {"storageType": "u", "pathOrInlineDv": vector["pathOrInlineDv"]} == vector
     assert referenced.dv_path == f"s3://lake/team/my orders/{name}"
+    # its file copied under the recovered table's root (rewind.recovery): stored there
+    stored = log.stored_vector(absolute, name.rpartition("/")[2])
+    assert stored == {**vector, "pathOrInlineDv": "0" * 20}
+    assert log.dv_file(stored) == name.rpartition("/")[2]
+    other = "deletion_vector_1b4e28ba-2fa1-11d2-883f-0016d3cca427.bin"
+    assert log.dv_file(log.stored_vector(absolute, other)) == other
     assert log.dv_file({**absolute, "pathOrInlineDv": f"file:/elsewhere/{name}"}) is None
     assert (
         log.dv_file(

@@ -338,6 +338,21 @@ def _z85_uuid(text: str) -> uuid.UUID:
     return uuid.UUID(bytes=bytes(data))
 
 
+def stored_vector(dv: dict[str, Any], name: str) -> dict[str, Any]:
+    """``dv``, a vector stored elsewhere (an absolute path, ``p``), as one stored under the
+    table root in the file ``name``, which :func:`dv_file` names
+    ``deletion_vector_<uuid>.bin``: storage type ``u``, the UUID in Z85."""
+    found = re.fullmatch(r"deletion_vector_([0-9a-fA-F-]{36})\.bin", name)
+    if found is None:
+        raise StorageError(f"{name} is not the name of a deletion vector's file.")
+    data = uuid.UUID(found[1]).bytes
+    text = ""
+    for i in range(0, 16, 4):
+        value = int.from_bytes(data[i : i + 4], "big")
+        text += "".join(_Z85[value // 85**k % 85] for k in range(4, -1, -1))
+    return {**dv, "storageType": "u", "pathOrInlineDv": text}
+
+
 def file_key(add_or_remove: dict[str, Any]) -> tuple[str, str | None]:
     """Delta's identity of a file action: its path and its deletion vector's id."""
     dv = add_or_remove.get("deletionVector")
