@@ -2,9 +2,11 @@
 
 ACCOUNTADMIN only, at table level: a dropped table as it was when dropped, or a table
 as of a version whose files are all still held (in the table or in fail-safe). The
-recovered data becomes a new table (its files copied out of fail-safe and out of the old
-table's location, each a local directory or an S3 prefix, SPEC R44); nothing is written
-back into the old one.
+recovered data becomes a new table (its files, and their deletion vectors' files, copied
+out of fail-safe and out of the old table's location, each a local directory or an S3
+prefix, SPEC R44; a clone's references to another table's objects out of where their
+owner keeps them, SPEC R47), as the version reads: partitioned as it is, under its column
+mapping; nothing is written back into the old one.
 """
 
 from __future__ import annotations
