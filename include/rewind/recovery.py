@@ -5,8 +5,8 @@ as of a version whose files are all still held (in the table or in fail-safe). T
 recovered data becomes a new table (its files, and their deletion vectors' files, copied
 out of fail-safe and out of the old table's location, each a local directory or an S3
 prefix, SPEC R44; a clone's references to another table's objects out of where their
-owner keeps them, SPEC R47), as the version reads: partitioned as it is, under its column
-mapping; nothing is written back into the old one.
+owner keeps them, its table or its fail-safe, SPEC R47), as the version reads:
+partitioned as it is, under its column mapping; nothing is written back into the old one.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from deltalake.schema import Schema as DeltaSchema
 from sqlalchemy import func, select
 from sqlglot import exp
 
-from rewind.catalog.models import CatalogObject, FileState
+from rewind.catalog.models import CatalogObject, CloneFile, FileState
 from rewind.constants import TABLE
 from rewind.errors import ObjectNotFound, RewindError
 from rewind.lifecycle import rules
@@ -58,7 +58,7 @@ def _held(
     vectors = {f.dv_path for f in files if f.dv_path}
     for path in [*(f.path for f in files), *sorted(str(v) for v in vectors)]:
         if objectstore.is_object_store(path):
-            candidates = [location.file(path)]
+            candidates = [location.file(path), *_owners_copy(ctx, failsafe, table, path)]
         else:
             candidates = [ctx.store.root(table.id) / path, failsafe / str(table.id) / path]
         held = next((where for where in candidates if location.exists(where)), None)
@@ -66,6 +66,14 @@ def _held(
             return None
         places[_own_path(path)] = held
     return places
+
+
+def _owners_copy(ctx: Context, failsafe: Root, table: CatalogObject, uri: str) -> list[Root]:
+    """Where its owner's fail-safe holds an object the clone ``table`` referenced (SPEC
+    R47): once no clone used it, its owner's night moved it there like any of its files
+    (``clone_files`` names the owner and the object's path in it, SPEC R30)."""
+    shared = ctx.catalog.session.get(CloneFile, (table.id, uri))
+    return [] if shared is None else [failsafe / str(shared.source_id) / shared.source_path]
 
 
 def _own_path(path: str) -> str:

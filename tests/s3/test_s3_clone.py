@@ -29,6 +29,7 @@ from test_s3_external import (
     table_id,
     team,
 )
+from test_s3_lifecycle import job, step
 
 from rewind.errors import RewindError
 from rewind.storage.log import read_commit
@@ -384,3 +385,20 @@ def test_a_dropped_clone_of_an_s3_table_is_recovered_from_failsafe_with_copies_r
     assert version_0 is not None
     assert len(version_0.adds()) == 2  # the team's file and the clone's own
     assert all("://" not in a["path"] and (back / a["path"]).is_file() for a in version_0.adds())
+    # The team's DELETE then removes the file the clone referenced; no clone uses it any
+    # more, so a night two days on moves it into the team table's fail-safe (the expire
+    # step's moves in plain Python workers, as Spark's executors run them). Recovered
+    # again, the clone's version finds that object in its owner's fail-safe.
+    clone_0 = read_commit(home / "warehouse" / str(dropped), 0)
+    assert clone_0 is not None
+    (referenced,) = [a["path"] for a in clone_0.adds() if a["path"].startswith(uri)]
+    DeltaTable(uri, storage_options=options()).delete("ID = 1")
+    night = ("night", datetime.now(UTC) + timedelta(days=4))
+    step(home, "effective_retention", *night)
+    assert job(home, "expire_versions", *night, spark=False)["files_moved"] == 1
+    assert referenced.removeprefix(lake.uri) not in objects(lake)
+    owner = home / "failsafe" / str(table_id(home, "ORDERS"))
+    assert (owner / referenced.removeprefix(f"{uri}/")).is_file()
+    latest = connect(now=(night[1] + timedelta(hours=1)).isoformat())
+    latest.failsafe_recover(dropped, "LAKE.PUBLIC.BACK_AGAIN")
+    assert table_ids(latest, "LAKE.PUBLIC.BACK_AGAIN") == [1, 2, 3]
