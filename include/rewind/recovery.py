@@ -189,23 +189,27 @@ def recover(
 
 
 def _create_as(ctx: Context, table: CatalogObject, snap: Snapshot, target: CatalogObject) -> None:
-    """Version 0 of the recovered table: ``snap``'s files (copied under the same paths)
-    as ``snap`` reads them, partitioned as it is (the files hold no partition column),
-    their deletion vectors with them, and, under another engine's column mapping, its
-    mapping (the files name columns by physical names) and its own columns (those of the
-    version recovered: a column renamed since keeps the name the mapping gives it).
-    Otherwise the table's columns, a physical column the version lacks NULL in it."""
-    columns = table_columns(table)
-    schema = snap.schema
-    for column in columns:
-        if column.physical not in schema.names:
-            schema = schema.append(pa.field(column.physical, column.column_type.arrow(), True))
-    physical: pa.Schema | DeltaSchema = schema
+    """Version 0 of the recovered table: ``snap``'s files (copied under their paths in it,
+    :func:`_own`) as ``snap`` reads them, partitioned as it is (the files hold no
+    partition column), their deletion vectors with them, and, under another engine's
+    column mapping, its mapping (the files name columns by physical names) and its own
+    columns (those of the version recovered: a column renamed since keeps the name the
+    mapping gives it). Otherwise the table's columns, a physical column the version lacks
+    NULL in it."""
+    physical: pa.Schema | DeltaSchema
     mapping = None
     if snap.column_mapped:
         text, mapping = log.mapping_schema(snap.metadata or {})
         physical = DeltaSchema.from_json(text)
         columns = timeline.columns_of(snap.metadata or {}, str(snap.root))
+    else:
+        columns = table_columns(table)
+        schema = snap.schema
+        for column in columns:
+            if column.physical not in schema.names:
+                kind = column.column_type.arrow()
+                schema = schema.append(pa.field(column.physical, kind, True))
+        physical = schema
     target.columns = [c.as_json() for c in columns]
     partitioned_by = snap.partition_columns
     files = [_own(f) for f in snap.files]
