@@ -165,8 +165,7 @@ def _added(catalog: Catalog, table_id: int, root: Root, add: dict[str, Any], ver
     vector = log.dv_file(add.get("deletionVector"))
     _live(catalog, table_id, path, int(add.get("size") or 0), version).dv_path = vector
     if vector is not None:
-        size = location.size(location.data_file(root, vector)) or 0
-        _live(catalog, table_id, vector, size, version)
+        _live(catalog, table_id, vector, location.data_file_size(root, vector), version)
 
 
 def _live(catalog: Catalog, table_id: int, path: str, size: int, version: int) -> FileState:
@@ -205,7 +204,7 @@ def _reconcile(
     for file in state.files:
         _live(catalog, table_id, file.path, file.size, version).dv_path = file.dv_path
         if file.dv_path:
-            size = location.size(location.data_file(root, file.dv_path)) or 0
+            size = location.data_file_size(root, file.dv_path)
             _live(catalog, table_id, file.dv_path, size, version)
     return state
 

@@ -169,7 +169,7 @@ def _shared_files(
     vectors = {mine.dv_path: their.dv_path for mine, their in pairs if their.dv_path}
     for mine_dv, their_dv in vectors.items():
         assert mine_dv is not None
-        size = location.size(location.data_file(snap.root, their_dv)) or 0
+        size = location.data_file_size(snap.root, their_dv)
         shared.append((mine_dv, their_dv, size))
     owners = record_shared_files(ctx.catalog, target.id, source.id, shared)
     for owner_id in sorted(owners):

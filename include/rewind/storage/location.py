@@ -88,6 +88,12 @@ def data_file(root: Root, path: str) -> Root:
     return file(path) if objectstore.is_object_store(path) else root / path
 
 
+def data_file_size(root: Root, path: str) -> int:
+    """The size of a file of the table at ``root`` as its log names it (:func:`data_file`:
+    relative, or an object's URI); 0 where it is gone."""
+    return size(data_file(root, path)) or 0
+
+
 def canonical(path: Root) -> str:
     """One spelling per file: a local path resolved, an S3 location as ``s3://``."""
     return str(path.resolve()) if isinstance(path, Path) else str(path)
