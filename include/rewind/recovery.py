@@ -55,8 +55,8 @@ def _held(
     (:func:`_own`); None if any is gone. A clone's reference to another table's object
     (SPEC R47) is held where its owner keeps it."""
     places: dict[str, Root] = {}
-    vectors = {f.dv_path for f in files if f.dv_path}
-    for path in [*(f.path for f in files), *sorted(str(v) for v in vectors)]:
+    vectors = sorted({str(f.dv_path) for f in files if f.dv_path})
+    for path, vector in [*((f.path, False) for f in files), *((v, True) for v in vectors)]:
         if objectstore.is_object_store(path):
             candidates = [location.file(path), *_owners_copy(ctx, failsafe, table, path)]
         else:
@@ -64,7 +64,7 @@ def _held(
         held = next((where for where in candidates if location.exists(where)), None)
         if held is None:
             return None
-        places[_own_path(path)] = held
+        places[_own_path(path, vector=vector)] = held
     return places
 
 
@@ -76,9 +76,15 @@ def _owners_copy(ctx: Context, failsafe: Root, table: CatalogObject, uri: str) -
     return [] if shared is None else [failsafe / str(shared.source_id) / shared.source_path]
 
 
-def _own_path(path: str) -> str:
-    """A file's path in the recovered table: its own, or a referenced object's name."""
-    return location.file(path).name if objectstore.is_object_store(path) else path
+def _own_path(path: str, *, vector: bool = False) -> str:
+    """A file's path in the recovered table: its own; for a referenced object, its bucket
+    and key (names alone repeat across folders: a writer that names each partition's file
+    ``data_0.parquet``), but a deletion vector's file its name, which a vector stored in
+    the table spells (``deletion_vector_<uuid>.bin``, :func:`rewind.storage.log.stored_vector`)."""
+    where = location.file(path)
+    if not isinstance(where, objectstore.S3Location):
+        return path
+    return where.name if vector else f"{where.bucket}/{where.key}"
 
 
 def _own(file: DataFile) -> DataFile:
@@ -86,7 +92,7 @@ def _own(file: DataFile) -> DataFile:
     an object (and to its vector's object) becomes the file under its name (SPEC R12)."""
     vector = file.deletion_vector
     if vector and file.dv_path and objectstore.is_object_store(file.dv_path):
-        stored = log.stored_vector(vector, _own_path(file.dv_path))
+        stored = log.stored_vector(vector, _own_path(file.dv_path, vector=True))
         file = dataclasses.replace(file, vector=json.dumps(stored, sort_keys=True))
     return dataclasses.replace(file, path=_own_path(file.path))
 

@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
+import pyarrow.dataset as ds
 import pytest
-from deltalake import DeltaTable, write_deltalake
+from deltalake import DeltaTable, Field, Schema, convert_to_deltalake, write_deltalake
 from test_s3_external import (
     ids,
     objects,
@@ -402,3 +403,51 @@ def test_a_dropped_clone_of_an_s3_table_is_recovered_from_failsafe_with_copies_r
     latest = connect(now=(night[1] + timedelta(hours=1)).isoformat())
     latest.failsafe_recover(dropped, "LAKE.PUBLIC.BACK_AGAIN")
     assert table_ids(latest, "LAKE.PUBLIC.BACK_AGAIN") == [1, 2, 3]
+
+
+def test_a_recovered_clone_keeps_apart_the_team_s_objects_of_one_name_r12_r47(
+    lake: Any, connect: Any, home: Path, tmp_path: Path
+) -> None:
+    """SPEC R12, R47: another writer names each partition's file alike
+    (``P=1/data_0.parquet``, ``P=2/data_0.parquet``) and the team makes a Delta table of
+    them in place (delta-rs's ``convert_to_deltalake``, Delta's CONVERT TO DELTA). A
+    clone references both objects and holds a file of its own; dropped and recovered from
+    fail-safe, each object's copy keeps its own rows (copied under its name alone, one
+    overwrote the other: the recovered table lost the rows of partition 1)."""
+    written = tmp_path / "events"
+    ds.write_dataset(
+        pa.table({"ID": [1, 2, 3], "P": [1, 2, 2]}),
+        written,
+        format="parquet",
+        partitioning=["P"],
+        partitioning_flavor="hive",
+        basename_template="data_{i}.parquet",
+    )
+    client = lake.server.client()
+    for file in sorted(written.rglob("*.parquet")):
+        client.upload_file(str(file), lake.name, f"team/events/{file.relative_to(written)}")
+    uri = f"{lake.uri}team/events"
+    convert_to_deltalake(
+        uri,
+        partition_by=Schema([Field("P", "long")]),
+        partition_strategy="hive",
+        storage_options=options(),
+    )
+    names = sorted(a.split("/")[-1] for a in DeltaTable(uri, storage_options=options()).file_uris())
+    assert names == ["data_0.parquet", "data_0.parquet"]
+    conn = connect()
+    conn.sql("CREATE DATABASE LAKE")
+    register(conn, "EVENTS", uri)
+    conn.sql("CREATE TABLE COPY CLONE EVENTS; INSERT INTO COPY (ID, P) VALUES (4, 1)")
+    conn.sql("DROP TABLE COPY")
+    later = connect(now=(datetime.now(UTC) + timedelta(days=2)).isoformat())
+    assert later.lifecycle()[-1]["failed"] == 0
+    ((dropped, name, *_),) = later.failsafe_list().rows
+    assert name == "LAKE.PUBLIC.COPY"
+    later.failsafe_recover(dropped, "LAKE.PUBLIC.BACK")
+    assert rows(later, "SELECT ID, P FROM LAKE.PUBLIC.BACK ORDER BY ID") == [
+        (1, 1),
+        (2, 2),
+        (3, 2),
+        (4, 1),
+    ]
