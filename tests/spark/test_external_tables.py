@@ -580,7 +580,8 @@ def test_a_replaced_table_with_deletion_vectors_and_other_partitions_is_restored
 
 
 # An older Delta writer's tables: a legacy protocol (writer version 4, no feature list)
-# whose generated column and change data feed bind every writer.
+# whose generated column and change data feed bind every writer; and a partitioned,
+# column-mapped table with the feed on (writer version 5).
 LEGACY_JOB = """
 legacy = "'delta.minReaderVersion' = '1', 'delta.minWriterVersion' = '4'"
 spark.sql(f"CREATE TABLE delta.`{path}/gen` (ID LONG, DOUBLED LONG GENERATED ALWAYS AS "
@@ -590,11 +591,17 @@ spark.sql(f"CREATE TABLE delta.`{path}/feed` (ID LONG, V STRING) USING delta "
 spark.createDataFrame([(1,)], "ID long").write.format("delta").mode("append").save(f"{path}/gen")
 spark.createDataFrame([(1, "a"), (2, "b")], "ID long, V string").write.format("delta") \
     .mode("append").save(f"{path}/feed")
+spark.sql(f"CREATE TABLE delta.`{path}/mapped` (ID LONG, P STRING, V STRING) USING delta "
+          "PARTITIONED BY (P) TBLPROPERTIES ('delta.columnMapping.mode' = 'name', "
+          "'delta.minReaderVersion' = '2', 'delta.minWriterVersion' = '5', "
+          "'delta.enableChangeDataFeed' = 'true')")
+spark.sql(f"INSERT INTO delta.`{path}/mapped` VALUES (1, 'x', 'a'), (2, 'x', 'b'), (3, 'y', 'c')")
 """
 FEED_JOB = """
-feed = spark.read.format("delta").option("readChangeFeed", "true") \
-    .option("startingVersion", 0).load(f"{path}/feed")
-print(sorted((r.ID, r._change_type) for r in feed.collect()))
+for table in ("feed", "mapped"):
+    feed = spark.read.format("delta").option("readChangeFeed", "true") \
+        .option("startingVersion", 2).load(f"{path}/{table}")
+    print(sorted((r._commit_version, r._change_type, r.ID, r.V) for r in feed.collect()))
 print(sorted(tuple(r) for r in spark.read.format("delta").load(f"{path}/gen").collect()))
 """
 
@@ -608,27 +615,20 @@ def test_an_older_writers_generated_column_and_change_data_feed_hold_for_rewind_
     rewrote a file of a table with the change data feed on without the change files, so
     the feed's readers saw rows deleted that were not. The generated column's rule now
     binds Rewind's writes (its value computed, as delta-spark does, on INSERT and UPDATE;
-    refused by name before); the feed's table refuses the rewrites by name, nothing
-    written; an INSERT, an insert-only MERGE and a TRUNCATE, which the feed reads from the
-    log's own actions, still run, and delta-spark's change feed shows exactly them."""
+    refused by name before). Rewind's UPDATE, DELETE and MERGE of a table with the feed on
+    write its change files as delta-spark's do (refused before): delta-spark's change
+    feed shows each statement's changes exactly, the rows of a rewritten file that did
+    not change in none of them; an INSERT, an insert-only MERGE and a TRUNCATE, which the
+    feed reads from the log's own actions, write none. The same on a partitioned,
+    column-mapped table, a row moved to another partition too."""
     lake = tmp_path / "lake"
     delta_spark(lake, LEGACY_JOB)
-    gen, feed = lake / "gen", lake / "feed"
+    gen, feed, mapped = lake / "gen", lake / "feed", lake / "mapped"
     conn = connect(now=datetime.now(UTC).isoformat())
     conn.sql("CREATE DATABASE LAKE")
     register(conn, "GEN", str(gen))
     register(conn, "FEED", str(feed))
-    before = {root: (versions(root), data_files(root)) for root in (gen, feed)}
-    refused = {
-        sql: code_of(conn, sql)
-        for sql in [
-            "DELETE FROM FEED WHERE ID = 1",
-            "UPDATE FEED SET V = 'z'",
-            "MERGE INTO FEED USING (SELECT 2 AS ID) S ON FEED.ID = S.ID WHEN MATCHED THEN DELETE",
-        ]
-    }
-    assert set(refused.values()) == {"UNSUPPORTED_TABLE_FEATURE"}, refused
-    assert {root: (versions(root), data_files(root)) for root in before} == before
+    register(conn, "MAPPED", str(mapped))
     assert rows(conn, "SELECT * FROM GEN") == [(1, 2)]
     assert [r[8] for r in rows(conn, "DESC TABLE GEN")] == [None, "ID * 2"]  # its expression
     # A value given for it must be the expression's, as delta-spark checks it: nothing
@@ -642,19 +642,71 @@ def test_an_older_writers_generated_column_and_change_data_feed_hold_for_rewind_
     # the table is partitioned by it: each file carries its computed value
     live = log.replay(gen, versions(gen)[-1]).files
     assert sorted(dict(f.partition_values)["DOUBLED"] for f in live) == ["10", "12", "14"]
-    # An insert-only MERGE (an idempotent load) adds files only: it runs too.
+    # Version 2 is Rewind's retention guard (SPEC R42). 3-4: an INSERT, and an insert-only
+    # MERGE (an idempotent load): new files, no change file. 5: a DELETE of one row of the
+    # job's two-row file. 6: an UPDATE. 7: a MERGE that updates, deletes and inserts.
+    # 8: a DELETE ... USING. 9: a TRUNCATE.
     load = "SELECT 2 AS ID, 'x' AS V UNION ALL SELECT 4, 'd'"
     conn.sql(
         f"INSERT INTO FEED VALUES (3, 'c'); MERGE INTO FEED USING ({load}) S "
         "ON FEED.ID = S.ID WHEN NOT MATCHED THEN INSERT VALUES (S.ID, S.V)"
     )
-    assert rows(conn, "SELECT * FROM FEED ORDER BY ID") == [(1, "a"), (2, "b"), (3, "c"), (4, "d")]
+    conn.sql("DELETE FROM FEED WHERE ID = 1; UPDATE FEED SET V = 'z' WHERE ID = 2")
+    upsert = "SELECT 3 AS ID, 'm' AS V UNION ALL SELECT 4, '-' UNION ALL SELECT 5, 'e'"
+    merged = conn.sql(
+        f"MERGE INTO FEED USING ({upsert}) S ON FEED.ID = S.ID "
+        "WHEN MATCHED AND S.V = '-' THEN DELETE WHEN MATCHED THEN UPDATE SET V = S.V "
+        "WHEN NOT MATCHED THEN INSERT VALUES (S.ID, S.V)"
+    )[-1].rows
+    assert [tuple(r) for r in merged] == [(1, 1, 1)]
+    conn.sql("DELETE FROM FEED USING (SELECT 5 AS ID) S WHERE FEED.ID = S.ID")
+    assert rows(conn, "SELECT * FROM FEED ORDER BY ID") == [(2, "z"), (3, "m")]
     conn.sql("TRUNCATE TABLE FEED")
-    changes, generated = delta_spark(lake, FEED_JOB).strip().splitlines()[-2:]
-    assert changes == str(
-        sorted([(i, "insert") for i in (1, 2, 3, 4)] + [(i, "delete") for i in (1, 2, 3, 4)])
+    # The mapped table: an UPDATE that moves row 2 from partition x to y, a DELETE.
+    conn.sql("UPDATE MAPPED SET P = 'y', V = 'B' WHERE ID = 2; DELETE FROM MAPPED WHERE ID = 3")
+    assert rows(conn, "SELECT * FROM MAPPED ORDER BY ID") == [(1, "x", "a"), (2, "y", "B")]
+    assert all(
+        (root / "_change_data").is_dir() for root in (feed, mapped)
+    )  # where delta-spark puts them
+    *changes, generated = delta_spark(lake, FEED_JOB).strip().splitlines()[-3:]
+    assert changes[0] == str(
+        sorted(
+            [
+                (3, "insert", 3, "c"),
+                (4, "insert", 4, "d"),
+                (5, "delete", 1, "a"),
+                (6, "update_preimage", 2, "b"),
+                (6, "update_postimage", 2, "z"),
+                (7, "update_preimage", 3, "c"),
+                (7, "update_postimage", 3, "m"),
+                (7, "delete", 4, "d"),
+                (7, "insert", 5, "e"),
+                (8, "delete", 5, "e"),
+                (9, "delete", 2, "z"),
+                (9, "delete", 3, "m"),
+            ]
+        )
+    )
+    assert changes[1] == str(
+        sorted(
+            [
+                (3, "update_preimage", 2, "b"),
+                (3, "update_postimage", 2, "B"),
+                (4, "delete", 3, "c"),
+            ]
+        )
     )
     assert generated == str(computed)
+    # The change files are the table's history, as Delta's VACUUM keeps them: tracked as
+    # files no version holds (SPEC R33), a night two days on leaves them where they are
+    # and the TRUNCATE's files in time travel; ten days on both are in fail-safe.
+    made = {root: sorted((root / "_change_data").iterdir()) for root in (feed, mapped)}
+    for days, there in ((2, True), (10, False)):
+        night = connect(now=(datetime.now(UTC) + timedelta(days=days)).isoformat())
+        assert night.lifecycle()[-1]["failed"] == 0
+        assert all(all(f.exists() == there for f in files) for files in made.values())
+    held = sorted(p.name for p in (tmp_path / "home").rglob("failsafe/*/_change_data/*"))
+    assert held == sorted(f.name for files in made.values() for f in files)
 
 
 # Identity columns, as delta-spark makes them (writer version 7, identityColumns): one

@@ -21,8 +21,10 @@ from rewind.result import Result
 from rewind.spark import functions
 from rewind.sql import names
 from rewind.sql.frames import (
+    CHANGE_TYPE,
     FILE_COLUMN,
     ROW_COLUMN,
+    change_files,
     files_by_uri,
     quote,
     version_frame,
@@ -101,24 +103,24 @@ def _null(frame: DataFrame, column: Column) -> SparkColumn:
 
 
 # -- UPDATE / DELETE / TRUNCATE -------------------------------------------------------------------
+CHANGED = "__rw_changed"
+
+
 class Target:
     """The target of an UPDATE/DELETE/MERGE: a frame of its current version whose rows
     carry the data file they live in (``__rw_file``) and their index in it, bound in the
-    statement's ``binding`` (every query of the statement runs through :meth:`query`).
-    ``rewrites`` False: the statement only adds rows (a MERGE without WHEN MATCHED)."""
+    statement's ``binding`` (every query of the statement runs through :meth:`query`)."""
 
-    def __init__(
-        self, ctx: Context, table: exp.Table, binding: Binding, rewrites: bool = True
-    ) -> None:
+    def __init__(self, ctx: Context, table: exp.Table, binding: Binding) -> None:
         self.ctx = ctx
         self.binding = binding
         self.obj = referenced(ctx, table)
         self.columns = table_columns(self.obj)
-        self.base: Snapshot = writable_snapshot(ctx, self.obj, rewrites=rewrites)
+        self.base: Snapshot = writable_snapshot(ctx, self.obj)
         alias = table.args.get("alias") or exp.TableAlias(this=table.this.copy())
         self.alias: exp.Identifier = alias.this
-        frame = version_frame(ctx, self.base, self.columns, with_file=True)
-        self.node = binding.add(ctx, frame, alias, columns=self.columns)
+        self.frame = version_frame(ctx, self.base, self.columns, with_file=True)
+        self.node = binding.add(ctx, self.frame, alias, columns=self.columns)
         ctx.catalog.record_access(
             ctx.query_id,
             self.obj.id,
@@ -130,8 +132,12 @@ class Target:
     def col(self, name: str) -> exp.Column:
         return exp.column(exp.to_identifier(name, quoted=True), table=self.alias.copy())
 
-    def all_columns(self) -> list[exp.Column]:
-        return [self.col(c.name) for c in self.columns] + [self.col(FILE_COLUMN)]
+    def keys(self, changed: exp.Expr | None = None) -> list[exp.Expr]:
+        """What a rewrite's rows carry after the columns (:meth:`rewrite`): their file,
+        their index in it, and whether the statement changed them (``changed``: an
+        UPDATE's condition; None, a DELETE's rows, which it keeps as they are)."""
+        changed = exp.false() if changed is None else is_true(changed)
+        return [self.col(FILE_COLUMN), self.col(ROW_COLUMN), changed.as_(CHANGED, quoted=True)]
 
     def column(self, name: str) -> Column:
         return _column(self.columns, name)
@@ -219,17 +225,47 @@ class Target:
     def rewrite(
         self, uris: list[str], frame: DataFrame, extra: Sequence[DataFile], operation: str
     ) -> None:
-        """Replace the files ``uris`` by the rows of ``frame`` (which still carries
-        ``__rw_file``), add ``extra`` new files, and commit (SPEC R13)."""
+        """Replace the files ``uris`` by the rows of ``frame`` (which carries
+        :meth:`keys`), add ``extra`` new files (and their change files), and commit (SPEC
+        R13). Under Delta's change data feed (:attr:`Snapshot.change_feed`, SPEC R40) the
+        version's change files hold the rows it deleted (those of the files that
+        ``frame`` lacks) and each row it changed as it was and as it is, as delta-spark's
+        own UPDATE, DELETE and MERGE write them."""
         F = functions(frame.sparkSession)
         kept = frame.where(F.col(quote(FILE_COLUMN)).isin(uris))
-        kept = kept.select(*[F.col(quote(c.name)) for c in self.columns])
+        names = [quote(c.name) for c in self.columns]
+        feed = self.base.change_feed
+        rows = self._with_changes(kept, uris) if feed else kept.select(*names)
         new = list(extra)
         if uris:
-            base = self.base
-            new += write_into(self.ctx, base, kept, self.columns)
+            new += write_into(self.ctx, self.base, rows, self.columns, changes=feed)
         removes = files_by_uri(self.base, uris)
-        commit_files(self.ctx, self.obj, self.base, new, removes, operation)
+        adds, changes = change_files(new)
+        commit_files(self.ctx, self.obj, self.base, adds, removes, operation, changes=changes)
+
+    def _with_changes(self, kept: DataFrame, uris: list[str]) -> DataFrame:
+        """``kept`` with each row's kind of change (NULL: as it was; ``update_postimage``),
+        and the rows of the files ``uris`` as they were where the statement changed them
+        (``update_preimage``) or deleted them (``delete``): :func:`write_frame`'s rows."""
+        F = functions(kept.sparkSession)
+        keys = [FILE_COLUMN, ROW_COLUMN]
+        kinds = {c.name: kept.schema[c.name].dataType for c in self.columns}
+
+        def kind(name: str) -> SparkColumn:
+            return F.lit(name).cast("string").alias(CHANGE_TYPE)
+
+        def old(rows: DataFrame, name: str) -> DataFrame:
+            values = [F.col(quote(n)).cast(kinds[n]).alias(n) for n in kinds]
+            return rows.select(*values, kind(name))
+
+        was = self.frame.where(F.col(quote(FILE_COLUMN)).isin(uris))
+        changed = kept.where(F.col(CHANGED)).select(*keys)
+        now = F.when(F.col(CHANGED), F.lit("update_postimage")).alias(CHANGE_TYPE)
+        return (
+            kept.select(*[quote(n) for n in kinds], now)
+            .unionByName(old(was.join(changed, keys, "left_semi"), "update_preimage"))
+            .unionByName(old(was.join(kept.select(*keys), keys, "left_anti"), "delete"))
+        )
 
 
 def aliased(select: exp.Select, name: str) -> exp.Subquery:
@@ -250,12 +286,13 @@ def delete(ctx: Context, tree: exp.Delete) -> Result:
         if tree.args.get("using"):
             matched = target.matched(tree, [], _where(tree))
             uris, count, _ = target.changed(matched)
-            query = target.with_matched(matched, "LEFT ANTI").select(*target.all_columns())
+            kept = target.with_matched(matched, "LEFT ANTI")
+            query = kept.select(*[target.col(c.name) for c in target.columns], *target.keys())
         else:
             condition = bind(ctx, _where(tree).copy(), binding)
             uris, count = target.affected(condition)
             query = (
-                exp.select(*target.all_columns())
+                exp.select(*[target.col(c.name) for c in target.columns], *target.keys())
                 .from_(target.node.copy())
                 .where(exp.not_(is_true(condition)))
             )
@@ -304,7 +341,7 @@ def update(ctx: Context, tree: exp.Update) -> Result:
                 else target.col(c.name)
                 for c in target.columns
             ]
-            query = rows.select(*projection, target.col(FILE_COLUMN))
+            query = rows.select(*projection, *target.keys(updated))
             target.rewrite(uris, target.query(query), [], "UPDATE")
     finally:
         release(binding)

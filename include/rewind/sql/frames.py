@@ -34,6 +34,12 @@ if TYPE_CHECKING:
 
 FILE_COLUMN = "__rw_file"
 ROW_COLUMN = "__rw_row"
+# Delta's change data feed: a change file's rows carry their kind of change in this column
+# and live in this folder of the table (SPEC R40); a row that is the table's after the
+# change (an update's new values, an insert) is in the version's data files too.
+CHANGE_TYPE = "_change_type"
+CHANGE_DATA = "_change_data/"
+_IN_THE_VERSION = ("update_postimage", "insert")
 
 
 def quote(name: str) -> str:
@@ -179,6 +185,7 @@ def write_frame(
     rules: Snapshot | None = None,
     *,
     inserts: bool = False,
+    changes: bool = False,
 ) -> list[DataFile]:
     """Write ``frame`` (logical column names) as new data files of a table.
 
@@ -198,8 +205,16 @@ def write_frame(
     values). Files are staged, then moved into the table root with unique names; the
     caller commits them. Empty files are dropped.
 
+    ``changes``: a write to a table with Delta's change data feed on, whose ``frame`` also
+    holds the rows a statement changed, each with its kind in ``_change_type`` (NULL: a
+    row kept as it was). Its rows are computed once and written twice: the table's rows
+    (kept ones, an update's new values, inserts) as data files, the changed ones with
+    their kind as change files in ``_change_data/`` (:data:`CHANGE_DATA`), the values of
+    both the same, identity and generated columns included.
+
     Returns:
-        The new files, inside ``table_root``, with their sizes and row counts.
+        The new files, inside ``table_root``, with their sizes and row counts (change
+        files under :data:`CHANGE_DATA`: :func:`change_files`).
     """
     F = functions(frame.sparkSession)
     by_physical = {c.physical: c for c in columns}
@@ -234,10 +249,11 @@ def write_frame(
             value = F.coalesce(value, F.raise_error(F.lit(f"{NOT_NULL_VIOLATION} '{named}'")))
         return value.alias(field.name)
 
-    written_frame = frame.select(*[stored(f) for f in schema])
+    change = [F.col(CHANGE_TYPE)] if changes else []
+    written_frame = frame.select(*[stored(f) for f in schema], *change)
     if inserts and rules is not None and rules.identity:
         written_frame = _numbered(F, written_frame, rules.identity, by_physical)
-    written_frame = written_frame.select(*[checked(f) for f in schema])
+    written_frame = written_frame.select(*[checked(f) for f in schema], *change)
     if rules is not None and rules.checks:
         written_frame = _checked(F, written_frame, rules.checks)
     if rules is not None and rules.column_mapped:
@@ -246,7 +262,18 @@ def write_frame(
     partitions = [named(c) for c in rules.partition_columns] if rules is not None else []
     staging = table_root / "_rewind_staging" / f"{ctx.query_id}-{uuid.uuid4().hex[:8]}"
     ctx.undo.append(lambda: _discard(staging))
-    written_frame.write.partitionBy(*partitions).parquet(str(staging))
+    outputs = [(staging, "part-")]
+    if changes:
+        kind = F.col(CHANGE_TYPE)
+        written_frame = written_frame.localCheckpoint()  # one computation for both writes
+        outputs = [(staging / "data", "part-"), (staging / "changes", f"{CHANGE_DATA}cdc-")]
+        kept = written_frame.where(kind.isNull() | kind.isin(*_IN_THE_VERSION)).drop(CHANGE_TYPE)
+        kept.write.partitionBy(*partitions).parquet(str(outputs[0][0]))
+        changed = written_frame.where(kind.isNotNull())
+        changed.write.partitionBy(*partitions).parquet(str(outputs[1][0]))
+        location.make_dir(table_root / CHANGE_DATA)
+    else:
+        written_frame.write.partitionBy(*partitions).parquet(str(staging))
     written: list[DataFile] = []
     ctx.undo.append(lambda: _unlink(table_root, written))
     # Bounds a reader or the commit needs: a clustered table's files are skipped by them,
@@ -254,15 +281,16 @@ def write_frame(
     bounded = [*rules.clustering_columns, *map(named, rules.identity)] if rules else []
     kinds = {named(f.name): f.type for f in schema}
     try:
-        for part, under, size in location.parts(staging, nested=bool(partitions)):
-            footer = location.parquet_metadata(part)
-            if footer.num_rows == 0:
-                continue
-            name = f"part-{uuid.uuid4()}.parquet"
-            location.move(part, table_root / name)
-            values = _partition_values(under, kinds)
-            stats = _column_stats(footer, bounded) if bounded else None
-            written.append(DataFile(name, size, footer.num_rows, values, stats=stats))
+        for folder, prefix in outputs:
+            for part, under, size in location.parts(folder, nested=bool(partitions)):
+                footer = location.parquet_metadata(part)
+                if footer.num_rows == 0:
+                    continue
+                name = f"{prefix}{uuid.uuid4()}.parquet"
+                location.move(part, table_root / name)
+                values = _partition_values(under, kinds)
+                stats = _column_stats(footer, bounded) if bounded else None
+                written.append(DataFile(name, size, footer.num_rows, values, stats=stats))
     finally:
         _discard(staging)
     return written
@@ -339,11 +367,20 @@ def write_into(
     columns: Sequence[Column],
     *,
     inserts: bool = False,
+    changes: bool = False,
 ) -> list[DataFile]:
     """Rows for the table whose current version is ``base``: :func:`write_frame` into its
     folder, under its schema and its rules; ``inserts``: new rows (INSERT, a MERGE's
-    inserts), not the rows a rewrite keeps."""
-    return write_frame(ctx, base.root, frame, columns, base.schema, base, inserts=inserts)
+    inserts), not the rows a rewrite keeps; ``changes``: with the change feed's rows."""
+    return write_frame(
+        ctx, base.root, frame, columns, base.schema, base, inserts=inserts, changes=changes
+    )
+
+
+def change_files(files: Sequence[DataFile]) -> tuple[list[DataFile], list[DataFile]]:
+    """:func:`write_frame`'s files as the version's data files and its change files."""
+    data = [f for f in files if not f.path.startswith(CHANGE_DATA)]
+    return data, [f for f in files if f.path.startswith(CHANGE_DATA)]
 
 
 _GIVEN = (
@@ -395,7 +432,8 @@ def _physical(F: ModuleType, stored: DataFrame, snap: Snapshot) -> DataFrame:
         *[
             F.col(quote(name)).cast(field.dataType).alias(field.name, metadata=field.metadata)
             for name, field in zip(snap.schema.names, physical.fields, strict=True)
-        ]
+        ],
+        *[F.col(quote(c)) for c in stored.columns if c == CHANGE_TYPE],
     )
 
 

@@ -10,10 +10,13 @@ from sqlglot import exp
 from rewind.errors import ExecutionError, InvalidValue, UnsupportedError
 from rewind.identifiers import normalize
 from rewind.result import Result
-from rewind.sql.dml import Target, aliased, file_rows, is_true
+from rewind.spark import functions
+from rewind.sql.dml import CHANGED, Target, aliased, file_rows, is_true
 from rewind.sql.frames import (
+    CHANGE_TYPE,
     FILE_COLUMN,
     ROW_COLUMN,
+    change_files,
     write_into,
 )
 from rewind.sql.points import with_session
@@ -49,8 +52,7 @@ class _Merge:
         whens = tree.args["whens"].expressions
         self.matched = [w for w in whens if w.args.get("matched")]
         self.unmatched = [w for w in whens if not w.args.get("matched")]
-        # Only WHEN NOT MATCHED: new files alone, an append (a change data feed reads it)
-        self.target = Target(ctx, tree.this, binding, rewrites=bool(self.matched))
+        self.target = Target(ctx, tree.this, binding)
         self.target.settable(
             normalize(eq.this.this)
             for w in self.matched
@@ -150,17 +152,25 @@ class _Merge:
             order=exp.Order(expressions=[exp.Ordered(this=act.copy(), desc=True)]),
         )
         ranked = exp.select(exp.Star(), rank.as_("__rw_rn", quoted=True)).from_(joined.copy())
+        changed = exp.and_(act.copy() > 0, exp.not_(deleting.copy()))
         keep = (
-            exp.select(*[exp.column(c.name, quoted=True) for c in self.target.columns], file.copy())
+            exp.select(
+                *[exp.column(c.name, quoted=True) for c in self.target.columns],
+                file.copy(),
+                row.copy(),
+                changed.as_(CHANGED, quoted=True),
+            )
             .from_(aliased(ranked, "__rw_r"))
             .where(exp.and_(exp.column("__rw_rn", quoted=True).eq(1), exp.not_(deleting)))
         )
         inserted = self.inserted()
         self.target.rewrite(uris, self._query(keep), inserted, "MERGE")
-        return [file_rows(inserted), int(total) - int(deleted), int(deleted)]
+        return [file_rows(change_files(inserted)[0]), int(total) - int(deleted), int(deleted)]
 
     def inserted(self) -> list[DataFile]:
-        """Source rows that match no target row, through the WHEN NOT MATCHED clauses."""
+        """Source rows that match no target row, through the WHEN NOT MATCHED clauses;
+        under the change data feed, with their change files where the MERGE can also
+        change or delete rows (an insert-only MERGE's feed is its new files)."""
         if not self.unmatched:
             return []
         columns = self.target.columns
@@ -203,7 +213,11 @@ class _Merge:
             .where(any_clause)
         )
         frame = self._query(query)
-        return write_into(self.ctx, self.target.base, frame, columns, inserts=True)
+        changes = self.target.base.change_feed and bool(self.matched)
+        if changes:
+            frame = frame.withColumn(CHANGE_TYPE, functions(frame.sparkSession).lit("insert"))
+        base = self.target.base
+        return write_into(self.ctx, base, frame, columns, inserts=True, changes=changes)
 
 
 def merge(ctx: Context, tree: exp.Merge) -> Result:

@@ -78,12 +78,12 @@ def current_version(ctx: Context, obj: CatalogObject) -> int:
     return version
 
 
-def writable_snapshot(ctx: Context, obj: CatalogObject, rewrites: bool = False) -> Snapshot:
+def writable_snapshot(ctx: Context, obj: CatalogObject) -> Snapshot:
     """The current version of a table a statement is about to write (SPEC R40, R43):
     its files, new ones too, carry their partition values (``write_frame``) where it has
-    partition columns; ``rewrites``: see :meth:`Snapshot.check_writable`."""
+    partition columns."""
     base = snapshot(ctx, obj)
-    base.check_writable(str(names.qualified(ctx, obj)), new_files=False, rewrites=rewrites)
+    base.check_writable(str(names.qualified(ctx, obj)), new_files=False)
     return base
 
 
@@ -118,9 +118,11 @@ def commit_files(
     *,
     readds: bool = False,
     replacing: Snapshot | None = None,
+    changes: Sequence[DataFile] = (),
 ) -> int | None:
     """Commit a new version that removes ``removes`` and adds ``adds`` (SPEC R13, R14):
-    files the statement wrote, or with ``readds`` files earlier versions hold (a restore).
+    files the statement wrote, or with ``readds`` files earlier versions hold (a restore);
+    ``changes``: its change data feed's files (a rewrite of a table with the feed on).
     ``replacing``: a version of the table another engine replaced since, whose schema
     and partitioning the commit brings back with its files (a restore, as Delta's own
     RESTORE), the table's id, properties and protocol kept; on ``base`` only.
@@ -151,6 +153,7 @@ def commit_files(
         ),
         exclusive=replacing is not None,
         by_rewind=base.by_rewind,
+        changes=changes,
     )
     _recorded(ctx, obj, version, operation)
     return version

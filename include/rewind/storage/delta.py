@@ -197,6 +197,14 @@ def _file_action(file: DataFile, now: datetime, *, remove: bool = False) -> dict
     return action
 
 
+def _change_action(file: DataFile) -> dict[str, Any]:
+    """The ``cdc`` action of a change data feed's file: no data change (the version's
+    rows are its adds and removes)."""
+    path = quote(file.path, safe=_URI_SAFE)
+    values = dict(file.partition_values)
+    return {"path": path, "partitionValues": values, "size": file.size, "dataChange": False}
+
+
 def _absolute(file: DataFile, root: Root) -> str | None:
     """``file``'s deletion vector descriptor (JSON) with the path of its file under
     ``root`` made absolute (storage type ``p``, the URI encoded as Delta's are), so that
@@ -536,12 +544,15 @@ class TableStore:
         metadata: dict[str, Any] | None = None,
         exclusive: bool = False,
         by_rewind: bool = False,
+        changes: Sequence[DataFile] = (),
     ) -> int:
         """Commit ``removes`` and data files ``adds`` (already in the table dir): new
         files, or with ``readds`` files earlier versions hold (a restore), which taking the
-        commit back must not delete. ``exclusive``: on top of ``base_version`` only (a
-        restore that brings back the schema of a version another engine replaced since,
-        in ``metadata``: after another writer's append their files would stay under it).
+        commit back must not delete; ``changes``: the change data feed's files of a
+        rewrite (``cdc`` actions, which delta-rs cannot commit). ``exclusive``: on top of
+        ``base_version`` only (a restore that brings back the schema of a version another
+        engine replaced since, in ``metadata``: after another writer's append their files
+        would stay under it).
 
         Goes through Delta's optimistic concurrency (SPEC R40): when other writers
         committed after ``base_version``, delta-rs checks for conflicts and commits
@@ -557,10 +568,11 @@ class TableStore:
         Returns:
             The version the commit got (``base_version + 1`` unless others came first).
         """
-        if by_rewind or metadata is not None or any(f.vector for f in (*adds, *removes)):
+        vectors = any(f.vector for f in (*adds, *removes))
+        if by_rewind or metadata is not None or vectors or changes:
             marks = _props(query_id, now, str(uuid.uuid4()), undo=undo, readds=readds)
             return self._commit_own(
-                table_id, base_version, adds, removes, marks, now, metadata, exclusive
+                table_id, base_version, adds, removes, marks, now, metadata, exclusive, changes
             )
         actions: list[AddAction | RemoveAction] = [
             RemoveAction(f.path, True, _ms(now), f.size, dict(f.partition_values)) for f in removes
@@ -680,11 +692,14 @@ class TableStore:
         now: datetime,
         metadata: dict[str, Any] | None,
         exclusive: bool = False,
+        changes: Sequence[DataFile] = (),
     ) -> int:
         """Commit ``removes`` and ``adds`` (and ``metadata``, a ``metaData`` action) as a
         version Rewind writes itself, each file's action with its deletion vector as the
         log gave it (Delta's file identity is the path and the vector: a remove without
-        it leaves the file in the table), as delta-spark's RESTORE writes them.
+        it leaves the file in the table), as delta-spark's RESTORE writes them; each of
+        ``changes`` as a ``cdc`` action (the change data feed's readers read the version's
+        changes from them alone).
         Put-if-absent (:meth:`_put`) on ``base_version``, or after other writers' blind
         appends (their files stay, as delta-rs's conflict check lets an append by); after
         any other commit (a remove, a metadata or protocol change: another writer's
@@ -717,6 +732,7 @@ class TableStore:
                 actions.append({"metaData": metadata})
             actions += [{"remove": _file_action(f, now, remove=True)} for f in removes]
             actions += [{"add": _file_action(f, now)} for f in added]
+            actions += [{"cdc": _change_action(f)} for f in changes]
             if mark is not None:
                 actions.append({"domainMetadata": mark})
             return actions, configuration

@@ -271,31 +271,27 @@ class Snapshot:
             and not any(f.vector for f in self.files)
         )
 
-    def check_writable(
-        self, table: str, new_files: bool = True, removes: bool = False, rewrites: bool = False
-    ) -> None:
+    @property
+    def change_feed(self) -> bool:
+        """Delta's change data feed is on: a write that replaces files by copies with some
+        rows changed (UPDATE, DELETE, MERGE) writes the changed rows in change files too
+        (:func:`rewind.sql.frames.write_frame`), without which the feed's readers would
+        see every row of each rewritten file deleted and inserted again. An append, or a
+        whole file removed (a TRUNCATE, a restore, as Delta's own RESTORE), reads right
+        from the log's actions."""
+        return self._on(_CHANGE_FEED)
+
+    def check_writable(self, table: str, new_files: bool = True, removes: bool = False) -> None:
         """Refuse a write Rewind cannot commit correctly (SPEC R40, R43). ``new_files``:
         the write adds files without partition values, which a partitioned table cannot
         take (Rewind's writes give theirs: ``write_frame`` writes by partition, a restore
         re-adds the table's own files with their values).
-        ``removes``: the write removes rows, which an append-only table forbids.
-        ``rewrites``: the write replaces files by copies with some rows changed (UPDATE,
-        DELETE, MERGE), which a table with the change data feed on forbids: Rewind writes
-        no change files, and without them the feed's readers would see every row of each
-        rewritten file deleted and inserted again. An append, or a whole file removed (a
-        TRUNCATE, a restore, as Delta's own RESTORE), reads right from the log's actions."""
+        ``removes``: the write removes rows, which an append-only table forbids."""
         if removes and self._on(_APPEND_ONLY):
             raise UnsupportedError(
                 f"Table {table} is append-only ({_APPEND_ONLY} = true): a statement that "
                 "removes or rewrites its rows (DELETE, UPDATE, MERGE, TRUNCATE, INSERT "
                 "OVERWRITE, a restore) cannot be committed to it."
-            )
-        if rewrites and self._on(_CHANGE_FEED):
-            raise UnsupportedTableFeature(
-                f"Table {table} has Delta's change data feed on ({_CHANGE_FEED} = true), "
-                "whose change files Rewind does not write: an UPDATE, DELETE or MERGE would "
-                "show the feed's readers changes that did not happen. delta-spark can run it; "
-                "Rewind inserts into it, truncates and restores it."
             )
         blocked = sorted(self.features - WRITABLE_FEATURES)
         if blocked:
