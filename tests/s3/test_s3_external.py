@@ -255,6 +255,52 @@ def test_rewinds_writes_to_a_partitioned_team_table_on_s3_go_by_partition_r41_r4
     assert [key for key in objects(lake) if "_rewind_staging" in key] == []
 
 
+def test_rewinds_rewrites_of_a_team_table_with_a_change_feed_on_s3_write_its_changes_r40_r46(
+    lake: Any, connect: Any
+) -> None:
+    """The team's delta-rs table on S3, partitioned, with the change data feed on: Rewind's
+    UPDATE (a row moved to another partition), DELETE and MERGE put their change files
+    under ``_change_data/`` beside the data files, and the team's delta-rs reader of the
+    feed (``load_cdf``) reads each statement's changes exactly, not the whole files they
+    rewrote."""
+    uri = f"{lake.uri}team/feed"
+    first = pa.table({"ID": [1, 2, 3], "REGION": ["eu", "eu", "us"], "V": ["a", "b", "c"]})
+    feed = {"delta.enableChangeDataFeed": "true"}
+    write_deltalake(
+        uri, first, partition_by=["REGION"], configuration=feed, storage_options=options()
+    )
+    conn = connect()
+    conn.sql("CREATE DATABASE LAKE")
+    register(conn, "FEED", uri)  # version 1: the retention guard (R42)
+    conn.sql("UPDATE FEED SET REGION = 'us' WHERE ID = 1; DELETE FROM FEED WHERE ID = 3")
+    conn.sql(
+        "MERGE INTO FEED USING (SELECT 2 AS ID, 'B' AS V UNION ALL SELECT 4, 'd') S "
+        "ON FEED.ID = S.ID WHEN MATCHED THEN UPDATE SET V = S.V "
+        "WHEN NOT MATCHED THEN INSERT VALUES (S.ID, 'eu', S.V)"
+    )
+    changes = pa.table(DeltaTable(uri, storage_options=options()).load_cdf(starting_version=2))
+
+    def columns(*names: str) -> list[tuple[Any, ...]]:
+        return sorted(zip(*(changes[c].to_pylist() for c in names), strict=True))
+
+    assert columns("_commit_version", "_change_type", "ID", "V") == [
+        (2, "update_postimage", 1, "a"),
+        (2, "update_preimage", 1, "a"),
+        (3, "delete", 3, "c"),
+        (4, "insert", 4, "d"),
+        (4, "update_postimage", 2, "B"),
+        (4, "update_preimage", 2, "b"),
+    ]
+    regions = columns("_change_type", "ID", "REGION")
+    assert {(kind, region) for kind, row, region in regions if row == 1} == {
+        ("update_preimage", "eu"),
+        ("update_postimage", "us"),
+    }
+    written = [key for key in objects(lake) if key.startswith("team/feed/_change_data/")]
+    assert len(written) >= 3
+    assert [key for key in objects(lake) if "_rewind_staging" in key] == []
+
+
 def test_a_team_table_with_deletion_vectors_on_s3_is_restored_cloned_and_written_r16_r41_r46(
     lake: Any, connect: Any, home: Path
 ) -> None:
