@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from ast import literal_eval
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -918,12 +919,19 @@ spark.sql(f"INSERT INTO delta.`{path}` VALUES (3, 'c')")
 spark.sql(f"UPDATE delta.`{path}` SET v = 'B' WHERE id = 2")
 spark.sql(f"DELETE FROM delta.`{path}` WHERE id = 3")
 """
-TRACKED_READ = """
+TRACKED_IDS = """
+ids = spark.sql(f"SELECT id, _metadata.row_id, _metadata.row_commit_version FROM delta.`{path}`")
+print(sorted(tuple(r) for r in ids.collect()))
+"""
+TRACKED_READ = (
+    TRACKED_IDS
+    + """
 spark.sql(f"INSERT INTO delta.`{path}` VALUES (7, 'g')")
 spark.sql(f"UPDATE delta.`{path}` SET v = 'F' WHERE id = 6")
 rows = spark.sql(f"SELECT id, v, _metadata.row_id FROM delta.`{path}`").collect()
 print(sorted((r[0], r[1]) for r in rows), len({r[2] for r in rows}) == len(rows))
 """
+)
 
 
 def test_a_table_with_row_tracking_is_restored_and_takes_rewinds_writes_r16_r40_r43(
@@ -934,7 +942,11 @@ def test_a_table_with_row_tracking_is_restored_and_takes_rewinds_writes_r16_r40_
     restore puts the file back with its row ids (``baseRowId``, ``defaultRowCommitVersion``
     as its add had them); a new file gets fresh ids past the table's high-water mark, which
     the same commit moves (the ``delta.rowTracking`` domain), and this version as its row
-    commit version. delta-spark's row ids stay unique across its next INSERT and UPDATE."""
+    commit version. Rewind's UPDATE, DELETE and MERGE keep each row's stable row id, and
+    a row copied unchanged its row commit version, as delta-spark reads them (Delta's
+    materialized row ids: the rewritten files hold them in the table's hidden columns);
+    they were fresh ones. delta-spark's row ids stay unique across its next INSERT and
+    UPDATE."""
     root = tmp_path / "lake" / "tracked"
     delta_spark(root, TRACKED_JOB)
     deleted = log.read_commit(root, versions(root)[-1])  # the team's bad DELETE
@@ -963,6 +975,22 @@ def test_a_table_with_row_tracking_is_restored_and_takes_rewinds_writes_r16_r40_
     moved = json.loads(log.replay(root, versions(root)[-1]).domains["delta.rowTracking"])
     assert moved["rowIdHighWaterMark"] == first + 1
     conn.sql("UPDATE TRACKED SET V = 'A' WHERE ID = 1; DELETE FROM TRACKED WHERE ID = 5")
+    # One file of three rows (a GROUP BY's tiny shuffle, which Spark coalesces into one
+    # task), then statements that rewrite it: 20 copied each time, 21 updated by the
+    # UPDATE and by the MERGE, 22 deleted.
+    three = "SELECT 20 AS ID, 'p' AS V UNION ALL SELECT 21, 'q' UNION ALL SELECT 22, 'r'"
+    conn.sql(f"INSERT INTO TRACKED SELECT ID, MIN(V) FROM ({three}) GROUP BY ID")
+    assert len(log.read_commit(root, versions(root)[-1]).adds()) == 1
+    before = literal_eval(delta_spark(root, TRACKED_IDS).strip().splitlines()[-1])
+    conn.sql("UPDATE TRACKED SET V = 'Q' WHERE ID = 21; DELETE FROM TRACKED WHERE ID = 22")
+    updated = versions(root)[-2]
+    conn.sql(
+        "MERGE INTO TRACKED USING (SELECT 21 AS ID) S ON TRACKED.ID = S.ID "
+        "WHEN MATCHED THEN UPDATE SET V = 'QQ'"
+    )
+    merged = log.read_commit(root, versions(root)[-1])
+    assert merged is not None
+    assert merged.info["tags"] == {"delta.rowTracking.preserved": "true"}
     # Rewind's commit at a multiple of the checkpoint interval checkpoints the table
     # (delta-rs's checkpoint: row ids, their domain, vectors, column mapping), which
     # delta-spark's next job starts from (issue 28 item 4).
@@ -970,8 +998,19 @@ def test_a_table_with_row_tracking_is_restored_and_takes_rewinds_writes_r16_r40_
     conn.sql("; ".join(f"INSERT INTO TRACKED VALUES ({i}, '{v}')" for i, v in more))
     checkpointed = sorted(int(p.name[:20]) for p in root.glob("_delta_log/*.checkpoint.parquet"))
     assert checkpointed[-1:] == [versions(root)[-1]]
-    read, unique = delta_spark(root, TRACKED_READ).strip().splitlines()[-1].rsplit(" ", 1)
-    assert read == str([(1, "A"), (2, "B"), (3, "c"), (6, "F"), (7, "g"), *more])
+    ids, last = delta_spark(root, TRACKED_READ).strip().splitlines()[-2:]
+    after = {row: (row_id, version) for row, row_id, version in literal_eval(ids)}
+    kept = {row: (row_id, version) for row, row_id, version in before if row in after}
+    assert {row: after[row][0] for row in kept} == {row: kept[row][0] for row in kept}
+    assert {row: after[row][1] for row in kept} == {
+        **{row: kept[row][1] for row in kept},
+        21: merged.version,
+    }
+    assert kept[21][1] < updated < merged.version
+    read, unique = last.rsplit(" ", 1)
+    assert read == str(
+        [(1, "A"), (2, "B"), (3, "c"), (6, "F"), (7, "g"), (20, "p"), (21, "QQ"), *more]
+    )
     assert unique == "True"
 
 

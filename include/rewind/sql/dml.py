@@ -24,6 +24,8 @@ from rewind.sql.frames import (
     CHANGE_TYPE,
     FILE_COLUMN,
     ROW_COLUMN,
+    ROW_ID_COLUMN,
+    ROW_VERSION_COLUMN,
     change_files,
     files_by_uri,
     quote,
@@ -137,7 +139,14 @@ class Target:
         their index in it, and whether the statement changed them (``changed``: an
         UPDATE's condition; None, a DELETE's rows, which it keeps as they are)."""
         changed = exp.false() if changed is None else is_true(changed)
-        return [self.col(FILE_COLUMN), self.col(ROW_COLUMN), changed.as_(CHANGED, quoted=True)]
+        carried = [self.col(name) for name in self.carried()]
+        return [*carried, changed.as_(CHANGED, quoted=True)]
+
+    def carried(self) -> list[str]:
+        """What each target row carries besides its columns: its file, its index in it,
+        and under row tracking its stable row id and row commit version (SPEC R40)."""
+        stable = [ROW_ID_COLUMN, ROW_VERSION_COLUMN] if self.base.stable_row_columns else []
+        return [FILE_COLUMN, ROW_COLUMN, *stable]
 
     def column(self, name: str) -> Column:
         return _column(self.columns, name)
@@ -230,23 +239,45 @@ class Target:
         R13). Under Delta's change data feed (:attr:`Snapshot.change_feed`, SPEC R40) the
         version's change files hold the rows it deleted (those of the files that
         ``frame`` lacks) and each row it changed as it was and as it is, as delta-spark's
-        own UPDATE, DELETE and MERGE write them."""
+        own UPDATE, DELETE and MERGE write them. Under row tracking each row keeps its
+        stable row id, and a row it did not change its row commit version (Delta's
+        materialized row ids)."""
         F = functions(frame.sparkSession)
         kept = frame.where(F.col(quote(FILE_COLUMN)).isin(uris))
-        names = [quote(c.name) for c in self.columns]
+        stable = []
+        if self.base.stable_row_columns:
+            version = F.when(~F.col(CHANGED), F.col(ROW_VERSION_COLUMN))
+            stable = [F.col(ROW_ID_COLUMN), version.alias(ROW_VERSION_COLUMN)]
         feed = self.base.change_feed
-        rows = self._with_changes(kept, uris) if feed else kept.select(*names)
+        if feed:
+            rows = self._with_changes(kept, uris, stable)
+        else:
+            rows = kept.select(*[quote(c.name) for c in self.columns], *stable)
         new = list(extra)
         if uris:
-            new += write_into(self.ctx, self.base, rows, self.columns, changes=feed)
+            new += write_into(
+                self.ctx, self.base, rows, self.columns, changes=feed, stable_rows=bool(stable)
+            )
         removes = files_by_uri(self.base, uris)
         adds, changes = change_files(new)
-        commit_files(self.ctx, self.obj, self.base, adds, removes, operation, changes=changes)
+        commit_files(
+            self.ctx,
+            self.obj,
+            self.base,
+            adds,
+            removes,
+            operation,
+            changes=changes,
+            stable_rows=bool(stable),
+        )
 
-    def _with_changes(self, kept: DataFrame, uris: list[str]) -> DataFrame:
-        """``kept`` with each row's kind of change (NULL: as it was; ``update_postimage``),
-        and the rows of the files ``uris`` as they were where the statement changed them
-        (``update_preimage``) or deleted them (``delete``): :func:`write_frame`'s rows."""
+    def _with_changes(
+        self, kept: DataFrame, uris: list[str], stable: list[SparkColumn]
+    ) -> DataFrame:
+        """``kept`` with each row's kind of change (NULL: as it was; ``update_postimage``)
+        and its ``stable`` row ids, and the rows of the files ``uris`` as they were where
+        the statement changed them (``update_preimage``) or deleted them (``delete``):
+        :func:`write_frame`'s rows."""
         F = functions(kept.sparkSession)
         keys = [FILE_COLUMN, ROW_COLUMN]
         kinds = {c.name: kept.schema[c.name].dataType for c in self.columns}
@@ -256,13 +287,14 @@ class Target:
 
         def old(rows: DataFrame, name: str) -> DataFrame:
             values = [F.col(quote(n)).cast(kinds[n]).alias(n) for n in kinds]
-            return rows.select(*values, kind(name))
+            none = [F.lit(None).cast("bigint").alias(c) for c in self.carried()[2:]]
+            return rows.select(*values, kind(name), *none)
 
         was = self.frame.where(F.col(quote(FILE_COLUMN)).isin(uris))
         changed = kept.where(F.col(CHANGED)).select(*keys)
         now = F.when(F.col(CHANGED), F.lit("update_postimage")).alias(CHANGE_TYPE)
         return (
-            kept.select(*[quote(n) for n in kinds], now)
+            kept.select(*[quote(n) for n in kinds], now, *stable)
             .unionByName(old(was.join(changed, keys, "left_semi"), "update_preimage"))
             .unionByName(old(was.join(kept.select(*keys), keys, "left_anti"), "delete"))
         )

@@ -34,6 +34,9 @@ if TYPE_CHECKING:
 
 FILE_COLUMN = "__rw_file"
 ROW_COLUMN = "__rw_row"
+# Under row tracking, a target row's stable row id and row commit version (SPEC R40).
+ROW_ID_COLUMN = "__rw_row_id"
+ROW_VERSION_COLUMN = "__rw_row_version"
 # Delta's change data feed: a change file's rows carry their kind of change in this column
 # and live in this folder of the table (SPEC R40); a row that is the table's after the
 # change (an update's new values, an insert) is in the version's data files too.
@@ -67,13 +70,17 @@ def version_frame(
     reader gives no row index for it); one whose files carry some is read through Delta,
     which drops their deleted rows and gives each row's file and index in it. Files read
     as Parquet under column mapping are read by their physical names (:func:`_file_schema`).
+    Under row tracking (:attr:`Snapshot.stable_row_columns`) the target's rows also carry
+    their stable row ids and row commit versions, which a rewrite keeps (SPEC R40).
     """
     spark = ctx.spark()
     F = functions(spark)
     vectors = any(f.vector for f in snap.files)
     as_parquet = (with_file and not vectors) or snap.plain
+    stable = snap.stable_row_columns if with_file else None
+    carried = [FILE_COLUMN, ROW_COLUMN] if with_file else []
     if as_parquet:
-        schema = _file_schema(snap)
+        schema = _file_schema(snap, stable)
         frame = (
             spark.read.schema(schema).parquet(*snap.uris)
             if snap.files
@@ -88,17 +95,24 @@ def version_frame(
             if snap.files
             else (F.lit(None).cast("string"), F.lit(None).cast("bigint"))
         )
-        frame = frame.select("*", file.alias(FILE_COLUMN), row.alias(ROW_COLUMN))
+        ids = []
+        if stable and not as_parquet:  # Delta's reader gives them (a version with files)
+            ids = [
+                F.col("_metadata.row_id").alias(ROW_ID_COLUMN),
+                F.col("_metadata.row_commit_version").alias(ROW_VERSION_COLUMN),
+            ]
+        frame = frame.select("*", file.alias(FILE_COLUMN), row.alias(ROW_COLUMN), *ids)
+        carried += [ROW_ID_COLUMN, ROW_VERSION_COLUMN] if stable else []
     if as_parquet and snap.column_mapped:  # the files' physical names, read as the schema's
         frame = frame.select(
             *[
                 F.col(quote(snap.physical_name(f.name))).cast(arrow_spark(f.type)).alias(f.name)
                 for f in snap.schema
             ],
-            *([F.col(FILE_COLUMN), F.col(ROW_COLUMN)] if with_file else []),
+            *[F.col(quote(c)) for c in (*carried[:2], *(stable or ()))],
         )
-    if with_file and snap.partition_columns and snap.files and not vectors:
-        frame = _with_partition_values(frame, snap)
+    if as_parquet and with_file and ((snap.partition_columns and snap.files) or stable):
+        frame = _with_file_values(frame, snap, stable)
     present = set(snap.schema.names)
     projection: list[SparkColumn] = [
         (F.col(quote(c.physical)) if c.physical in present else F.lit(None))
@@ -106,37 +120,68 @@ def version_frame(
         .alias(c.name)
         for c in columns
     ]
-    if with_file:
-        projection += [F.col(FILE_COLUMN), F.col(ROW_COLUMN)]
-    return frame.select(*projection)
+    return frame.select(*projection, *[F.col(c) for c in carried])
 
 
-def _with_partition_values(frame: DataFrame, snap: Snapshot) -> DataFrame:
-    """``frame`` (a partitioned version's files, read as Parquet, with their
-    ``__rw_file``) with the partition columns, which are in the log, not in the files,
-    each row given its file's values (the file names Spark reads them under, collected
-    first: one small job)."""
+def _with_file_values(
+    frame: DataFrame, snap: Snapshot, stable: tuple[str, str] | None
+) -> DataFrame:
+    """``frame`` (a version's files read as Parquet, each row with its ``__rw_file`` and
+    its index in it) with what its rows take from their file's action in the log (the
+    file names Spark reads them under, collected first: one small job): the partition
+    columns, which are in the log, not in the files; under row tracking (``stable``: the
+    files' hidden columns), each row's stable row id and row commit version, the ones
+    materialized in the file, else the file's first row id plus the row's index and its
+    default row commit version (Delta's reader requirements, SPEC R40)."""
     F = functions(frame.sparkSession)
     columns = snap.partition_columns
     rows = [
-        (name, *[dict(file.partition_values).get(snap.physical_name(c)) for c in columns])
+        (
+            name,
+            *[dict(file.partition_values).get(snap.physical_name(c)) for c in columns],
+            file.base_row_id,
+            file.row_commit_version,
+        )
         for name, file in files_in(frame, snap)
     ]
-    ddl = ", ".join(f"{quote(name)} string" for name in (FILE_COLUMN, *columns))
-    values = frame.sparkSession.createDataFrame(rows, ddl)
+    base, version = "__rw_base_row_id", "__rw_default_version"
+    names = [f"{quote(name)} string" for name in (FILE_COLUMN, *columns)]
+    values = frame.sparkSession.createDataFrame(
+        rows, ", ".join([*names, f"{base} bigint", f"{version} bigint"])
+    )
     kinds = {f.name: arrow_spark(f.type) for f in snap.schema}
     typed = values.select(
-        F.col(FILE_COLUMN), *[F.col(quote(c)).cast(kinds[c]).alias(c) for c in columns]
+        F.col(FILE_COLUMN),
+        *[F.col(quote(c)).cast(kinds[c]).alias(c) for c in columns],
+        F.col(base),
+        F.col(version),
     )
-    return frame.drop(*columns).join(F.broadcast(typed), FILE_COLUMN)
+    joined = frame.drop(*columns).join(F.broadcast(typed), FILE_COLUMN)
+    if stable:
+        row_id, row_version = (F.col(quote(c)) for c in stable)
+        joined = joined.select(
+            "*",
+            F.coalesce(row_id, F.col(base) + F.col(ROW_COLUMN)).alias(ROW_ID_COLUMN),
+            F.coalesce(row_version, F.col(version)).alias(ROW_VERSION_COLUMN),
+        ).drop(*stable)
+    return joined.drop(base, version)
 
 
-def _file_schema(snap: Snapshot) -> str | StructType:
+def _file_schema(snap: Snapshot, stable: tuple[str, str] | None = None) -> str | StructType:
     """The schema of a version's data files: its columns (DDL), or, where column mapping
-    names them in the files (:attr:`Snapshot.column_mapped`), :func:`_physical_schema`."""
+    names them in the files (:attr:`Snapshot.column_mapped`), :func:`_physical_schema`;
+    and the hidden columns of materialized row ids (``stable``), where a writer kept
+    them."""
+    hidden = list(stable or ())
     if snap.column_mapped:
-        return _physical_schema(snap)
-    return ", ".join(f"{quote(f.name)} {arrow_spark(f.type)}" for f in snap.schema)
+        schema = _physical_schema(snap)
+        for name in hidden:
+            schema = schema.add(name, "long")
+        return schema
+    return ", ".join(
+        [f"{quote(f.name)} {arrow_spark(f.type)}" for f in snap.schema]
+        + [f"{quote(name)} bigint" for name in hidden]
+    )
 
 
 def _physical_schema(snap: Snapshot) -> StructType:
@@ -186,6 +231,7 @@ def write_frame(
     *,
     inserts: bool = False,
     changes: bool = False,
+    stable_rows: bool = False,
 ) -> list[DataFile]:
     """Write ``frame`` (logical column names) as new data files of a table.
 
@@ -211,6 +257,12 @@ def write_frame(
     (kept ones, an update's new values, inserts) as data files, the changed ones with
     their kind as change files in ``_change_data/`` (:data:`CHANGE_DATA`), the values of
     both the same, identity and generated columns included.
+
+    ``stable_rows``: a rewrite of a table with row tracking on, whose ``frame`` carries
+    each row's stable row id and row commit version (``__rw_row_id``, ``__rw_row_version``:
+    NULL for a row the statement updated), which the data files keep in the table's
+    hidden columns for them (:attr:`Snapshot.stable_row_columns`; Delta's materialized
+    row ids, SPEC R40).
 
     Returns:
         The new files, inside ``table_root``, with their sizes and row counts (change
@@ -249,31 +301,25 @@ def write_frame(
             value = F.coalesce(value, F.raise_error(F.lit(f"{NOT_NULL_VIOLATION} '{named}'")))
         return value.alias(field.name)
 
-    change = [F.col(CHANGE_TYPE)] if changes else []
-    written_frame = frame.select(*[stored(f) for f in schema], *change)
+    hidden = rules.stable_row_columns if rules is not None and stable_rows else None
+    carried = [F.col(CHANGE_TYPE)] if changes else []
+    carried += [F.col(ROW_ID_COLUMN), F.col(ROW_VERSION_COLUMN)] if hidden else []
+    written_frame = frame.select(*[stored(f) for f in schema], *carried)
     if inserts and rules is not None and rules.identity:
         written_frame = _numbered(F, written_frame, rules.identity, by_physical)
-    written_frame = written_frame.select(*[checked(f) for f in schema], *change)
+    written_frame = written_frame.select(*[checked(f) for f in schema], *carried)
     if rules is not None and rules.checks:
         written_frame = _checked(F, written_frame, rules.checks)
     if rules is not None and rules.column_mapped:
         written_frame = _physical(F, written_frame, rules)
+    if hidden:
+        renamed = dict(zip((ROW_ID_COLUMN, ROW_VERSION_COLUMN), hidden, strict=True))
+        written_frame = written_frame.withColumnsRenamed(renamed)
     named: Callable[[str], str] = rules.physical_name if rules is not None else lambda c: c
     partitions = [named(c) for c in rules.partition_columns] if rules is not None else []
     staging = table_root / "_rewind_staging" / f"{ctx.query_id}-{uuid.uuid4().hex[:8]}"
     ctx.undo.append(lambda: _discard(staging))
-    outputs = [(staging, "part-")]
-    if changes:
-        kind = F.col(CHANGE_TYPE)
-        written_frame = written_frame.localCheckpoint()  # one computation for both writes
-        outputs = [(staging / "data", "part-"), (staging / "changes", f"{CHANGE_DATA}cdc-")]
-        kept = written_frame.where(kind.isNull() | kind.isin(*_IN_THE_VERSION)).drop(CHANGE_TYPE)
-        kept.write.partitionBy(*partitions).parquet(str(outputs[0][0]))
-        changed = written_frame.where(kind.isNotNull())
-        changed.write.partitionBy(*partitions).parquet(str(outputs[1][0]))
-        location.make_dir(table_root / CHANGE_DATA)
-    else:
-        written_frame.write.partitionBy(*partitions).parquet(str(staging))
+    outputs = _staged(F, written_frame, staging, partitions, changes=changes, hidden=hidden)
     written: list[DataFile] = []
     ctx.undo.append(lambda: _unlink(table_root, written))
     # Bounds a reader or the commit needs: a clustered table's files are skipped by them,
@@ -360,6 +406,39 @@ def _stat_value(value: object, kind: pa.DataType, *, up: bool) -> str | None:
     return None
 
 
+def _staged(
+    F: ModuleType,
+    rows: DataFrame,
+    staging: Root,
+    partitions: list[str],
+    *,
+    changes: bool,
+    hidden: tuple[str, str] | None,
+) -> list[tuple[Root, str]]:
+    """Write :func:`write_frame`'s ``rows`` (physical columns) into ``staging`` (a folder
+    of the table's ``_rewind_staging``) by partition; returns each folder written and the
+    name prefix of its files. With ``changes``, the rows are computed once and written
+    twice: the version's (kept ones, an update's new values, inserts, without their
+    ``_change_type``) and the changed ones for the change files (without the ``hidden``
+    row-tracking columns, which no change file holds), whose folder in the table is made
+    (:data:`CHANGE_DATA`)."""
+    if not changes:
+        rows.write.partitionBy(*partitions).parquet(str(staging))
+        return [(staging, "part-")]
+    kind = F.col(CHANGE_TYPE)
+    rows = rows.localCheckpoint()  # one computation for both writes
+    outputs: list[tuple[Root, str]] = [
+        (staging / "data", "part-"),
+        (staging / "changes", f"{CHANGE_DATA}cdc-"),
+    ]
+    kept = rows.where(kind.isNull() | kind.isin(*_IN_THE_VERSION)).drop(CHANGE_TYPE)
+    kept.write.partitionBy(*partitions).parquet(str(outputs[0][0]))
+    changed = rows.where(kind.isNotNull()).drop(*(hidden or ()))
+    changed.write.partitionBy(*partitions).parquet(str(outputs[1][0]))
+    location.make_dir(staging.parent.parent / CHANGE_DATA)
+    return outputs
+
+
 def write_into(
     ctx: Context,
     base: Snapshot,
@@ -368,12 +447,22 @@ def write_into(
     *,
     inserts: bool = False,
     changes: bool = False,
+    stable_rows: bool = False,
 ) -> list[DataFile]:
     """Rows for the table whose current version is ``base``: :func:`write_frame` into its
     folder, under its schema and its rules; ``inserts``: new rows (INSERT, a MERGE's
-    inserts), not the rows a rewrite keeps; ``changes``: with the change feed's rows."""
+    inserts), not the rows a rewrite keeps; ``changes``: with the change feed's rows;
+    ``stable_rows``: with their stable row ids."""
     return write_frame(
-        ctx, base.root, frame, columns, base.schema, base, inserts=inserts, changes=changes
+        ctx,
+        base.root,
+        frame,
+        columns,
+        base.schema,
+        base,
+        inserts=inserts,
+        changes=changes,
+        stable_rows=stable_rows,
     )
 
 
@@ -433,7 +522,7 @@ def _physical(F: ModuleType, stored: DataFrame, snap: Snapshot) -> DataFrame:
             F.col(quote(name)).cast(field.dataType).alias(field.name, metadata=field.metadata)
             for name, field in zip(snap.schema.names, physical.fields, strict=True)
         ],
-        *[F.col(quote(c)) for c in stored.columns if c == CHANGE_TYPE],
+        *[F.col(quote(c)) for c in stored.columns[len(physical.fields) :]],  # write_frame's
     )
 
 

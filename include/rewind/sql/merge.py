@@ -104,8 +104,7 @@ class _Merge:
                     column.name, quoted=True
                 )
             )
-        for extra in (FILE_COLUMN, ROW_COLUMN):
-            projection.append(target.col(extra))
+        projection += [target.col(name) for name in target.carried()]
         projection.append(action.as_(ACTION, quoted=True))
         return (
             exp.select(*projection)
@@ -156,8 +155,7 @@ class _Merge:
         keep = (
             exp.select(
                 *[exp.column(c.name, quoted=True) for c in self.target.columns],
-                file.copy(),
-                row.copy(),
+                *[exp.column(name, quoted=True) for name in self.target.carried()],
                 changed.as_(CHANGED, quoted=True),
             )
             .from_(aliased(ranked, "__rw_r"))

@@ -119,10 +119,12 @@ def commit_files(
     readds: bool = False,
     replacing: Snapshot | None = None,
     changes: Sequence[DataFile] = (),
+    stable_rows: bool = False,
 ) -> int | None:
     """Commit a new version that removes ``removes`` and adds ``adds`` (SPEC R13, R14):
     files the statement wrote, or with ``readds`` files earlier versions hold (a restore);
-    ``changes``: its change data feed's files (a rewrite of a table with the feed on).
+    ``changes``: its change data feed's files (a rewrite of a table with the feed on);
+    ``stable_rows``: the rewrite kept its rows' stable row ids (row tracking).
     ``replacing``: a version of the table another engine replaced since, whose schema
     and partitioning the commit brings back with its files (a restore, as Delta's own
     RESTORE), the table's id, properties and protocol kept; on ``base`` only.
@@ -154,6 +156,7 @@ def commit_files(
         exclusive=replacing is not None,
         by_rewind=base.by_rewind,
         changes=changes,
+        stable_rows=stable_rows,
     )
     _recorded(ctx, obj, version, operation)
     return version

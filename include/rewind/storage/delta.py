@@ -545,11 +545,13 @@ class TableStore:
         exclusive: bool = False,
         by_rewind: bool = False,
         changes: Sequence[DataFile] = (),
+        stable_rows: bool = False,
     ) -> int:
         """Commit ``removes`` and data files ``adds`` (already in the table dir): new
         files, or with ``readds`` files earlier versions hold (a restore), which taking the
         commit back must not delete; ``changes``: the change data feed's files of a
-        rewrite (``cdc`` actions, which delta-rs cannot commit). ``exclusive``: on top of
+        rewrite (``cdc`` actions, which delta-rs cannot commit); ``stable_rows``: the
+        rewrite kept its rows' stable row ids in its files (row tracking). ``exclusive``: on top of
         ``base_version`` only (a restore that brings back the schema of a version another
         engine replaced since, in ``metadata``: after another writer's append their files
         would stay under it).
@@ -572,7 +574,16 @@ class TableStore:
         if by_rewind or metadata is not None or vectors or changes:
             marks = _props(query_id, now, str(uuid.uuid4()), undo=undo, readds=readds)
             return self._commit_own(
-                table_id, base_version, adds, removes, marks, now, metadata, exclusive, changes
+                table_id,
+                base_version,
+                adds,
+                removes,
+                marks,
+                now,
+                metadata,
+                exclusive,
+                changes,
+                stable_rows,
             )
         actions: list[AddAction | RemoveAction] = [
             RemoveAction(f.path, True, _ms(now), f.size, dict(f.partition_values)) for f in removes
@@ -693,6 +704,7 @@ class TableStore:
         metadata: dict[str, Any] | None,
         exclusive: bool = False,
         changes: Sequence[DataFile] = (),
+        stable_rows: bool = False,
     ) -> int:
         """Commit ``removes`` and ``adds`` (and ``metadata``, a ``metaData`` action) as a
         version Rewind writes itself, each file's action with its deletion vector as the
@@ -725,8 +737,10 @@ class TableStore:
             info = self._info(root, base, configuration, "WRITE", {"mode": "Append"}, marks)
             added, mark = _row_ids(state, adds, base + 1)
             if _tracks_rows(state):
-                # A rewrite's copied rows get fresh ids (their stable ids are not kept)
-                info["tags"] = {_ROW_IDS_PRESERVED: "false" if removes and mark else "true"}
+                # A rewrite's copied rows get fresh ids, and keep their stable ones only
+                # where it wrote them in its files (``stable_rows``)
+                kept = stable_rows or not (removes and mark)
+                info["tags"] = {_ROW_IDS_PRESERVED: "true" if kept else "false"}
             actions: list[dict[str, Any]] = [{"commitInfo": info}]
             if metadata is not None:
                 actions.append({"metaData": metadata})

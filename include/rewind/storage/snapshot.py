@@ -76,6 +76,9 @@ _LEGACY_FEATURES = (
 _CONSTRAINT = "delta.constraints."  # a CHECK constraint's property: the prefix of its name
 _APPEND_ONLY = "delta.appendOnly"
 _CHANGE_FEED = "delta.enableChangeDataFeed"
+_ROW_TRACKING = "delta.enableRowTracking"
+_ROW_ID_COLUMN = "delta.rowTracking.materializedRowIdColumnName"
+_ROW_VERSION = "delta.rowTracking.materializedRowCommitVersionColumnName"
 
 
 _IDENTITY = "delta.identity."
@@ -280,6 +283,16 @@ class Snapshot:
         whole file removed (a TRUNCATE, a restore, as Delta's own RESTORE), reads right
         from the log's actions."""
         return self._on(_CHANGE_FEED)
+
+    @property
+    def stable_row_columns(self) -> tuple[str, str] | None:
+        """Row tracking on (``delta.enableRowTracking``): the hidden columns of its data
+        files in which a writer that copies or updates rows keeps their stable row ids and
+        row commit versions (Delta's materialized row ids, SPEC R40); else None."""
+        names = (self.configuration.get(_ROW_ID_COLUMN), self.configuration.get(_ROW_VERSION))
+        if not self._on(_ROW_TRACKING) or names[0] is None or names[1] is None:
+            return None
+        return names[0], names[1]
 
     def check_writable(self, table: str, new_files: bool = True, removes: bool = False) -> None:
         """Refuse a write Rewind cannot commit correctly (SPEC R40, R43). ``new_files``:
