@@ -310,7 +310,7 @@ def test_a_team_table_with_deletion_vectors_on_s3_is_restored_cloned_and_written
     and keep the files' row ids, put on S3 by conditional PUT, R46), clones the DELETE's
     version (both files referenced where they are, by URI, under the clone's own column
     mapping, and the vector by its object's URI: no object copied, R47) and rewrites the
-    vector's file in an UPDATE (physical names, fresh row ids); the team's next job reads
+    vector's file in an UPDATE (physical names, row ids kept); the team's next job reads
     every version right, its row ids unique. Two days on, the night finds the vector's
     object out of the table's time travel and keeps it where it is, for the clone (R24,
     R30): the clone reads the same rows after it."""
