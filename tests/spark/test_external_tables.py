@@ -909,11 +909,12 @@ def test_a_column_mapped_table_is_restored_and_takes_rewinds_writes_r16_r40_r43(
     assert id_rows == "[(2, Row(x='q', y=7)), (10, Row(x='a', y=1))]"
 
 
-# Databricks' defaults for a new table: deletion vectors, row tracking, column mapping.
+# Databricks' defaults for a new table: deletion vectors, row tracking, column mapping;
+# and the change data feed on, as a CDC pipeline's source has it.
 TRACKED_JOB = """
 spark.sql(f"CREATE TABLE delta.`{path}` (id long, v string) USING delta TBLPROPERTIES ("
           "'delta.enableRowTracking' = 'true', 'delta.enableDeletionVectors' = 'true', "
-          "'delta.columnMapping.mode' = 'name')")
+          "'delta.columnMapping.mode' = 'name', 'delta.enableChangeDataFeed' = 'true')")
 spark.sql(f"INSERT INTO delta.`{path}` VALUES (1, 'a'), (2, 'b')")
 spark.sql(f"INSERT INTO delta.`{path}` VALUES (3, 'c')")
 spark.sql(f"UPDATE delta.`{path}` SET v = 'B' WHERE id = 2")
@@ -945,8 +946,8 @@ def test_a_table_with_row_tracking_is_restored_and_takes_rewinds_writes_r16_r40_
     commit version. Rewind's UPDATE, DELETE and MERGE keep each row's stable row id, and
     a row copied unchanged its row commit version, as delta-spark reads them (Delta's
     materialized row ids: the rewritten files hold them in the table's hidden columns);
-    they were fresh ones. delta-spark's row ids stay unique across its next INSERT and
-    UPDATE."""
+    they were fresh ones; the feed's change files hold exactly their changes.
+    delta-spark's row ids stay unique across its next INSERT and UPDATE."""
     root = tmp_path / "lake" / "tracked"
     delta_spark(root, TRACKED_JOB)
     deleted = log.read_commit(root, versions(root)[-1])  # the team's bad DELETE
@@ -998,7 +999,22 @@ def test_a_table_with_row_tracking_is_restored_and_takes_rewinds_writes_r16_r40_
     conn.sql("; ".join(f"INSERT INTO TRACKED VALUES ({i}, '{v}')" for i, v in more))
     checkpointed = sorted(int(p.name[:20]) for p in root.glob("_delta_log/*.checkpoint.parquet"))
     assert checkpointed[-1:] == [versions(root)[-1]]
-    ids, last = delta_spark(root, TRACKED_READ).strip().splitlines()[-2:]
+    feed = (
+        "changes = spark.read.format('delta').option('readChangeFeed', 'true')"
+        f".option('startingVersion', {updated}).option('endingVersion', {merged.version})"
+        ".load(path)\nprint(sorted((r._commit_version, r._change_type, r.id, r.v) "
+        "for r in changes.collect()))"
+    )
+    ids, last, changes = delta_spark(root, f"{TRACKED_READ}\n{feed}").strip().splitlines()[-3:]
+    assert literal_eval(changes) == sorted(
+        [
+            (updated, "update_preimage", 21, "q"),
+            (updated, "update_postimage", 21, "Q"),
+            (updated + 1, "delete", 22, "r"),
+            (merged.version, "update_preimage", 21, "Q"),
+            (merged.version, "update_postimage", 21, "QQ"),
+        ]
+    )
     after = {row: (row_id, version) for row, row_id, version in literal_eval(ids)}
     kept = {row: (row_id, version) for row, row_id, version in before if row in after}
     assert {row: after[row][0] for row in kept} == {row: kept[row][0] for row in kept}
