@@ -262,7 +262,7 @@ def test_rewinds_rewrites_of_a_team_table_with_a_change_feed_on_s3_write_its_cha
     UPDATE (a row moved to another partition), DELETE and MERGE put their change files
     under ``_change_data/`` beside the data files, and the team's delta-rs reader of the
     feed (``load_cdf``) reads each statement's changes exactly, not the whole files they
-    rewrote."""
+    rewrote; a column named as the feed's readers name theirs is refused."""
     uri = f"{lake.uri}team/feed"
     first = pa.table({"ID": [1, 2, 3], "REGION": ["eu", "eu", "us"], "V": ["a", "b", "c"]})
     feed = {"delta.enableChangeDataFeed": "true"}
@@ -272,6 +272,12 @@ def test_rewinds_rewrites_of_a_team_table_with_a_change_feed_on_s3_write_its_cha
     conn = connect()
     conn.sql("CREATE DATABASE LAKE")
     register(conn, "FEED", uri)  # version 1: the retention guard (R42)
+    # A column the feed's readers name themselves is refused, as delta-spark refuses it
+    for sql in [
+        "ALTER TABLE FEED ADD COLUMN _change_type STRING",
+        'ALTER TABLE FEED RENAME COLUMN V TO "_commit_version"',
+    ]:
+        assert refused(conn, sql).code == "INVALID_VALUE", sql
     conn.sql("UPDATE FEED SET REGION = 'us' WHERE ID = 1; DELETE FROM FEED WHERE ID = 3")
     conn.sql(
         "MERGE INTO FEED USING (SELECT 2 AS ID, 'B' AS V UNION ALL SELECT 4, 'd') S "

@@ -64,9 +64,9 @@ def _alter_table_action(ctx: Context, obj: CatalogObject, action: exp.Expression
     elif isinstance(action, exp.ColumnDef):
         add_column_to_table(ctx, obj, action)
     elif isinstance(action, exp.RenameColumn):
-        renamed = rename_column(
-            table_columns(obj), normalize(action.this.this), normalize(action.args["to"].this)
-        )
+        new = normalize(action.args["to"].this)
+        snapshot(ctx, obj).check_column_name(str(names.qualified(ctx, obj)), new)
+        renamed = rename_column(table_columns(obj), normalize(action.this.this), new)
         obj.columns = [c.as_json() for c in renamed]
     elif isinstance(action, exp.Drop) and str(action.args.get("kind")).upper() == "COLUMN":
         dropped = action.args.get("tables") or []

@@ -197,6 +197,7 @@ def add_physical_column(
     """ALTER TABLE ADD COLUMN: a metadata-only Delta version with the new field."""
     check_clock(ctx, obj)
     base = writable_snapshot(ctx, obj)
+    base.check_column_name(str(names.qualified(ctx, obj)), name)
     columns = add_column(table_columns(obj), name, data_type, base.column_names)
     version = ctx.store.add_columns(
         obj.id,

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from rewind.errors import UnsupportedError, UnsupportedTableFeature
+from rewind.errors import InvalidValue, UnsupportedError, UnsupportedTableFeature
 from rewind.storage import location
 from rewind.storage.location import Root
 from rewind.storage.log import (
@@ -76,6 +76,7 @@ _LEGACY_FEATURES = (
 _CONSTRAINT = "delta.constraints."  # a CHECK constraint's property: the prefix of its name
 _APPEND_ONLY = "delta.appendOnly"
 _CHANGE_FEED = "delta.enableChangeDataFeed"
+_FEED_COLUMNS = {"_change_type", "_commit_version", "_commit_timestamp"}
 _ROW_TRACKING = "delta.enableRowTracking"
 _ROW_ID_COLUMN = "delta.rowTracking.materializedRowIdColumnName"
 _ROW_VERSION = "delta.rowTracking.materializedRowCommitVersionColumnName"
@@ -283,6 +284,16 @@ class Snapshot:
         whole file removed (a TRUNCATE, a restore, as Delta's own RESTORE), reads right
         from the log's actions."""
         return self._on(_CHANGE_FEED)
+
+    def check_column_name(self, table: str, name: str) -> None:
+        """Refuse a column (added or renamed) that the change data feed's readers name
+        themselves (``_change_type``, ``_commit_version``, ``_commit_timestamp``), as
+        delta-spark refuses it on a table with the feed on."""
+        if self.change_feed and name.lower() in _FEED_COLUMNS:
+            raise InvalidValue(
+                f"Column name '{name}' is reserved on table {table}, which has Delta's change "
+                f"data feed on ({_CHANGE_FEED} = true): its readers add a column of that name."
+            )
 
     @property
     def stable_row_columns(self) -> tuple[str, str] | None:
