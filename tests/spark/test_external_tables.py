@@ -1030,6 +1030,58 @@ def test_a_table_with_row_tracking_is_restored_and_takes_rewinds_writes_r16_r40_
     assert unique == "True"
 
 
+# In-commit timestamps: each commit's time is in its commitInfo, not its file's time; the
+# team's job's last commit a bad DELETE.
+ICT_JOB = """
+spark.sql(f"CREATE TABLE delta.`{path}` (id long, v string) USING delta TBLPROPERTIES ("
+          "'delta.enableInCommitTimestamps' = 'true', 'delta.enableDeletionVectors' = 'false')")
+spark.sql(f"INSERT INTO delta.`{path}` VALUES (1, 'a'), (2, 'b')")
+spark.sql(f"DELETE FROM delta.`{path}` WHERE id = 2")
+"""
+ICT_READ = """
+spark.sql(f"INSERT INTO delta.`{path}` VALUES (5, 'e')")
+times = [r.timestamp for r in spark.sql(f"DESCRIBE HISTORY delta.`{path}`").collect()][::-1]
+print(sorted(tuple(r) for r in spark.read.format("delta").load(path).collect()),
+      len(set(times)) == len(times) and times == sorted(times))
+"""
+
+
+def test_a_table_with_in_commit_timestamps_is_restored_and_takes_rewinds_writes_r16_r40_r43(
+    tmp_path: Path, connect: Any
+) -> None:
+    """In-commit timestamps (a commit's time in its ``commitInfo``: delta-spark's
+    ``delta.enableInCommitTimestamps``, which delta-rs 1.6.6 cannot even load): every
+    Rewind write was refused, the restore of the team's bad DELETE too. Now Rewind writes
+    those commits itself, each with its in-commit timestamp first and past the previous
+    commit's; time travel reads each version as of the instant its commit carries; the
+    team's next delta-spark INSERT lands after Rewind's commits, the history's times
+    increasing."""
+    root = tmp_path / "lake" / "ict"
+    delta_spark(root, ICT_JOB)
+    conn = connect()
+    conn.sql("CREATE DATABASE LAKE")
+    register(conn, "ICT", str(root))
+    ((deleted,),) = rows(
+        conn,
+        "SELECT QUERY_ID FROM REWIND.ACCOUNT_USAGE.QUERY_HISTORY "
+        "WHERE QUERY_TYPE = 'DELTA_COMMIT' ORDER BY START_TIME DESC LIMIT 1",
+    )
+    conn.restore("LAKE.PUBLIC.ICT", before=deleted)
+    assert rows(conn, "SELECT * FROM ICT ORDER BY ID") == [(1, "a"), (2, "b")]
+    conn.sql("INSERT INTO ICT VALUES (3, 'c'); UPDATE ICT SET V = 'A' WHERE ID = 1")
+    commits = [log.read_commit(root, v) for v in versions(root)]
+    stamps = [c.info["inCommitTimestamp"] for c in commits if c is not None]
+    assert len(stamps) == len(versions(root)) == 7  # 3 the registration's retention (R42)
+    assert stamps == sorted(stamps) and len(set(stamps)) == len(stamps)
+    assert all(c is not None and "commitInfo" in c.actions[0] for c in commits)
+    # The DELETE's version, read as of its commit's instant: row 2 gone
+    at = datetime.fromtimestamp(stamps[2] / 1000, UTC).isoformat()
+    assert rows(conn, f"SELECT * FROM ICT AT(TIMESTAMP => '{at}') ORDER BY ID") == [(1, "a")]
+    read, ordered = delta_spark(root, ICT_READ).strip().splitlines()[-1].rsplit(" ", 1)
+    assert read == str([(1, "A"), (2, "b"), (3, "c"), (5, "e")])
+    assert ordered == "True"
+
+
 CLONES_READ = """
 import glob
 for log in sorted(glob.glob(path + "/*/_delta_log")):

@@ -32,7 +32,11 @@ if TYPE_CHECKING:
 # ``CLUSTER BY``): its domain metadata kept, each new file with statistics of the
 # clustering columns (:attr:`Snapshot.clustering_columns`), a file put back with its own.
 # Column mapping and row tracking: delta-rs 1.6.6 refuses to write to such a table too.
+# In-commit timestamps (delta-spark's ``delta.enableInCommitTimestamps``): delta-rs 1.6.6
+# cannot even load such a table; Rewind's commits carry theirs, first, one past the
+# previous commit's (``TableStore._info``), and leave its checkpoints to its own writers.
 DELTA_RS_REFUSES = {
+    "inCommitTimestamp",
     "identityColumns",
     "clustering",
     "domainMetadata",
