@@ -469,7 +469,9 @@ def test_a_table_whose_columns_another_engine_widened_is_protected_r18_r40_r43(
     refused. Now it registers; after the team widens INT to BIGINT and DECIMAL(5,2) to
     DECIMAL(10,2), Rewind's columns follow (the old type would not hold the new values),
     the version before reads under the current types (R18), and a clone of either reads
-    the old files under the wider type, in Rewind and in delta-spark."""
+    the old files under the wider type, in Rewind and in delta-spark. Rewind's writes were
+    refused: its INSERT, UPDATE of a row of the old file (rewritten in the wider types)
+    and DELETE now run, and delta-spark reads the table after them."""
     later, registered = registered_then_changed(
         tmp_path / "lake" / "prices", connect, WIDENING_JOB, WIDEN_JOB
     )
@@ -485,6 +487,18 @@ def test_a_table_whose_columns_another_engine_widened_is_protected_r18_r40_r43(
     assert rows(later, "SELECT ID, PRICE FROM THEN_COPY") == [(1, Decimal("123.45"))]
     assert rows(later, "SELECT COUNT(*), SUM(ID) FROM NOW_COPY") == [(2, 3000000001)]
     assert clone_counts(home) == [1, 2]  # the two clones, read by delta-spark
+    later.sql(
+        "INSERT INTO PRICES VALUES (4000000000, 99999999.99); "
+        "UPDATE PRICES SET PRICE = PRICE * 100 WHERE ID = 1; "
+        "DELETE FROM PRICES WHERE ID = 3000000000"
+    )
+    out = delta_spark(
+        tmp_path / "lake" / "prices",
+        "print(sorted(tuple(r) for r in spark.read.format('delta').load(path).collect()))",
+    )
+    assert out.strip().splitlines()[-1] == str(
+        [(1, Decimal("12345.00")), (4000000000, Decimal("99999999.99"))]
+    )
 
 
 # The team's table, then the job that overwrote it with a new schema: REGION now a number,

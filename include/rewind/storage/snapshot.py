@@ -35,8 +35,12 @@ if TYPE_CHECKING:
 # In-commit timestamps (delta-spark's ``delta.enableInCommitTimestamps``): delta-rs 1.6.6
 # cannot even load such a table; Rewind's commits carry theirs, first, one past the
 # previous commit's (``TableStore._info``), and leave its checkpoints to its own writers.
+# Type widening (delta-spark's ``ALTER COLUMN ... TYPE`` to a wider type): a write puts
+# the current types in its files; an older file keeps its narrower ones, which readers
+# widen (a rewrite's copy of it gets the current ones).
 DELTA_RS_REFUSES = {
     "inCommitTimestamp",
+    "typeWidening",
     "identityColumns",
     "clustering",
     "domainMetadata",
