@@ -1338,18 +1338,29 @@ def test_a_failed_writer_s_leftover_is_time_travel_until_delta_s_week_has_passed
     one written 20 days before registration, one an hour before. Counted as time travel
     (R33), the old one goes to fail-safe at the first night; the young one stays where
     it is until 7 days after it was written (a writer may still be about to commit it),
-    though the table's retention is 1 day."""
+    though the table's retention is 1 day. Other programs' files, as old, are no table
+    data, as Delta's VACUUM reads the directory: a streaming job's checkpoint kept in the
+    table's ``_checkpoint`` folder, Spark's ``_SUCCESS`` marker and a UniForm table's
+    Iceberg ``metadata`` folder stay where they are, uncounted (the night moved them into
+    fail-safe, and the streaming job lost its offsets)."""
     root = tmp_path / "lake" / "events"
     write_deltalake(str(root), pa.table({"id": [1, 2]}))
     stamp(root, 0, T0)
     (data,) = data_files(root)
     registered = T0 + timedelta(days=1)
     sizes = {}
+    theirs = ["_checkpoint/offsets/0", "_SUCCESS", "metadata/00001-a.metadata.json"]
+    for name in theirs:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("{}")
     for name, written in (("old", T0 - timedelta(days=20)), ("young", registered)):
         leftover = root / f"part-{name}-leftover.parquet"
         shutil.copyfile(root / data, leftover)
         os.utime(leftover, (written.timestamp(), written.timestamp()))
         sizes[name] = leftover.stat().st_size
+    for name in theirs:
+        old = (T0 - timedelta(days=20)).timestamp()
+        os.utime(root / name, (old, old))
     conn = connect(now=registered.isoformat())
     conn.sql("CREATE DATABASE LAKE")
     register(conn, "EVENTS", str(root), "DATA_RETENTION_TIME_IN_DAYS = 1")
@@ -1376,6 +1387,7 @@ def test_a_failed_writer_s_leftover_is_time_travel_until_delta_s_week_has_passed
     assert (root / "part-young-leftover.parquet").exists()
     assert bytes_at(registered + timedelta(days=7, hours=1)) == (active, 0, sizes["young"])
     assert sorted(data_files(root)) == [data]
+    assert all((root / name).read_text() == "{}" for name in theirs)
 
 
 def test_retention_properties_another_engine_lowered_fail_the_night_by_name_r42(

@@ -2,8 +2,9 @@
 
 ``warehouse/<id>/`` of a local warehouse and the local locations of the external tables
 Rewind still governs (a table on an object store, in an S3 warehouse or an external one,
-is never listed, SPEC R50: :func:`governed_roots`); the
-Delta log and statements' staging areas are not table data. The nightly run reads
+is never listed, SPEC R50: :func:`governed_roots`); what Delta's VACUUM leaves alone
+(:func:`hidden`: the Delta log, statements' staging areas, other programs' folders and
+markers) is not table data. The nightly run reads
 them to track files no version references (:func:`track_leftovers`) and the quality
 step to count the bytes stored independently of the catalog.
 """
@@ -24,12 +25,10 @@ from rewind.constants import FAILSAFE_DAYS
 from rewind.lifecycle.rules import REMOVED
 from rewind.lifecycle.scan import commit_actions
 from rewind.storage import location, log
-from rewind.storage.delta import STAGING
 from rewind.storage.location import Root
 
-# Not table data: the Delta log (its checkpoints are parquet too) and the files of
-# statements still being written (SPEC R28), which no table version holds yet.
-NOT_DATA = {"_delta_log", STAGING}
+# Hidden names Delta's VACUUM still sweeps: the change data feed's files and Delta's index.
+_DATA_PREFIXES = ("_change_data", "_delta_index")
 
 Key = tuple[int, str]  # (table id, data file path relative to the table root)
 
@@ -46,17 +45,29 @@ class StoredFile:
     modified: datetime
 
 
-def table_data_files(root: Path, table_id: int) -> Iterator[StoredFile]:
-    """Every data file under one table directory, paths '/'-separated as in the log.
+def hidden(name: str, *, top: bool) -> bool:
+    """Whether a file or folder of a table directory is no table data, as Delta's VACUUM
+    reads the directory (delta-spark's ``DeltaTableUtils.isHiddenDirectory``; delta-rs's
+    vacuum alike): a name that begins with ``_`` or ``.`` (the Delta log, Rewind's staging
+    area of statements still being written (SPEC R28), a streaming job's ``_checkpoint``
+    folder, Spark's ``_SUCCESS`` and commit markers, Hadoop's ``.crc`` checksums) unless it
+    is a partition folder (``column=value``: its column's name may begin with ``_``), the
+    change data feed's ``_change_data`` or ``_delta_index``; and at the root
+    ``metadata``, where a UniForm table keeps its Iceberg metadata. The lifecycle never
+    tracks, moves or counts them: they are another program's (SPEC R41)."""
+    if top and name == "metadata":
+        return True
+    return name.startswith(("_", ".")) and not ("=" in name or name.startswith(_DATA_PREFIXES))
 
-    Hidden files (``.``-prefixed: the checksums Hadoop's file system writes beside
-    delta-spark's files) are no table data, as Delta itself reads them.
-    """
+
+def table_data_files(root: Path, table_id: int) -> Iterator[StoredFile]:
+    """Every data file under one table directory, paths '/'-separated as in the log;
+    what is not table data (:func:`hidden`) is neither listed nor walked."""
     for folder, dirs, files in os.walk(root):
-        if folder == str(root):
-            dirs[:] = [d for d in dirs if d not in NOT_DATA]
+        top = folder == str(root)
+        dirs[:] = [d for d in dirs if not hidden(d, top=top)]
         for name in files:
-            if name.startswith("."):
+            if hidden(name, top=top):
                 continue
             full = os.path.join(folder, name)
             stat = os.stat(full)

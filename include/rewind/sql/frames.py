@@ -21,6 +21,7 @@ from rewind.spark_errors import CHECK_VIOLATION, IDENTITY_VIOLATION, NOT_NULL_VI
 from rewind.statement import Context
 from rewind.storage import location, log
 from rewind.storage.columns import Column
+from rewind.storage.delta import STAGING
 from rewind.storage.location import Root
 from rewind.storage.snapshot import DataFile, Identity, Snapshot
 from rewind.types import arrow_spark
@@ -317,7 +318,7 @@ def write_frame(
         written_frame = written_frame.withColumnsRenamed(renamed)
     named: Callable[[str], str] = rules.physical_name if rules is not None else lambda c: c
     partitions = [named(c) for c in rules.partition_columns] if rules is not None else []
-    staging = table_root / "_rewind_staging" / f"{ctx.query_id}-{uuid.uuid4().hex[:8]}"
+    staging = table_root / STAGING / f"{ctx.query_id}-{uuid.uuid4().hex[:8]}"
     ctx.undo.append(lambda: _discard(staging))
     outputs = _staged(F, written_frame, staging, partitions, changes=changes, hidden=hidden)
     written: list[DataFile] = []
