@@ -437,3 +437,44 @@ def test_commits_of_files_with_deletion_vectors_carry_them_verbatim_and_undo_wit
     undone = store.snapshot(TABLE, 6)
     assert {(f.path, f.vector) for f in undone.files} >= {(whole, now.files[0].vector)}
     assert undone.rows == 2 + 1  # IDs 1 and 3 through the vector, and the append's 5
+
+
+def test_a_rewrite_with_change_files_commits_them_as_cdc_and_undo_takes_them_back_r28_r40(
+    store: TableStore,
+) -> None:
+    """A rewrite of a table with the change data feed on commits its change files as
+    ``cdc`` actions (no data change: the version's rows are its adds and removes), beside
+    its adds; taken back while it is the newest (a failed statement), its change files go
+    with its data files."""
+    root = store.root(TABLE)
+    assert isinstance(root, Path)
+    first = store.commit(
+        TABLE, 0, adds=[data_file(root, 1)], removes=[], schema=SCHEMA, query_id="q1", now=NOW
+    )
+    change = data_file(root / "_change_data", 2)
+    change = DataFile(f"_change_data/{change.path}", change.size, 1)
+    version = store.commit(
+        TABLE,
+        first,
+        adds=[data_file(root, 3)],
+        removes=store.snapshot(TABLE, first).files,
+        schema=SCHEMA,
+        query_id="q2",
+        now=NOW,
+        changes=[change],
+    )
+    commit = log.read_commit(root, version)
+    assert commit is not None
+    (cdc,) = [a["cdc"] for a in commit.actions if "cdc" in a]
+    assert cdc == {
+        "path": change.path,
+        "partitionValues": {},
+        "size": change.size,
+        "dataChange": False,
+    }
+    assert rewind_files(store, version) == {"part-00003.parquet"}  # not a data file
+    assert delta_rs_ids(root, version) == [3]
+    store.undo_commit(TABLE, version, "q2", NOW)
+    assert log.read_commit(root, version) is None
+    assert not (root / change.path).exists() and not (root / "part-00003.parquet").exists()
+    assert (root / "part-00001.parquet").exists()

@@ -869,8 +869,8 @@ class TableStore:
         """Take back a commit of a failed Rewind statement (SPEC R28, R40).
 
         Only a commit whose ``rewind.queryId`` is ``query_id`` is touched. When it is
-        the newest, its log entry and the data files it added (its own, new names) are
-        deleted, except those of a commit that re-added files earlier versions hold (a
+        the newest, its log entry and the data and change files it added (its own, new
+        names) are deleted, except those of a commit that re-added files earlier versions hold (a
         restore, ``readds``): they are those versions' data, and the team's files on an
         external table; when another writer has committed after it, nothing of theirs is
         touched: a new commit removes what it added and brings back what it removed (not
@@ -891,7 +891,8 @@ class TableStore:
                 location.unlink(checkpoint)
             location.unlink(log.commit_file(root, version))
             if not commit.info.get(COMMIT_READDS_KEY):
-                for add in commit.adds():
+                changes = [a["cdc"] for a in commit.actions if "cdc" in a]  # its feed's
+                for add in [*commit.adds(), *changes]:
                     location.unlink(root / log.relative_path(add["path"]))
             return
         if commit.info.get(COMMIT_READDS_KEY) and any("metaData" in a for a in commit.actions):
