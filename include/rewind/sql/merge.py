@@ -151,12 +151,11 @@ class _Merge:
             order=exp.Order(expressions=[exp.Ordered(this=act.copy(), desc=True)]),
         )
         ranked = exp.select(exp.Star(), rank.as_("__rw_rn", quoted=True)).from_(joined.copy())
-        changed = exp.and_(act.copy() > 0, exp.not_(deleting.copy()))
         keep = (
             exp.select(
                 *[exp.column(c.name, quoted=True) for c in self.target.columns],
                 *[exp.column(name, quoted=True) for name in self.target.carried()],
-                changed.as_(CHANGED, quoted=True),
+                (act.copy() > 0).as_(CHANGED, quoted=True),  # updated (deleted: not kept)
             )
             .from_(aliased(ranked, "__rw_r"))
             .where(exp.and_(exp.column("__rw_rn", quoted=True).eq(1), exp.not_(deleting)))
@@ -211,10 +210,10 @@ class _Merge:
             .where(any_clause)
         )
         frame = self._query(query)
-        changes = self.target.base.change_feed and bool(self.matched)
+        base = self.target.base
+        changes = base.change_feed and bool(self.matched)
         if changes:
             frame = frame.withColumn(CHANGE_TYPE, functions(frame.sparkSession).lit("insert"))
-        base = self.target.base
         return write_into(self.ctx, base, frame, columns, inserts=True, changes=changes)
 
 
