@@ -583,9 +583,9 @@ class TableStore:
                 marks,
                 now,
                 metadata,
-                exclusive,
-                changes,
-                stable_rows,
+                exclusive=exclusive,
+                changes=changes,
+                stable_rows=stable_rows,
             )
         actions: list[AddAction | RemoveAction] = [
             RemoveAction(f.path, True, _ms(now), f.size, dict(f.partition_values)) for f in removes
@@ -704,9 +704,10 @@ class TableStore:
         marks: CommitProperties,
         now: datetime,
         metadata: dict[str, Any] | None,
-        exclusive: bool = False,
-        changes: Sequence[DataFile] = (),
-        stable_rows: bool = False,
+        *,
+        exclusive: bool,
+        changes: Sequence[DataFile],
+        stable_rows: bool,
     ) -> int:
         """Commit ``removes`` and ``adds`` (and ``metadata``, a ``metaData`` action) as a
         version Rewind writes itself, each file's action with its deletion vector as the
