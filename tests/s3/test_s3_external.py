@@ -138,7 +138,7 @@ def test_a_team_table_on_s3_is_governed_where_it_is_r41_r42_r46(
     assert ids(conn) == [3, 4, 9]  # the team's commit after registration (R40)
     shown = conn.sql("SHOW TABLES")[-1]
     table = dict(zip(shown.columns, shown.rows[0], strict=True))
-    assert (table["is_external"], table["rows"]) == ("Y", 3)
+    assert (table["is_external"], table["rows"], table["change_tracking"]) == ("Y", 3, "OFF")
 
     conn.sql("CREATE TABLE COPY CLONE ORDERS")  # zero-copy (R47): tests/s3/test_s3_clone.py
     kept = objects(lake)
@@ -272,6 +272,8 @@ def test_rewinds_rewrites_of_a_team_table_with_a_change_feed_on_s3_write_its_cha
     conn = connect()
     conn.sql("CREATE DATABASE LAKE")
     register(conn, "FEED", uri)  # version 1: the retention guard (R42)
+    shown = conn.sql("SHOW TABLES LIKE 'FEED'")[-1]
+    assert shown.column("change_tracking") == ["ON"]  # as Snowflake shows change tracking
     # A column the feed's readers name themselves is refused, as delta-spark refuses it
     for sql in [
         "ALTER TABLE FEED ADD COLUMN _change_type STRING",

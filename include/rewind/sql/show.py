@@ -45,6 +45,7 @@ TABLE_COLUMNS = [
     "retention_time",
     "dropped_on",
     "is_external",  # Snowflake's column: Y for a table registered where it is (SPEC R41)
+    "change_tracking",  # Snowflake's column: ON where the Delta change data feed is on
 ]
 SCHEMA_COLUMNS = [
     "created_on",
@@ -413,11 +414,13 @@ def _table_row(ctx: Context, obj: CatalogObject) -> list[Any]:
     schema, database = ctx.catalog.ancestors(obj)[1:3]
     rows: int | None
     size: int | None
+    tracking: str | None
     try:
         snap = ctx.store.snapshot(obj.id, current_version(ctx, obj))
         rows, size = snap.rows, snap.bytes
+        tracking = "ON" if snap.change_feed else "OFF"
     except StorageError:  # a broken Delta log: list the table (to drop it), without figures
-        rows = size = None
+        rows = size = tracking = None
     values = _common(ctx, obj) | {
         "database_name": database.name,
         "schema_name": schema.name,
@@ -426,6 +429,7 @@ def _table_row(ctx: Context, obj: CatalogObject) -> list[Any]:
         "rows": rows,
         "bytes": size,
         "is_external": "Y" if obj.location is not None else "N",
+        "change_tracking": tracking,
     }
     return [values[c] for c in TABLE_COLUMNS]
 
