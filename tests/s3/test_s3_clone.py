@@ -363,10 +363,12 @@ def test_a_dropped_clone_of_an_s3_table_is_recovered_from_failsafe_with_copies_r
 ) -> None:
     """SPEC R12, R47: a clone references the team's objects where they are and holds one
     file of its own; dropped, a night two days on moves its own file into fail-safe and
-    lets go of its references. Fail-safe recovery brings its last version back as a table
-    of its own: the referenced objects copied from where their owner keeps them (which
-    were refused before as "purged"), its own file out of fail-safe; no object of the
-    team's is written, and the recovered log names no URI."""
+    keeps its references in its fail-safe where the objects are. Fail-safe recovery brings
+    its last version back as a table of its own: the referenced objects copied from where
+    their owner keeps them, its own file out of fail-safe; no object of the team's is
+    written, and the recovered log names no URI. The team's DELETE then removes the
+    object the dropped clone referenced: within the clone's fail-safe week it stays in the
+    bucket (RETAINED for the clone, R30), and a recovery finds it there again."""
     uri = f"{lake.uri}team/appends"
     write_deltalake(uri, pa.table({"ID": [1, 2], "V": ["a", "b"]}), storage_options=options())
     conn = connect()
@@ -386,23 +388,55 @@ def test_a_dropped_clone_of_an_s3_table_is_recovered_from_failsafe_with_copies_r
     assert version_0 is not None
     assert len(version_0.adds()) == 2  # the team's file and the clone's own
     assert all("://" not in a["path"] and (back / a["path"]).is_file() for a in version_0.adds())
-    # The team's DELETE then removes the file the clone referenced; no clone uses it any
-    # more, so a night two days on moves it into the team table's fail-safe (the expire
-    # step's moves in plain Python workers, as Spark's executors run them). Recovered
-    # again, the clone's version finds that object in its owner's fail-safe.
-    clone_0 = read_commit(home / "warehouse" / str(dropped), 0)
-    assert clone_0 is not None
-    (referenced,) = [a["path"] for a in clone_0.adds() if a["path"].startswith(uri)]
     DeltaTable(uri, storage_options=options()).delete("ID = 1")
     night = ("night", datetime.now(UTC) + timedelta(days=4))
     step(home, "effective_retention", *night)
-    assert job(home, "expire_versions", *night, spark=False)["files_moved"] == 1
-    assert referenced.removeprefix(lake.uri) not in objects(lake)
-    owner = home / "failsafe" / str(table_id(home, "ORDERS"))
-    assert (owner / referenced.removeprefix(f"{uri}/")).is_file()
+    assert job(home, "expire_versions", *night, spark=False)["files_moved"] == 0
+    assert set(objects(lake)) > set(kept)  # the DELETE's new object and its commit beside
     latest = connect(now=(night[1] + timedelta(hours=1)).isoformat())
     latest.failsafe_recover(dropped, "LAKE.PUBLIC.BACK_AGAIN")
     assert table_ids(latest, "LAKE.PUBLIC.BACK_AGAIN") == [1, 2, 3]
+
+
+def test_a_clone_s_version_is_recovered_from_its_owner_s_failsafe_r12_r30_r47(
+    lake: Any, connect: Any, home: Path
+) -> None:
+    """SPEC R12, R30, R47: a live clone (retention 0) deletes a row, and the team's writer
+    deletes it too, both removing the one object the clone's version 0 referenced. The
+    clone's reference spends its 7 days of fail-safe where the object is (RETAINED for the
+    clone in the team's bucket); then the object leaves for the team table's fail-safe,
+    whose week (a day of time travel later) is not over yet. ACCOUNTADMIN recovers the
+    clone's version 0: its files are still held, the object in its owner's fail-safe."""
+    uri = f"{lake.uri}team/appends"
+    write_deltalake(uri, pa.table({"ID": [1, 2], "V": ["a", "b"]}), storage_options=options())
+    conn = connect()
+    conn.sql("CREATE DATABASE LAKE")
+    register(conn, "ORDERS", uri)
+    conn.sql("CREATE TABLE COPY CLONE ORDERS DATA_RETENTION_TIME_IN_DAYS = 0")
+    clone_0 = read_commit(home / "warehouse" / str(table_id(home, "COPY")), 0)
+    assert clone_0 is not None
+    (referenced,) = [a["path"] for a in clone_0.adds()]
+    assert referenced.startswith(f"{uri}/")
+    conn.sql("DELETE FROM COPY WHERE ID = 1")
+    DeltaTable(uri, storage_options=options()).delete("ID = 1")
+    start = datetime.now(UTC)
+    nights = [
+        start + timedelta(hours=1),  # the clone's reference leaves its time travel
+        start + timedelta(days=7, hours=2),  # its fail-safe week is over: let go
+        start + timedelta(days=7, hours=3),  # the object moves to its owner's fail-safe
+    ]
+    for number, now in enumerate(nights):
+        step(home, "effective_retention", f"night-{number}", now)
+        job(home, "expire_versions", f"night-{number}", now, spark=False)
+        step(home, "purge_failsafe", f"night-{number}", now)
+    key = referenced.removeprefix(lake.uri)
+    assert key not in objects(lake)
+    owner = home / "failsafe" / str(table_id(home, "ORDERS"))
+    assert (owner / referenced.removeprefix(f"{uri}/")).is_file()
+    later = connect(now=(nights[-1] + timedelta(hours=1)).isoformat())
+    later.failsafe_recover(table_id(home, "COPY"), "LAKE.PUBLIC.BACK", version=0)
+    assert table_ids(later, "LAKE.PUBLIC.BACK") == [1, 2]
+    assert table_ids(later, "LAKE.PUBLIC.COPY") == [2]
 
 
 def test_a_recovered_clone_keeps_apart_the_team_s_objects_of_one_name_r12_r47(

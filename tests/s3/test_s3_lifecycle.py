@@ -37,6 +37,7 @@ from test_s3_external import ids, metrics, objects, options, register, secret_fr
 
 from rewind.config import Config
 from rewind.constants import FAILSAFE_DAYS
+from rewind.errors import ValidationFailed
 from rewind.runner import run_step
 
 pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("s3_lifecycle")]
@@ -303,12 +304,14 @@ def test_a_transient_table_on_s3_has_its_expired_objects_deleted_not_moved_r8_r1
 def test_an_object_a_clone_references_stays_in_its_bucket_until_no_clone_uses_it_r30_r47(
     lake: Any, connect: Any, home: Path
 ) -> None:
-    """R30, R47: a zero-copy clone references the S3 table's objects where they are, so an
-    object the team's writer removed from the source stays in the bucket, RETAINED_FOR_CLONE
-    for its owner, while the clone uses it; the clone's own expired reference to an object
-    is forgotten, never moved (the object is its owner's, still current there). Once the
-    clone is dropped and its time travel is over, the object leaves the bucket for the
-    owner's fail-safe like any other (R12, R48)."""
+    """R12, R30, R47: a zero-copy clone references the S3 table's objects where they are, so
+    an object the team's writer removed from the source stays in the bucket,
+    RETAINED_FOR_CLONE for its owner, while the clone uses it. A reference that leaves the
+    clone's time travel enters the clone's fail-safe where the object is, for its 7 days,
+    never moved (the object is its owner's): a dropped clone is recoverable for its
+    fail-safe week, as a local clone whose links move into fail-safe. Once the clone's week
+    is over, the object leaves the bucket for the owner's fail-safe like any other (R48),
+    and the clone is purged for good."""
     uri = team_appends(lake, [1, 2], [3], [4, 5])
     conn = connect()
     conn.sql("CREATE DATABASE LAKE")
@@ -325,7 +328,8 @@ def test_an_object_a_clone_references_stays_in_its_bucket_until_no_clone_uses_it
     night_1 = ("night-1", changed + timedelta(days=2))
     step(home, "effective_retention", *night_1)
     expired = step(home, "expire_versions", *night_1)
-    assert (expired["files_journaled"], expired["shared_references_released"]) == (0, 1)
+    assert (expired["files_journaled"], expired["shared_references_to_failsafe"]) == (0, 1)
+    assert expired["shared_references_released"] == 0
     assert objects(lake) == kept
     step(home, "storage_metrics", *night_1)
     (orders,) = [r for r in metrics(home) if r["TABLE_NAME"] == "ORDERS"]
@@ -334,23 +338,100 @@ def test_an_object_a_clone_references_stays_in_its_bucket_until_no_clone_uses_it
     step(home, "validate", *night_1)
     assert [r[0] for r in conn.sql("SELECT ID FROM COPY ORDER BY ID")[-1].rows] == [2, 3, 4, 5]
 
+    copy = table_id(home, "COPY")
     conn.sql("DROP TABLE COPY")
-    night_2 = ("night-2", datetime.now(UTC) + timedelta(days=2))
+    dropped = datetime.now(UTC)
+    night_2 = ("night-2", dropped + timedelta(days=2))
     step(home, "effective_retention", *night_2)
-    step(home, "expire_versions", *night_2)  # the clone's own file: a local move
-    step(home, "purge_failsafe", *night_2)  # no clone uses the object: it leaves at the next
-    assert objects(lake) == kept
+    held = step(home, "expire_versions", *night_2)
+    # Its references to the objects of 3 and of 4, 5 enter its fail-safe where they are;
+    # its own file (the row 2 its DELETE wrote) moves into it.
+    assert (held["shared_references_to_failsafe"], held["files_journaled"]) == (2, 1), held
+    assert step(home, "purge_failsafe", *night_2)["tables_purged"] == 0
     night_3 = ("night-3", night_2[1] + timedelta(hours=1))
     step(home, "effective_retention", *night_3)
-    moved = job(home, "expire_versions", *night_3)
-    assert (moved["files_moved"], moved["files_missing"]) == (1, 0), moved
-    assert shared not in data_objects(lake)
-    failsafe = home / "failsafe" / str(table_id(home, "ORDERS"))
-    assert (failsafe / shared).read_bytes() == data
-    assert {k: v for k, v in kept.items() if k != PREFIX + shared} == objects(lake)
+    assert job(home, "expire_versions", *night_3, spark=False)["files_moved"] == 0
+    assert objects(lake) == kept  # the clone's fail-safe holds the object where it is
     step(home, "storage_metrics", *night_3)
     step(home, "validate", *night_3)
+    # R12: within the clone's fail-safe week, ACCOUNTADMIN recovers it as it was dropped.
+    week = connect(now=(night_3[1] + timedelta(hours=1)).isoformat())
+    listed = {row[0]: row for row in week.failsafe_list().rows}
+    assert listed[copy][1] == "LAKE.PUBLIC.COPY", listed
+    week.failsafe_recover(copy, "LAKE.PUBLIC.BACK")
+    back = "SELECT ID FROM LAKE.PUBLIC.BACK ORDER BY ID"
+    assert [r[0] for r in week.sql(back)[-1].rows] == [2, 3, 4, 5]
+    assert objects(lake) == kept
+
+    # The clone's 7 days end a day after its drop plus seven: its references are let go
+    # (nothing deleted), the owner's object is no longer retained, and the next night moves
+    # it into the owner's fail-safe (its own week is over too: purged the same night).
+    night_4 = ("night-4", dropped + timedelta(days=1 + FAILSAFE_DAYS, hours=1))
+    step(home, "effective_retention", *night_4)
+    step(home, "expire_versions", *night_4)
+    purged = step(home, "purge_failsafe", *night_4)
+    assert (purged["shared_references_purged"], purged["tables_purged"]) == (3, 1), purged
+    assert objects(lake) == kept
+    night_5 = ("night-5", night_4[1] + timedelta(hours=1))
+    step(home, "effective_retention", *night_5)
+    moved = job(home, "expire_versions", *night_5, spark=False)
+    assert (moved["files_moved"], moved["files_missing"]) == (1, 0), moved
+    assert shared not in data_objects(lake)
+    assert {k: v for k, v in kept.items() if k != PREFIX + shared} == objects(lake)
+    assert step(home, "purge_failsafe", *night_5)["files_purged"] == 1
+    step(home, "storage_metrics", *night_5)
+    step(home, "validate", *night_5)
+    later = connect(now=(night_5[1] + timedelta(hours=1)).isoformat())
+    assert copy not in {row[0] for row in later.failsafe_list().rows}
     assert ids(conn) == [1, 2, 4, 5]
+    assert [r[0] for r in later.sql(back)[-1].rows] == [2, 3, 4, 5]
+
+
+def test_the_change_feed_s_objects_are_time_travel_then_failsafe_read_from_the_commits_r30_r50(
+    lake: Any, connect: Any, home: Path
+) -> None:
+    """R30, R33, R50: a team's table on S3 with the change data feed on; the team's delta-rs
+    DELETE and Rewind's UPDATE each write a change object under ``_change_data/``. The
+    night reads them from the commits (no LIST): time travel from their commits, counted
+    in TIME_TRAVEL_BYTES (uncounted and never moved before: no listing finds them on S3),
+    then, with their versions' day of time travel over, moved into fail-safe."""
+    uri = f"{lake.uri}team/orders"
+    feed = {"delta.enableChangeDataFeed": "true"}
+    first = pa.table({"ID": [1, 2], "V": ["a", "b"]})
+    write_deltalake(uri, first, configuration=feed, storage_options=options())
+    conn = connect()
+    conn.sql("CREATE DATABASE LAKE")
+    register(conn, "ORDERS", uri)
+    DeltaTable(uri, storage_options=options()).delete("ID = 1")
+    conn.sql("UPDATE ORDERS SET V = 'B' WHERE ID = 2")
+    client = lake.server.client()
+    changes = {
+        key: client.head_object(Bucket=lake.name, Key=PREFIX + key)["ContentLength"]
+        for key in data_objects(lake)
+        if key.startswith("_change_data/")
+    }
+    assert len(changes) >= 2, changes  # the team's and Rewind's
+    start = datetime.now(UTC)
+
+    night_1 = ("night-1", start + timedelta(hours=12))
+    step(home, "effective_retention", *night_1)
+    assert job(home, "expire_versions", *night_1, spark=False)["files_moved"] == 0
+    step(home, "storage_metrics", *night_1)
+    (orders,) = [r for r in metrics(home) if r["TABLE_NAME"] == "ORDERS"]
+    assert orders["TIME_TRAVEL_BYTES"] >= sum(changes.values()), orders
+    step(home, "validate", *night_1)
+
+    night_2 = ("night-2", start + timedelta(days=2))
+    step(home, "effective_retention", *night_2)
+    job(home, "expire_versions", *night_2, spark=False)
+    assert not set(changes) & set(data_objects(lake))
+    failsafe = home / "failsafe" / str(table_id(home, "ORDERS"))
+    assert {key: (failsafe / key).stat().st_size for key in changes} == changes
+    step(home, "storage_metrics", *night_2)
+    (orders,) = [r for r in metrics(home) if r["TABLE_NAME"] == "ORDERS"]
+    assert orders["FAILSAFE_BYTES"] >= sum(changes.values()), orders
+    step(home, "validate", *night_2)
+    assert ids(conn) == [2]
 
 
 def test_a_move_the_executors_cannot_finish_stops_the_run_with_a_storage_error_r31_r39(
@@ -389,8 +470,11 @@ def test_an_object_a_clone_kept_that_its_team_brings_back_stays_where_it_is_r30_
     lake: Any, connect: Any, home: Path
 ) -> None:
     """R30, R31, R47: an object kept in the bucket for a clone (RETAINED_FOR_CLONE) that the
-    team's own writer brings back (a Delta RESTORE re-adds it) is current data again: once
-    the clone is gone, no night hands it back to time travel or moves it out."""
+    team's own writer brings back (a Delta RESTORE re-adds it) is current data again: while
+    the dropped clone's fail-safe still references it and once the clone is gone, no night
+    hands it back to time travel or moves it out. The RESTORE also brought back the
+    registration's retention properties, which the validation names while a clone holds
+    the table's objects (R42), until the team's ALTER raises them again."""
     uri = team_appends(lake, [1], [2], value="a")
     conn = connect()
     conn.sql("CREATE DATABASE LAKE")
@@ -406,13 +490,21 @@ def test_an_object_a_clone_kept_that_its_team_brings_back_stays_where_it_is_r30_
     DeltaTable(uri, storage_options=options()).restore(registered)  # the team's RESTORE
     assert ids(conn) == [1, 2]
     conn.sql("DROP TABLE COPY")
-    for name, days in (("night-2", 4), ("night-3", 5)):
+    lowered = r"LAKE\.PUBLIC\.ORDERS id \d+: delta\.deletedFileRetentionDuration is interval 8 days"
+    for name, days in (("night-2", 4), ("night-3", 5), ("night-4", 10)):
         night = (name, datetime.now(UTC) + timedelta(days=days))
         step(home, "effective_retention", *night)
         assert step(home, "expire_versions", *night)["files_journaled"] == 0
         step(home, "purge_failsafe", *night)
         step(home, "storage_metrics", *night)
-        step(home, "validate", *night)
+        if name != "night-2":
+            step(home, "validate", *night)
+            continue
+        # The dropped clone's fail-safe references the objects: the next night reads the
+        # team's ALTER that raised the properties again.
+        with pytest.raises(ValidationFailed, match=lowered):
+            step(home, "validate", *night)
+        conn.sql("ALTER TABLE ORDERS SET DATA_RETENTION_TIME_IN_DAYS = 1")
     assert data_objects(lake) == kept
     (orders,) = [r for r in metrics(home) if r["TABLE_NAME"] == "ORDERS"]
     assert orders["ACTIVE_BYTES"] == sum(current_files(uri).values()), orders

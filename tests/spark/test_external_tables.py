@@ -712,14 +712,22 @@ def test_an_older_writers_generated_column_and_change_data_feed_hold_for_rewind_
         )
     )
     assert generated == str(computed)
-    # The change files are the table's history, as Delta's VACUUM keeps them: tracked as
-    # files no version holds (SPEC R33), a night two days on leaves them where they are
-    # and the TRUNCATE's files in time travel; ten days on both are in fail-safe.
+    # The change files are their versions' history: the night reads them from the commits
+    # (their `cdc` actions) as time travel from each commit on (SPEC R30, R33), as Delta's
+    # VACUUM dates them; with their versions' day of time travel over, into fail-safe.
     made = {root: sorted((root / "_change_data").iterdir()) for root in (feed, mapped)}
-    for days, there in ((2, True), (10, False)):
-        night = connect(now=(datetime.now(UTC) + timedelta(days=days)).isoformat())
+    assert all(made.values())
+    change_bytes = sum(f.stat().st_size for f in made[feed])
+    for hours, there in ((12, True), (48, False)):
+        night = connect(now=(datetime.now(UTC) + timedelta(hours=hours)).isoformat())
         assert night.lifecycle()[-1]["failed"] == 0
         assert all(all(f.exists() == there for f in files) for files in made.values())
+        ((travel, failsafe),) = rows(
+            night,
+            "SELECT TIME_TRAVEL_BYTES, FAILSAFE_BYTES FROM "
+            "REWIND.ACCOUNT_USAGE.TABLE_STORAGE_METRICS WHERE TABLE_NAME = 'FEED'",
+        )
+        assert (travel if there else failsafe) >= change_bytes, (travel, failsafe)
     held = sorted(p.name for p in (tmp_path / "home").rglob("failsafe/*/_change_data/*"))
     assert held == sorted(f.name for files in made.values() for f in files)
 

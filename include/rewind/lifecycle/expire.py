@@ -145,7 +145,7 @@ def journal_expired(run: Run) -> dict[str, Any]:
                 )
             ).all()
         )
-        journaled = shared_released = 0
+        journaled = shared_released = references_held = 0
         owners = cloned_owners(catalog)
         for row in _candidates(catalog):
             if row.table_id in kept:
@@ -165,14 +165,21 @@ def journal_expired(run: Run) -> dict[str, Any]:
             )
             if decision is None:
                 continue
-            if objectstore.is_object_store(row.path):
-                # SPEC R47: a clone's reference to its source's object, where it is; the
-                # object is its owner's to move. The clone's time travel of it is over.
-                catalog.session.delete(row)
-                shared_released += 1
-                continue
             row.left_time_travel_at = decision.left_time_travel_at
             row.purge_at = decision.purge_at if decision.to_failsafe else None
+            if objectstore.is_object_store(row.path):
+                # SPEC R12, R47: a clone's reference to its source's object, where it is:
+                # the object is its owner's to move, and a permanent clone's fail-safe
+                # holds it there for its 7 days (the owner's row stays RETAINED while it
+                # does, as a local clone's link in fail-safe keeps the bytes); a transient
+                # clone's time travel of it is simply over.
+                if decision.to_failsafe:
+                    row.state = rules.FAILSAFE
+                    references_held += 1
+                else:
+                    catalog.session.delete(row)
+                    shared_released += 1
+                continue
             if not isinstance(run.store.root(row.table_id), Path) and used_by_clone(
                 catalog, row, owners
             ):
@@ -187,6 +194,7 @@ def journal_expired(run: Run) -> dict[str, Any]:
         "commits_read": commits,
         "files_journaled": journaled,
         "shared_references_released": shared_released,
+        "shared_references_to_failsafe": references_held,
         "objects_seen": len(plan),
         "files_released": released,
         "leftover_files_tracked": leftovers,

@@ -15,7 +15,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import exists, func, select, update
+from sqlalchemy import ColumnElement, CursorResult, delete, exists, func, or_, select, update
 
 from rewind.audit.cleanup import purge_audit
 from rewind.catalog.models import CatalogObject, FileState
@@ -26,7 +26,7 @@ from rewind.lifecycle.clones import cloned_owners, used_by_clone
 from rewind.lifecycle.context import Run
 from rewind.lifecycle.expire import held_tables
 from rewind.lifecycle.logs import clean_up_logs
-from rewind.storage import location
+from rewind.storage import location, objectstore
 
 # Purging files a page (:func:`purge_failsafe`): each page one Spark job of deletes.
 PURGE_PAGE = 50_000
@@ -49,9 +49,17 @@ def purge_failsafe(run: Run) -> dict[str, Any]:
                 select(FileState.table_id, FileState.path).where(FileState.state == rules.RETAINED)
             ).tuples()
         )
+        due = (FileState.state == rules.FAILSAFE) & (FileState.purge_at <= run.now)
+        # SPEC R12, R47: a clone's reference held in fail-safe where its owner keeps the
+        # object: its 7 days are over, and the object is its owner's (no delete here);
+        # the owner's row, RETAINED for it, is settled below with the others.
+        released = catalog.session.execute(
+            delete(FileState).where(due, _referenced()).execution_options(synchronize_session=False)
+        )
+        assert isinstance(released, CursorResult)
         catalog.session.execute(
             update(FileState)
-            .where(FileState.state == rules.FAILSAFE, FileState.purge_at <= run.now)
+            .where(due)
             .values(state=rules.PURGING)
             .execution_options(synchronize_session=False)
         )
@@ -84,11 +92,20 @@ def purge_failsafe(run: Run) -> dict[str, Any]:
         "bytes_purged": done["purged_bytes"],
         "files_retained_for_clone": done["retained"],
         "files_locked": done["locked"],
+        "shared_references_purged": int(released.rowcount),
         "tables_purged": dirs,
         **logs,
         "audit_rows_removed": audit_removed,
         "elapsed_s": round(time.perf_counter() - start, 3),
     }
+
+
+def _referenced() -> ColumnElement[bool]:
+    """The file states that name an object by its URI (:func:`objectstore.is_object_store`):
+    a clone's references to its source's objects (SPEC R47)."""
+    return or_(
+        *(func.lower(FileState.path).startswith(f"{scheme}://") for scheme in objectstore.SCHEMES)
+    )
 
 
 def _settle(

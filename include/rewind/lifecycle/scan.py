@@ -134,7 +134,8 @@ def sync(
 
 def _apply(catalog: Catalog, table_id: int, root: Root, commit: log.Commit, when: datetime) -> None:
     """One commit: its removes, then its adds (a data file whose deletion vector changed
-    is removed and added again in one commit), then the vector files no file carries."""
+    is removed and added again in one commit) and change files, then the vector files no
+    file carries."""
     vectors: set[str] = set()
     for remove in commit.removes():
         path = log.relative_path(remove["path"])
@@ -144,6 +145,8 @@ def _apply(catalog: Catalog, table_id: int, root: Root, commit: log.Commit, when
         _removed(row, commit.version, when)
     for add in commit.adds():
         _added(catalog, table_id, root, add, commit.version)
+    for change in commit.changes():
+        _changes(catalog, table_id, change, commit.version, when)
     catalog.session.flush()
     for vector in vectors:
         carried = catalog.session.scalar(
@@ -166,6 +169,28 @@ def _added(catalog: Catalog, table_id: int, root: Root, add: dict[str, Any], ver
     _live(catalog, table_id, path, int(add.get("size") or 0), version).dv_path = vector
     if vector is not None:
         _live(catalog, table_id, vector, location.data_file_size(root, vector), version)
+
+
+def _changes(
+    catalog: Catalog, table_id: int, change: dict[str, Any], version: int, when: datetime
+) -> None:
+    """A change data feed's file (SPEC R30, R33): its version's history, never a current
+    file, so in time travel from its commit on, as Delta's VACUUM dates it; counted and
+    moved into fail-safe as a removed file is, on an object store too (read from the
+    commit, never from a listing, SPEC R50)."""
+    path = log.relative_path(change["path"])
+    if catalog.session.get(FileState, (table_id, path)) is None:
+        catalog.session.add(
+            FileState(
+                table_id=table_id,
+                path=path,
+                size=int(change.get("size") or 0),
+                added_version=version,
+                state=REMOVED,
+                removed_version=version,
+                removed_at=when,
+            )
+        )
 
 
 def _live(catalog: Catalog, table_id: int, path: str, size: int, version: int) -> FileState:

@@ -100,6 +100,10 @@ class Commit:
     def removes(self) -> list[dict[str, Any]]:
         return [a["remove"] for a in self.actions if "remove" in a]
 
+    def changes(self) -> list[dict[str, Any]]:
+        """The change data feed's files the commit wrote (``cdc`` actions)."""
+        return [a["cdc"] for a in self.actions if "cdc" in a]
+
     def metadata(self) -> dict[str, Any] | None:
         return next((a["metaData"] for a in self.actions if "metaData" in a), None)
 
