@@ -49,7 +49,7 @@ from rewind.sql.tables import naming_table
 from rewind.statement import Analysis, Context, SessionState
 from rewind.storage import objectstore
 from rewind.storage.delta import TableStore
-from rewind.storage.timeline import running
+from rewind.storage.running import running
 
 # A statement whose commit conflicts with another writer's runs again from the start
 # (after delta-rs's own retries of the commit), at most this many times (SPEC R40).
@@ -320,7 +320,7 @@ class Connection:
         for attempt in range(1, COMMIT_ATTEMPTS + 1):
             with (
                 Session(self.engine) as session,
-                running(self.store, query_id),
+                running(self.store.home, query_id),
                 self._server_held(),
             ):
                 ctx = self._context(session, query_id, now, text)

@@ -27,7 +27,7 @@ from rewind.lifecycle import rules
 from rewind.result import Result
 from rewind.security import require_accountadmin
 from rewind.sql import names
-from rewind.sql.tables import create_table_storage
+from rewind.sql.tables import claim_storage, create_table_storage
 from rewind.sql.values import ObjectProperties
 from rewind.statement import Context
 from rewind.storage import location, log, objectstore, timeline
@@ -48,20 +48,28 @@ FAILSAFE_COLUMNS = [
 
 
 def _held(
-    ctx: Context, failsafe: Root, table: CatalogObject, files: tuple[DataFile, ...]
+    ctx: Context,
+    failsafe: Root,
+    table: CatalogObject,
+    files: tuple[DataFile, ...] | list[DataFile],
+    known: dict[str, Root | None] | None = None,
 ) -> dict[str, Root] | None:
     """Where each file of a version is held now, and the file of each deletion vector its
     files carry (the lifecycle moves both alike), by its path in the recovered table
     (:func:`_own`); None if any is gone. A clone's reference to another table's object
-    (SPEC R47) is held where its owner keeps it."""
+    (SPEC R47) is held where its owner keeps it. ``known``: the places found so far, by
+    path (versions share most of their files: each is looked for once)."""
+    known = {} if known is None else known
     places: dict[str, Root] = {}
     vectors = sorted({str(f.dv_path) for f in files if f.dv_path})
     for path, vector in [*((f.path, False) for f in files), *((v, True) for v in vectors)]:
-        if objectstore.is_object_store(path):
-            candidates = [location.file(path), *_owners_copy(ctx, failsafe, table, path)]
-        else:
-            candidates = [ctx.store.root(table.id) / path, failsafe / str(table.id) / path]
-        held = next((where for where in candidates if location.exists(where)), None)
+        if path not in known:
+            if objectstore.is_object_store(path):
+                candidates = [location.file(path), *_owners_copy(ctx, failsafe, table, path)]
+            else:
+                candidates = [ctx.store.root(table.id) / path, failsafe / str(table.id) / path]
+            known[path] = next((where for where in candidates if location.exists(where)), None)
+        held = known[path]
         if held is None:
             return None
         places[_own_path(path, vector=vector)] = held
@@ -100,16 +108,35 @@ def _own(file: DataFile) -> DataFile:
 def recoverable_versions(ctx: Context, failsafe: Root, table: CatalogObject) -> list[int]:
     """Versions whose data files are all still held, newest first, back to the oldest
     version the table's log can still give (a log cleaned up, by the lifecycle or by
-    another engine, keeps a suffix of the versions: :mod:`rewind.lifecycle.logs`)."""
+    another engine, keeps a suffix of the versions: :mod:`rewind.lifecycle.logs`).
+
+    The log is replayed once, oldest version first, each commit applied to the version
+    before it, and each file looked for once: a table of thousands of versions (a
+    streaming writer's) is listed in the time of its commits and files, not of their
+    product (every version replayed again, its files looked for again, was quadratic)."""
+    root = ctx.store.root(table.id)
+    earliest = log.earliest_commit(root)
+    known: dict[str, Root | None] = {}
+    state: log.Replay | None = None
     found = []
-    for version in reversed([v.version for v in ctx.catalog.versions(table.id)]):
-        try:
-            files = ctx.store.snapshot(table.id, version).files
-        except HistoryGone:
-            break
-        if _held(ctx, failsafe, table, files) is not None:
+    for version in sorted(v.version for v in ctx.catalog.versions(table.id)):
+        if earliest is not None and version < earliest - 1:
+            continue  # its commit and the checkpoint of it are cleaned up
+        follows = state is not None and state.version == version - 1
+        if follows and (commit := log.read_commit(root, version)) is not None:
+            assert state is not None
+            for action in commit.actions:
+                state.apply(action)
+            state.version = version
+        else:
+            try:
+                state = log.replay(root, version)
+            except HistoryGone:
+                state = None
+                continue
+        if _held(ctx, failsafe, table, state.files, known) is not None:
             found.append(version)
-    return found
+    return found[::-1]
 
 
 def list_failsafe(ctx: Context, failsafe: Root) -> Result:
@@ -179,7 +206,7 @@ def recover(
     if ctx.catalog.live(TABLE, parent.id, name) is not None:
         raise RewindError(f"Object '{name}' already exists.", code="OBJECT_ALREADY_EXISTS")
     target = new_object(ctx, TABLE, parent.id, name, ObjectProperties(), source=table)
-    ctx.undo.append(lambda: ctx.store.discard(target.id))
+    claim_storage(ctx, target)
     for path, place in places.items():
         # Copied, not linked: the recovered table owns its bytes, and the old
         # incarnation's fail-safe copies still purge on their date (SPEC R12). Into a

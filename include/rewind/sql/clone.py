@@ -28,7 +28,13 @@ from rewind.sql import names
 from rewind.sql.parse import IGNORE_SHORT
 from rewind.sql.points import point_instant, point_of
 from rewind.sql.query import own_columns, resolve_version, table_frame, table_read
-from rewind.sql.tables import create_table_storage, current_version, keep_history, snapshot
+from rewind.sql.tables import (
+    claim_storage,
+    create_table_storage,
+    current_version,
+    keep_history,
+    snapshot,
+)
 from rewind.sql.values import ObjectProperties
 from rewind.statement import Context
 from rewind.storage import location, log
@@ -92,7 +98,7 @@ def clone_table_into(
     for column in columns:
         if column.physical not in schema.names:
             schema = schema.append(pa.field(column.physical, column.column_type.arrow(), True))
-    ctx.undo.append(lambda: ctx.store.discard(target.id))
+    claim_storage(ctx, target)
     files: list[DataFile] = []
     partitioned_by: list[str] = []
     mapping: dict[str, str] | None = None

@@ -29,7 +29,7 @@ from rewind.identifiers import QualifiedName, normalize
 from rewind.result import Result
 from rewind.sql import clone, external, names
 from rewind.sql.parse import EMPTY_ONLY, LIKE
-from rewind.sql.tables import create_table_storage, current_version, delta_schema
+from rewind.sql.tables import claim_storage, create_table_storage, current_version, delta_schema
 from rewind.sql.values import ObjectProperties, object_properties
 from rewind.statement import Context
 from rewind.storage.columns import (
@@ -152,6 +152,7 @@ def _table_storage(
     else:
         columns, not_null = _column_defs(tree.this)
         obj.columns = [c.as_json() for c in columns]
+        claim_storage(ctx, obj)
         create_table_storage(ctx, obj, columns, schema=delta_schema(columns, not_null))
 
 

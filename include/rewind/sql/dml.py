@@ -36,6 +36,7 @@ from rewind.sql.frames import (
 from rewind.sql.query import Binding, bind, query_frame, referenced, release
 from rewind.sql.tables import (
     arrow_schema,
+    claim_storage,
     commit_files,
     create_table_storage,
     writable_snapshot,
@@ -416,9 +417,8 @@ def bind_table_as(ctx: Context, query: exp.Expression) -> Callable[[CatalogObjec
         for field in frame.schema.fields:
             columns = add_column(columns, field.name, from_spark(field.dataType.simpleString()), [])
         obj.columns = [c.as_json() for c in columns]
-        root = ctx.store.root(obj.id)
-        ctx.undo.append(lambda: ctx.store.discard(obj.id))
-        location.make_dir(root, exist_ok=False)
+        root = claim_storage(ctx, obj)
+        location.make_dir(root)
         schema = arrow_schema(columns)  # the files' (nested types too: no DDL type names)
         files = write_frame(ctx, root, frame, columns, schema)
         create_table_storage(ctx, obj, columns, files, schema)

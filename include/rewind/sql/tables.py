@@ -20,6 +20,7 @@ from rewind.sql import names
 from rewind.statement import Context
 from rewind.storage import timeline
 from rewind.storage.columns import Column, add_column, table_columns
+from rewind.storage.location import Root
 from rewind.storage.snapshot import DataFile, Snapshot
 
 if TYPE_CHECKING:
@@ -59,16 +60,26 @@ def create_table_storage(
     partition_by: Sequence[str] = (),
     mapping: dict[str, str] | None = None,
 ) -> None:
-    """Version 0 of a new table incarnation under ``warehouse/<id>/`` (SPEC R4).
+    """Version 0 of a new table incarnation under ``warehouse/<id>/`` (SPEC R4), in the
+    directory the statement claimed (:func:`claim_storage`).
 
     ``schema`` is the physical schema, by default the one of ``columns``;
     ``partition_by`` its partition columns (a clone keeps its source's); ``mapping``:
     the column mapping properties of a clone of a column-mapped table.
     """
-    ctx.undo.append(lambda: ctx.store.discard(obj.id))
     physical = delta_schema(columns) if schema is None else schema
     ctx.store.create(obj.id, physical, ctx.query_id, ctx.now, files, partition_by, mapping)
+    fault_point("created")  # crash tests: killed here, the next CREATE takes it back
     record_version(ctx, obj, 0, "CREATE")
+
+
+def claim_storage(ctx: Context, obj: CatalogObject) -> Root:
+    """A new table's directory, the statement's before anything is written into it
+    (:meth:`TableStore.claim`), and taken back if the statement fails (SPEC R28); only
+    what it wrote there (:meth:`TableStore.discard`). Returns the directory."""
+    ctx.store.claim(obj.id, ctx.query_id)
+    ctx.undo.append(lambda: ctx.store.discard(obj.id, ctx.query_id))
+    return ctx.store.root(obj.id)
 
 
 def current_version(ctx: Context, obj: CatalogObject) -> int:

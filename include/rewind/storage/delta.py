@@ -54,7 +54,7 @@ from rewind.constants import (
     DELTA_TABLE_CONFIG,
 )
 from rewind.errors import ConcurrentWrite, StorageError, UnsupportedTableFeature
-from rewind.storage import location, log
+from rewind.storage import location, log, running
 from rewind.storage.location import Root
 from rewind.storage.snapshot import DataFile, Snapshot
 
@@ -367,7 +367,7 @@ class TableStore:
         a deletion vector, makes Rewind write the version itself (:meth:`_created_own`)."""
         path = self.root(table_id)
         if location.is_dir(path / "_delta_log"):
-            raise StorageError(f"Storage for table id {table_id} already exists at {path}.")
+            raise self._not_ours(table_id)
         location.make_dir(path)
         if mapping or any(f.vector for f in adds):
             own = schema if isinstance(schema, DeltaSchema) else DeltaSchema.from_arrow(schema)
@@ -445,9 +445,7 @@ class TableStore:
             try:
                 location.write_new(log.commit_file(root, 0), _commit_text(actions))
             except FileExistsError:
-                raise StorageError(
-                    f"Storage for table id {table_id} already exists at {root}."
-                ) from None
+                raise self._not_ours(table_id) from None
         return 0
 
     def share_files(
@@ -939,8 +937,47 @@ class TableStore:
                 by_rewind=newest.by_rewind,
             )
 
-    def discard(self, table_id: int) -> None:
-        """Remove the whole directory of a table whose creation is being undone; an
-        external table's location is never removed (SPEC R41: its files are the team's)."""
-        if self.external(table_id) is None:
-            location.remove_tree(self.root(table_id))
+    def discard(self, table_id: int, query_id: str) -> None:
+        """Remove the whole directory of a table whose creation by the statement
+        ``query_id`` is being undone (SPEC R28). Only its own: an external table's location
+        is never removed (SPEC R41: its files are the team's), nor a directory whose
+        version 0 another statement wrote (:meth:`create` refused to write over it)."""
+        if self.external(table_id) is not None:
+            return
+        root = self.root(table_id)
+        first = log.read_commit(root, 0)
+        if first is None or first.rewind_query_id == query_id:
+            location.remove_tree(root)
+
+    def claim(self, table_id: int, query_id: str) -> None:
+        """Make a new table's directory the statement ``query_id``'s, before anything is
+        written there (SPEC R3, R28), recorded on its running mark. One that holds files
+        already was left by a statement of this home killed before its catalog commit (a
+        SQLite catalog gives that id again): what it started never became a table, and is
+        taken back as its own undo would have. Anything else is not this catalog's to
+        touch: another Rewind home's table in a warehouse both were pointed at, or a
+        table of a catalog restored from an older copy.
+
+        Raises:
+            StorageError: the directory holds files no killed statement of this home left;
+                nothing was written.
+        """
+        root = self.root(table_id)
+        if isinstance(root, Path):
+            occupied = root.is_dir() and any(root.iterdir())
+        else:
+            occupied = location.is_dir(root)
+        if occupied:
+            killed = running.killed_claim(self.home, table_id)
+            if killed is None:
+                raise self._not_ours(table_id)
+            location.remove_tree(root)
+            running.forget(self.home, killed)
+        running.claim(self.home, query_id, table_id)
+
+    def _not_ours(self, table_id: int) -> StorageError:
+        return StorageError(
+            f"Storage for table id {table_id} already exists at {self.root(table_id)}, and no "
+            "statement of this Rewind home left it: a warehouse another home uses, or a "
+            "catalog older than its warehouse. Nothing was written."
+        )

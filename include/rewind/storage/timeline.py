@@ -18,12 +18,7 @@ step reads a table's versions, :func:`sync` folds the commits it does not know y
 
 from __future__ import annotations
 
-import contextlib
-import os
-import socket
-from collections.abc import Iterator
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from rewind.catalog.models import CatalogObject, Statement
@@ -33,44 +28,11 @@ from rewind.storage import location, log
 from rewind.storage.columns import Column, table_columns
 from rewind.storage.delta import TableStore
 from rewind.storage.location import Root
+from rewind.storage.running import is_running
 from rewind.types import from_spark
 
 FOREIGN_QUERY_TYPE = "DELTA_COMMIT"
 EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-def running_root(store: TableStore) -> Path:
-    return store.home / "running"
-
-
-@contextlib.contextmanager
-def running(store: TableStore, query_id: str) -> Iterator[None]:
-    """Mark a Rewind statement as running while it may commit, so that another process
-    syncing the same table waits for its catalog commit instead of undoing it."""
-    root = running_root(store)
-    root.mkdir(parents=True, exist_ok=True)
-    marker = root / query_id
-    marker.write_text(f"{socket.gethostname()} {os.getpid()}")
-    try:
-        yield
-    finally:
-        marker.unlink(missing_ok=True)
-
-
-def _is_running(store: TableStore, query_id: str) -> bool:
-    try:
-        host, pid = (running_root(store) / query_id).read_text().split()
-    except (FileNotFoundError, ValueError):
-        return False
-    if host != socket.gethostname():
-        return True  # another machine's statement: only it can say it is over
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, ValueError):
-        return True
-    return True
 
 
 def sync(
@@ -131,7 +93,7 @@ def _fold(
             _record(catalog, table, commit, previous, query_id, commit.operation)
         return True
     # A commit of a Rewind statement that failed or was killed (SPEC R28).
-    if _is_running(store, query_id):
+    if is_running(store.home, query_id):
         return False
     if not _undone_later(root, commit):
         store.undo_commit(table.id, commit.version, query_id, commit.raw_time())
