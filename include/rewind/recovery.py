@@ -48,32 +48,41 @@ FAILSAFE_COLUMNS = [
 
 
 def _held(
-    ctx: Context,
-    failsafe: Root,
-    table: CatalogObject,
-    files: tuple[DataFile, ...] | list[DataFile],
-    known: dict[str, Root | None] | None = None,
+    ctx: Context, failsafe: Root, table: CatalogObject, files: tuple[DataFile, ...]
 ) -> dict[str, Root] | None:
     """Where each file of a version is held now, and the file of each deletion vector its
     files carry (the lifecycle moves both alike), by its path in the recovered table
-    (:func:`_own`); None if any is gone. A clone's reference to another table's object
-    (SPEC R47) is held where its owner keeps it. ``known``: the places found so far, by
-    path (versions share most of their files: each is looked for once)."""
-    known = {} if known is None else known
+    (:func:`_own`); None if any is gone."""
     places: dict[str, Root] = {}
     vectors = sorted({str(f.dv_path) for f in files if f.dv_path})
     for path, vector in [*((f.path, False) for f in files), *((v, True) for v in vectors)]:
-        if path not in known:
-            if objectstore.is_object_store(path):
-                candidates = [location.file(path), *_owners_copy(ctx, failsafe, table, path)]
-            else:
-                candidates = [ctx.store.root(table.id) / path, failsafe / str(table.id) / path]
-            known[path] = next((where for where in candidates if location.exists(where)), None)
-        held = known[path]
+        held = _place(ctx, failsafe, table, path)
         if held is None:
             return None
         places[_own_path(path, vector=vector)] = held
     return places
+
+
+def _place(
+    ctx: Context,
+    failsafe: Root,
+    table: CatalogObject,
+    path: str,
+    known: dict[str, Root | None] | None = None,
+) -> Root | None:
+    """Where a file of ``table`` is held now: in the table, else in its fail-safe; a
+    clone's reference to another table's object (SPEC R47) where its owner keeps it.
+    ``known``: the places found so far, by path (each file is looked for once)."""
+    if known is not None and path in known:
+        return known[path]
+    if objectstore.is_object_store(path):
+        candidates = [location.file(path), *_owners_copy(ctx, failsafe, table, path)]
+    else:
+        candidates = [ctx.store.root(table.id) / path, failsafe / str(table.id) / path]
+    held = next((where for where in candidates if location.exists(where)), None)
+    if known is not None:
+        known[path] = held
+    return held
 
 
 def _owners_copy(ctx: Context, failsafe: Root, table: CatalogObject, uri: str) -> list[Root]:
@@ -111,13 +120,20 @@ def recoverable_versions(ctx: Context, failsafe: Root, table: CatalogObject) -> 
     another engine, keeps a suffix of the versions: :mod:`rewind.lifecycle.logs`).
 
     The log is replayed once, oldest version first, each commit applied to the version
-    before it, and each file looked for once: a table of thousands of versions (a
-    streaming writer's) is listed in the time of its commits and files, not of their
-    product (every version replayed again, its files looked for again, was quadratic)."""
+    before it; each file is looked for once, and only the files a commit adds are checked
+    (``missing``: the live files not held, by path): a table of thousands of versions (a
+    streaming writer's) is listed in the time of its commits, not of its versions times
+    its files (every version replayed and checked whole, as before: quadratic)."""
     root = ctx.store.root(table.id)
     earliest = log.earliest_commit(root)
     known: dict[str, Root | None] = {}
+
+    def unheld(file: DataFile) -> bool:
+        paths = (file.path, file.dv_path) if file.dv_path else (file.path,)
+        return any(_place(ctx, failsafe, table, p, known) is None for p in paths)
+
     state: log.Replay | None = None
+    missing: set[str] = set()
     found = []
     for version in sorted(v.version for v in ctx.catalog.versions(table.id)):
         if earliest is not None and version < earliest - 1:
@@ -128,13 +144,20 @@ def recoverable_versions(ctx: Context, failsafe: Root, table: CatalogObject) -> 
             for action in commit.actions:
                 state.apply(action)
             state.version = version
+            missing = {path for path in missing if path in state.live}
+            for add in commit.adds():
+                path = log.file_key(add)[0]
+                missing.discard(path)
+                if path in state.live and unheld(state.live[path][1]):
+                    missing.add(path)
         else:
             try:
                 state = log.replay(root, version)
             except HistoryGone:
                 state = None
                 continue
-        if _held(ctx, failsafe, table, state.files, known) is not None:
+            missing = {f.path for f in state.files if unheld(f)}
+        if not missing:
             found.append(version)
     return found[::-1]
 
