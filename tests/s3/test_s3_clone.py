@@ -358,6 +358,17 @@ def test_a_clone_whose_source_refuses_the_guard_commit_leaves_nothing_r28_r42_r4
     secret_free(lake.server.secret_key, home, error.message)
 
 
+def team_orders(lake: Any, connect: Any) -> tuple[str, Any]:
+    """The team's two-row delta-rs table on S3, registered as LAKE.PUBLIC.ORDERS; its URI
+    and the connection."""
+    uri = f"{lake.uri}team/appends"
+    write_deltalake(uri, pa.table({"ID": [1, 2], "V": ["a", "b"]}), storage_options=options())
+    conn = connect()
+    conn.sql("CREATE DATABASE LAKE")
+    register(conn, "ORDERS", uri)
+    return uri, conn
+
+
 def test_a_dropped_clone_of_an_s3_table_is_recovered_from_failsafe_with_copies_r12_r47(
     lake: Any, connect: Any, home: Path
 ) -> None:
@@ -369,11 +380,7 @@ def test_a_dropped_clone_of_an_s3_table_is_recovered_from_failsafe_with_copies_r
     written, and the recovered log names no URI. The team's DELETE then removes the
     object the dropped clone referenced: within the clone's fail-safe week it stays in the
     bucket (RETAINED for the clone, R30), and a recovery finds it there again."""
-    uri = f"{lake.uri}team/appends"
-    write_deltalake(uri, pa.table({"ID": [1, 2], "V": ["a", "b"]}), storage_options=options())
-    conn = connect()
-    conn.sql("CREATE DATABASE LAKE")
-    register(conn, "ORDERS", uri)
+    uri, conn = team_orders(lake, connect)
     conn.sql("CREATE TABLE COPY CLONE ORDERS; INSERT INTO COPY VALUES (3, 'c'); DROP TABLE COPY")
     later = connect(now=(datetime.now(UTC) + timedelta(days=2)).isoformat())
     assert later.lifecycle()[-1]["failed"] == 0
@@ -407,11 +414,7 @@ def test_a_clone_s_version_is_recovered_from_its_owner_s_failsafe_r12_r30_r47(
     clone in the team's bucket); then the object leaves for the team table's fail-safe,
     whose week (a day of time travel later) is not over yet. ACCOUNTADMIN recovers the
     clone's version 0: its files are still held, the object in its owner's fail-safe."""
-    uri = f"{lake.uri}team/appends"
-    write_deltalake(uri, pa.table({"ID": [1, 2], "V": ["a", "b"]}), storage_options=options())
-    conn = connect()
-    conn.sql("CREATE DATABASE LAKE")
-    register(conn, "ORDERS", uri)
+    uri, conn = team_orders(lake, connect)
     conn.sql("CREATE TABLE COPY CLONE ORDERS DATA_RETENTION_TIME_IN_DAYS = 0")
     clone_0 = read_commit(home / "warehouse" / str(table_id(home, "COPY")), 0)
     assert clone_0 is not None
