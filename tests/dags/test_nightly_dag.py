@@ -10,7 +10,10 @@ data files each byte column counts.
 
 from __future__ import annotations
 
+import contextlib
 import socket
+import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -173,16 +176,29 @@ def metrics_of(home: Path, now: datetime) -> dict[str, dict[str, Any]]:
 
 
 @pytest.fixture(scope="module")
-def statsd() -> Iterator[socket.socket]:
+def statsd() -> Iterator[list[str]]:
     """A UDP socket as the StatsD server, and Airflow's metrics sent to it: set up the way
-    the task runner does at start-up (``dag.test()`` runs tasks without that step)."""
+    the task runner does at start-up (``dag.test()`` runs tasks without that step). The
+    packets it receives, read as they come by a thread: a socket left unread through the
+    three nights dropped the last nights' gauges once its buffer was full (each gauge is
+    a datagram of its own)."""
     from airflow.sdk._shared.observability.metrics import stats
     from airflow.sdk._shared.observability.metrics.base_stats_logger import NoStatsLogger
     from airflow.sdk.observability.metrics import stats_utils
 
     server = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     server.bind(("127.0.0.1", 0))
-    server.settimeout(2)
+    server.settimeout(0.2)
+    packets: list[str] = []
+    stop = threading.Event()
+
+    def drain() -> None:
+        while not stop.is_set():
+            with contextlib.suppress(TimeoutError):
+                packets.append(server.recv(65536).decode())
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
     settings = {
         "AIRFLOW__METRICS__STATSD_ON": "True",
         "AIRFLOW__METRICS__STATSD_HOST": "127.0.0.1",
@@ -192,28 +208,32 @@ def statsd() -> Iterator[socket.socket]:
         for name, value in settings.items():
             patch.setenv(name, value)
         stats.initialize(factory=stats_utils.get_stats_factory(), export_legacy_names=False)
-        yield server
+        yield packets
     stats.initialize(factory=NoStatsLogger, export_legacy_names=False)
+    stop.set()
+    reader.join()
     server.close()
 
 
-def received_gauges(server: socket.socket) -> dict[str, list[float]]:
-    """``airflow.rewind.*`` gauges the StatsD socket received, by name without the prefix."""
+def received_gauges(packets: list[str]) -> dict[str, list[float]]:
+    """``airflow.rewind.*`` gauges received, by name without the prefix, once no packet has
+    come for a second."""
+    count = -1
+    while count != len(packets):
+        count = len(packets)
+        time.sleep(1)
     gauges: dict[str, list[float]] = {}
-    while True:
-        try:
-            packet = server.recv(65536).decode()
-        except TimeoutError:
-            return gauges
+    for packet in packets[:count]:
         for line in packet.splitlines():
             name, _, rest = line.partition(":")
             value, _, kind = rest.partition("|")
             if kind == "g" and name.startswith("airflow.rewind."):
                 gauges.setdefault(name.removeprefix("airflow."), []).append(float(value))
+    return gauges
 
 
 @pytest.fixture(scope="module")
-def nights(rewind_home: Path, run_dag: Callable[..., Any], statsd: socket.socket) -> Nights:
+def nights(rewind_home: Path, run_dag: Callable[..., Any], statsd: list[str]) -> Nights:
     """The history, then three nights of the DAG."""
     import rewind
 
