@@ -967,12 +967,13 @@ class TableStore:
             occupied = root.is_dir() and any(root.iterdir())
         else:
             occupied = location.is_dir(root)
+        killed = running.killed_claim(self.home, table_id)
         if occupied:
-            killed = running.killed_claim(self.home, table_id)
             if killed is None:
                 raise self._not_ours(table_id)
             location.remove_tree(root)
-            running.forget(self.home, killed)
+        if killed is not None:
+            running.forget(self.home, killed, table_id)
         running.claim(self.home, query_id, table_id)
 
     def _not_ours(self, table_id: int) -> StorageError:

@@ -73,6 +73,16 @@ def killed_claim(home: Path, table_id: int) -> str | None:
     return None
 
 
-def forget(home: Path, query_id: str) -> None:
-    """Remove a killed statement's mark once what it left is taken back."""
-    _mark(home, query_id).unlink(missing_ok=True)
+def forget(home: Path, query_id: str, table_id: int) -> None:
+    """Remove a killed statement's claim of table ``table_id`` once it is moot (what it
+    left taken back, or nothing left), and its mark with its last claim: a claim left
+    behind would let a later catalog that gives the id again take back a table committed
+    since."""
+    marker = _mark(home, query_id)
+    with contextlib.suppress(FileNotFoundError):
+        first, *claimed = marker.read_text().splitlines()
+        rest = [line for line in claimed if line != f"table {table_id}"]
+        if rest:
+            marker.write_text("\n".join([first, *rest]))
+        else:
+            marker.unlink()
