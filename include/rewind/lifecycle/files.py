@@ -193,7 +193,8 @@ def track_leftovers(
             catalog.session.scalars(select(FileState.path).where(FileState.table_id == table_id))
         )
         files, _ = table_files({table_id: root}, cursors)
-        wait = max(0, FAILSAFE_DAYS - retention_days[table_id])
+        wait = timedelta(days=max(0, FAILSAFE_DAYS - retention_days[table_id]))
+        _refresh_leftovers(catalog, table_id, files, wait)
         for file in files:
             if file.path in known:
                 continue
@@ -205,9 +206,31 @@ def track_leftovers(
                     added_version=-1,
                     state=REMOVED,
                     removed_version=-1,
-                    removed_at=file.modified + timedelta(days=wait),
+                    removed_at=file.modified + wait,
                 )
             )
             tracked += 1
     catalog.session.flush()
     return tracked
+
+
+def _refresh_leftovers(
+    catalog: Catalog, table_id: int, listed: list[StoredFile], wait: timedelta
+) -> None:
+    """A leftover of ``table_id`` still in time travel that a new listing finds at another
+    size takes that size and its time: an earlier listing tracked it while its writer was
+    still writing it (SPEC R33, R40), and Delta's 7 days run from a file's last write."""
+    rows = catalog.session.scalars(
+        select(FileState).where(
+            FileState.table_id == table_id,
+            FileState.added_version == -1,
+            FileState.removed_version == -1,
+            FileState.state == REMOVED,
+            FileState.left_time_travel_at.is_(None),
+        )
+    )
+    leftovers = {row.path: row for row in rows}
+    for file in listed:
+        row = leftovers.get(file.path)
+        if row is not None and row.size != file.size:
+            row.size, row.removed_at = file.size, file.modified + wait

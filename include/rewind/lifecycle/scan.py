@@ -202,7 +202,10 @@ def _live(catalog: Catalog, table_id: int, path: str, size: int, version: int) -
         # Used again by a newer commit (a restore in place, a concurrent writer):
         # it must not leave the table (SPEC R31). RETAINED too: an object on S3 that a
         # clone kept where it is (SPEC R47) and its table's own writer brought back.
+        # The commit's size is the file's: a listing that tracked it as a leftover may
+        # have seen it while its writer was still writing it (SPEC R33, R40).
         row.state, row.removed_version, row.removed_at = LIVE, None, None
+        row.size = size
     return row
 
 

@@ -8,7 +8,7 @@ cursors), the run's partition of the retention plan and its storage metrics rows
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -247,7 +247,10 @@ class Unseen:
 
     in_flight: int  # written less than 7 days ago: a write not committed yet
     leftovers: int  # older, written since the table's last listing
-    leftover_tables: list[int]  # the tables holding those, which the next run lists
+    # The tables the next run lists (:func:`rewind.lifecycle.expire.unseen_leftovers`):
+    # those holding such leftovers, and those where a file changed size since the listing
+    # that tracked it.
+    leftover_tables: list[int]
 
 
 def unseen_files(
@@ -270,7 +273,14 @@ def unseen_files(
 
     The run cannot count such a file or expect it gone. An untracked file older than 7
     days that a listing should have seen is a leftover a run missed, or a file that left
-    time travel and is back: the checks name it."""
+    time travel and is back: the checks name it.
+
+    A tracked file written to since its table's last listing, at a size other than the
+    one tracked, is one another engine was still writing when the listing tracked it as
+    a leftover (Spark writes a Delta table's data files in place, and a delta-spark
+    appender beside a run met this): the run counted the bytes it saw, so the file is
+    counted at that size here, and its table is listed again by the next run, which
+    tracks its size then (a commit naming it gives it sooner, :mod:`rewind.lifecycle.scan`)."""
     since = wall_now - timedelta(days=FAILSAFE_DAYS)
 
     def unseen(f: files.StoredFile) -> bool:
@@ -281,13 +291,26 @@ def unseen_files(
     tracked = _tracked(candidates, states)
     young: set[tuple[int, str]] = set()
     old: set[tuple[int, str]] = set()
+    grown: dict[tuple[int, str], int] = {}
     for f in candidates:
-        if f.path not in tracked.get(f.table_id, {}):
+        size = tracked.get(f.table_id, {}).get(f.path)
+        last = listed.get(f.table_id)
+        if size is None:
             (young if f.modified > since else old).add((f.table_id, f.path))
-    result = Unseen(len(young), len(old), sorted({t for t, _ in old})[:MAX_LEFTOVER_TABLES])
-    if not young and not old:
+        elif size != f.size and last is not None and f.modified >= last:
+            grown[(f.table_id, f.path)] = size
+    relist = sorted({t for t, _ in old} | {t for t, _ in grown})[:MAX_LEFTOVER_TABLES]
+    result = Unseen(len(young), len(old), relist)
+    if not young and not old and not grown:
         return found, result
-    return [f for f in found if (f.table_id, f.path) not in young | old], result
+    kept = []
+    for f in found:
+        key = (f.table_id, f.path)
+        if key in grown:
+            kept.append(replace(f, size=grown[key]))
+        elif key not in young and key not in old:
+            kept.append(f)
+    return kept, result
 
 
 def _held(unread: list[files.StoredFile], states: list[Tracked]) -> list[files.StoredFile]:
@@ -304,9 +327,9 @@ def _held(unread: list[files.StoredFile], states: list[Tracked]) -> list[files.S
 
 
 def _tracked(found: list[files.StoredFile], states: list[Tracked]) -> disk.Found:
-    """The file states of the tables of ``found``, by table and path."""
+    """The tracked sizes of the files of the tables of ``found``, by table and path."""
     tables = {f.table_id for f in found}
-    return disk.by_table((s[0], s[1], True) for s in states if s[0] in tables)
+    return disk.by_table((s[0], s[1], s[2]) for s in states if s[0] in tables)
 
 
 def gather(run: Run) -> RunFacts:
