@@ -95,7 +95,7 @@ class Connection:
             with Session(self.engine) as session, session.begin():
                 catalog = Catalog(session)
                 catalog.bootstrap(self.clock.now())
-                catalog.keep_roots(config.kept_roots)  # SPEC R4, R44, R48
+                tokens = catalog.keep_roots(config.kept_roots)  # SPEC R4, R44, R48
                 user = catalog.user(config.user)
                 if user is None:
                     raise UnknownUser(f"User '{config.user}' does not exist.")
@@ -104,7 +104,7 @@ class Connection:
             raise CatalogError(
                 f"Cannot open the catalog at {config.catalog_url}: {_first_line(exc)}"
             ) from None
-        prepare_roots(config)
+        prepare_roots(config, tokens["warehouse"])
         self.store = TableStore(
             config.warehouse_root,
             table_locator(self.engine),

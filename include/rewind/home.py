@@ -12,16 +12,19 @@ Below the session and the lifecycle, above nothing but the configuration.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import make_url
 
-from rewind.config import Config
-from rewind.errors import StorageError
-from rewind.storage import objectstore
+from rewind.config import WAREHOUSE_ENV, Config
+from rewind.errors import InvalidLocation, StorageError
+from rewind.storage import location, objectstore
+from rewind.storage.location import Root
 
 PRIVATE_DIR = 0o700
 PRIVATE_FILE = 0o600
@@ -62,12 +65,14 @@ def prepare_home(config: Config) -> None:
         raise StorageError(f"The Rewind home {config.home} is not writable.")
 
 
-def prepare_roots(config: Config) -> None:
+def prepare_roots(config: Config, warehouse_token: str) -> None:
     """The local warehouse and system roots owner-only (SPEC R38), made once the catalog
-    has checked that the warehouse is the one its tables live in (SPEC R4, R44).
+    has checked that the warehouse is the one its tables live in (SPEC R4, R44), and the
+    warehouse marked as this catalog's (:func:`own_warehouse`).
 
     Raises:
-        StorageError: a root cannot be created.
+        StorageError: a root cannot be created, or the marker not read or written.
+        InvalidLocation: another catalog's marker is in the warehouse.
     """
     for root in (config.warehouse_root, config.system_root):
         if isinstance(root, Path):
@@ -75,6 +80,67 @@ def prepare_roots(config: Config) -> None:
                 private_dir(root)
             except OSError as exc:
                 raise StorageError(f"Cannot create {root}: {exc.strerror}.") from None
+    own_warehouse(config, warehouse_token)
+
+
+def own_warehouse(config: Config, token: str) -> None:
+    """Refuse a warehouse another Rewind catalog uses, else mark it as this one's.
+
+    Two homes pointed at one warehouse (``REWIND_WAREHOUSE_URI``) give their tables the
+    same ids and mix their system tables; a CREATE in one would find the other's table
+    directory (``TableStore.claim`` refuses it, one table late). The catalog's token
+    (``Catalog.keep_roots``) is written into ``<warehouse>/_rewind_catalog.json`` at its
+    first connection, put-if-absent (two first connections: one marker wins), and checked
+    at every one: one read (S3: one GET, beside the LIST of :func:`prepare_home`). A home
+    copied with its warehouse keeps its catalog's token and so its marker.
+
+    Raises:
+        InvalidLocation: the marker is another catalog's; it names that catalog's home.
+        StorageError: the marker cannot be read or written, or is not Rewind's.
+    """
+    marker = config.warehouse_root / MARKER
+    mine = {"catalog": token, "home": str(config.home)}
+    try:
+        try:
+            found = _read_marker(marker)
+        except FileNotFoundError:
+            try:
+                location.write_new(marker, json.dumps(mine).encode())
+                return
+            except FileExistsError:  # another first connection wrote one first
+                found = _read_marker(marker)
+    except OSError as exc:
+        raise StorageError(f"Cannot read or write {marker}: {exc.strerror}.") from None
+    if found.get("catalog") != token:
+        raise InvalidLocation(
+            f"{WAREHOUSE_ENV} is set to {config.warehouse_root}, which another Rewind catalog "
+            f"uses (its home: {found.get('home')}; {marker} says so): give each home a "
+            "warehouse of its own, or remove that file if that home is gone for good; "
+            "nothing was written."
+        )
+
+
+MARKER = "_rewind_catalog.json"
+
+
+def _read_marker(marker: Root) -> dict[str, Any]:
+    """The marker's JSON object.
+
+    Raises:
+        FileNotFoundError: no marker.
+        StorageError: it is not a JSON object (not a marker Rewind wrote).
+    """
+    data, _ = location.read(marker)
+    try:
+        found = json.loads(data)
+    except ValueError:
+        found = None
+    if not isinstance(found, dict):
+        raise StorageError(
+            f"{marker} is not a Rewind catalog's marker: remove it, or point "
+            f"{WAREHOUSE_ENV} elsewhere; nothing was written."
+        )
+    return found
 
 
 def private_dir(path: Path) -> Path:

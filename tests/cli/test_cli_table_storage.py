@@ -59,30 +59,72 @@ def test_a_create_killed_before_its_catalog_commit_is_taken_back_by_the_next_r3_
     assert list((home / "running").iterdir()) == []  # the killed statement's mark is gone
 
 
-def test_a_warehouse_two_homes_share_loses_neither_home_s_table_r4_r28_r44(
+def test_a_warehouse_another_home_uses_is_refused_before_anything_is_written_r4_r44(
     cli: Callable[..., Any], tmp_path: Path
 ) -> None:
     """Two Rewind homes pointed at one warehouse (REWIND_WAREHOUSE_URI) give their tables
-    the same ids. The second home's CREATE TABLE failed on the first home's directory and
-    its undo removed it: the first home's table lost its storage. Now the CREATE fails
-    with STORAGE_ERROR naming the directory and the cause, and writes or removes nothing."""
+    the same ids and mix their system tables: the second home's CREATE TABLE found the
+    first home's directory, and its undo removed it (the first home's table lost its
+    storage). The first home's catalog marks the warehouse as its own at its first
+    connection; the second home is refused at its first (INVALID_LOCATION naming the
+    setting and the first home), writes nothing there, and works with a warehouse of its
+    own. A marker that is not Rewind's is refused the same way (STORAGE_ERROR)."""
     warehouse = tmp_path / "warehouse"
-    env = {"REWIND_WAREHOUSE_URI": str(warehouse)}
 
-    def run(home: str, text: str) -> Any:
+    def run(home: str, text: str, where: Path = warehouse) -> Any:
         command = ("--home", str(tmp_path / home), "sql", "--format", "json", text)
-        return cli(*command, now=at(hours=1), env=env)
+        return cli(*command, now=at(hours=1), env={"REWIND_WAREHOUSE_URI": str(where)})
 
     first = run("a", "CREATE DATABASE d; CREATE TABLE d.public.t (a INT)")
     assert first.returncode == 0, first.stderr
+    marker = json.loads((warehouse / "_rewind_catalog.json").read_text())
+    assert marker["home"] == str(tmp_path / "a")
     kept = files_under(warehouse)
-    assert kept
-    refused = run("b", "CREATE DATABASE e; CREATE TABLE e.public.u (a INT)")
+    refused = run("b", "SHOW DATABASES")
     assert refused.returncode == 1
-    assert files_under(warehouse) == kept
     (line,) = refused.stderr.splitlines()
-    assert line.startswith("error: STORAGE_ERROR: Storage for table id "), line
-    assert "a warehouse another home uses" in line, line
+    assert line.startswith(
+        f"error: INVALID_LOCATION: REWIND_WAREHOUSE_URI is set to {warehouse}, which another "
+        f"Rewind catalog uses (its home: {tmp_path / 'a'};"
+    ), line
+    assert files_under(warehouse) == kept
     again = run("a", "SHOW TABLES IN d.public")
     assert again.returncode == 0, again.stderr
     assert [r["name"] for r in rows(again.json[0])] == ["T"]
+    own = run("b", "CREATE DATABASE e; CREATE TABLE e.public.u (a INT)", tmp_path / "b-wh")
+    assert own.returncode == 0, own.stderr
+    foreign = tmp_path / "foreign"
+    foreign.mkdir(mode=0o700)
+    (foreign / "_rewind_catalog.json").write_text("not ours")
+    odd = run("c", "SHOW DATABASES", foreign)
+    assert odd.returncode == 1
+    (line,) = odd.stderr.splitlines()
+    assert line.startswith("error: STORAGE_ERROR: ") and "not a Rewind catalog's marker" in line
+
+
+def test_a_catalog_older_than_its_warehouse_loses_no_table_r4_r28(
+    cli: Callable[..., Any], tmp_path: Path
+) -> None:
+    """A catalog put back from a copy older than its warehouse gives again the ids of the
+    tables created since (its marker is its own: the copy has its token). A CREATE then
+    finds the newer table's directory: it fails with STORAGE_ERROR naming the directory and
+    the cause, and writes or removes nothing there; its undo used to remove it."""
+    home = tmp_path / "home"
+
+    def run(text: str) -> Any:
+        return cli("--home", str(home), "sql", "--format", "json", text, now=at(hours=1))
+
+    assert run("CREATE DATABASE d; CREATE TABLE d.public.t (a INT)").returncode == 0
+    catalog = home / "catalog.db"
+    copy = catalog.read_bytes()
+    assert run("CREATE TABLE d.public.newer (a INT); INSERT INTO d.public.newer VALUES (1)")
+    kept = files_under(home / "warehouse")
+    for side in ("-wal", "-shm"):
+        catalog.with_name(catalog.name + side).unlink(missing_ok=True)
+    catalog.write_bytes(copy)
+    refused = run("CREATE TABLE d.public.u (a INT)")
+    assert refused.returncode == 1
+    (line,) = refused.stderr.splitlines()
+    assert line.startswith("error: STORAGE_ERROR: Storage for table id "), line
+    assert "a catalog older than its warehouse" in line, line
+    assert files_under(home / "warehouse") == kept

@@ -62,6 +62,9 @@ class StorageRoot(Base):
     __tablename__ = "storage_roots"
     name: Mapped[str] = mapped_column(String(32), primary_key=True)
     uri: Mapped[str] = mapped_column(Text)
+    # What the catalog writes into the root's marker, so that no other catalog uses it
+    # (revision 0015, ``rewind.home.prepare_roots``); None until its first connection.
+    token: Mapped[str | None] = mapped_column(String(32), nullable=True)
 
 
 class User(Base):

@@ -7,11 +7,12 @@ whole (SPEC R28).
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Engine, Select, func, select
+from sqlalchemy import Engine, Select, func, select, update
 from sqlalchemy.orm import Session
 
 from rewind import retention
@@ -162,24 +163,46 @@ class Catalog:
             row.value = value
 
     # -- storage roots (SPEC R4, R44, R48) -------------------------------------------
-    def keep_roots(self, roots: Iterable[KeptRoot]) -> None:
+    def keep_roots(self, roots: Iterable[KeptRoot]) -> dict[str, str]:
         """Record each root at first use, or refuse another one while the catalog has
         something there: a table's location is computed from the warehouse (R4) and a
         fail-safe file's from the fail-safe store (R12, R48), so a changed setting would
         lose sight of them (a purge, a recovery or FAILSAFE LIST would act on the wrong
         store). With nothing there, the new root is recorded.
 
+        Returns:
+            Each root's token (revision 0015), the catalog's mark in it
+            (:func:`rewind.home.prepare_roots`): given at first use, in one conditional
+            update, so that two first connections of one catalog agree on it.
+
         Raises:
             InvalidLocation: a root is not the recorded one and the catalog has something
                 there; both are named.
         """
+        tokens = {}
         for root in roots:
-            row = self.session.get(StorageRoot, root.name)
-            if row is None:
-                self.session.add(StorageRoot(name=root.name, uri=root.uri))
-                continue
-            if row.uri == root.uri:
-                continue
+            token = self._keep_root(root).token
+            if token is None:  # a catalog from before revision 0015
+                self.session.execute(
+                    update(StorageRoot)
+                    .where(StorageRoot.name == root.name, StorageRoot.token.is_(None))
+                    .values(token=uuid.uuid4().hex)
+                    .execution_options(synchronize_session=False)
+                )
+                token = self.session.scalar(
+                    select(StorageRoot.token).where(StorageRoot.name == root.name)
+                )
+            assert token is not None  # given above if it had none
+            tokens[root.name] = token
+        return tokens
+
+    def _keep_root(self, root: KeptRoot) -> StorageRoot:
+        row = self.session.get(StorageRoot, root.name)
+        if row is None:
+            row = StorageRoot(name=root.name, uri=root.uri, token=uuid.uuid4().hex)
+            self.session.add(row)
+            return row
+        if row.uri != root.uri:
             held = self.session.scalar(HELD[root.holds])
             if held:
                 raise InvalidLocation(
@@ -188,6 +211,7 @@ class Catalog:
                     "not move yet); nothing was written."
                 )
             row.uri = root.uri
+        return row
 
     # -- objects ---------------------------------------------------------------------
     def get(self, object_id: int) -> CatalogObject | None:

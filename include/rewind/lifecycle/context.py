@@ -51,8 +51,8 @@ class Run:
         engine = make_engine(config.catalog_url)
         migrate(engine)
         with Session(engine) as session, session.begin():
-            Catalog(session).keep_roots(config.kept_roots)  # SPEC R4, R44, R48
-        prepare_roots(config)
+            tokens = Catalog(session).keep_roots(config.kept_roots)  # SPEC R4, R44, R48
+        prepare_roots(config, tokens["warehouse"])
         if spark_provider is None:
             from rewind.spark import get_spark
 

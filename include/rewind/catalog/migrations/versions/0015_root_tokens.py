@@ -1,0 +1,31 @@
+"""The token a catalog writes into its warehouse, so that no other catalog uses it
+
+Revision ID: 0015
+Revises: 0014
+Create Date: 2026-12-06
+
+Two Rewind homes pointed at one warehouse give their tables the same ids, and their
+system tables mix. A catalog's kept root gets a random ``token``, written once into the
+root's marker file (``<warehouse>/_rewind_catalog.json``); a catalog whose token is not the
+marker's is refused the warehouse (``rewind.home.own_warehouse``, SPEC R4, R44). NULL: a
+catalog from before this revision, given its token on its next connection.
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0015"
+down_revision = "0014"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    op.add_column("storage_roots", sa.Column("token", sa.String(32), nullable=True))
+
+
+def downgrade() -> None:
+    with op.batch_alter_table("storage_roots") as batch:
+        batch.drop_column("token")
