@@ -28,6 +28,8 @@ from rewind.storage.location import Root
 
 PRIVATE_DIR = 0o700
 PRIVATE_FILE = 0o600
+# A storage root's mark of the catalog that uses it (:func:`own_root`).
+MARKER = "_rewind_catalog.json"
 
 log = logging.getLogger("rewind.home")
 
@@ -68,7 +70,7 @@ def prepare_home(config: Config) -> None:
 def prepare_roots(config: Config, warehouse_token: str) -> None:
     """The local warehouse and system roots owner-only (SPEC R38), made once the catalog
     has checked that the warehouse is the one its tables live in (SPEC R4, R44), and the
-    warehouse marked as this catalog's (:func:`own_warehouse`).
+    warehouse marked as this catalog's (:func:`own_root`).
 
     Raises:
         StorageError: a root cannot be created, or the marker not read or written.
@@ -80,50 +82,49 @@ def prepare_roots(config: Config, warehouse_token: str) -> None:
                 private_dir(root)
             except OSError as exc:
                 raise StorageError(f"Cannot create {root}: {exc.strerror}.") from None
-    own_warehouse(config, warehouse_token)
+    own_root(config.warehouse_root, WAREHOUSE_ENV, warehouse_token, config.home)
 
 
-def own_warehouse(config: Config, token: str) -> None:
-    """Refuse a warehouse another Rewind catalog uses, else mark it as this one's.
+def own_root(root: Root, setting: str, token: str, home: Path) -> None:
+    """Refuse a storage root another Rewind catalog uses, else mark it as this one's.
 
     Two homes pointed at one warehouse (``REWIND_WAREHOUSE_URI``) give their tables the
     same ids and mix their system tables; a CREATE in one would find the other's table
-    directory (``TableStore.claim`` refuses it, one table late). The catalog's token
-    (``Catalog.keep_roots``) is written into ``<warehouse>/_rewind_catalog.json`` at its
-    first connection, put-if-absent (two first connections: one marker wins), and checked
-    at every one: one read (S3: one GET, beside the LIST of :func:`prepare_home`). A home
-    copied with its warehouse keeps its catalog's token and so its marker.
+    directory (``TableStore.claim`` refuses it, one table late). Two pointed at one
+    fail-safe store (``REWIND_FAILSAFE_URI``) would keep their tables' fail-safe files
+    under the same ids: one's purge would delete the other's. The catalog's token of the
+    root (``Catalog.keep_roots``) is written into ``<root>/_rewind_catalog.json`` at its
+    first use, put-if-absent (two first uses: one marker wins), and checked at every one:
+    one read (S3: one GET, beside the probe's LIST). A home copied with its roots keeps
+    its catalog's tokens and so its markers.
 
     Raises:
         InvalidLocation: the marker is another catalog's; it names that catalog's home.
         StorageError: the marker cannot be read or written, or is not Rewind's.
     """
-    marker = config.warehouse_root / MARKER
-    mine = {"catalog": token, "home": str(config.home)}
+    marker = root / MARKER
     try:
         try:
-            found = _read_marker(marker)
+            found = _read_marker(marker, setting)
         except FileNotFoundError:
             try:
-                location.write_new(marker, json.dumps(mine).encode())
+                location.write_new(
+                    marker, json.dumps({"catalog": token, "home": str(home)}).encode()
+                )
                 return
-            except FileExistsError:  # another first connection wrote one first
-                found = _read_marker(marker)
+            except FileExistsError:  # another first use wrote one first
+                found = _read_marker(marker, setting)
     except OSError as exc:
         raise StorageError(f"Cannot read or write {marker}: {exc.strerror}.") from None
     if found.get("catalog") != token:
         raise InvalidLocation(
-            f"{WAREHOUSE_ENV} is set to {config.warehouse_root}, which another Rewind catalog "
-            f"uses (its home: {found.get('home')}; {marker} says so): give each home a "
-            "warehouse of its own, or remove that file if that home is gone for good; "
-            "nothing was written."
+            f"{setting} is set to {root}, which another Rewind catalog uses (its home: "
+            f"{found.get('home')}; {marker} says so): give each home its own, or remove "
+            "that file if that home is gone for good; nothing was written."
         )
 
 
-MARKER = "_rewind_catalog.json"
-
-
-def _read_marker(marker: Root) -> dict[str, Any]:
+def _read_marker(marker: Root, setting: str) -> dict[str, Any]:
     """The marker's JSON object.
 
     Raises:
@@ -137,8 +138,8 @@ def _read_marker(marker: Root) -> dict[str, Any]:
         found = None
     if not isinstance(found, dict):
         raise StorageError(
-            f"{marker} is not a Rewind catalog's marker: remove it, or point "
-            f"{WAREHOUSE_ENV} elsewhere; nothing was written."
+            f"{marker} is not a Rewind catalog's marker: remove it, or point {setting} "
+            "elsewhere; nothing was written."
         )
     return found
 

@@ -41,6 +41,7 @@ from test_s3_lifecycle import step
 import rewind
 from rewind.config import Config
 from rewind.errors import InvalidLocation, RewindError
+from rewind.home import MARKER
 
 pytestmark = [pytest.mark.spark, pytest.mark.xdist_group("s3_lifecycle")]
 
@@ -62,12 +63,13 @@ def ids_of(home: Path, name: str) -> list[int]:
 
 
 def sizes(bucket: Any, name: str, prefix: str) -> dict[str, int]:
-    """The objects under a prefix of a bucket with their sizes, Delta logs left out."""
+    """The objects under a prefix of a bucket with their sizes, Delta logs and the
+    catalog's marker (rewind.home.own_root) left out."""
     client = bucket.server.client()
     found: dict[str, int] = {}
     for page in client.get_paginator("list_objects_v2").paginate(Bucket=name, Prefix=prefix):
         for item in page.get("Contents", []):
-            if "/_delta_log/" not in item["Key"]:
+            if "/_delta_log/" not in item["Key"] and item["Key"] != f"{prefix}{MARKER}":
                 found[item["Key"]] = int(item["Size"])
     return found
 
@@ -293,3 +295,32 @@ def test_bad_warehouse_settings_are_refused_before_anything_is_written_r44_r45_r
     config = Config.load(home=home)
     assert str(config.warehouse_root) == f"s3://{s3_bucket.name}/warehouse"
     assert config.system_root == tmp_path / "elsewhere"
+
+
+def test_a_warehouse_on_s3_another_home_uses_is_refused_r4_r44(
+    s3_bucket: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """R4, R44: the first home to connect to ``s3://<bucket>/warehouse`` marks it as its
+    catalog's (one object, ``_rewind_catalog.json``, written with ``If-None-Match: *``); a
+    second home pointed at it is refused at its first connection (INVALID_LOCATION naming
+    the setting and the first home) and writes nothing to the bucket; the first home goes
+    on. Before, the second home's tables took the first one's ids there."""
+    monkeypatch.setenv("REWIND_SPARK_SERVER", "off")
+    monkeypatch.setenv("REWIND_WAREHOUSE_URI", f"s3://{s3_bucket.name}/warehouse")
+    monkeypatch.setenv("REWIND_SYSTEM_URI", f"s3://{s3_bucket.name}/system")
+    first = rewind.connect(home=tmp_path / "a")
+    first.sql("CREATE DATABASE D")
+    first.close()
+    kept = objects(s3_bucket)
+    assert list(kept) == ["warehouse/_rewind_catalog.json"]
+    with pytest.raises(InvalidLocation) as caught:
+        rewind.connect(home=tmp_path / "b")
+    assert caught.value.message.startswith(
+        f"REWIND_WAREHOUSE_URI is set to s3://{s3_bucket.name}/warehouse, which another "
+        f"Rewind catalog uses (its home: {tmp_path / 'a'};"
+    ), caught.value.message
+    assert objects(s3_bucket) == kept
+    again = rewind.connect(home=tmp_path / "a")
+    shown = again.sql("SHOW DATABASES")[-1]
+    assert [dict(zip(shown.columns, r, strict=True))["name"] for r in shown.rows] == ["D"]
+    again.close()

@@ -146,3 +146,39 @@ def test_a_changed_failsafe_store_is_refused_while_it_holds_files_r12_r44_r48(
     listed = connect(now=CLOCK.format(3, 2)).failsafe_list()
     assert listed.column("table_name") == ["D.PUBLIC.T"]
     assert listed.column("files") == [len(list(vault.rglob("*.parquet")))]
+
+
+def test_a_failsafe_store_another_home_uses_is_refused_before_a_file_moves_r12_r44_r48(
+    connect: Callable[..., Any], home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SPEC R12, R48: two homes, each with its own warehouse, pointed at one fail-safe store
+    (``REWIND_FAILSAFE_URI``) would keep their tables' fail-safe files under the same ids,
+    and one's purge would delete the other's. The first home's night marks the store as its
+    catalog's; the second home's night is refused before it moves a file
+    (INVALID_LOCATION naming the setting and the first home), the store unchanged, its
+    removed file still in its table."""
+    import rewind
+    from rewind.errors import InvalidLocation
+
+    vault = tmp_path / "vault"
+    monkeypatch.setenv("REWIND_FAILSAFE_URI", str(vault))
+    scenario = (
+        "CREATE DATABASE D; CREATE TABLE D.PUBLIC.T (ID INT) DATA_RETENTION_TIME_IN_DAYS = 1;"
+        "INSERT INTO D.PUBLIC.T VALUES (1); DELETE FROM D.PUBLIC.T"
+    )
+    connect(now=CLOCK.format(1, 0)).sql(scenario)
+    connect(now=CLOCK.format(3, 0)).lifecycle()
+    stored = sorted(str(p.relative_to(vault)) for p in vault.rglob("*"))
+    assert "_rewind_catalog.json" in stored and any(p.endswith(".parquet") for p in stored)
+
+    other = tmp_path / "other"
+    rewind.connect(home=other, now=CLOCK.format(1, 0)).sql(scenario)
+    before = sorted(p.name for p in (other / "warehouse").rglob("*.parquet"))
+    with pytest.raises(InvalidLocation) as refused:
+        rewind.connect(home=other, now=CLOCK.format(3, 0)).lifecycle()
+    assert refused.value.message.startswith(
+        f"REWIND_FAILSAFE_URI is set to {vault}, which another Rewind catalog uses "
+        f"(its home: {home};"
+    ), refused.value.message
+    assert sorted(str(p.relative_to(vault)) for p in vault.rglob("*")) == stored
+    assert sorted(p.name for p in (other / "warehouse").rglob("*.parquet")) == before

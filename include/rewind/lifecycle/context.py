@@ -16,9 +16,9 @@ from sqlalchemy.orm import Session
 
 from rewind.catalog.db import make_engine, migrate
 from rewind.catalog.repository import Catalog, table_locator
-from rewind.config import Config
+from rewind.config import FAILSAFE_ENV, Config
 from rewind.errors import StorageError
-from rewind.home import prepare_home, prepare_roots, private_dir
+from rewind.home import own_root, prepare_home, prepare_roots, private_dir
 from rewind.lifecycle import fileops
 from rewind.storage import location, objectstore
 from rewind.storage.delta import TableStore
@@ -38,6 +38,7 @@ class Run:
     run_id: str
     now: datetime
     spark_provider: Callable[[], SparkSession]
+    failsafe_token: str  # the catalog's mark in the fail-safe store (rewind.home.own_root)
 
     @classmethod
     def open(
@@ -59,7 +60,7 @@ class Run:
             def spark_provider() -> SparkSession:
                 return get_spark(config.spark_master, config.home / "logs" / "spark.log")
 
-        return cls(config, engine, run_id, now, spark_provider)
+        return cls(config, engine, run_id, now, spark_provider, tokens["failsafe"])
 
     @functools.cached_property
     def store(self) -> TableStore:
@@ -79,12 +80,14 @@ class Run:
         """Make sure the fail-safe store can take files before a step touches any: a local
         one owner-only (SPEC R38); an S3 one answers, its bucket there, within seconds
         (SPEC R49: else INVALID_LOCATION, CONFIGURATION_ERROR or STORAGE_ERROR naming the
-        URI, and nothing written)."""
+        URI, and nothing written); and it is this catalog's, no other home's
+        (:func:`rewind.home.own_root`: INVALID_LOCATION)."""
         root = self.config.failsafe_root
         if isinstance(root, Path):
             private_dir(root)
         else:
             objectstore.probe(str(root))
+        own_root(root, FAILSAFE_ENV, self.failsafe_token, self.config.home)
 
     @functools.cached_property
     def failsafe_locked(self) -> bool:

@@ -1,14 +1,16 @@
-"""The token a catalog writes into its warehouse, so that no other catalog uses it
+"""The token a catalog writes into its warehouse and fail-safe store, so that no other
+catalog uses them
 
 Revision ID: 0015
 Revises: 0014
 Create Date: 2026-12-06
 
 Two Rewind homes pointed at one warehouse give their tables the same ids, and their
-system tables mix. A catalog's kept root gets a random ``token``, written once into the
-root's marker file (``<warehouse>/_rewind_catalog.json``); a catalog whose token is not the
-marker's is refused the warehouse (``rewind.home.own_warehouse``, SPEC R4, R44). NULL: a
-catalog from before this revision, given its token on its next connection.
+system tables mix; pointed at one fail-safe store, one's purge deletes the other's files.
+A catalog's kept root gets a random ``token``, written once into the root's marker file
+(``<root>/_rewind_catalog.json``); a catalog whose token is not the marker's is refused the
+root (``rewind.home.own_root``, SPEC R4, R12, R44, R48). NULL: a catalog from before this
+revision, given its tokens on its next connection.
 """
 
 from __future__ import annotations
