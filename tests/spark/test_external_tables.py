@@ -550,7 +550,7 @@ def test_a_table_another_engines_job_replaced_reads_clones_and_restores_as_it_wa
     out = delta_spark(  # the team's reader: the restored table, and the clone
         root,
         "import glob\n"
-        f"for p in [path] + glob.glob('{home}/warehouse/*'):\n"
+        f"for p in [path] + glob.glob('{home}/warehouse/*/'):\n"
         "    print(sorted(tuple(r) for r in spark.read.format('delta').load(p).collect()))",
     )
     assert out.strip().splitlines()[-2:] == [

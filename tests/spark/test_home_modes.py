@@ -34,7 +34,7 @@ def test_a_new_home_is_owner_only_r38(connect: Callable[..., Any], home: Path) -
     connect(now=CLOCK.format(3, 0)).lifecycle()
     directories = [home, home / "warehouse", home / "system", home / "pins", home / "failsafe"]
     assert {str(p): mode(p) for p in directories} == {str(p): 0o700 for p in directories}
-    assert any((home / "failsafe").iterdir())  # the run did move a file there
+    assert any((home / "failsafe").rglob("*.parquet"))  # the run did move a file there
     catalog = sorted(home.glob("catalog.db*"))
     assert catalog and {p.name: mode(p) for p in catalog} == {p.name: 0o600 for p in catalog}
 
@@ -130,7 +130,7 @@ def test_a_changed_failsafe_store_is_refused_while_it_holds_files_r12_r44_r48(
     vault = tmp_path / "vault"
     monkeypatch.setenv("REWIND_FAILSAFE_URI", str(vault))
     connect(now=CLOCK.format(3, 0)).lifecycle()
-    assert any(vault.iterdir())  # the run moved the deleted file there
+    assert any(vault.rglob("*.parquet"))  # the run moved the deleted file there
 
     monkeypatch.delenv("REWIND_FAILSAFE_URI")  # back to the home's own <home>/failsafe
     with pytest.raises(InvalidLocation) as refused:

@@ -38,6 +38,7 @@ import rewind
 from rewind.clock import parse_timestamp
 from rewind.config import Config
 from rewind.errors import RewindError
+from rewind.home import MARKER
 from rewind.runner import run_lifecycle
 
 # One worker for the module: its module fixtures are built once.
@@ -111,7 +112,10 @@ class World:
         return int(table_id)
 
     def failsafe_files(self) -> list[Path]:
-        return sorted(p for p in (self.home / "failsafe").rglob("*") if p.is_file())
+        """The fail-safe store's files of tables (the catalog's marker left out)."""
+        return sorted(
+            p for p in (self.home / "failsafe").rglob("*") if p.is_file() and p.name != MARKER
+        )
 
     def close(self) -> None:
         for conn in self.opened:

@@ -61,6 +61,7 @@ import rewind
 from rewind.config import Config
 from rewind.constants import COMMIT_TIME_KEY, FAILSAFE_DAYS
 from rewind.faults import FAULT_ENV
+from rewind.home import MARKER
 from rewind.runner import run_step
 
 pytestmark = pytest.mark.spark
@@ -268,10 +269,13 @@ def places(home: Path, entry: Entry) -> set[str]:
 
 
 def tree(root: Path) -> dict[str, str]:
-    """Relative path -> sha256 of every file under ``root`` (following the fail-safe symlink)."""
+    """Relative path -> sha256 of every file under ``root`` (following the fail-safe symlink),
+    the catalog's marker (which names the home that wrote it) left out."""
     found = {}
     for folder, _, names in os.walk(root, followlinks=True):
         for name in names:
+            if name == MARKER and Path(folder) == root:
+                continue
             path = Path(folder) / name
             found[str(path.relative_to(root))] = hashlib.sha256(path.read_bytes()).hexdigest()
     return found
