@@ -21,7 +21,7 @@ from typing import Any
 
 from sqlalchemy import make_url
 
-from rewind.config import WAREHOUSE_ENV, Config
+from rewind.config import SYSTEM_ENV, WAREHOUSE_ENV, Config
 from rewind.errors import InvalidLocation, StorageError
 from rewind.storage import location, objectstore
 from rewind.storage.location import Root
@@ -69,12 +69,12 @@ def prepare_home(config: Config) -> None:
 
 def prepare_roots(config: Config, warehouse_token: str) -> None:
     """The local warehouse and system roots owner-only (SPEC R38), made once the catalog
-    has checked that the warehouse is the one its tables live in (SPEC R4, R44), and the
-    warehouse marked as this catalog's (:func:`own_root`).
+    has checked that the warehouse is the one its tables live in (SPEC R4, R44), and both
+    marked as this catalog's (:func:`own_root`).
 
     Raises:
-        StorageError: a root cannot be created, or the marker not read or written.
-        InvalidLocation: another catalog's marker is in the warehouse.
+        StorageError: a root cannot be created, or a marker not read or written.
+        InvalidLocation: another catalog's marker is in the warehouse or the system root.
     """
     for root in (config.warehouse_root, config.system_root):
         if isinstance(root, Path):
@@ -83,6 +83,11 @@ def prepare_roots(config: Config, warehouse_token: str) -> None:
             except OSError as exc:
                 raise StorageError(f"Cannot create {root}: {exc.strerror}.") from None
     own_root(config.warehouse_root, WAREHOUSE_ENV, warehouse_token, config.home)
+    # The system tables are the warehouse's companions: another home's retention plans
+    # would be read as this one's previous night (rewind.lifecycle.plan), its metrics
+    # shown as this one's. Marked with the warehouse's token (the same file when the
+    # system root is the warehouse).
+    own_root(config.system_root, SYSTEM_ENV, warehouse_token, config.home)
 
 
 def own_root(root: Root, setting: str, token: str, home: Path) -> None:
@@ -90,9 +95,11 @@ def own_root(root: Root, setting: str, token: str, home: Path) -> None:
 
     Two homes pointed at one warehouse (``REWIND_WAREHOUSE_URI``) give their tables the
     same ids and mix their system tables; a CREATE in one would find the other's table
-    directory (``TableStore.claim`` refuses it, one table late). Two pointed at one
-    fail-safe store (``REWIND_FAILSAFE_URI``) would keep their tables' fail-safe files
-    under the same ids: one's purge would delete the other's. The catalog's token of the
+    directory (``TableStore.claim`` refuses it, one table late). Two pointed at one system
+    root (``REWIND_SYSTEM_URI``) would read each other's retention plans as their
+    previous night's. Two pointed at one fail-safe store (``REWIND_FAILSAFE_URI``) would
+    keep their tables' fail-safe files under the same ids: one's purge would delete the
+    other's. The catalog's token of the
     root (``Catalog.keep_roots``) is written into ``<root>/_rewind_catalog.json`` at its
     first use, put-if-absent (two first uses: one marker wins), and checked at every one:
     one read (S3: one GET, beside the probe's LIST). A home copied with its roots keeps

@@ -68,7 +68,8 @@ def test_a_warehouse_another_home_uses_is_refused_before_anything_is_written_r4_
     storage). The first home's catalog marks the warehouse as its own at its first
     connection; the second home is refused at its first (INVALID_LOCATION naming the
     setting and the first home), writes nothing there, and works with a warehouse of its
-    own. A marker that is not Rewind's is refused the same way (STORAGE_ERROR)."""
+    own; a third home with its own warehouse but the first home's system root is refused
+    too. A marker that is not Rewind's is refused the same way (STORAGE_ERROR)."""
     warehouse = tmp_path / "warehouse"
 
     def run(home: str, text: str, where: Path = warehouse) -> Any:
@@ -93,6 +94,22 @@ def test_a_warehouse_another_home_uses_is_refused_before_anything_is_written_r4_
     assert [r["name"] for r in rows(again.json[0])] == ["T"]
     own = run("b", "CREATE DATABASE e; CREATE TABLE e.public.u (a INT)", tmp_path / "b-wh")
     assert own.returncode == 0, own.stderr
+    # Its own warehouse, but the first home's system tables (whose retention plans its
+    # nights would read as their previous night's): refused the same way.
+    shared = cli(
+        *("--home", str(tmp_path / "c"), "sql", "SHOW DATABASES"),
+        now=at(hours=1),
+        env={
+            "REWIND_WAREHOUSE_URI": str(tmp_path / "c-wh"),
+            "REWIND_SYSTEM_URI": str(warehouse / "system"),  # the first home's default
+        },
+    )
+    assert shared.returncode == 1
+    (line,) = shared.stderr.splitlines()
+    assert line.startswith(
+        f"error: INVALID_LOCATION: REWIND_SYSTEM_URI is set to {warehouse / 'system'}, "
+        f"which another Rewind catalog uses (its home: {tmp_path / 'a'};"
+    ), line
     foreign = tmp_path / "foreign"
     foreign.mkdir(mode=0o700)
     (foreign / "_rewind_catalog.json").write_text("not ours")

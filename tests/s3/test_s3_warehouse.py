@@ -300,11 +300,12 @@ def test_bad_warehouse_settings_are_refused_before_anything_is_written_r44_r45_r
 def test_a_warehouse_on_s3_another_home_uses_is_refused_r4_r44(
     s3_bucket: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """R4, R44: the first home to connect to ``s3://<bucket>/warehouse`` marks it as its
-    catalog's (one object, ``_rewind_catalog.json``, written with ``If-None-Match: *``); a
-    second home pointed at it is refused at its first connection (INVALID_LOCATION naming
-    the setting and the first home) and writes nothing to the bucket; the first home goes
-    on. Before, the second home's tables took the first one's ids there."""
+    """R4, R44: the first home to connect to ``s3://<bucket>/warehouse`` marks it and its
+    system root as its catalog's (one object each, ``_rewind_catalog.json``, written with
+    ``If-None-Match: *``); a second home pointed at it is refused at its first connection
+    (INVALID_LOCATION naming the setting and the first home) and writes nothing to the
+    bucket; the first home goes on. Before, the second home's tables took the first one's
+    ids there."""
     monkeypatch.setenv("REWIND_SPARK_SERVER", "off")
     monkeypatch.setenv("REWIND_WAREHOUSE_URI", f"s3://{s3_bucket.name}/warehouse")
     monkeypatch.setenv("REWIND_SYSTEM_URI", f"s3://{s3_bucket.name}/system")
@@ -312,7 +313,7 @@ def test_a_warehouse_on_s3_another_home_uses_is_refused_r4_r44(
     first.sql("CREATE DATABASE D")
     first.close()
     kept = objects(s3_bucket)
-    assert list(kept) == ["warehouse/_rewind_catalog.json"]
+    assert sorted(kept) == ["system/_rewind_catalog.json", "warehouse/_rewind_catalog.json"]
     with pytest.raises(InvalidLocation) as caught:
         rewind.connect(home=tmp_path / "b")
     assert caught.value.message.startswith(

@@ -9,8 +9,9 @@ Two Rewind homes pointed at one warehouse give their tables the same ids, and th
 system tables mix; pointed at one fail-safe store, one's purge deletes the other's files.
 A catalog's kept root gets a random ``token``, written once into the root's marker file
 (``<root>/_rewind_catalog.json``); a catalog whose token is not the marker's is refused the
-root (``rewind.home.own_root``, SPEC R4, R12, R44, R48). NULL: a catalog from before this
-revision, given its tokens on its next connection.
+root (``rewind.home.own_root``, SPEC R4, R12, R44, R48); the system root takes the
+warehouse's token. NULL: a catalog from before this revision, given its tokens on its next
+connection.
 """
 
 from __future__ import annotations
