@@ -72,22 +72,24 @@ def test_a_warehouse_another_home_uses_is_refused_before_anything_is_written_r4_
     too. A marker that is not Rewind's is refused the same way (STORAGE_ERROR)."""
     warehouse = tmp_path / "warehouse"
 
-    def run(home: str, text: str, where: Path = warehouse) -> Any:
+    def run(home: str, text: str, where: Path = warehouse, **env: str) -> Any:
         command = ("--home", str(tmp_path / home), "sql", "--format", "json", text)
-        return cli(*command, now=at(hours=1), env={"REWIND_WAREHOUSE_URI": str(where)})
+        return cli(*command, now=at(hours=1), env={"REWIND_WAREHOUSE_URI": str(where), **env})
+
+    def refused_for_a(done: Any, setting: str, root: Path) -> None:
+        assert done.returncode == 1
+        (line,) = done.stderr.splitlines()
+        assert line.startswith(
+            f"error: INVALID_LOCATION: {setting} is set to {root}, which another Rewind "
+            f"catalog uses (its home: {tmp_path / 'a'};"
+        ), line
 
     first = run("a", "CREATE DATABASE d; CREATE TABLE d.public.t (a INT)")
     assert first.returncode == 0, first.stderr
     marker = json.loads((warehouse / "_rewind_catalog.json").read_text())
     assert marker["home"] == str(tmp_path / "a")
     kept = files_under(warehouse)
-    refused = run("b", "SHOW DATABASES")
-    assert refused.returncode == 1
-    (line,) = refused.stderr.splitlines()
-    assert line.startswith(
-        f"error: INVALID_LOCATION: REWIND_WAREHOUSE_URI is set to {warehouse}, which another "
-        f"Rewind catalog uses (its home: {tmp_path / 'a'};"
-    ), line
+    refused_for_a(run("b", "SHOW DATABASES"), "REWIND_WAREHOUSE_URI", warehouse)
     assert files_under(warehouse) == kept
     again = run("a", "SHOW TABLES IN d.public")
     assert again.returncode == 0, again.stderr
@@ -95,21 +97,10 @@ def test_a_warehouse_another_home_uses_is_refused_before_anything_is_written_r4_
     own = run("b", "CREATE DATABASE e; CREATE TABLE e.public.u (a INT)", tmp_path / "b-wh")
     assert own.returncode == 0, own.stderr
     # Its own warehouse, but the first home's system tables (whose retention plans its
-    # nights would read as their previous night's): refused the same way.
-    shared = cli(
-        *("--home", str(tmp_path / "c"), "sql", "SHOW DATABASES"),
-        now=at(hours=1),
-        env={
-            "REWIND_WAREHOUSE_URI": str(tmp_path / "c-wh"),
-            "REWIND_SYSTEM_URI": str(warehouse / "system"),  # the first home's default
-        },
-    )
-    assert shared.returncode == 1
-    (line,) = shared.stderr.splitlines()
-    assert line.startswith(
-        f"error: INVALID_LOCATION: REWIND_SYSTEM_URI is set to {warehouse / 'system'}, "
-        f"which another Rewind catalog uses (its home: {tmp_path / 'a'};"
-    ), line
+    # nights would read as their previous night's; the first home's default place).
+    system = warehouse / "system"
+    shared = run("c", "SHOW DATABASES", tmp_path / "c-wh", REWIND_SYSTEM_URI=str(system))
+    refused_for_a(shared, "REWIND_SYSTEM_URI", system)
     foreign = tmp_path / "foreign"
     foreign.mkdir(mode=0o700)
     (foreign / "_rewind_catalog.json").write_text("not ours")
