@@ -63,7 +63,7 @@ class StorageRoot(Base):
     name: Mapped[str] = mapped_column(String(32), primary_key=True)
     uri: Mapped[str] = mapped_column(Text)
     # What the catalog writes into the root's marker, so that no other catalog uses it
-    # (revision 0015, ``rewind.home.prepare_roots``); None until its first connection.
+    # (revision 0015, ``rewind.home.own_root``); None until its first connection.
     token: Mapped[str | None] = mapped_column(String(32), nullable=True)
 
 
