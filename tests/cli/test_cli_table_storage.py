@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import signal
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -136,3 +137,29 @@ def test_a_catalog_older_than_its_warehouse_loses_no_table_r4_r28(
     assert line.startswith("error: STORAGE_ERROR: Storage for table id "), line
     assert "a catalog older than its warehouse" in line, line
     assert files_under(home / "warehouse") == kept
+
+
+def test_a_killed_create_whose_id_no_create_gets_again_is_removed_by_the_night_r28_r31(
+    sql: Callable[..., Any], cli: Callable[..., Any], home: Path
+) -> None:
+    """A CREATE TABLE killed between its table's version 0 and its catalog commit, whose id
+    the SQLite catalog then gives to a schema (a Postgres catalog never gives it again): no
+    CREATE takes its directory back, and it stayed as garbage, uncounted, its id named in
+    every night's ``leftover_tables``. The night's purge step removes it (the killed
+    statement's own version 0 only) and forgets the claim."""
+    sql("CREATE DATABASE d")
+    killed = cli(
+        "sql", "CREATE TABLE d.public.t (a INT)", now=at(hours=1), env={FAULT_ENV: "created:1"}
+    )
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    (left,) = [p for p in (home / "warehouse").iterdir() if (p / "_delta_log").is_dir()]
+    sql("CREATE SCHEMA d.s2", hours=2)
+    with sqlite3.connect(home / "catalog.db") as db:
+        (schema,) = db.execute("SELECT id FROM objects WHERE name = 'S2'").fetchone()
+    assert schema == int(left.name)  # the id no table will be given again
+    done = cli("lifecycle", "run", "--format", "json", now=at(days=1))
+    assert done.returncode == 0, done.stderr
+    assert not left.exists()
+    assert list((home / "running").iterdir()) == []
+    steps = {s["step"]: s for s in json.loads(done.stdout)}
+    assert steps["purge_failsafe"]["killed_creates_removed"] == 1

@@ -26,7 +26,7 @@ from rewind.lifecycle.clones import cloned_owners, used_by_clone
 from rewind.lifecycle.context import Run
 from rewind.lifecycle.expire import held_tables
 from rewind.lifecycle.logs import clean_up_logs
-from rewind.storage import location, objectstore
+from rewind.storage import location, objectstore, running
 
 # Purging files a page (:func:`purge_failsafe`): each page one Spark job of deletes.
 PURGE_PAGE = 50_000
@@ -84,6 +84,7 @@ def purge_failsafe(run: Run) -> dict[str, Any]:
                 _settle(catalog, run, row, {}, done, owners)
         catalog.session.flush()
         dirs = _forget_purged_tables(catalog, run)
+        killed = _forget_killed_creates(catalog, run)
     logs = clean_up_logs(run)
     with run.catalog() as catalog:
         audit_removed = purge_audit(catalog, run.now)
@@ -94,6 +95,7 @@ def purge_failsafe(run: Run) -> dict[str, Any]:
         "files_locked": done["locked"],
         "shared_references_purged": int(released.rowcount),
         "tables_purged": dirs,
+        "killed_creates_removed": killed,
         **logs,
         "audit_rows_removed": audit_removed,
         "elapsed_s": round(time.perf_counter() - start, 3),
@@ -137,6 +139,31 @@ def _settle(
     done["purged"] += row.state == rules.PURGING
     done["purged_bytes"] += row.size if row.state == rules.PURGING else 0
     catalog.session.delete(row)
+
+
+def _forget_killed_creates(catalog: Catalog, run: Run) -> int:
+    """Remove what a CREATE / CTAS / CLONE / recovery killed before its catalog commit left
+    in the directory it claimed, once no statement can be given that id again: it is at
+    most the catalog's highest id (a Postgres sequence never gives it again; SQLite gave it
+    to a later object, a database or a schema) and no table has it. A SQLite catalog that
+    gives the id to the next CREATE takes the directory back there instead
+    (``TableStore.claim``). Only the killed statement's own (``TableStore.discard``: its
+    version 0, or none); the claim is forgotten either way (SPEC R28, R31).
+
+    Returns:
+        How many such directories were looked at and released.
+    """
+    highest = catalog.session.scalar(select(func.max(CatalogObject.id))) or 0
+    count = 0
+    for query_id, table_id in running.killed_claims(run.config.home):
+        if table_id > highest:
+            continue  # the next CREATE may be given it, and takes it back then
+        found = catalog.get(table_id)
+        if found is None or found.kind != "TABLE":
+            run.store.discard(table_id, query_id)
+            count += 1
+        running.forget(run.config.home, query_id, table_id)
+    return count
 
 
 def _forget_purged_tables(catalog: Catalog, run: Run) -> int:

@@ -61,16 +61,23 @@ def claim(home: Path, query_id: str, table_id: int) -> None:
 def killed_claim(home: Path, table_id: int) -> str | None:
     """The killed statement of this home that claimed table ``table_id``'s directory and
     never finished (its mark left behind, its process gone), if one did."""
+    return next((query for query, claimed in killed_claims(home) if claimed == table_id), None)
+
+
+def killed_claims(home: Path) -> list[tuple[str, int]]:
+    """(query id, table id) of every table directory a killed statement of this home
+    claimed (its mark left behind, its process gone)."""
     try:
         marks = list((home / "running").iterdir())
     except FileNotFoundError:
-        return None
+        return []
+    found = []
     for marker in marks:
         with contextlib.suppress(FileNotFoundError):
             claimed = marker.read_text().splitlines()[1:]
-            if f"table {table_id}" in claimed and not is_running(home, marker.name):
-                return marker.name
-    return None
+            if claimed and not is_running(home, marker.name):
+                found += [(marker.name, int(line.split()[1])) for line in claimed]
+    return found
 
 
 def forget(home: Path, query_id: str, table_id: int) -> None:
