@@ -99,11 +99,10 @@ def own_root(root: Root, setting: str, token: str, home: Path) -> None:
     root (``REWIND_SYSTEM_URI``) would read each other's retention plans as their
     previous night's. Two pointed at one fail-safe store (``REWIND_FAILSAFE_URI``) would
     keep their tables' fail-safe files under the same ids: one's purge would delete the
-    other's. The catalog's token of the
-    root (``Catalog.keep_roots``) is written into ``<root>/_rewind_catalog.json`` at its
-    first use, put-if-absent (two first uses: one marker wins), and checked at every one:
-    one read (S3: one GET, beside the probe's LIST). A home copied with its roots keeps
-    its catalog's tokens and so its markers.
+    other's. The catalog's token of the root (``Catalog.keep_roots``) is written into
+    ``<root>/_rewind_catalog.json`` at its first use, put-if-absent (two first uses: one
+    marker wins), and checked at every one: one read (S3: one GET, beside the probe's
+    LIST). A home copied with its roots keeps its catalog's tokens and so its markers.
 
     Raises:
         InvalidLocation: the marker is another catalog's; it names that catalog's home.
