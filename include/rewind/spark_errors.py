@@ -31,8 +31,12 @@ CHECK_VIOLATION = "A row breaks the table's Delta constraint"
 # ... and for a value a statement gives a GENERATED ALWAYS AS IDENTITY column (delta-spark's
 # words), then the column's quoted name.
 IDENTITY_VIOLATION = "Providing values for GENERATED ALWAYS AS IDENTITY column"
+# ... and for a string longer than its column's declared length, then the column's quoted
+# name and its type (VARCHAR(10)).
+LENGTH_VIOLATION = "A string is too long for column"
+_VIOLATIONS = (NOT_NULL_VIOLATION, CHECK_VIOLATION, IDENTITY_VIOLATION, LENGTH_VIOLATION)
 _VIOLATION = re.compile(
-    rf"(?:{'|'.join(map(re.escape, (NOT_NULL_VIOLATION, CHECK_VIOLATION, IDENTITY_VIOLATION)))})"
+    rf"(?:{'|'.join(map(re.escape, _VIOLATIONS))})"
     r" '(?:[^']|'')*'"
     r"(?: \([^\n]*?\))?(?= SQLSTATE|\.?\s*$|\n)"
 )

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
 
-from rewind.errors import UnsupportedError
+from rewind.errors import InvalidValue, UnsupportedError
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -50,6 +50,29 @@ class ColumnType:
     def delta(self) -> str:
         """The Delta Lake primitive type: what delta-rs makes of :meth:`arrow`'s type."""
         return _DELTA.get(self.spark, self.spark)  # decimal(p,s) is spelt alike
+
+    def declared(self) -> str | None:
+        """A string column's declared length as Spark and Delta record it in the field's
+        metadata (:data:`DECLARED_TYPE`): ``varchar(10)`` for VARCHAR(10), ``char(2)`` for
+        another engine's CHAR(2); None for a column of any length or another type."""
+        sized = _SIZED.fullmatch(self.sql)
+        return f"{sized[1].lower()}({sized[2]})" if sized else None
+
+
+# The field metadata in which Spark, and delta-spark in a Delta schema, keep a string
+# column's declared CHAR(n) / VARCHAR(n): the schema's type is ``string``; every writer
+# checks a value's length against it (Spark's readers pad a shorter CHAR), SPEC R40.
+DECLARED_TYPE = "__CHAR_VARCHAR_TYPE_STRING"
+_SIZED = re.compile(r"(VARCHAR|CHAR)\((\d+)\)", re.IGNORECASE)
+# Snowflake's longest VARCHAR, in characters (16,777,216 before its 2025 bundles).
+MAX_LENGTH = 134_217_728
+
+
+def declared_length(declared: object) -> tuple[str, int] | None:
+    """(``VARCHAR`` or ``CHAR``, n) of a field's :data:`DECLARED_TYPE` (``varchar(n)``,
+    ``char(n)``); None for anything else (a nested field's, e.g. ``array<varchar(3)>``)."""
+    sized = _SIZED.fullmatch(declared) if isinstance(declared, str) else None
+    return (sized[1].upper(), int(sized[2])) if sized else None
 
 
 # Snowflake's TIMESTAMP_NTZ, a wall-clock time: Spark's and Delta's timestamp_ntz (Delta's
@@ -216,7 +239,6 @@ def column_type(data_type: exp.DataType) -> ColumnType:
     simple = {
         **dict.fromkeys(_INTEGER, ColumnType("NUMBER(38,0)", "bigint")),
         **dict.fromkeys(_FLOAT, ColumnType("FLOAT", "double")),
-        **dict.fromkeys(_STRING, ColumnType("VARCHAR", "string")),
         **dict.fromkeys(_TIMESTAMP, ColumnType("TIMESTAMP_TZ", "timestamp")),
         exp.DataType.Type.TIMESTAMPNTZ: _NTZ,
         exp.DataType.Type.BOOLEAN: ColumnType("BOOLEAN", "boolean"),
@@ -226,7 +248,24 @@ def column_type(data_type: exp.DataType) -> ColumnType:
     }
     if kind in simple:
         return simple[kind]
+    if kind in _STRING:
+        return _string(data_type)
     raise UnsupportedError(f"Column type {data_type.sql('snowflake')} is not supported.")
+
+
+def _string(data_type: exp.DataType) -> ColumnType:
+    """VARCHAR, STRING, TEXT, CHAR ... with or without a length, as Snowflake has them:
+    every one is a VARCHAR; CHAR without one is VARCHAR(1); a CHAR is not padded."""
+    if not data_type.expressions:
+        fixed = data_type.this in (exp.DataType.Type.CHAR, exp.DataType.Type.NCHAR)
+        return ColumnType("VARCHAR(1)", "string") if fixed else ColumnType("VARCHAR", "string")
+    text = data_type.expressions[0].name
+    if not text.isdigit() or not 1 <= int(text) <= MAX_LENGTH:
+        raise InvalidValue(
+            f"SQL compilation error: invalid length {text} of {data_type.sql('snowflake')}: "
+            f"a string column holds 1 to {MAX_LENGTH} characters."
+        )
+    return ColumnType(f"VARCHAR({int(text)})", "string")
 
 
 def from_spark(spark_type: str) -> ColumnType:
@@ -250,6 +289,9 @@ def _primitive(spark_type: str) -> ColumnType:
         if int(scale) == 0:
             return ColumnType("NUMBER(38,0)", "bigint")
         return ColumnType(f"NUMBER({precision},{scale})", spark_type)
+    sized = _SIZED.fullmatch(spark_type)
+    if sized:  # a declared length (another engine's: :data:`DECLARED_TYPE`)
+        return ColumnType(f"{sized[1].upper()}({sized[2]})", "string")
     if spark_type.startswith(("string", "varchar", "char")) or spark_type == "void":
         return ColumnType("VARCHAR", "string")
     if spark_type == "timestamp_ntz":  # another engine's wall-clock times (Snowflake's NTZ)

@@ -6,6 +6,7 @@ are shared with the other modules of ``tests/spark``.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Callable
 from contextlib import closing
@@ -307,6 +308,78 @@ def test_not_null_columns_refuse_null_from_every_statement(conn: Any, home: Path
     with pytest.raises(RewindError) as refused:
         conn.sql("CREATE TABLE P (ID INT PRIMARY KEY)")
     assert refused.value.code == "UNSUPPORTED"
+
+
+def test_a_declared_length_refuses_longer_strings_from_every_statement_r26_r40(
+    conn: Any, home: Path
+) -> None:
+    """Snowflake's VARCHAR(n) (STRING(n), CHAR(n) alike; CHAR alone is VARCHAR(1)) holds at
+    most n characters: a statement that would store a longer string writes nothing, as
+    Snowflake refuses it ("String ... is too long"); a clone, CREATE TABLE ... LIKE and a
+    column added later keep the length. It was accepted and stored whole. The length is
+    the Delta field's, as delta-spark records VARCHAR(n), so delta-spark's writers check
+    it too (tests/spark/test_external_tables.py); a length out of range is refused."""
+    conn.sql(
+        "CREATE TABLE L (ID INT, CODE VARCHAR(3), FLAG CHAR, NOTE STRING(4));"
+        "INSERT INTO L VALUES (1, 'abc', 'y', 'ééé'), (2, 'xy', 'n', 'abcd');"
+        "ALTER TABLE L ADD COLUMN EXTRA VARCHAR(2);"
+        "CREATE TABLE L2 CLONE L; CREATE TABLE L3 LIKE L"
+    )
+    root = table_root(home, "L")
+    version = DeltaTable(str(root)).version()
+    refusals = {
+        "INSERT INTO L (ID, CODE) VALUES (3, 'abcd')": "'CODE' (VARCHAR(3))",
+        "INSERT INTO L (ID, FLAG) SELECT 3, 'no'": "'FLAG' (VARCHAR(1))",
+        "INSERT INTO L (ID, CODE) VALUES (3, 1234)": "'CODE' (VARCHAR(3))",
+        "UPDATE L SET CODE = CODE || '!' WHERE ID = 2": None,  # 'xy!' fits
+        "UPDATE L SET CODE = CODE || '!' WHERE ID = 1": "'CODE' (VARCHAR(3))",
+        "UPDATE L SET EXTRA = 'abc'": "'EXTRA' (VARCHAR(2))",
+        "MERGE INTO L USING (SELECT 2 AS ID) S ON L.ID = S.ID "
+        "WHEN MATCHED THEN UPDATE SET NOTE = 'abcde'": "'NOTE' (VARCHAR(4))",
+        "MERGE INTO L USING (SELECT 5 AS ID) S ON L.ID = S.ID "
+        "WHEN NOT MATCHED THEN INSERT (ID, NOTE) VALUES (S.ID, 'abcde')": "'NOTE' (VARCHAR(4))",
+        "INSERT INTO L2 (ID, CODE) VALUES (3, 'abcd')": "'CODE' (VARCHAR(3))",
+        "INSERT INTO L3 (ID, EXTRA) VALUES (3, 'abc')": "'EXTRA' (VARCHAR(2))",
+    }
+    for sql, named in refusals.items():
+        if named is None:
+            conn.sql(sql)
+            version += 1
+            continue
+        with pytest.raises(RewindError) as refused:
+            conn.sql(sql)
+        assert (sql, refused.value.code) == (sql, "INVALID_VALUE")
+        assert f"too long for column {named}: nothing was written" in refused.value.message
+    assert DeltaTable(str(root)).version() == version
+    assert query(conn, "SELECT CODE, NOTE FROM L ORDER BY ID") == [("abc", "ééé"), ("xy!", "abcd")]
+    for table in ("L", "L2", "L3"):
+        types = [r[1] for r in query(conn, f"DESC TABLE {table}")]
+        assert (table, types) == (
+            table,
+            ["NUMBER(38,0)", "VARCHAR(3)", "VARCHAR(1)", "VARCHAR(4)", "VARCHAR(2)"],
+        )
+    shown = conn.sql("SHOW COLUMNS IN TABLE L")[0].column("data_type")
+    assert json.loads(shown[1]) == {
+        "type": "TEXT",
+        "length": 3,
+        "byteLength": 12,
+        "nullable": True,
+        "fixed": False,
+    }
+    fields = json.loads(DeltaTable(str(root)).schema().to_json())["fields"]
+    assert [f["metadata"].get("__CHAR_VARCHAR_TYPE_STRING") for f in fields] == [
+        None,
+        "varchar(3)",
+        "varchar(1)",
+        "varchar(4)",
+        "varchar(2)",
+    ]
+    for bad in ("VARCHAR(0)", "VARCHAR(134217729)", "VARCHAR(MAX)", "CHAR(1.5)"):
+        with pytest.raises(RewindError) as refused:
+            conn.sql(f"CREATE TABLE B (C {bad})")
+        assert (bad, refused.value.code) == (bad, "INVALID_VALUE")
+        assert "a string column holds 1 to 134217728 characters" in refused.value.message
+    assert query(conn, "SHOW TABLES LIKE 'B'") == []
 
 
 def test_snowflake_functions_answer_as_in_snowflake(conn: Any) -> None:

@@ -22,6 +22,7 @@ import pyarrow.parquet as pq
 import pytest
 from deltalake import DeltaTable, write_deltalake
 from other_engines import delta_spark, stamp, versions
+from test_dml import table_root
 
 from rewind.errors import RewindError
 from rewind.result import to_csv, to_json
@@ -299,6 +300,69 @@ def test_another_writers_check_constraint_and_append_only_hold_for_rewind_r40_r4
     conn.sql("INSERT INTO CHECKED VALUES (3); INSERT INTO LEDGER VALUES (3)")
     assert rows(conn, "SELECT ID FROM CHECKED ORDER BY ID") == [(1,), (2,), (3,)]
     assert rows(conn, "SELECT ID FROM LEDGER ORDER BY ID") == [(1,), (2,), (3,)]
+
+
+def test_delta_sparks_char_and_varchar_lengths_bind_rewind_and_rewinds_bind_it_r40_r43(
+    tmp_path: Path, connect: Any, home: Path
+) -> None:
+    """delta-spark keeps a column's VARCHAR(n) / CHAR(n) in the Delta field's metadata and
+    its writers refuse a longer string (a CHAR's shorter one is stored as it is, Spark's
+    readers pad it). Rewind showed both as VARCHAR and stored any string; now it shows
+    them and refuses a longer string in INSERT, UPDATE and MERGE (the team's files and
+    versions untouched); and a VARCHAR(3) of Rewind's own, and of its clone of the team's
+    table, binds delta-spark's writers."""
+    team = tmp_path / "lake" / "codes"
+    delta_spark(
+        team,
+        """
+        spark.sql(f"CREATE TABLE delta.`{path}` (id BIGINT, code VARCHAR(3), flag CHAR(2)) "
+                  "USING delta")
+        spark.sql(f"INSERT INTO delta.`{path}` VALUES (1, 'abc', 'y')")
+        """,
+    )
+    conn = registered_at(connect, 3, {"CODES": team})
+    types = [r[:2] for r in rows(conn, "DESC TABLE CODES")]
+    assert types == [("ID", "NUMBER(38,0)"), ("CODE", "VARCHAR(3)"), ("FLAG", "CHAR(2)")]
+    before = (versions(team), data_files(team))
+    for sql, named in {
+        "INSERT INTO CODES VALUES (2, 'abcd', 'n')": "'CODE' (VARCHAR(3))",
+        "INSERT INTO CODES (ID, FLAG) SELECT 2, 'yes'": "'FLAG' (CHAR(2))",
+        "UPDATE CODES SET CODE = CODE || 'd'": "'CODE' (VARCHAR(3))",
+        "MERGE INTO CODES USING (SELECT 1 AS K) S ON CODES.ID = S.K "
+        "WHEN MATCHED THEN UPDATE SET FLAG = 'abc'": "'FLAG' (CHAR(2))",
+    }.items():
+        with pytest.raises(RewindError) as refused:
+            conn.sql(sql)
+        assert (sql, refused.value.code, refused.value.message) == (
+            sql,
+            "INVALID_VALUE",
+            f"A string is too long for column {named}: nothing was written.",
+        )
+    assert (versions(team), data_files(team)) == before
+    conn.sql(
+        "INSERT INTO CODES VALUES (2, 'ab', 'n'); UPDATE CODES SET CODE = 'xyz' WHERE ID = 1;"
+        "CREATE TABLE OURS (ID INT, CODE VARCHAR(3)); CREATE TABLE COPY CLONE CODES"
+    )
+    assert rows(conn, "SELECT * FROM CODES ORDER BY ID") == [(1, "xyz", "y"), (2, "ab", "n")]
+    roots = {name: table_root(home, name) for name in ("OURS", "COPY")}
+    out = delta_spark(
+        team,
+        """
+        import json
+        found = {}
+        for name, where in PLACES.items():
+            try:
+                spark.sql(f"INSERT INTO delta.`{where}` (id, code) VALUES (9, 'abcd')")
+                found[name] = "written"
+            except Exception as exc:
+                found[name] = "CharVarcharLengthInvariantViolation" in str(exc)
+        found["team"] = [tuple(r) for r in spark.read.format("delta").load(path)
+                         .orderBy("id").collect()]
+        print(json.dumps(found))
+        """.replace("PLACES", repr({name: str(root) for name, root in roots.items()})),
+    )
+    found = json.loads(out.strip().splitlines()[-1])
+    assert found == {"OURS": True, "COPY": True, "team": [[1, "xyz", "y "], [2, "ab", "n "]]}
 
 
 def protocols(root: Path) -> list[dict[str, Any]]:

@@ -30,6 +30,7 @@ from rewind.sql.frames import (
     files_by_uri,
     quote,
     version_frame,
+    within_length,
     write_frame,
     write_into,
 )
@@ -245,6 +246,17 @@ class Target:
         materialized row ids)."""
         F = functions(frame.sparkSession)
         kept = frame.where(F.col(quote(FILE_COLUMN)).isin(uris))
+        lengths = self.base.lengths  # the values the statement sets (SPEC R40)
+        given = {c.name: lengths[c.physical] for c in self.columns if c.physical in lengths}
+        if given:
+            kept = kept.withColumns(
+                {
+                    name: within_length(
+                        F, F.col(quote(name)), name.replace("'", "''"), length, F.col(CHANGED)
+                    )
+                    for name, length in given.items()
+                }
+            )
         stable = []
         if self.base.stable_row_columns:
             version = F.when(~F.col(CHANGED), F.col(ROW_VERSION_COLUMN))

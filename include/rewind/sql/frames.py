@@ -17,7 +17,12 @@ from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
 from rewind.spark import functions, to_arrow
-from rewind.spark_errors import CHECK_VIOLATION, IDENTITY_VIOLATION, NOT_NULL_VIOLATION
+from rewind.spark_errors import (
+    CHECK_VIOLATION,
+    IDENTITY_VIOLATION,
+    LENGTH_VIOLATION,
+    NOT_NULL_VIOLATION,
+)
 from rewind.statement import Context
 from rewind.storage import location, log
 from rewind.storage.columns import Column
@@ -273,6 +278,7 @@ def write_frame(
     by_physical = {c.physical: c for c in columns}
     given = {f.name: f.dataType for f in frame.schema.fields}
     generated = rules.generated if rules is not None else {}
+    lengths = rules.lengths if rules is not None and inserts else {}  # a rewrite's: its own
 
     def stored(field: pa.Field) -> SparkColumn:
         column = by_physical.get(field.name)
@@ -300,7 +306,7 @@ def write_frame(
             )
         if not field.nullable:  # Delta's protocol: no writer puts NULL there (SPEC R40)
             value = F.coalesce(value, F.raise_error(F.lit(f"{NOT_NULL_VIOLATION} '{named}'")))
-        return value.alias(field.name)
+        return within_length(F, value, named, lengths.get(field.name)).alias(field.name)
 
     hidden = rules.stable_row_columns if rules is not None and stable_rows else None
     carried = [F.col(CHANGE_TYPE)] if changes else []
@@ -560,6 +566,29 @@ def _checked(F: ModuleType, stored: DataFrame, checks: Mapping[str, str]) -> Dat
         message = f"{CHECK_VIOLATION} '{check}' ({expression})"
         value = F.when(holds, value).otherwise(F.raise_error(F.lit(message)))
     return stored.select(value.alias(first), *[F.col(quote(c)) for c in rest])
+
+
+def within_length(
+    F: ModuleType,
+    value: SparkColumn,
+    named: str,
+    length: tuple[str, int] | None,
+    given: SparkColumn | None = None,
+) -> SparkColumn:
+    """``value``, a string for a column declared ``length`` (:attr:`Snapshot.lengths`;
+    None: of any length; ``named``: its name, quotes doubled) in a row the statement
+    gives values (``given``, default every row): a longer string fails the write, as in
+    Snowflake and delta-spark (nothing is written, SPEC R28, R40). A shorter CHAR is
+    stored as it is, as Spark's writer stores it (its readers pad it); a value the
+    statement did not give (a rewrite's row it keeps) is kept as it is."""
+    if length is None:
+        return value
+    kind, limit = length
+    too_long = F.length(value) > limit
+    if given is not None:
+        too_long = given & too_long
+    error = F.raise_error(F.lit(f"{LENGTH_VIOLATION} '{named}' ({kind}({limit}))"))
+    return F.when(too_long, error).otherwise(value)
 
 
 def _unlink(root: Root, files: Sequence[DataFile]) -> None:

@@ -30,6 +30,7 @@ from rewind.sql.tables import current_version
 from rewind.sql.values import literal
 from rewind.statement import Context
 from rewind.storage.columns import Column, table_columns
+from rewind.types import MAX_LENGTH, declared_length
 
 TABLE_COLUMNS = [
     "created_on",
@@ -309,6 +310,12 @@ def _type_json(sql_type: str) -> dict[str, Any]:
         size = 16777216 if sql_type == "VARCHAR" else 8388608
         kind = "TEXT" if sql_type == "VARCHAR" else "BINARY"
         return {"type": kind, "length": size, "byteLength": size, "fixed": False}
+    sized = declared_length(sql_type)  # VARCHAR(n); another engine's CHAR(n), padded
+    if sized is not None:
+        kind, length = sized
+        byte_length = min(4 * length, MAX_LENGTH)  # UTF-8, as Snowflake counts it
+        fixed = kind == "CHAR"
+        return {"type": "TEXT", "length": length, "byteLength": byte_length, "fixed": fixed}
     if sql_type.startswith("TIMESTAMP"):
         return {"type": sql_type, "precision": 0, "scale": 9}
     # A nested type (ARRAY(...), OBJECT(...), MAP(...)) by its kind, as Snowflake's JSON

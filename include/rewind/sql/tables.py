@@ -22,6 +22,7 @@ from rewind.storage import timeline
 from rewind.storage.columns import Column, add_column, table_columns
 from rewind.storage.location import Root
 from rewind.storage.snapshot import DataFile, Snapshot
+from rewind.types import DECLARED_TYPE
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -36,8 +37,21 @@ def arrow_schema(columns: Sequence[Column]) -> pa.Schema:
 
 def delta_field(column: Column, nullable: bool = True) -> Field:
     """``column``'s physical Delta field: the one delta-rs makes of its Arrow field
-    (:func:`arrow_schema`), built without Arrow, so DDL imports neither pyarrow nor numpy."""
-    return Field(column.physical, PrimitiveType(column.column_type.delta()), nullable=nullable)
+    (:func:`arrow_schema`), built without Arrow, so DDL imports neither pyarrow nor numpy;
+    a VARCHAR(n)'s declared length in its metadata (:func:`declared`)."""
+    field = Field(column.physical, PrimitiveType(column.column_type.delta()), nullable=nullable)
+    return declared(field, column)
+
+
+def declared(field: Field, column: Column | None) -> Field:
+    """``field`` with ``column``'s declared length in its metadata, as delta-spark records a
+    VARCHAR(n) (:data:`DECLARED_TYPE`), so that every writer, Rewind and delta-spark,
+    checks it (SPEC R40)."""
+    kind = column.column_type.declared() if column is not None else None
+    if kind is None:
+        return field
+    metadata = {**field.metadata, DECLARED_TYPE: kind}
+    return Field(field.name, field.type, nullable=field.nullable, metadata=metadata)
 
 
 def delta_schema(columns: Sequence[Column], not_null: Collection[str] = ()) -> DeltaSchema:
@@ -67,7 +81,11 @@ def create_table_storage(
     ``partition_by`` its partition columns (a clone keeps its source's); ``mapping``:
     the column mapping properties of a clone of a column-mapped table.
     """
+    by_physical = {c.physical: c for c in columns}
     physical = delta_schema(columns) if schema is None else schema
+    if not isinstance(physical, DeltaSchema):  # a CTAS's or a clone's: the columns' lengths
+        fields = DeltaSchema.from_arrow(physical).fields
+        physical = DeltaSchema([declared(f, by_physical.get(f.name)) for f in fields])
     ctx.store.create(obj.id, physical, ctx.query_id, ctx.now, files, partition_by, mapping)
     fault_point("created")  # crash tests: killed here, the next CREATE takes it back
     record_version(ctx, obj, 0, "CREATE")

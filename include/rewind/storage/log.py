@@ -25,7 +25,7 @@ from rewind.constants import COMMIT_QUERY_ID_KEY, COMMIT_TIME_KEY
 from rewind.errors import StorageError, UnsupportedError, UnsupportedTableFeature
 from rewind.storage import location, objectstore
 from rewind.storage.location import Root
-from rewind.types import delta_spark, spark_arrow
+from rewind.types import DECLARED_TYPE, delta_spark, spark_arrow
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -574,9 +574,10 @@ def _each_field(value: Any, change: Callable[[dict[str, Any]], dict[str, Any]]) 
 def mapping_schema(metadata: dict[str, Any]) -> tuple[str, dict[str, str]]:
     """A column-mapped table's schema (JSON) and column mapping properties for a new
     table that reads its files (a clone, SPEC R24): each field, nested ones too, keeps
-    its column id, physical name and comment, and no other Delta rule (a generated or
-    identity column's, an invariant: the clone is a plain table)."""
-    kept = {_PHYSICAL_NAME, _COLUMN_ID, "comment"}
+    its column id, physical name, comment and declared length (a VARCHAR(n)'s), and no
+    other Delta rule (a generated or identity column's, an invariant: the clone is a plain
+    table)."""
+    kept = {_PHYSICAL_NAME, _COLUMN_ID, "comment", DECLARED_TYPE}
 
     def mapped(f: dict[str, Any]) -> dict[str, Any]:
         return {**f, "metadata": {k: v for k, v in (f.get("metadata") or {}).items() if k in kept}}

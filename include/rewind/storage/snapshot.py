@@ -20,7 +20,7 @@ from rewind.storage.log import (
     delta_fields,
     field_ids,
 )
-from rewind.types import reads_as
+from rewind.types import DECLARED_TYPE, declared_length, reads_as
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -176,6 +176,18 @@ class Snapshot:
             for field in (delta_fields(self.metadata) if self.metadata else [])
             if (expression := (field.get("metadata") or {}).get("delta.generationExpression"))
         }
+
+    @property
+    def lengths(self) -> dict[str, tuple[str, int]]:
+        """The version's string columns with a declared length (:data:`DECLARED_TYPE`, a
+        CHAR(n) or VARCHAR(n) of Rewind's or delta-spark's): name -> (kind, n). A writer
+        stores no longer value in them (SPEC R40)."""
+        found = {}
+        for field in delta_fields(self.metadata) if self.metadata else []:
+            length = declared_length((field.get("metadata") or {}).get(DECLARED_TYPE))
+            if length is not None:
+                found[str(field["name"])] = length
+        return found
 
     @cached_property
     def identity(self) -> dict[str, Identity]:

@@ -29,7 +29,7 @@ from rewind.storage.columns import Column, table_columns
 from rewind.storage.delta import TableStore
 from rewind.storage.location import Root
 from rewind.storage.running import is_running
-from rewind.types import from_spark
+from rewind.types import DECLARED_TYPE, declared_length, from_spark
 
 FOREIGN_QUERY_TYPE = "DELTA_COMMIT"
 EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
@@ -185,10 +185,15 @@ def columns_of(metadata: dict[str, Any], table: str) -> list[Column]:
     """The columns of a Delta ``metaData`` as another engine wrote them: a Delta column
     ``amount`` is Rewind's column AMOUNT, as an unquoted Snowflake identifier resolves
     (Delta's names are case-insensitive too); column mapping's physical names are found
-    through :func:`log.field_ids`."""
+    through :func:`log.field_ids`; a string column's declared length (a VARCHAR(n) or
+    CHAR(n) of delta-spark's) is its type's."""
+    declared = {
+        str(f["name"]): str((f.get("metadata") or {}).get(DECLARED_TYPE))
+        for f in log.delta_fields(metadata)
+    }
     columns = []
     for name, kind, _ in log.column_types(metadata, table):
-        ctype = from_spark(kind)
+        ctype = from_spark(declared[name] if declared_length(declared[name]) else kind)
         columns.append(Column(name.upper(), name, ctype.sql, ctype.spark))
     return columns
 
