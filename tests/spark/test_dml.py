@@ -404,6 +404,35 @@ def test_snowflake_functions_answer_as_in_snowflake(conn: Any) -> None:
     assert answers == [(*calendar, *conversions, "Hello World-Foo_Bar", "1,234.50", 2)]
 
 
+def test_to_char_formats_dates_and_times_as_snowflake_does_r26(conn: Any) -> None:
+    """``TO_CHAR(column, 'YYYY-MM-DD')`` of a date or time column failed (Spark's TO_CHAR
+    took the Snowflake format for its own: ``YYYY`` the week-based year, ``DD`` the day
+    of the year); sqlglot's pattern of ``FF3`` failed too and ``TZH:TZM`` was shown as
+    ``%:UTC``. A number format stays a number format."""
+    conn.sql(
+        "CREATE TABLE E (AT TIMESTAMP_NTZ, DAY DATE, N NUMBER(10,2));"
+        "INSERT INTO E VALUES ('2026-01-02 15:04:05.123456', '2026-12-31', 1234.5)"
+    )
+    answers = query(
+        conn,
+        "SELECT TO_CHAR(DAY, 'YYYY-MM-DD'), TO_VARCHAR(DAY, 'DD/MM/YYYY'), "
+        "TO_CHAR(AT, 'yyyy-mm-dd hh24:mi:ss.ff3'), TO_CHAR(AT, 'DY, DD MON YYYY HH12 AM'), "
+        "TO_CHAR(AT, 'HH24:MI:SS.FF6'), TO_CHAR(N, '9,999.99'), "
+        "TO_CHAR('2026-01-02 15:04'::timestamp_tz, 'YYYY-MM-DD HH24:MI TZH:TZM') FROM E",
+    )
+    assert answers == [
+        (
+            "2026-12-31",
+            "31/12/2026",
+            "2026-01-02 15:04:05.123",
+            "Fri, 02 Jan 2026 03 PM",
+            "15:04:05.123456",
+            "1,234.50",
+            "2026-01-02 15:04 +00:00",
+        )
+    ]
+
+
 def test_errors_speak_to_the_user_not_to_sparks_operator(conn: Any) -> None:
     # SPEC R39: Spark's advice to set "spark.sql.ansi.enabled" is not the user's to take;
     # INSERT ALL was "Statements of kind MULTITABLEINSERTS".

@@ -18,6 +18,8 @@ from sqlglot.errors import ErrorLevel
 from sqlglot.errors import UnsupportedError as SqlglotUnsupported
 from sqlglot.generators.spark import SparkGenerator
 from sqlglot.optimizer.normalize_identifiers import normalize_identifiers
+from sqlglot.time import format_time
+from sqlglot.trie import new_trie
 
 from rewind.clock import format_timestamp, parse_timestamp_input
 from rewind.errors import InvalidValue, UnsupportedError
@@ -138,7 +140,8 @@ def _snowflake_answers(node: exp.Expression) -> exp.Expression:
       ``DATE_PART`` / ``EXTRACT``; Spark's DAYOFWEEK is 1 (Sunday) .. 7 and sqlglot's ISO
       form of it is wrong: both from Spark's WEEKDAY, 0 (Monday) .. 6.
     - ``INITCAP`` starts a word after punctuation too (Spark's: after whitespace only).
-    - ``TO_CHAR(n, '9,999.99')`` lost its format; ``WEEK`` is no Spark function.
+    - ``TO_CHAR(n, '9,999.99')`` lost its format, ``TO_CHAR(day, 'YYYY-MM-DD')`` failed
+      (see :func:`_to_char`); ``WEEK`` is no Spark function.
     - ``tags[5]`` past an array's end is NULL (ANSI Spark fails the query; Spark's
       ``GET`` is NULL there); an index by name (``addr['city']``) is a struct field or a
       map key, NULL when the key is not there in both.
@@ -227,15 +230,50 @@ _REWRITES: list[
             else _function("GET", _inner(node.this), _inner(node.expressions[0]))
         ),
     ),
-    (  # TO_CHAR(n, '9,999.99'): Spark's TO_CHAR knows number formats
-        exp.ToChar,
-        lambda node: (
-            None
-            if node.args.get("format") is None
-            else _function("TO_CHAR", _inner(node.this), node.args["format"])
-        ),
-    ),
+    (exp.ToChar, lambda node: _to_char(node)),
+    (exp.TimeToStr, lambda node: _date_format(node.this, node.args["format"])),
 ]
+
+# What only a Snowflake date or time format holds (a year, a day, an hour, a month's
+# name or number, seconds and their fractions, AM/PM, a time zone), never a number format
+# (0, 9, D, G, S, MI, EEEE, ...).
+_DATETIME_FORMAT = re.compile(r"YY|DD|DY|HH|MON|MM|SS|FF|AM|PM|TZ", re.IGNORECASE)
+
+
+def _to_char(node: exp.ToChar) -> exp.Expression | None:
+    """``TO_CHAR`` / ``TO_VARCHAR`` with a format of a value sqlglot cannot type (a
+    column): a date or time format (``'YYYY-MM-DD'``) is Spark's DATE_FORMAT of its
+    pattern (:func:`_date_format`, ``yyyy-MM-dd``; Spark's TO_CHAR read it as its own
+    and failed, or answered with the week-based year and the day of the year); a number
+    format (``'9,999.99'``) stays with Spark's TO_CHAR, which knows those."""
+    form = node.args.get("format")
+    if form is None:
+        return None
+    if form.is_string and _DATETIME_FORMAT.search(form.name):
+        snowflake = sqlglot.Dialect.get_or_raise("snowflake")
+        return _date_format(node.this, snowflake.format_time(form) or form)
+    return _function("TO_CHAR", _inner(node.this), form)
+
+
+def _date_format(value: exp.Expression, form: exp.Expr) -> exp.Expression | None:
+    """Spark's DATE_FORMAT of a date or time format as sqlglot's parser gives it
+    (strftime's ``%Y-%m-%d``), turned into Spark's (Java's) pattern with sqlglot's own
+    mapping and what it lacks: Snowflake's ``FF0`` .. ``FF9`` (that many digits of the
+    second's fraction; ``FF``: nine) and ``TZH:TZM`` / ``TZH`` (``+02:00`` / ``+02``),
+    which sqlglot wrote as ``_three`` or ``%:`` (an error, or those characters shown)."""
+    if not form.is_string:
+        return None
+    mapping, trie = _java_mapping()
+    pattern = format_time(form.name, mapping, trie) or ""
+    return _function("DATE_FORMAT", _inner(value), exp.Literal.string(pattern))
+
+
+@cache
+def _java_mapping() -> tuple[dict[str, str], dict[Any, Any]]:
+    digits = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
+    fractions = {f"%f_{word}": "S" * n for n, word in enumerate(digits)}
+    mapping = {**Spark.INVERSE_TIME_MAPPING, **fractions, "%:z": "xxx", "%-z": "x"}
+    return mapping, new_trie(mapping)
 
 
 # Snowflake's INITCAP: a letter after any of these delimiters starts a word (Spark's
