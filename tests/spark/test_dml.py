@@ -433,6 +433,39 @@ def test_to_char_formats_dates_and_times_as_snowflake_does_r26(conn: Any) -> Non
     ]
 
 
+def test_dateadd_keeps_what_it_adds_to_a_date_or_a_time_r16_r26(conn: Any) -> None:
+    """DATEADD of months, quarters or years to a timestamp gave a date (sqlglot's
+    ADD_MONTHS: ``AT(TIMESTAMP => DATEADD(month, -1, CURRENT_TIMESTAMP()))`` named a
+    midnight), and of days or weeks to a timestamp column a date too (DATE_ADD): each keeps
+    its value's type and time now, a month's end clamped as in Snowflake; a date stays a
+    date."""
+    conn.sql(
+        "CREATE TABLE E (AT TIMESTAMP_NTZ, DAY DATE);"
+        "INSERT INTO E VALUES ('2026-01-31 10:30:00', '2026-01-31')"
+    )
+    answers = query(
+        conn,
+        "SELECT DATEADD(month, 1, AT), DATEADD(quarter, -1, AT), DATEADD(year, 1, AT), "
+        "DATEADD(day, -1, AT), DATEADD(week, 2, AT), DATEADD(hour, 2, AT), "
+        "DATEADD(month, 1, DAY), DATEADD(day, 1, DAY), DATEADD(month, -2, CURRENT_TIMESTAMP()), "
+        "DATEADD(day, 1, '2026-02-28') FROM E",
+    )
+    assert answers == [
+        (
+            datetime(2026, 2, 28, 10, 30),
+            datetime(2025, 10, 31, 10, 30),
+            datetime(2027, 1, 31, 10, 30),
+            datetime(2026, 1, 30, 10, 30),
+            datetime(2026, 2, 14, 10, 30),
+            datetime(2026, 1, 31, 12, 30),
+            date(2026, 2, 28),
+            date(2026, 2, 1),
+            datetime(2025, 11, 1, tzinfo=UTC),
+            date(2026, 3, 1),
+        )
+    ]
+
+
 def test_errors_speak_to_the_user_not_to_sparks_operator(conn: Any) -> None:
     # SPEC R39: Spark's advice to set "spark.sql.ansi.enabled" is not the user's to take;
     # INSERT ALL was "Statements of kind MULTITABLEINSERTS".

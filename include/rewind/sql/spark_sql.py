@@ -25,10 +25,23 @@ from rewind.clock import format_timestamp, parse_timestamp_input
 from rewind.errors import InvalidValue, UnsupportedError
 
 # sqlglot writes Snowflake's DATEADD(unit, n, x) as Spark's DATE_ADD(x, n), which adds
-# *days* whatever the unit and truncates a timestamp to a date; TIMESTAMPADD keeps both,
-# so that the usual Snowflake idiom AT(TIMESTAMP => DATEADD(hour, -1, CURRENT_TIMESTAMP()))
-# names the right instant (SPEC R16). DATE_ADD stays for days on dates (a DATE result).
+# *days* whatever the unit, and as ADD_MONTHS(x, n) for months, quarters and years: both
+# truncate a timestamp to a date. TIMESTAMPADD keeps a sub-day unit and the time, so that
+# the usual Snowflake idiom AT(TIMESTAMP => DATEADD(hour, -1, CURRENT_TIMESTAMP())) names
+# the right instant (SPEC R16); a calendar unit is added as an interval, which keeps the
+# value's type (a DATE stays a DATE, a timestamp keeps its time and its kind) and clamps a
+# month's end as Snowflake does (Jan 31 + 1 month: Feb 28). A date given as text stays
+# with DATE_ADD / ADD_MONTHS (a DATE, as Snowflake casts it).
 _SUB_DAY_UNITS = {"HOUR", "MINUTE", "SECOND", "MILLISECOND", "MICROSECOND"}
+# A calendar unit: its place among MAKE_INTERVAL's years, months, weeks, days, and how
+# many of that place it is.
+_CALENDAR_UNITS = {
+    "YEAR": (0, 1),
+    "QUARTER": (1, 3),
+    "MONTH": (1, 1),
+    "WEEK": (2, 1),
+    "DAY": (3, 1),
+}
 _TIMESTAMP_TYPES = (
     exp.DataType.Type.TIMESTAMP,
     exp.DataType.Type.TIMESTAMPTZ,
@@ -38,25 +51,23 @@ _TIMESTAMP_TYPES = (
 )
 
 
-def _is_timestamp(node: exp.Expression) -> bool:
-    """Whether ``node`` is visibly a timestamp (the clock, a cast, a sub-day DATEADD)."""
-    if isinstance(node, exp.CurrentTimestamp):
-        return True
-    if isinstance(node, exp.Cast | exp.TryCast):
-        return node.to.is_type(*_TIMESTAMP_TYPES)
-    if isinstance(node, exp.DateAdd | exp.TimestampAdd):
-        return node.text("unit").upper() in _SUB_DAY_UNITS or _is_timestamp(node.this)
-    return False
-
-
 def _keep_unit(node: exp.Expression) -> exp.Expression:
     if not isinstance(node, exp.DateAdd | exp.TimestampAdd):
         return node
     unit = node.text("unit").upper()
-    if unit in _SUB_DAY_UNITS or (unit in ("DAY", "WEEK") and _is_timestamp(node.this)):
-        # transform() does not descend into a replacement: rewrite the arguments here.
-        args = [arg.transform(_keep_unit) for arg in (node.expression, node.this)]
-        return exp.Anonymous(this="TIMESTAMPADD", expressions=[exp.var(unit), *args])
+    # transform() does not descend into a replacement: rewrite the arguments here.
+    count, value = (arg.transform(_keep_unit) for arg in (node.expression, node.this))
+    if unit in _SUB_DAY_UNITS:
+        return exp.Anonymous(this="TIMESTAMPADD", expressions=[exp.var(unit), count, value])
+    if unit in _CALENDAR_UNITS and not value.is_string:
+        place, size = _CALENDAR_UNITS[unit]
+        amount: exp.Expression = exp.cast(count, exp.DataType.Type.INT)
+        if size != 1:
+            amount = exp.Mul(this=amount, expression=exp.Literal.number(size))
+        parts: list[exp.Expression] = [exp.Literal.number(0)] * 4
+        parts[place] = amount
+        interval = exp.Anonymous(this="MAKE_INTERVAL", expressions=parts)
+        return exp.paren(exp.Add(this=exp.paren(value), expression=interval))
     return node
 
 
