@@ -387,7 +387,9 @@ def test_snowflake_functions_answer_as_in_snowflake(conn: Any) -> None:
     # error: DATEDIFF counted whole units (0 months from Jan 31 to Feb 1), DAYOFWEEK
     # was 1 on a Sunday (DAYOFWEEKISO 2), TO_NUMBER('12.5') was 12.5, and TRY_TO_DATE /
     # TRY_TO_NUMBER failed on what they must answer NULL to; INITCAP left 'foo_bar' as
-    # it was; TO_VARCHAR lost its number format; WEEK was no function.
+    # it was; TO_VARCHAR lost its number format; WEEK was no function; GREATEST and LEAST
+    # skipped a NULL (Snowflake's are NULL); SHA2 needed its bits named and the EPOCH
+    # date parts were refused.
     sunday, monday = "'2026-11-29'::date", "'2026-11-30'::date"
     answers = query(
         conn,
@@ -397,11 +399,18 @@ def test_snowflake_functions_answer_as_in_snowflake(conn: Any) -> None:
         f"DAYOFWEEK({sunday}), DAYOFWEEK({monday}), DAYOFWEEKISO({sunday}), "
         f"DATE_PART(dow, {monday}), TO_NUMBER('12.5'), TO_DECIMAL('12.345', 10, 2), "
         "TRY_TO_DATE('nope'), TRY_TO_NUMBER('12x'), TRY_TO_BOOLEAN('nope'), TO_BOOLEAN('yes'), "
-        "INITCAP('hello wORLD-foo_bar'), TO_VARCHAR(1234.5, '9,999.99'), WEEK('2026-01-05'::date)",
+        "INITCAP('hello wORLD-foo_bar'), TO_VARCHAR(1234.5, '9,999.99'), WEEK('2026-01-05'::date), "
+        "GREATEST(1, NULL, 3), LEAST(2, 1), SHA2('a') = SHA2('a', 256), "
+        "DATE_PART(epoch_second, '2026-01-01 00:00:01'::timestamp_ntz), "
+        "EXTRACT(epoch FROM '1970-01-02'::date), "
+        "DATE_PART(epoch_millisecond, '2026-01-01 00:00:01+01:00'::timestamp_tz), "
+        "DATE_PART(epoch_nanosecond, '1970-01-01 00:00:01'::timestamp_ntz)",
     )
     calendar = (1, 1, 59, 0, 1, 7, 1)
     conversions = (Decimal("13"), Decimal("12.35"), None, None, None, True)
-    assert answers == [(*calendar, *conversions, "Hello World-Foo_Bar", "1,234.50", 2)]
+    texts = ("Hello World-Foo_Bar", "1,234.50", 2, None, 1, True)
+    epochs = (1767225601, 86400, 1767222001000, 1000000000)
+    assert answers == [(*calendar, *conversions, *texts, *epochs)]
 
 
 def test_to_char_formats_dates_and_times_as_snowflake_does_r26(conn: Any) -> None:

@@ -242,6 +242,16 @@ _REWRITES: list[
         ),
     ),
     (exp.ToChar, lambda node: _to_char(node)),
+    (exp.Extract, lambda node: _epoch(node)),
+    ((exp.Greatest, exp.Least), lambda node: _null_if_any_null(node)),
+    (  # SHA2(x): 256 bits by default (Spark's SHA2 needs them named)
+        exp.SHA2,
+        lambda node: (
+            None
+            if node.args.get("length") is not None
+            else _function("SHA2", _inner(node.this), exp.Literal.number(256))
+        ),
+    ),
     (exp.TimeToStr, lambda node: _date_format(node.this, node.args["format"])),
 ]
 
@@ -249,6 +259,48 @@ _REWRITES: list[
 # name or number, seconds and their fractions, AM/PM, a time zone), never a number format
 # (0, 9, D, G, S, MI, EEEE, ...).
 _DATETIME_FORMAT = re.compile(r"YY|DD|DY|HH|MON|MM|SS|FF|AM|PM|TZ", re.IGNORECASE)
+
+
+# Snowflake's EPOCH date parts (DATE_PART / EXTRACT): Spark's function of the instant, and
+# how many of its units one of Snowflake's is.
+_EPOCH_PARTS = {
+    "EPOCH": ("UNIX_SECONDS", 1),
+    "EPOCH_SECOND": ("UNIX_SECONDS", 1),
+    "EPOCH_SECONDS": ("UNIX_SECONDS", 1),
+    "EPOCH_MILLISECOND": ("UNIX_MILLIS", 1),
+    "EPOCH_MILLISECONDS": ("UNIX_MILLIS", 1),
+    "EPOCH_MICROSECOND": ("UNIX_MICROS", 1),
+    "EPOCH_MICROSECONDS": ("UNIX_MICROS", 1),
+    "EPOCH_NANOSECOND": ("UNIX_MICROS", 1000),
+    "EPOCH_NANOSECONDS": ("UNIX_MICROS", 1000),
+}
+
+
+def _epoch(node: exp.Extract) -> exp.Expression | None:
+    """``DATE_PART(epoch_second, x)`` and the other EPOCH parts (Spark knows none): the
+    seconds (milli-, micro-, nanoseconds) since 1970-01-01 00:00 UTC of x as an instant
+    (a DATE at its midnight, a TIMESTAMP_NTZ's wall-clock time in UTC, as Snowflake)."""
+    part = _EPOCH_PARTS.get(node.name.upper())
+    if part is None:
+        return None
+    function, factor = part
+    instant = exp.cast(_inner(node.expression), exp.DataType.Type.TIMESTAMP)
+    value = _function(function, instant)
+    return value if factor == 1 else exp.paren(value * exp.Literal.number(factor))
+
+
+def _null_if_any_null(node: exp.Greatest | exp.Least) -> exp.Expression | None:
+    """GREATEST / LEAST are NULL when an argument is NULL, in Snowflake and BigQuery;
+    Spark's skip NULLs."""
+    if node.args.get("ignore_nulls"):
+        return None
+    args = [_inner(a) for a in (node.this, *node.expressions)]
+    which = node.copy()
+    which.set("this", args[0])
+    which.set("expressions", args[1:])
+    which.set("ignore_nulls", True)  # rewritten once
+    any_null = exp.or_(*[exp.Is(this=a.copy(), expression=exp.Null()) for a in args])
+    return exp.If(this=any_null, true=exp.Null(), false=which)
 
 
 def _to_char(node: exp.ToChar) -> exp.Expression | None:
