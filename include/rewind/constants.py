@@ -34,6 +34,8 @@ RETENTION_PARAM = "DATA_RETENTION_TIME_IN_DAYS"
 MIN_RETENTION_PARAM = "MIN_DATA_RETENTION_TIME_IN_DAYS"
 
 DATABASE = "DATABASE"
+# Every database's views of itself (rewind.sql.information_schema): no schema takes the name.
+INFORMATION_SCHEMA = "INFORMATION_SCHEMA"
 SCHEMA = "SCHEMA"
 TABLE = "TABLE"
 

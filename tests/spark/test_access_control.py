@@ -461,6 +461,70 @@ def test_show_lists_only_what_the_role_reaches(admin: Any, ana: Any) -> None:
     assert admin.sql("SHOW DATABASES")[0].column("name") == ["D", "E"]
 
 
+def test_information_schema_lists_what_the_role_reaches_in_snowflakes_columns_r22_r37(
+    admin: Any, ana: Any
+) -> None:
+    """``<db>.INFORMATION_SCHEMA.TABLES / COLUMNS / SCHEMATA / DATABASES`` (and
+    ``INFORMATION_SCHEMA.<view>`` in the current database) were OBJECT_NOT_FOUND. Every
+    role reads them, each row an object the role reaches (as SHOW lists them, R37), live
+    objects only (dropped ones are SHOW ... HISTORY's, R22), with SHOW's figures; they
+    have no past, and no schema takes their name."""
+    admin.sql(
+        "CREATE SCHEMA D.HIDDEN; CREATE TABLE D.HIDDEN.H (A INT); "
+        "CREATE TRANSIENT SCHEMA D.SCRATCH DATA_RETENTION_TIME_IN_DAYS = 0; "
+        "CREATE TABLE D.PUBLIC.GONE (A INT); DROP TABLE D.PUBLIC.GONE; "
+        "CREATE DATABASE E; CREATE TABLE E.PUBLIC.SECRET (A INT); "
+        "CREATE TABLE D.PUBLIC.CODES (ID INT NOT NULL, CODE VARCHAR(3), AT TIMESTAMP_NTZ, "
+        "N NUMBER(10,2)) COMMENT = 'codes'; GRANT SELECT ON TABLE D.PUBLIC.CODES TO ROLE ANALYST"
+    )
+    tables = (
+        "SELECT TABLE_SCHEMA, TABLE_NAME, TABLE_TYPE, IS_TRANSIENT, ROW_COUNT, "
+        "RETENTION_TIME, COMMENT FROM {}INFORMATION_SCHEMA.TABLES ORDER BY 1, 2"
+    )
+    assert query(admin, tables.format("D.")) == [
+        ("HIDDEN", "H", "BASE TABLE", "NO", 0, 1, None),
+        ("PUBLIC", "CODES", "BASE TABLE", "NO", 0, 1, "codes"),
+        ("PUBLIC", "SEEN", "BASE TABLE", "NO", 0, 1, None),
+        ("PUBLIC", "T", "BASE TABLE", "NO", 2, 1, None),
+    ]
+    assert query(ana, tables.format("")) == [
+        ("PUBLIC", "CODES", "BASE TABLE", "NO", 0, 1, "codes"),
+        ("PUBLIC", "SEEN", "BASE TABLE", "NO", 0, 1, None),
+    ]
+    assert query(
+        ana,
+        "SELECT COLUMN_NAME, ORDINAL_POSITION, IS_NULLABLE, DATA_TYPE, CHARACTER_MAXIMUM_LENGTH, "
+        "NUMERIC_PRECISION, NUMERIC_SCALE, DATETIME_PRECISION FROM d.information_schema.columns "
+        "WHERE TABLE_NAME = 'CODES' ORDER BY ORDINAL_POSITION",
+    ) == [
+        ("ID", 1, "NO", "NUMBER", None, 38, 0, None),
+        ("CODE", 2, "YES", "TEXT", 3, None, None, None),
+        ("AT", 3, "YES", "TIMESTAMP_NTZ", None, None, None, 9),
+        ("N", 4, "YES", "NUMBER", None, 10, 2, None),
+    ]
+    schemata = "SELECT SCHEMA_NAME, IS_TRANSIENT, RETENTION_TIME FROM D.INFORMATION_SCHEMA.SCHEMATA"
+    assert query(admin, schemata) == [
+        ("HIDDEN", "NO", 1),
+        ("PUBLIC", "NO", 1),
+        ("SCRATCH", "YES", 0),
+    ]
+    assert query(ana, schemata) == [("PUBLIC", "NO", 1)]
+    databases = "SELECT DATABASE_NAME FROM D.INFORMATION_SCHEMA.DATABASES"
+    assert (query(admin, databases), query(ana, databases)) == ([("D",), ("E",)], [("D",)])
+    assert hidden(ana, "SELECT * FROM E.INFORMATION_SCHEMA.TABLES") == (
+        "Database 'E' does not exist or not authorized."
+    )
+    assert "does not exist" in hidden(ana, "SELECT * FROM D.INFORMATION_SCHEMA.VIEWS")
+    assert "no time travel" in denied(
+        ana, "SELECT * FROM INFORMATION_SCHEMA.TABLES AT(OFFSET => -60)", "UNSUPPORTED"
+    )
+    for statement in (
+        "CREATE SCHEMA INFORMATION_SCHEMA",
+        "ALTER SCHEMA D.HIDDEN RENAME TO INFORMATION_SCHEMA",
+    ):
+        assert "reserved" in denied(admin, statement, "INVALID_VALUE")
+
+
 def test_describe_table_answers_only_a_role_that_reaches_the_table(admin: Any, ana: Any) -> None:
     # SPEC R37: DESCRIBE TABLE lists the columns to a role holding something on the table;
     # to any other it is missing, as every statement says.

@@ -24,7 +24,7 @@ from rewind.errors import (
 from rewind.identifiers import normalize
 from rewind.result import Result
 from rewind.sql import names
-from rewind.sql.ddl import live_object, parent_and_name, retention_target
+from rewind.sql.ddl import live_object, parent_and_name, refuse_reserved, retention_target
 from rewind.sql.parse import AlterContainer
 from rewind.sql.tables import keep_history, snapshot
 from rewind.sql.values import ObjectProperties, literal, object_properties
@@ -113,6 +113,7 @@ def _rename(ctx: Context, obj: CatalogObject, target: list[str]) -> None:
         parent_id = parent.id
     else:
         parent_id, name = parent_and_name(ctx, obj.kind, target)
+        refuse_reserved(obj.kind, name)
     if ctx.catalog.live(obj.kind, parent_id, name) is not None:
         raise ObjectAlreadyExists(f"Object '{name}' already exists.")
     was = obj.name

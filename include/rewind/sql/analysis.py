@@ -107,9 +107,10 @@ def _reference(
     # The system views' module reads metrics with delta-rs and pyarrow: imported here,
     # when a statement names a table, not by every statement.
     from rewind.lifecycle.views import is_system_view
+    from rewind.sql.information_schema import is_view
 
     parts = tuple(names.parts(table))
-    if views and is_system_view(list(parts)):
+    if views and (is_system_view(list(parts)) or is_view(parts)):
         return Reference(parts, None, True, target)
     try:
         return Reference(parts, resolve().id, False, target)

@@ -12,6 +12,7 @@ from rewind import retention, security
 from rewind.catalog.models import CatalogObject
 from rewind.constants import (
     DATABASE,
+    INFORMATION_SCHEMA,
     MAX_TRANSIENT_RETENTION_DAYS,
     PUBLIC_SCHEMA,
     SCHEMA,
@@ -203,6 +204,13 @@ def parent_and_name(ctx: Context, kind: str, parts: list[str]) -> tuple[int, str
     return parent.id, name
 
 
+def refuse_reserved(kind: str, name: str) -> None:
+    """A schema may not be named INFORMATION_SCHEMA: every database's views of itself
+    answer to that name (:mod:`rewind.sql.information_schema`), as in Snowflake."""
+    if kind == SCHEMA and name.upper() == INFORMATION_SCHEMA:
+        raise InvalidValue(f"Schema name {name} is reserved for the database's own views.")
+
+
 def new_object(
     ctx: Context,
     kind: str,
@@ -220,6 +228,7 @@ def new_object(
     a copy made to save data never has a shorter time travel than its original by
     surprise. A value the source inherits is inherited from the copy's own parents.
     """
+    refuse_reserved(kind, name)
     parent = ctx.catalog.get(parent_id) if parent_id else None
     transient = props.transient or (parent is not None and ctx.catalog.is_transient(parent))
     value = None

@@ -20,6 +20,8 @@ def needs(ctx: Context, analysis: Analysis) -> list[Need]:
     new object or one moved into it, the privilege of each kind of row change on the
     written table, OWNERSHIP of what is replaced, dropped, altered, swapped or granted
     on), SELECT on a cloned table, then SELECT on every table it reads, at any point."""
+    from rewind.sql.information_schema import is_view  # every role's (rows it can see)
+
     found = [Need(action) for action in analysis.account]
     for change in analysis.changes:
         found.append(_change(ctx, change))
@@ -28,7 +30,7 @@ def needs(ctx: Context, analysis: Analysis) -> list[Need]:
     if cloned is not None and cloned.kind == TABLE:  # container clones check each table
         found.append(Need(SELECT, cloned))
     for read in analysis.reads:
-        if read.system_view:
+        if read.system_view and not is_view(read.parts):  # ACCOUNT_USAGE: ACCOUNTADMIN's
             found.append(Need(f"Reading {'.'.join(read.parts)}"))
         elif read.object_id is not None:
             found.append(Need(SELECT, ctx.catalog.get(read.object_id)))

@@ -314,8 +314,14 @@ def bind(ctx: Context, tree: exp.Expression, binding: Binding) -> exp.Expression
             # The system views read the lifecycle's metrics with delta-rs and pyarrow:
             # imported by the statements that read them only.
             from rewind.lifecycle.views import system_view
+            from rewind.sql import information_schema
 
-            table.replace(binding.add(ctx, system_view(ctx, parts), alias, table))
+            frame = (
+                information_schema.view(ctx, parts)
+                if information_schema.is_view(parts)
+                else system_view(ctx, parts)
+            )
+            table.replace(binding.add(ctx, frame, alias, table))
             continue
         obj = referenced(ctx, table)
         when = table.args.get("when")

@@ -30,6 +30,7 @@ from rewind.sql.tables import current_version
 from rewind.sql.values import literal
 from rewind.statement import Context
 from rewind.storage.columns import Column, table_columns
+from rewind.storage.snapshot import Identity
 from rewind.types import MAX_LENGTH, declared_length
 
 TABLE_COLUMNS = [
@@ -220,7 +221,7 @@ def describe(ctx: Context, tree: exp.Describe) -> Result:
             None,
             None,
         ]
-        for c in _described(ctx, obj)
+        for c in described(ctx, obj)
     ]
     return ctx.result(DESCRIBE_COLUMNS, rows)
 
@@ -233,7 +234,7 @@ class _Described:
 
     column: Column
     nullable: bool
-    identity: str | None
+    rule: Identity | None
     expression: str | None
 
     @property
@@ -244,18 +245,21 @@ class _Described:
     def type(self) -> str:
         return self.column.type
 
+    @property
+    def identity(self) -> str | None:
+        rule = self.rule
+        if rule is None:
+            return None
+        by_default = "" if rule.always else " (BY DEFAULT)"
+        return f"IDENTITY START {rule.start} INCREMENT {rule.step}{by_default}"
 
-def _described(ctx: Context, obj: CatalogObject) -> list[_Described]:
+
+def described(ctx: Context, obj: CatalogObject) -> list[_Described]:
     """The live table's columns as a reader sees them now, another engine's commits
     first (their columns count too, SPEC R40)."""
     snap = ctx.store.snapshot(obj.id, current_version(ctx, obj))
     nullable = {f.name: f.nullable for f in snap.schema}
-    identity = {
-        name: f"IDENTITY START {rule.start} INCREMENT {rule.step}"
-        + ("" if rule.always else " (BY DEFAULT)")
-        for name, rule in snap.identity.items()
-    }
-    generated = snap.generated
+    identity, generated = snap.identity, snap.generated
     return [
         _Described(
             c, nullable.get(c.physical, True), identity.get(c.physical), generated.get(c.physical)
@@ -276,10 +280,10 @@ def _columns(ctx: Context, tree: exp.Show) -> Result:
     rows = []
     for table in tables:
         database, schema, name = names.qualified(ctx, table).parts
-        for column in _described(ctx, table):
+        for column in described(ctx, table):
             if pattern is None or pattern.fullmatch(column.name):
                 kind = json.dumps(
-                    {**_type_json(column.type), "nullable": column.nullable},
+                    {**type_json(column.type), "nullable": column.nullable},
                     separators=(",", ":"),
                 )
                 null = "true" if column.nullable else "false"
@@ -301,7 +305,7 @@ def _columns(ctx: Context, tree: exp.Show) -> Result:
     return ctx.result(SHOW_COLUMNS, rows)
 
 
-def _type_json(sql_type: str) -> dict[str, Any]:
+def type_json(sql_type: str) -> dict[str, Any]:
     """Snowflake's ``data_type`` of SHOW COLUMNS for one of Rewind's column types."""
     if sql_type.startswith("NUMBER("):
         precision, scale = sql_type.removeprefix("NUMBER(").rstrip(")").split(",")
@@ -418,6 +422,12 @@ def _common(ctx: Context, obj: CatalogObject) -> dict[str, Any]:
 
 
 def _table_row(ctx: Context, obj: CatalogObject) -> list[Any]:
+    values = table_values(ctx, obj)
+    return [values[c] for c in TABLE_COLUMNS]
+
+
+def table_values(ctx: Context, obj: CatalogObject) -> dict[str, Any]:
+    """SHOW TABLES' values of ``obj``, by column (:data:`TABLE_COLUMNS`)."""
     schema, database = ctx.catalog.ancestors(obj)[1:3]
     rows: int | None
     size: int | None
@@ -438,7 +448,7 @@ def _table_row(ctx: Context, obj: CatalogObject) -> list[Any]:
         "is_external": "Y" if obj.location is not None else "N",
         "change_tracking": tracking,
     }
-    return [values[c] for c in TABLE_COLUMNS]
+    return values
 
 
 def _schema_row(ctx: Context, obj: CatalogObject) -> list[Any]:
