@@ -129,6 +129,33 @@ def _unreachable(exc: BaseException) -> RewindError | None:
     return None
 
 
+_NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL")
+_NAMED_VALUES = {"DATE": "Date", "TIMESTAMP": "Timestamp", "TIMESTAMP_NTZ": "Timestamp"}
+
+
+def _bad_value(condition: str, params: dict[str, str]) -> str | None:
+    """Spark's error about a value the statement gave or computed, in Snowflake's words
+    (a value that is no number or date, a number too large for its column, a division
+    by zero): the statement's data is at fault, not Spark, and Spark's words name its own
+    types and settings. None for any other error."""
+    if condition == "CAST_INVALID_INPUT":
+        target = params.get("targetType", "").strip('"').upper()
+        value = params.get("expression", "")
+        if target.startswith(_NUMERIC_TYPES):
+            return f"Numeric value {value} is not recognized."
+        if target == "BOOLEAN":
+            return f"Boolean value {value} is not recognized."
+        kind = _NAMED_VALUES.get(target)
+        return f"{kind} {value} is not recognized." if kind else None
+    if condition.startswith("NUMERIC_VALUE_OUT_OF_RANGE") and "value" in params:
+        number = f"NUMBER({params.get('precision')},{params.get('scale')})"
+        return f"Numeric value '{params['value'].strip()}' is out of range for {number}."
+    return {
+        "DIVIDE_BY_ZERO": "Division by zero.",
+        "ARITHMETIC_OVERFLOW": "Number out of representable range.",
+    }.get(condition)
+
+
 def spark_error(exc: BaseException) -> RewindError | None:
     """The RewindError for a Spark or Py4J failure; None for any other exception."""
     try:
@@ -154,6 +181,9 @@ def spark_error(exc: BaseException) -> RewindError | None:
         unreadable = _READ_FAILED.search(str(exc))
         if unreadable:
             return StorageError(f"Cannot read data file {_local(unreadable['path'])}.")
+        bad = _bad_value(str(exc.getCondition() or ""), exc.getMessageParameters() or {})
+        if bad is not None:
+            return InvalidValue(bad)
         return ExecutionError(_first_line(str(exc)))
     if type(exc).__name__ in ("Py4JJavaError", "Py4JError"):
         return _java_error(exc)
