@@ -233,7 +233,8 @@ def test_restore_errors_leave_the_table_alone(history: dict[str, Any]) -> None:
 
 
 def test_bigquery_forms_match_their_snowflake_equivalents(history: dict[str, Any]) -> None:
-    """SPEC R27: FOR SYSTEM_TIME AS OF, CLONE ... FOR SYSTEM_TIME, the @millis decorator."""
+    """SPEC R27: FOR SYSTEM_TIME AS OF, CLONE ... FOR SYSTEM_TIME, the @millis decorator
+    (in a query too: it was "Positional column reference $<millis> is not supported")."""
     conn = at(history)
     snowflake = rows(conn, f"SELECT ID, V FROM A2 AT(TIMESTAMP => '{DAY1_NOON}') ORDER BY ID")
     bigquery = conn.sql(
@@ -242,6 +243,8 @@ def test_bigquery_forms_match_their_snowflake_equivalents(history: dict[str, Any
     )[-1].rows
     assert bigquery == snowflake
     millis = 1777636800000  # 2026-05-01T12:00:00Z
+    decorated = f"SELECT ID, V FROM S.A2@{millis} ORDER BY ID"
+    assert conn.sql(decorated, dialect="bigquery")[-1].rows == snowflake
     conn.sql(f"CREATE TABLE S.BQ1 CLONE S.A2@{millis}", dialect="bigquery")
     conn.sql(
         f"CREATE TABLE S.BQ2 CLONE S.A2 FOR SYSTEM_TIME AS OF TIMESTAMP '{DAY1_NOON}'",

@@ -1,6 +1,7 @@
 """The BigQuery dialect (SPEC R27), translated into the trees the Snowflake path runs.
 
-* ``FROM t FOR SYSTEM_TIME AS OF ts``  -> ``FROM t AT(TIMESTAMP => ts)``
+* ``FROM t FOR SYSTEM_TIME AS OF ts``  -> ``FROM t AT(TIMESTAMP => ts)``, and so the
+  snapshot decorator ``FROM t@<epoch millis>``
 * ``CREATE TABLE x CLONE t FOR SYSTEM_TIME AS OF ts`` and the snapshot decorator
   ``CLONE t@<epoch millis>`` (negative: milliseconds before now) -> a clone at that point
 * ``ALTER SCHEMA ds SET OPTIONS (max_time_travel_hours = N)`` and ``CREATE SCHEMA ds
@@ -92,10 +93,22 @@ def _plain_names(node: exp.Expression) -> exp.Expression:
 
 
 def _system_time(node: exp.Expression) -> exp.Expression:
-    version = node.args.get("version") if isinstance(node, exp.Table) else None
+    """``FROM t FOR SYSTEM_TIME AS OF ts`` and ``FROM t@<epoch millis>`` (the snapshot
+    decorator, which sqlglot reads as an alias ``@<millis>``): ``t`` at that instant."""
+    if not isinstance(node, exp.Table):
+        return node
+    version, alias = node.args.get("version"), node.args.get("alias")
     if isinstance(version, exp.Version) and str(version.this).upper() == "TIMESTAMP":
         node.set("version", None)
         node.set("when", _at(version.expression))
+    elif (
+        isinstance(alias, exp.TableAlias)
+        and isinstance(alias.this, exp.Parameter)
+        and isinstance(alias.this.this, exp.Literal)
+        and alias.this.this.is_int
+    ):
+        node.set("alias", None)
+        node.set("when", _decorator_point(alias.this.this.name))
     return node
 
 
