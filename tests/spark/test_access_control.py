@@ -266,6 +266,9 @@ def test_drop_alter_rename_and_swap_need_ownership(admin: Any, ana: Any) -> None
     )
     admin.sql("GRANT CREATE TABLE ON SCHEMA D.OTHER TO ROLE ANALYST")
     ana.sql("ALTER TABLE MINE RENAME TO D.OTHER.MINE; ALTER TABLE D.OTHER.MINE ADD COLUMN B INT")
+    admin.sql("GRANT SELECT, INSERT ON TABLE D.PUBLIC.T TO ROLE ANALYST")
+    assert denied(ana, "ALTER TABLE T ALTER COLUMN V COMMENT 'x'") == lacks("OWNERSHIP")
+    ana.sql("ALTER TABLE D.OTHER.MINE ALTER COLUMN B SET NOT NULL")  # no row: none is NULL
     ana.sql("DROP TABLE D.OTHER.MINE")
     assert admin.sql("SHOW TABLES IN SCHEMA D.OTHER")[0].rows == []
 

@@ -382,6 +382,59 @@ def test_a_declared_length_refuses_longer_strings_from_every_statement_r26_r40(
     assert query(conn, "SHOW TABLES LIKE 'B'") == []
 
 
+def test_alter_column_widens_a_varchar_sets_and_drops_not_null_and_comments_r25_r40(
+    conn: Any, home: Path
+) -> None:
+    """``ALTER TABLE t ALTER | MODIFY COLUMN c`` was refused whatever it said. Now, as in
+    Snowflake: a VARCHAR gets a longer length or none (never a shorter one, which would
+    cut what it holds); SET NOT NULL is refused while a row holds NULL there; DROP NOT
+    NULL; COMMENT. Each is one metadata-only Delta version (delta-spark's CHANGE
+    COLUMN) that every later write obeys; the versions before it read as they did."""
+    conn.sql(
+        "CREATE TABLE A (ID INT, CODE VARCHAR(3), NOTE VARCHAR);"
+        "INSERT INTO A VALUES (1, 'abc', NULL)"
+    )
+    root = table_root(home, "A")
+    version = DeltaTable(str(root)).version()
+    for sql, code in {
+        "ALTER TABLE A ALTER COLUMN CODE SET DATA TYPE VARCHAR(2)": "INVALID_VALUE",
+        "ALTER TABLE A ALTER COLUMN ID SET DATA TYPE VARCHAR": "UNSUPPORTED",
+        "ALTER TABLE A ALTER COLUMN NOTE SET NOT NULL": "INVALID_VALUE",  # a NULL in it
+        "ALTER TABLE A ALTER COLUMN ID SET DEFAULT 1": "UNSUPPORTED",
+        "ALTER TABLE A ALTER COLUMN NOPE DROP NOT NULL": "OBJECT_NOT_FOUND",
+    }.items():
+        with pytest.raises(RewindError) as refused:
+            conn.sql(sql)
+        assert (sql, refused.value.code) == (sql, code)
+    assert DeltaTable(str(root)).version() == version
+    conn.sql(
+        "ALTER TABLE A MODIFY COLUMN CODE VARCHAR(10);"
+        "INSERT INTO A VALUES (2, 'abcdefghij', 'n');"
+        "UPDATE A SET NOTE = 'x' WHERE NOTE IS NULL;"
+        "ALTER TABLE A ALTER NOTE SET NOT NULL;"
+        "ALTER TABLE A ALTER COLUMN ID COMMENT 'the key'"
+    )
+    with pytest.raises(RewindError) as refused:
+        conn.sql("INSERT INTO A (ID) VALUES (3)")
+    assert "non-nullable column 'NOTE'" in refused.value.message
+    described = [(r[0], r[1], r[3], r[9]) for r in query(conn, "DESC TABLE A")]
+    assert described == [
+        ("ID", "NUMBER(38,0)", "Y", "the key"),
+        ("CODE", "VARCHAR(10)", "Y", None),
+        ("NOTE", "VARCHAR", "N", None),
+    ]
+    conn.sql("ALTER TABLE A ALTER COLUMN NOTE DROP NOT NULL; ALTER TABLE A ALTER CODE TYPE VARCHAR")
+    longer = conn.sql("INSERT INTO A (ID, CODE) VALUES (3, 'longer than ten')")[0].query_id
+    fields = json.loads(DeltaTable(str(root)).schema().to_json())["fields"]
+    assert [(f["name"], f["nullable"], f["metadata"]) for f in fields] == [
+        ("ID", True, {"comment": "the key"}),
+        ("CODE", True, {}),
+        ("NOTE", True, {}),
+    ]
+    then = query(conn, f"SELECT ID, CODE, NOTE FROM A BEFORE(STATEMENT => '{longer}')")
+    assert sorted(then) == [(1, "abc", "x"), (2, "abcdefghij", "n")]
+
+
 def test_snowflake_functions_answer_as_in_snowflake(conn: Any) -> None:
     # SPEC R16: sqlglot wrote these as Spark functions that answer otherwise, with no
     # error: DATEDIFF counted whole units (0 months from Jan 31 to Feb 1), DAYOFWEEK

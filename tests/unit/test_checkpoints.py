@@ -26,7 +26,7 @@ from deltalake import DeltaTable, write_deltalake
 
 from rewind.errors import ConcurrentWrite, StorageError
 from rewind.storage import location, log
-from rewind.storage.delta import TableStore
+from rewind.storage.delta import FieldChange, TableStore
 from rewind.storage.snapshot import DataFile, Snapshot
 
 pytestmark = pytest.mark.unit
@@ -349,6 +349,33 @@ def test_a_commit_that_replaces_the_schema_lands_on_the_version_it_read_or_not_a
     restored = DeltaTable(str(team))
     assert restored.schema().to_arrow() == DeltaTable(str(team), version=0).schema().to_arrow()
     assert [uri.rsplit("/", 1)[-1] for uri in restored.file_uris()] == [f.path for f in then.files]
+
+
+def test_a_column_change_lands_after_another_writers_append_unless_it_must_be_alone_r40(
+    store: TableStore,
+) -> None:
+    """ALTER COLUMN's commit (``change_field``): one ``metaData`` action changing the
+    field's nullability and metadata keys, every other field and the protocol kept. Made
+    on a version another writer has since appended to, a comment or a length lands on
+    top of theirs; SET NOT NULL (``alone``: it was checked on the version it read, and the
+    append may hold NULL) is CONCURRENT_WRITE with nothing committed."""
+    grow(store, 1)  # version 1, a row
+    root = store.root(TABLE)
+    assert isinstance(root, Path)
+    write_deltalake(str(root), pa.table({"ID": pa.array([9], pa.int64())}), mode="append")
+    protocol = DeltaTable(str(root)).protocol()
+    with pytest.raises(ConcurrentWrite):
+        store.change_field(TABLE, 1, "ID", FieldChange(nullable=False, alone=True), "q", NOW)
+    assert DeltaTable(str(root)).version() == 2
+    comment = FieldChange(metadata={"comment": "the key", "__CHAR_VARCHAR_TYPE_STRING": None})
+    assert store.change_field(TABLE, 1, "ID", comment, "q2", NOW) == 3
+    after = DeltaTable(str(root))
+    (field,) = json.loads(after.schema().to_json())["fields"]
+    assert (field["nullable"], field["metadata"]) == (True, {"comment": "the key"})
+    assert after.protocol() == protocol
+    assert sorted(delta_rs_files(root)) == sorted(delta_rs_files(root, 2))  # their row kept
+    assert store.change_field(TABLE, 3, "ID", FieldChange(nullable=False, alone=True), "q3", NOW)
+    assert DeltaTable(str(root)).schema().fields[0].nullable is False
 
 
 def test_a_schema_restore_another_writer_committed_after_is_not_taken_back_r28_r40(

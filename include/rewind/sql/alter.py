@@ -1,5 +1,5 @@
 """ALTER of tables, schemas, databases and the account (SPEC R5–R9, R25): RENAME, SWAP,
-SET / UNSET of retention and comment, ADD / DROP / RENAME COLUMN."""
+SET / UNSET of retention and comment, ADD / DROP / RENAME / ALTER COLUMN."""
 
 from __future__ import annotations
 
@@ -25,15 +25,27 @@ from rewind.identifiers import normalize
 from rewind.result import Result
 from rewind.sql import names
 from rewind.sql.ddl import live_object, parent_and_name, refuse_reserved, retention_target
+from rewind.sql.frames import quote, version_frame
 from rewind.sql.parse import AlterContainer
-from rewind.sql.tables import keep_history, snapshot
+from rewind.sql.tables import (
+    change_physical_column,
+    check_clock,
+    keep_history,
+    snapshot,
+    writable_snapshot,
+)
 from rewind.sql.values import ObjectProperties, literal, object_properties
 from rewind.statement import Context
 from rewind.storage.columns import (
+    Column,
+    column_named,
     drop_column,
     rename_column,
     table_columns,
 )
+from rewind.storage.delta import FieldChange
+from rewind.storage.snapshot import Snapshot
+from rewind.types import DECLARED_TYPE, ColumnType, column_type, declared_length
 
 
 def alter_table(ctx: Context, tree: exp.Alter) -> Result:
@@ -63,6 +75,8 @@ def _alter_table_action(ctx: Context, obj: CatalogObject, action: exp.Expression
         _unset(ctx, obj, [normalize(e.name) for e in action.expressions])
     elif isinstance(action, exp.ColumnDef):
         add_column_to_table(ctx, obj, action)
+    elif isinstance(action, exp.AlterColumn):
+        _alter_column(ctx, obj, action)
     elif isinstance(action, exp.RenameColumn):
         new = normalize(action.args["to"].this)
         snapshot(ctx, obj).check_column_name(str(names.qualified(ctx, obj)), new)
@@ -100,6 +114,69 @@ def add_column_to_table(ctx: Context, obj: CatalogObject, action: exp.ColumnDef)
     if action.args.get("constraints"):
         raise UnsupportedError(f"Column constraints are not supported: {action.sql('snowflake')}.")
     add_physical_column(ctx, obj, normalize(action.this), action.args["kind"])
+
+
+def _alter_column(ctx: Context, obj: CatalogObject, action: exp.AlterColumn) -> None:
+    """``ALTER TABLE t ALTER | MODIFY [COLUMN] c``: ``SET DATA TYPE`` a longer VARCHAR (or
+    one of any length; Snowflake allows no shorter one, which would cut the strings it
+    holds), ``SET NOT NULL`` (refused while a row holds NULL there), ``DROP NOT NULL``,
+    ``COMMENT '...'``. Each is one metadata-only Delta version, delta-spark's CHANGE
+    COLUMN, which binds every writer after it (SPEC R40); another change is refused."""
+    columns = table_columns(obj)
+    column = column_named(columns, normalize(action.this))
+    # sqlglot's flags default to False; SET NOT NULL is allow_null False
+    given = {k for k, v in action.args.items() if v not in (None, False) or k == "allow_null"}
+    given -= {"this"}
+    retyped = None
+    if given == {"dtype"}:
+        retyped = _longer(column, column_type(action.args["dtype"]))
+        change = FieldChange(metadata={DECLARED_TYPE: retyped.declared()})
+    elif given in ({"allow_null"}, {"allow_null", "drop"}):
+        nullable = bool(action.args["allow_null"])
+        change = FieldChange(nullable=nullable, alone=not nullable)
+    elif given == {"comment"}:
+        change = FieldChange(metadata={"comment": str(literal(action.args["comment"]))})
+    else:
+        raise UnsupportedError(f"Unsupported ALTER TABLE action: {action.sql('snowflake')}.")
+    check_clock(ctx, obj)
+    base = writable_snapshot(ctx, obj)
+    if change.nullable is False:
+        _refuse_nulls(ctx, obj, base, columns, column)
+    change_physical_column(ctx, obj, base, column.physical, change)
+    if retyped is not None:
+        kept = [
+            Column(c.name, c.physical, retyped.sql, c.spark) if c == column else c for c in columns
+        ]
+        obj.columns = [c.as_json() for c in kept]
+
+
+def _longer(column: Column, new: ColumnType) -> ColumnType:
+    """``new``, a VARCHAR at least as long as ``column``'s (Snowflake's rule)."""
+    old = declared_length(column.type)
+    if column.spark != "string" or new.spark != "string" or (old and old[0] == "CHAR"):
+        raise UnsupportedError(
+            f"Column {column.name} {column.type} cannot become {new.sql}: only a VARCHAR's "
+            "length can change, to a longer one."
+        )
+    longer = declared_length(new.sql)
+    if longer is not None and (old is None or longer[1] < old[1]):
+        raise InvalidValue(
+            f"Column {column.name} {column.type} cannot become {new.sql}: a shorter length "
+            "would cut the strings it holds."
+        )
+    return new
+
+
+def _refuse_nulls(
+    ctx: Context, obj: CatalogObject, base: Snapshot, columns: list[Column], column: Column
+) -> None:
+    """SET NOT NULL: no row of the current version may hold NULL in the column."""
+    frame = version_frame(ctx, base, columns)
+    if frame.where(frame[quote(column.name)].isNull()).limit(1).count():
+        raise InvalidValue(
+            f"Column {column.name} of table {obj.name} holds NULL in a row: it cannot be "
+            "made NOT NULL."
+        )
 
 
 def _rename(ctx: Context, obj: CatalogObject, target: list[str]) -> None:

@@ -44,7 +44,7 @@ from rewind.sql.tables import (
 )
 from rewind.statement import Context
 from rewind.storage import location
-from rewind.storage.columns import Column, add_column, table_columns
+from rewind.storage.columns import Column, add_column, column_named, table_columns
 from rewind.storage.snapshot import DataFile, Snapshot
 from rewind.types import from_spark
 
@@ -73,7 +73,7 @@ def insert(ctx: Context, tree: exp.Insert) -> Result:
         target = target.this
     obj = referenced(ctx, target)
     columns = table_columns(obj)
-    targets = columns if named is None else [_column(columns, n) for n in named]
+    targets = columns if named is None else [column_named(columns, n) for n in named]
     binding = Binding()
     try:
         frame = query_frame(ctx, _source(tree.expression), binding)
@@ -93,13 +93,6 @@ def insert(ctx: Context, tree: exp.Insert) -> Result:
     finally:
         release(binding)
     return ctx.result(["number of rows inserted"], [[file_rows(files)]])
-
-
-def _column(columns: list[Column], name: str) -> Column:
-    for column in columns:
-        if column.name == name:
-            return column
-    raise ObjectNotFound(f"Column '{name}' does not exist.")
 
 
 def _null(frame: DataFrame, column: Column) -> SparkColumn:
@@ -151,7 +144,7 @@ class Target:
         return [FILE_COLUMN, ROW_COLUMN, *stable]
 
     def column(self, name: str) -> Column:
-        return _column(self.columns, name)
+        return column_named(self.columns, name)
 
     def settable(self, names: Iterable[str]) -> None:
         """Refuse to set an identity column (UPDATE, a MERGE's WHEN MATCHED), as

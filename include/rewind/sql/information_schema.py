@@ -151,7 +151,7 @@ def _columns_rows(ctx: Context, database: CatalogObject) -> list[tuple[Any, ...]
                     _YES_NO[rule is not None],
                     None if rule is None else str(rule.start),
                     None if rule is None else str(rule.step),
-                    None,
+                    column.comment,
                 )
             )
     return rows

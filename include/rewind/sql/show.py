@@ -217,7 +217,7 @@ def describe(ctx: Context, tree: exp.Describe) -> Result:
             "N",
             None,
             c.expression,
-            None,
+            c.comment,
             None,
             None,
         ]
@@ -236,6 +236,7 @@ class _Described:
     nullable: bool
     rule: Identity | None
     expression: str | None
+    comment: str | None
 
     @property
     def name(self) -> str:
@@ -259,10 +260,14 @@ def described(ctx: Context, obj: CatalogObject) -> list[_Described]:
     first (their columns count too, SPEC R40)."""
     snap = ctx.store.snapshot(obj.id, current_version(ctx, obj))
     nullable = {f.name: f.nullable for f in snap.schema}
-    identity, generated = snap.identity, snap.generated
+    identity, generated, comments = snap.identity, snap.generated, snap.comments
     return [
         _Described(
-            c, nullable.get(c.physical, True), identity.get(c.physical), generated.get(c.physical)
+            c,
+            nullable.get(c.physical, True),
+            identity.get(c.physical),
+            generated.get(c.physical),
+            comments.get(c.physical),
         )
         for c in table_columns(obj)
     ]
@@ -297,7 +302,7 @@ def _columns(ctx: Context, tree: exp.Show) -> Result:
                         "",
                         "COLUMN",
                         column.expression or "",
-                        "",
+                        column.comment or "",
                         database,
                         column.identity or "",
                     ]

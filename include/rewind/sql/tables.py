@@ -20,6 +20,7 @@ from rewind.sql import names
 from rewind.statement import Context
 from rewind.storage import timeline
 from rewind.storage.columns import Column, add_column, table_columns
+from rewind.storage.delta import FieldChange
 from rewind.storage.location import Root
 from rewind.storage.snapshot import DataFile, Snapshot
 from rewind.types import DECLARED_TYPE
@@ -238,6 +239,15 @@ def add_physical_column(
     )
     _recorded(ctx, obj, version, "ADD COLUMN")
     obj.columns = [c.as_json() for c in columns]
+
+
+def change_physical_column(
+    ctx: Context, obj: CatalogObject, base: Snapshot, name: str, change: FieldChange
+) -> None:
+    """ALTER COLUMN: a metadata-only Delta version of ``base``'s table changing the field
+    ``name`` (:meth:`TableStore.change_field`)."""
+    version = ctx.store.change_field(obj.id, base.version, name, change, ctx.query_id, ctx.now)
+    _recorded(ctx, obj, version, "ALTER COLUMN")
 
 
 # -- SPEC R42: other engines' VACUUM and log clean-up cannot cut into time travel -------------

@@ -79,18 +79,28 @@ def _check_new_name(columns: list[Column], name: str) -> None:
         raise ObjectAlreadyExists(f"Column '{name}' already exists.")
 
 
+def column_named(columns: list[Column], name: str) -> Column:
+    """The live column ``name`` of ``columns``.
+
+    Raises:
+        ObjectNotFound: no such column.
+    """
+    for column in columns:
+        if column.name == name:
+            return column
+    raise ObjectNotFound(f"Column '{name}' does not exist.")
+
+
 def rename_column(columns: list[Column], old: str, new: str) -> list[Column]:
     """RENAME COLUMN: a new logical name over the same physical column, so every version,
     old ones included, reads it under the new name (as Snowflake's time travel does)."""
-    if not any(c.name == old for c in columns):
-        raise ObjectNotFound(f"Column '{old}' does not exist.")
+    column_named(columns, old)
     _check_new_name(columns, new)
     return [Column(new, c.physical, c.type, c.spark) if c.name == old else c for c in columns]
 
 
 def drop_column(columns: list[Column], name: str) -> list[Column]:
-    if not any(c.name == name for c in columns):
-        raise ObjectNotFound(f"Column '{name}' does not exist.")
+    column_named(columns, name)
     if len(columns) == 1:
         raise InvalidValue(f"Cannot drop column '{name}': a table needs at least one column.")
     return [c for c in columns if c.name != name]

@@ -260,6 +260,17 @@ def _row_ids(
     }
 
 
+@dataclasses.dataclass(frozen=True)
+class FieldChange:
+    """What :meth:`TableStore.change_field` changes in a field: its nullability (None:
+    kept) and metadata keys (a value of None removes the key); ``alone``: the change holds
+    only on the version it was checked on, so no other writer may commit before it."""
+
+    nullable: bool | None = None
+    metadata: dict[str, str | None] = dataclasses.field(default_factory=dict)
+    alone: bool = False
+
+
 class TableStore:
     """Reads and commits the Delta tables Rewind governs: those it created, under one
     warehouse root, and external ones at their own locations (SPEC R41).
@@ -664,6 +675,46 @@ class TableStore:
 
         marks = _props(query_id, now, str(uuid.uuid4()))
         return self._put(table_id, base_version, build, "the column was not added")
+
+    def change_field(
+        self,
+        table_id: int,
+        base_version: int,
+        name: str,
+        change: FieldChange,
+        query_id: str,
+        now: datetime,
+    ) -> int:
+        """Change one top-level field of the Delta schema (ALTER COLUMN): its nullability
+        and metadata keys (a value of None removes the key), a version with one
+        ``metaData`` action, written by Rewind as :meth:`set_properties` writes its
+        (delta-spark's operation name, ``CHANGE COLUMN``). After another writer's commit
+        it is made again on theirs, unless ``change.alone``: a change that holds only for
+        the rows the statement checked (SET NOT NULL) fails then, CONCURRENT_WRITE."""
+        root = self.root(table_id)
+
+        def build(base: int) -> tuple[list[dict[str, Any]], dict[str, str]]:
+            if change.alone and base != base_version:
+                raise ConcurrentWrite(
+                    f"Another writer committed to {root} (version {base}) while the "
+                    f"statement checked column {name}; nothing was committed: run it again."
+                )
+            state = log.replay(root, base)
+            schema = json.loads(state.metadata["schemaString"])
+            for field in schema["fields"]:
+                if field["name"] == name:
+                    meta = {**(field.get("metadata") or {}), **change.metadata}
+                    field["metadata"] = {k: v for k, v in meta.items() if v is not None}
+                    if change.nullable is not None:
+                        field["nullable"] = change.nullable
+            metadata = {**state.metadata, "schemaString": json.dumps(schema, separators=(",", ":"))}
+            configuration = dict(state.metadata.get("configuration") or {})
+            parameters = {"column": json.dumps({"name": name})}
+            info = self._info(root, base, configuration, "CHANGE COLUMN", parameters, marks)
+            return [{"commitInfo": info}, {"metaData": metadata}], configuration
+
+        marks = _props(query_id, now, str(uuid.uuid4()))
+        return self._put(table_id, base_version, build, "the column was not changed")
 
     def set_properties(
         self, table_id: int, base_version: int, values: dict[str, str], query_id: str, now: datetime

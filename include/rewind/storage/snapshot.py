@@ -178,6 +178,16 @@ class Snapshot:
         }
 
     @property
+    def comments(self) -> dict[str, str]:
+        """The version's column comments (a field's ``comment``, as delta-spark's
+        ``COMMENT`` and Rewind's ALTER COLUMN ... COMMENT keep it): name -> comment."""
+        return {
+            str(field["name"]): str(comment)
+            for field in (delta_fields(self.metadata) if self.metadata else [])
+            if (comment := (field.get("metadata") or {}).get("comment"))
+        }
+
+    @property
     def lengths(self) -> dict[str, tuple[str, int]]:
         """The version's string columns with a declared length (:data:`DECLARED_TYPE`, a
         CHAR(n) or VARCHAR(n) of Rewind's or delta-spark's): name -> (kind, n). A writer
