@@ -147,6 +147,8 @@ def _bad_value(condition: str, params: dict[str, str]) -> str | None:
             return f"Boolean value {value} is not recognized."
         kind = _NAMED_VALUES.get(target)
         return f"{kind} {value} is not recognized." if kind else None
+    if condition == "USER_RAISED_EXCEPTION" and params.get("errorMessage"):
+        return params["errorMessage"]  # a check a rewritten function makes (PARSE_JSON)
     if condition.startswith("NUMERIC_VALUE_OUT_OF_RANGE") and "value" in params:
         number = f"NUMBER({params.get('precision')},{params.get('scale')})"
         return f"Numeric value '{params['value'].strip()}' is out of range for {number}."

@@ -243,6 +243,8 @@ _REWRITES: list[
     ),
     (exp.ToChar, lambda node: _to_char(node)),
     (exp.Extract, lambda node: _epoch(node)),
+    (exp.Window, lambda node: _ratio_to_report(node)),
+    (exp.ParseJSON, lambda node: _parsed_json(node)),
     ((exp.Greatest, exp.Least), lambda node: _null_if_any_null(node)),
     (  # SHA2(x): 256 bits by default (Spark's SHA2 needs them named)
         exp.SHA2,
@@ -287,6 +289,39 @@ def _epoch(node: exp.Extract) -> exp.Expression | None:
     instant = exp.cast(_inner(node.expression), exp.DataType.Type.TIMESTAMP)
     value = _function(function, instant)
     return value if factor == 1 else exp.paren(value * exp.Literal.number(factor))
+
+
+def _ratio_to_report(node: exp.Window) -> exp.Expression | None:
+    """``RATIO_TO_REPORT(x) OVER (PARTITION BY ...)`` (no Spark function): x over the sum of
+    x in its partition, NULL where that sum is 0 or NULL, as in Snowflake."""
+    call = node.this
+    if not (isinstance(call, exp.Anonymous) and call.name.upper() == "RATIO_TO_REPORT"):
+        return None
+    (value,) = [_inner(arg) for arg in call.expressions] or [exp.Null()]
+    total = exp.Window(
+        this=exp.Sum(this=value.copy()),
+        partition_by=[_inner(p) for p in node.args.get("partition_by") or []],
+        over="OVER",
+    )
+    return exp.Div(this=value, expression=exp.Nullif(this=total, expression=exp.Literal.number(0)))
+
+
+def _parsed_json(node: exp.ParseJSON) -> exp.Expression:
+    """PARSE_JSON / TRY_PARSE_JSON: Rewind keeps JSON as its text (no VARIANT), which
+    they returned whatever it was. Text that is no JSON fails PARSE_JSON, and is NULL
+    for TRY_PARSE_JSON, as in Snowflake (Spark's GET_JSON_OBJECT reads no other text;
+    'null' is JSON's null, which it also answers NULL for)."""
+    text = _inner(node.this)
+    valid = exp.or_(
+        exp.Is(
+            this=_function("GET_JSON_OBJECT", text.copy(), exp.Literal.string("$")),
+            expression=exp.Null(),
+        ).not_(),
+        exp.EQ(this=_function("TRIM", text.copy()), expression=exp.Literal.string("null")),
+    )
+    error = exp.Literal.string("Error parsing JSON: the text is not JSON.")
+    invalid = exp.Null() if node.args.get("safe") else _function("RAISE_ERROR", error)
+    return exp.If(this=valid, true=text, false=invalid)
 
 
 def _null_if_any_null(node: exp.Greatest | exp.Least) -> exp.Expression | None:
