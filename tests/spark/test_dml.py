@@ -385,13 +385,15 @@ def test_a_declared_length_refuses_longer_strings_from_every_statement_r26_r40(
 def test_alter_column_widens_a_varchar_sets_and_drops_not_null_and_comments_r25_r40(
     conn: Any, home: Path
 ) -> None:
-    """``ALTER TABLE t ALTER | MODIFY COLUMN c`` was refused whatever it said. Now, as in
-    Snowflake: a VARCHAR gets a longer length or none (never a shorter one, which would
-    cut what it holds); SET NOT NULL is refused while a row holds NULL there; DROP NOT
-    NULL; COMMENT. Each is one metadata-only Delta version (delta-spark's CHANGE
-    COLUMN) that every later write obeys; the versions before it read as they did."""
+    """``ALTER TABLE t ALTER | MODIFY COLUMN c`` was refused whatever it said, and so was a
+    column's COMMENT in CREATE TABLE and ADD COLUMN. Now, as in Snowflake: a VARCHAR gets
+    a longer length or none (never a shorter one, which would cut what it holds); SET NOT
+    NULL is refused while a row holds NULL there; DROP NOT NULL; COMMENT (the Delta
+    field's, as delta-spark keeps it). Each is one metadata-only Delta version
+    (delta-spark's CHANGE COLUMN) that every later write obeys; the versions before it
+    read as they did."""
     conn.sql(
-        "CREATE TABLE A (ID INT, CODE VARCHAR(3), NOTE VARCHAR);"
+        "CREATE TABLE A (ID INT, CODE VARCHAR(3) COMMENT 'a code', NOTE VARCHAR);"
         "INSERT INTO A VALUES (1, 'abc', NULL)"
     )
     root = table_root(home, "A")
@@ -402,6 +404,7 @@ def test_alter_column_widens_a_varchar_sets_and_drops_not_null_and_comments_r25_
         "ALTER TABLE A ALTER COLUMN NOTE SET NOT NULL": "INVALID_VALUE",  # a NULL in it
         "ALTER TABLE A ALTER COLUMN ID SET DEFAULT 1": "UNSUPPORTED",
         "ALTER TABLE A ALTER COLUMN NOPE DROP NOT NULL": "OBJECT_NOT_FOUND",
+        "ALTER TABLE A ADD COLUMN LATER INT NOT NULL": "UNSUPPORTED",  # its rows: NULL
     }.items():
         with pytest.raises(RewindError) as refused:
             conn.sql(sql)
@@ -412,7 +415,8 @@ def test_alter_column_widens_a_varchar_sets_and_drops_not_null_and_comments_r25_
         "INSERT INTO A VALUES (2, 'abcdefghij', 'n');"
         "UPDATE A SET NOTE = 'x' WHERE NOTE IS NULL;"
         "ALTER TABLE A ALTER NOTE SET NOT NULL;"
-        "ALTER TABLE A ALTER COLUMN ID COMMENT 'the key'"
+        "ALTER TABLE A ALTER COLUMN ID COMMENT 'the key';"
+        "ALTER TABLE A ADD COLUMN LATER INT COMMENT 'added'"
     )
     with pytest.raises(RewindError) as refused:
         conn.sql("INSERT INTO A (ID) VALUES (3)")
@@ -420,16 +424,18 @@ def test_alter_column_widens_a_varchar_sets_and_drops_not_null_and_comments_r25_
     described = [(r[0], r[1], r[3], r[9]) for r in query(conn, "DESC TABLE A")]
     assert described == [
         ("ID", "NUMBER(38,0)", "Y", "the key"),
-        ("CODE", "VARCHAR(10)", "Y", None),
+        ("CODE", "VARCHAR(10)", "Y", "a code"),
         ("NOTE", "VARCHAR", "N", None),
+        ("LATER", "NUMBER(38,0)", "Y", "added"),
     ]
     conn.sql("ALTER TABLE A ALTER COLUMN NOTE DROP NOT NULL; ALTER TABLE A ALTER CODE TYPE VARCHAR")
     longer = conn.sql("INSERT INTO A (ID, CODE) VALUES (3, 'longer than ten')")[0].query_id
     fields = json.loads(DeltaTable(str(root)).schema().to_json())["fields"]
     assert [(f["name"], f["nullable"], f["metadata"]) for f in fields] == [
         ("ID", True, {"comment": "the key"}),
-        ("CODE", True, {}),
+        ("CODE", True, {"comment": "a code"}),
         ("NOTE", True, {}),
+        ("LATER", True, {"comment": "added"}),
     ]
     then = query(conn, f"SELECT ID, CODE, NOTE FROM A BEFORE(STATEMENT => '{longer}')")
     assert sorted(then) == [(1, "abc", "x"), (2, "abcdefghij", "n")]

@@ -24,7 +24,13 @@ from rewind.errors import (
 from rewind.identifiers import normalize
 from rewind.result import Result
 from rewind.sql import names
-from rewind.sql.ddl import live_object, parent_and_name, refuse_reserved, retention_target
+from rewind.sql.ddl import (
+    column_constraints,
+    live_object,
+    parent_and_name,
+    refuse_reserved,
+    retention_target,
+)
 from rewind.sql.frames import quote, version_frame
 from rewind.sql.parse import AlterContainer
 from rewind.sql.tables import (
@@ -108,12 +114,17 @@ def _refuse_dropping_not_null(ctx: Context, obj: CatalogObject, dropped: list[st
 
 
 def add_column_to_table(ctx: Context, obj: CatalogObject, action: exp.ColumnDef) -> None:
-    """ADD COLUMN: a new nullable column; old versions read it as NULL (SPEC R18)."""
+    """ADD COLUMN: a new nullable column, with its COMMENT; old versions read it as NULL
+    (SPEC R18), so it cannot be NOT NULL."""
     from rewind.sql.tables import add_physical_column
 
-    if action.args.get("constraints"):
-        raise UnsupportedError(f"Column constraints are not supported: {action.sql('snowflake')}.")
-    add_physical_column(ctx, obj, normalize(action.this), action.args["kind"])
+    nullable, comment = column_constraints(action)
+    if not nullable:
+        raise UnsupportedError(
+            f"ADD COLUMN ... NOT NULL is not supported: the rows already there hold NULL in "
+            f"it ({action.sql('snowflake')}); add it, fill it, then ALTER COLUMN ... SET NOT NULL."
+        )
+    add_physical_column(ctx, obj, normalize(action.this), action.args["kind"], comment)
 
 
 def _alter_column(ctx: Context, obj: CatalogObject, action: exp.AlterColumn) -> None:

@@ -31,7 +31,7 @@ from rewind.result import Result
 from rewind.sql import clone, external, names
 from rewind.sql.parse import EMPTY_ONLY, LIKE
 from rewind.sql.tables import claim_storage, create_table_storage, current_version, delta_schema
-from rewind.sql.values import ObjectProperties, object_properties
+from rewind.sql.values import ObjectProperties, literal, object_properties
 from rewind.statement import Context
 from rewind.storage.columns import (
     Column,
@@ -151,10 +151,11 @@ def _table_storage(
     elif write_as is not None:
         write_as(obj)
     else:
-        columns, not_null = _column_defs(tree.this)
+        columns, not_null, comments = _column_defs(tree.this)
         obj.columns = [c.as_json() for c in columns]
         claim_storage(ctx, obj)
-        create_table_storage(ctx, obj, columns, schema=delta_schema(columns, not_null))
+        schema = delta_schema(columns, not_null, comments)
+        create_table_storage(ctx, obj, columns, schema=schema)
 
 
 def _created_clone(
@@ -259,30 +260,45 @@ def retention_target(kind: str, path: tuple[str, ...]) -> str:
     return f"{kind.lower()} {QualifiedName(path)}"
 
 
-def _column_defs(schema: exp.Schema) -> tuple[list[Column], set[str]]:
-    """The columns of ``CREATE TABLE t (...)`` and the physical names of those declared
-    NOT NULL: the Delta schema says so (nullable false), and every write checks it
-    (:func:`rewind.sql.frames.write_frame`), Rewind's and, by Delta's protocol, others'."""
+def _column_defs(schema: exp.Schema) -> tuple[list[Column], set[str], dict[str, str]]:
+    """The columns of ``CREATE TABLE t (...)``, the physical names of those declared
+    NOT NULL (the Delta schema says so, nullable false, and every write checks it,
+    :func:`rewind.sql.frames.write_frame`, Rewind's and, by Delta's protocol, others'),
+    and the columns' ``COMMENT '...'`` by physical name (the Delta field's comment)."""
     columns: list[Column] = []
     not_null: set[str] = set()
+    comments: dict[str, str] = {}
     for col in schema.expressions:
         if not isinstance(col, exp.ColumnDef) or col.args.get("kind") is None:
             raise UnsupportedError(f"Unsupported column definition: {col.sql('snowflake')}.")
-        nullable = True
-        for constraint in col.args.get("constraints") or []:
-            kind = constraint.args.get("kind")
-            if not isinstance(kind, exp.NotNullColumnConstraint):
-                raise UnsupportedError(
-                    f"Column constraints other than NOT NULL are not supported: "
-                    f"{col.sql('snowflake')}."
-                )
-            nullable = bool(kind.args.get("allow_null"))
         columns = add_column(columns, normalize(col.this), col.args["kind"], set())
+        physical = columns[-1].physical
+        nullable, comment = column_constraints(col)
         if not nullable:
-            not_null.add(columns[-1].physical)
+            not_null.add(physical)
+        if comment is not None:
+            comments[physical] = comment
     if not columns:
         raise SqlSyntaxError("SQL compilation error: a table needs at least one column.")
-    return columns, not_null
+    return columns, not_null, comments
+
+
+def column_constraints(col: exp.ColumnDef) -> tuple[bool, str | None]:
+    """Whether a column definition allows NULL, and its ``COMMENT '...'``: the constraints
+    Rewind keeps (a DEFAULT or a key is refused)."""
+    nullable, comment = True, None
+    for constraint in col.args.get("constraints") or []:
+        kind = constraint.args.get("kind")
+        if isinstance(kind, exp.NotNullColumnConstraint):
+            nullable = bool(kind.args.get("allow_null"))
+        elif isinstance(kind, exp.CommentColumnConstraint):
+            comment = str(literal(kind.this))
+        else:
+            raise UnsupportedError(
+                "Column constraints other than NOT NULL and COMMENT are not supported: "
+                f"{col.sql('snowflake')}."
+            )
+    return nullable, comment
 
 
 # -- DROP / UNDROP (SPEC R21) ----------------------------------------------------------------

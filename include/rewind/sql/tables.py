@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from deltalake.schema import Field, PrimitiveType
@@ -36,12 +36,14 @@ def arrow_schema(columns: Sequence[Column]) -> pa.Schema:
     return pa.schema([pa.field(c.physical, c.column_type.arrow(), True) for c in columns])
 
 
-def delta_field(column: Column, nullable: bool = True) -> Field:
+def delta_field(column: Column, nullable: bool = True, comment: str | None = None) -> Field:
     """``column``'s physical Delta field: the one delta-rs makes of its Arrow field
     (:func:`arrow_schema`), built without Arrow, so DDL imports neither pyarrow nor numpy;
-    a VARCHAR(n)'s declared length in its metadata (:func:`declared`)."""
-    field = Field(column.physical, PrimitiveType(column.column_type.delta()), nullable=nullable)
-    return declared(field, column)
+    a VARCHAR(n)'s declared length (:func:`declared`) and a comment in its metadata, where
+    delta-spark keeps them."""
+    metadata = {} if comment is None else {"comment": comment}
+    kind = PrimitiveType(column.column_type.delta())
+    return declared(Field(column.physical, kind, nullable=nullable, metadata=metadata), column)
 
 
 def declared(field: Field, column: Column | None) -> Field:
@@ -55,10 +57,16 @@ def declared(field: Field, column: Column | None) -> Field:
     return Field(field.name, field.type, nullable=field.nullable, metadata=metadata)
 
 
-def delta_schema(columns: Sequence[Column], not_null: Collection[str] = ()) -> DeltaSchema:
+def delta_schema(
+    columns: Sequence[Column],
+    not_null: Collection[str] = (),
+    comments: Mapping[str, str] | None = None,
+) -> DeltaSchema:
     """The Delta schema of ``columns``, field by field as :func:`delta_field`; the physical
-    columns in ``not_null`` are not nullable."""
-    return DeltaSchema([delta_field(c, c.physical not in not_null) for c in columns])
+    columns in ``not_null`` are not nullable, those in ``comments`` have that comment."""
+    said = comments or {}
+    fields = [delta_field(c, c.physical not in not_null, said.get(c.physical)) for c in columns]
+    return DeltaSchema(fields)
 
 
 def record_version(ctx: Context, obj: CatalogObject, version: int, operation: str) -> None:
@@ -222,7 +230,7 @@ def _recorded(ctx: Context, obj: CatalogObject, version: int, operation: str) ->
 
 
 def add_physical_column(
-    ctx: Context, obj: CatalogObject, name: str, data_type: exp.DataType
+    ctx: Context, obj: CatalogObject, name: str, data_type: exp.DataType, comment: str | None
 ) -> None:
     """ALTER TABLE ADD COLUMN: a metadata-only Delta version with the new field."""
     check_clock(ctx, obj)
@@ -232,7 +240,7 @@ def add_physical_column(
     version = ctx.store.add_columns(
         obj.id,
         base.version,
-        [delta_field(columns[-1])],
+        [delta_field(columns[-1], comment=comment)],
         ctx.query_id,
         ctx.now,
         by_rewind=base.by_rewind,
