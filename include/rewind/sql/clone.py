@@ -115,7 +115,10 @@ def clone_table_into(
     elif rows:
         files = _shared_files(ctx, source, snap, target)
         partitioned_by = snap.partition_columns
-    create_table_storage(ctx, target, columns, files, physical, partitioned_by, mapping)
+    comments = (now if own is None else snap).comments
+    create_table_storage(
+        ctx, target, columns, files, physical, partitioned_by, mapping, comments=comments
+    )
     ctx.catalog.record_access(
         ctx.query_id,
         source.id,

@@ -41,19 +41,20 @@ def delta_field(column: Column, nullable: bool = True, comment: str | None = Non
     (:func:`arrow_schema`), built without Arrow, so DDL imports neither pyarrow nor numpy;
     a VARCHAR(n)'s declared length (:func:`declared`) and a comment in its metadata, where
     delta-spark keeps them."""
-    metadata = {} if comment is None else {"comment": comment}
     kind = PrimitiveType(column.column_type.delta())
-    return declared(Field(column.physical, kind, nullable=nullable, metadata=metadata), column)
+    return declared(Field(column.physical, kind, nullable=nullable), column, comment)
 
 
-def declared(field: Field, column: Column | None) -> Field:
+def declared(field: Field, column: Column | None, comment: str | None = None) -> Field:
     """``field`` with ``column``'s declared length in its metadata, as delta-spark records a
     VARCHAR(n) (:data:`DECLARED_TYPE`), so that every writer, Rewind and delta-spark,
-    checks it (SPEC R40)."""
+    checks it (SPEC R40); and with ``comment``, the column's."""
     kind = column.column_type.declared() if column is not None else None
-    if kind is None:
-        return field
-    metadata = {**field.metadata, DECLARED_TYPE: kind}
+    metadata = {
+        **field.metadata,
+        **({DECLARED_TYPE: kind} if kind is not None else {}),
+        **({"comment": comment} if comment is not None else {}),
+    }
     return Field(field.name, field.type, nullable=field.nullable, metadata=metadata)
 
 
@@ -82,19 +83,24 @@ def create_table_storage(
     schema: pa.Schema | DeltaSchema | None = None,
     partition_by: Sequence[str] = (),
     mapping: dict[str, str] | None = None,
+    comments: Mapping[str, str] | None = None,
 ) -> None:
     """Version 0 of a new table incarnation under ``warehouse/<id>/`` (SPEC R4), in the
     directory the statement claimed (:func:`claim_storage`).
 
     ``schema`` is the physical schema, by default the one of ``columns``;
     ``partition_by`` its partition columns (a clone keeps its source's); ``mapping``:
-    the column mapping properties of a clone of a column-mapped table.
+    the column mapping properties of a clone of a column-mapped table; ``comments``: the
+    columns' (a clone's, its source's), by physical name.
     """
     by_physical = {c.physical: c for c in columns}
+    said = comments or {}
     physical = delta_schema(columns) if schema is None else schema
-    if not isinstance(physical, DeltaSchema):  # a CTAS's or a clone's: the columns' lengths
+    if not isinstance(physical, DeltaSchema):  # a CTAS's or a clone's: lengths and comments
         fields = DeltaSchema.from_arrow(physical).fields
-        physical = DeltaSchema([declared(f, by_physical.get(f.name)) for f in fields])
+        physical = DeltaSchema(
+            [declared(f, by_physical.get(f.name), said.get(f.name)) for f in fields]
+        )
     ctx.store.create(obj.id, physical, ctx.query_id, ctx.now, files, partition_by, mapping)
     fault_point("created")  # crash tests: killed here, the next CREATE takes it back
     record_version(ctx, obj, 0, "CREATE")
