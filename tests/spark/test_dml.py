@@ -570,6 +570,10 @@ def test_errors_speak_to_the_user_not_to_sparks_operator(conn: Any, home: Path) 
             conn.sql(sql)
         assert (sql, error.value.code, error.value.message) == (sql, "INVALID_VALUE", message)
     assert DeltaTable(str(table_root(home, "T"))).version() == version
+    with pytest.raises(RewindError) as error:  # a SYNTAX_ERROR at Spark's '$'
+        conn.sql("SELECT SYSTEM$CLUSTERING_INFORMATION('T')")
+    assert error.value.code == "UNSUPPORTED"
+    assert "SYSTEM$CLUSTERING_INFORMATION is not supported" in error.value.message
     with pytest.raises(RewindError) as error:
         conn.sql("INSERT ALL INTO T (ID) VALUES (7) INTO T (ID) VALUES (8) SELECT 1")
     assert (error.value.code, "multi-table inserts" in error.value.message) == (

@@ -547,14 +547,17 @@ def test_a_clones_properties_after_its_source_are_read_as_snowflake_writes_them(
 
 def test_comment_on_is_read_as_alter_set_comment() -> None:
     # Snowflake's COMMENT ON: the ALTER ... SET COMMENT it stands for (same privilege and
-    # audit); a column's comment is not kept.
+    # audit); a column's is its ALTER TABLE ... ALTER COLUMN ... COMMENT (it was refused).
     tree = parse("COMMENT IF EXISTS ON TABLE d.s.t IS 'it''s'").tree
     assert isinstance(tree, exp.Alter)
     assert tree.sql("snowflake") == "ALTER TABLE IF EXISTS d.s.t SET COMMENT='it\\'s'"
     schema = parse("COMMENT ON SCHEMA d.s IS 'x'").tree
     assert isinstance(schema, AlterContainer) and schema.kind == "SCHEMA"
-    with pytest.raises(UnsupportedError, match="COMMENT ON COLUMN is not supported"):
-        parse("COMMENT ON COLUMN t.a IS 'x'")
+    column = parse('COMMENT ON COLUMN d.s.t."a" IS \'x\'').tree
+    assert isinstance(column, exp.Alter)
+    assert column.sql("snowflake") == "ALTER TABLE d.s.t ALTER COLUMN \"a\" COMMENT 'x'"
+    with pytest.raises(UnsupportedError, match="COMMENT ON FUNCTION is not supported"):
+        parse("COMMENT ON FUNCTION f IS 'x'")
 
 
 def test_bigquery_undrop_schema_and_snapshot_tables() -> None:

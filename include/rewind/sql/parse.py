@@ -180,25 +180,35 @@ def parse(statement: str, dialect: str = "snowflake") -> ParsedStatement:
             return ParsedStatement(statement, parse(reordered, dialect).tree)
         return ParsedStatement(statement, _parse_command(statement, tree, dialect))
     if isinstance(tree, exp.Comment):
-        # Snowflake's COMMENT [IF EXISTS] ON TABLE|SCHEMA|DATABASE x IS '...' is its
-        # ALTER ... SET COMMENT: the same privilege (OWNERSHIP), audit and effect.
-        kind, name = str(tree.args.get("kind")).upper(), tree.this.sql(dialect)
-        if kind not in _KINDS:
-            raise UnsupportedError(
-                f"COMMENT ON {kind} is not supported: Rewind keeps the comments of tables, "
-                "schemas and databases."
-            )
-        exists = " IF EXISTS" if tree.args.get("exists") else ""
-        text = tree.expression.sql(dialect)
-        return ParsedStatement(
-            statement, parse(f"ALTER {kind}{exists} {name} SET COMMENT = {text}", dialect).tree
-        )
+        return _comment_on(statement, tree, dialect)
     if isinstance(tree, exp.Condition | exp.Alias):
         # sqlglot reads text such as ``FROB x`` as a bare expression (``FROB AS x``);
         # it is no statement, so it is a syntax error, as in Snowflake (SPEC R39).
         head = statement.split()[0] if statement.split() else statement
         raise SqlSyntaxError(f"SQL compilation error: syntax error: unexpected '{head[:50]}'.")
     return ParsedStatement(statement, _defaults_as_null(flatten.rewrite(_create_like(tree))))
+
+
+def _comment_on(statement: str, tree: exp.Comment, dialect: str) -> ParsedStatement:
+    """Snowflake's COMMENT [IF EXISTS] ON TABLE|SCHEMA|DATABASE x IS '...' is its ALTER ...
+    SET COMMENT, and COMMENT ON COLUMN t.c IS '...' its ALTER TABLE t ALTER COLUMN c
+    COMMENT '...': the same privilege (OWNERSHIP), audit and effect."""
+    kind, name = str(tree.args.get("kind")).upper(), tree.this.sql(dialect)
+    exists = " IF EXISTS" if tree.args.get("exists") else ""
+    text = tree.expression.sql(dialect)
+    if kind == "COLUMN" and isinstance(tree.this, exp.Column) and tree.this.table:
+        *path, last = (part.sql(dialect) for part in tree.this.parts)
+        table, column = ".".join(path), last
+        altered = f"ALTER TABLE{exists} {table} ALTER COLUMN {column} COMMENT {text}"
+        return ParsedStatement(statement, parse(altered, dialect).tree)
+    if kind not in _KINDS:
+        raise UnsupportedError(
+            f"COMMENT ON {kind} is not supported: Rewind keeps the comments of tables, "
+            "columns, schemas and databases."
+        )
+    return ParsedStatement(
+        statement, parse(f"ALTER {kind}{exists} {name} SET COMMENT = {text}", dialect).tree
+    )
 
 
 def _is_default(node: exp.Expression) -> bool:

@@ -448,6 +448,11 @@ def _refuse_unwritable(tree: exp.Expression) -> None:
                 f"Function {function.name.upper()} is not supported: it reaches outside "
                 "the catalog."
             )
+        if "$" in function.name:  # Spark's parser failed on the name, naming its own syntax
+            raise UnsupportedError(
+                f"Function {function.name.upper()} is not supported: Snowflake's system "
+                "functions have no counterpart in Rewind."
+            )
     for parameter in tree.find_all(exp.Parameter):
         name = parameter.name.upper()
         raise UnsupportedError(
