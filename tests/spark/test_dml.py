@@ -453,8 +453,8 @@ def test_snowflake_functions_answer_as_in_snowflake(conn: Any) -> None:
     # TRY_TO_NUMBER failed on what they must answer NULL to; INITCAP left 'foo_bar' as
     # it was; TO_VARCHAR lost its number format; WEEK was no function; GREATEST and LEAST
     # skipped a NULL (Snowflake's are NULL); SHA2 needed its bits named and the EPOCH
-    # date parts were refused; TRY_PARSE_JSON returned text that is no JSON and
-    # RATIO_TO_REPORT was no function.
+    # date parts were refused; TRY_PARSE_JSON returned text that is no JSON,
+    # RATIO_TO_REPORT was no function and DATE_FROM_PARTS failed past a month's days.
     sunday, monday = "'2026-11-29'::date", "'2026-11-30'::date"
     answers = query(
         conn,
@@ -471,13 +471,15 @@ def test_snowflake_functions_answer_as_in_snowflake(conn: Any) -> None:
         "DATE_PART(epoch_millisecond, '2026-01-01 00:00:01+01:00'::timestamp_tz), "
         "DATE_PART(epoch_nanosecond, '1970-01-01 00:00:01'::timestamp_ntz), "
         "TRY_PARSE_JSON('{oops'), TRY_PARSE_JSON('[1, 2]'), "
+        "DATE_FROM_PARTS(2026, 13, 1), DATE_FROM_PARTS(2026, 3, 0), DATE_FROM_PARTS(2026, 2, 30), "
         "RATIO_TO_REPORT(x) OVER () FROM VALUES (1), (3) AS v(x) ORDER BY x LIMIT 1",
     )
     calendar = (1, 1, 59, 0, 1, 7, 1)
     conversions = (Decimal("13"), Decimal("12.35"), None, None, None, True)
     texts = ("Hello World-Foo_Bar", "1,234.50", 2, None, 1, True)
     epochs = (1767225601, 86400, 1767222001000, 1000000000)
-    json_and_ratio = (None, "[1, 2]", 0.25)
+    parts = (date(2027, 1, 1), date(2026, 2, 28), date(2026, 3, 2))
+    json_and_ratio = (None, "[1, 2]", *parts, 0.25)
     assert answers == [(*calendar, *conversions, *texts, *epochs, *json_and_ratio)]
     with pytest.raises(RewindError) as refused:
         conn.sql("SELECT PARSE_JSON('{oops')")

@@ -244,6 +244,7 @@ _REWRITES: list[
     (exp.ToChar, lambda node: _to_char(node)),
     (exp.Extract, lambda node: _epoch(node)),
     (exp.Window, lambda node: _ratio_to_report(node)),
+    (exp.DateFromParts, lambda node: _date_from_parts(node)),
     (exp.ParseJSON, lambda node: _parsed_json(node)),
     ((exp.Greatest, exp.Least), lambda node: _null_if_any_null(node)),
     (  # SHA2(x): 256 bits by default (Spark's SHA2 needs them named)
@@ -304,6 +305,18 @@ def _ratio_to_report(node: exp.Window) -> exp.Expression | None:
         over="OVER",
     )
     return exp.Div(this=value, expression=exp.Nullif(this=total, expression=exp.Literal.number(0)))
+
+
+def _date_from_parts(node: exp.DateFromParts) -> exp.Expression | None:
+    """``DATE_FROM_PARTS(y, m, d)``: Snowflake carries a month or day past its range into
+    the next (month 13 of 2026 is January 2027, day 0 the last of the month before);
+    Spark's MAKE_DATE fails. The first of year y, plus m - 1 months, plus d - 1 days."""
+    if not node.args.get("allow_overflow"):
+        return None
+    year, month, day = (_inner(node.args[k]) for k in ("year", "month", "day"))
+    first = _function("MAKE_DATE", year, exp.Literal.number(1), exp.Literal.number(1))
+    months = _function("ADD_MONTHS", first, exp.Sub(this=month, expression=exp.Literal.number(1)))
+    return _function("DATE_ADD", months, exp.Sub(this=day, expression=exp.Literal.number(1)))
 
 
 def _parsed_json(node: exp.ParseJSON) -> exp.Expression:
