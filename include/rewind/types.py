@@ -33,8 +33,9 @@ _TIMESTAMP = {
     exp.DataType.Type.TIMESTAMP,
     exp.DataType.Type.TIMESTAMPTZ,
     exp.DataType.Type.TIMESTAMPLTZ,
-    exp.DataType.Type.DATETIME,
 }
+# Wall-clock times: Snowflake's DATETIME is its TIMESTAMP_NTZ, BigQuery's a civil time.
+_WALL_CLOCK = {exp.DataType.Type.TIMESTAMPNTZ, exp.DataType.Type.DATETIME}
 
 
 @dataclass(frozen=True)
@@ -177,10 +178,10 @@ def spark_arrow(spark: str) -> pa.DataType:
     if spark.startswith("array<"):
         return pa.list_(spark_arrow(spark[6:-1]))
     if spark.startswith("map<"):
-        key, value = _split(spark[4:-1])
+        key, value = nested_parts(spark[4:-1])
         return pa.map_(spark_arrow(key), spark_arrow(value))
     if spark.startswith("struct<"):
-        fields = [part.split(":", 1) for part in _split(spark[7:-1])]
+        fields = [part.split(":", 1) for part in nested_parts(spark[7:-1])]
         return pa.struct([pa.field(name, spark_arrow(inner)) for name, inner in fields])
     raise UnsupportedError(f"A column of Spark type {spark} cannot be stored.")
 
@@ -209,10 +210,10 @@ def arrow_spark(arrow_type: pa.DataType) -> str:
 
 def struct_fields(spark: str) -> list[str]:
     """The field names of a Spark struct type (``struct<city:string,zip:int>``)."""
-    return [part.split(":", 1)[0] for part in _split(spark[7:-1])]
+    return [part.split(":", 1)[0] for part in nested_parts(spark[7:-1])]
 
 
-def _split(inner: str) -> list[str]:
+def nested_parts(inner: str) -> list[str]:
     """The comma-separated parts of a nested type's parameters, at the outer level."""
     parts, depth, start = [], 0, 0
     for i, char in enumerate(inner):
@@ -240,7 +241,7 @@ def column_type(data_type: exp.DataType) -> ColumnType:
         **dict.fromkeys(_INTEGER, ColumnType("NUMBER(38,0)", "bigint")),
         **dict.fromkeys(_FLOAT, ColumnType("FLOAT", "double")),
         **dict.fromkeys(_TIMESTAMP, ColumnType("TIMESTAMP_TZ", "timestamp")),
-        exp.DataType.Type.TIMESTAMPNTZ: _NTZ,
+        **dict.fromkeys(_WALL_CLOCK, _NTZ),
         exp.DataType.Type.BOOLEAN: ColumnType("BOOLEAN", "boolean"),
         exp.DataType.Type.DATE: ColumnType("DATE", "date"),
         exp.DataType.Type.BINARY: ColumnType("BINARY", "binary"),
@@ -309,10 +310,10 @@ def _structured(spark: str) -> str:
     if spark.startswith("array<"):
         return f"ARRAY({_structured(spark[6:-1])})"
     if spark.startswith("map<"):
-        key, value = _split(spark[4:-1])
+        key, value = nested_parts(spark[4:-1])
         return f"MAP({_structured(key)}, {_structured(value)})"
     if spark.startswith("struct<"):
-        fields = [part.split(":", 1) for part in _split(spark[7:-1])]
+        fields = [part.split(":", 1) for part in nested_parts(spark[7:-1])]
         return f"OBJECT({', '.join(f'{name} {_structured(inner)}' for name, inner in fields)})"
     if spark == "timestamp_ntz":
         return "TIMESTAMP_NTZ"

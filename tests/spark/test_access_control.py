@@ -471,7 +471,8 @@ def test_information_schema_lists_what_the_role_reaches_in_snowflakes_columns_r2
     ``INFORMATION_SCHEMA.<view>`` in the current database) were OBJECT_NOT_FOUND. Every
     role reads them, each row an object the role reaches (as SHOW lists them, R37), live
     objects only (dropped ones are SHOW ... HISTORY's, R22), with SHOW's figures; they
-    have no past, and no schema takes their name."""
+    have no past, and no schema takes their name. BigQuery's dialect has its own
+    (``dataset.INFORMATION_SCHEMA.TABLES`` ...), in its columns and type names."""
     admin.sql(
         "CREATE SCHEMA D.HIDDEN; CREATE TABLE D.HIDDEN.H (A INT); "
         "CREATE TRANSIENT SCHEMA D.SCRATCH DATA_RETENTION_TIME_IN_DAYS = 0; "
@@ -526,6 +527,32 @@ def test_information_schema_lists_what_the_role_reaches_in_snowflakes_columns_r2
         "ALTER SCHEMA D.HIDDEN RENAME TO INFORMATION_SCHEMA",
     ):
         assert "reserved" in denied(admin, statement, "INVALID_VALUE")
+    # BigQuery's: a dataset's TABLES and COLUMNS, a project's SCHEMATA, in its columns.
+    bigquery = ana.sql(
+        "SELECT table_name, table_type, is_insertable_into FROM "
+        "`D.PUBLIC`.INFORMATION_SCHEMA.TABLES ORDER BY table_name",
+        dialect="bigquery",
+    )[-1].rows
+    assert [tuple(r) for r in bigquery] == [
+        ("CODES", "BASE TABLE", "YES"),
+        ("SEEN", "BASE TABLE", "YES"),
+    ]
+    columns = ana.sql(
+        "SELECT column_name, is_nullable, data_type FROM D.PUBLIC.INFORMATION_SCHEMA.COLUMNS "
+        "WHERE table_name = 'CODES' ORDER BY ordinal_position",
+        dialect="bigquery",
+    )[-1].rows
+    assert [tuple(r) for r in columns] == [
+        ("ID", "NO", "INT64"),
+        ("CODE", "YES", "STRING(3)"),
+        ("AT", "YES", "DATETIME"),
+        ("N", "YES", "NUMERIC(10, 2)"),
+    ]
+    schemata = "SELECT schema_name FROM {}.INFORMATION_SCHEMA.SCHEMATA ORDER BY 1"
+    datasets = admin.sql(schemata.format("D"), dialect="bigquery")[-1].rows
+    assert [r[0] for r in datasets] == ["HIDDEN", "PUBLIC", "SCRATCH"]
+    region = ana.sql(schemata.format("`region-us`"), dialect="bigquery")[-1].rows
+    assert [r[0] for r in region] == ["PUBLIC"]  # of D, her current database
 
 
 def test_describe_table_answers_only_a_role_that_reaches_the_table(admin: Any, ana: Any) -> None:

@@ -727,6 +727,18 @@ def test_a_timestamp_ntz_column_holds_wall_clock_times_r26(conn: Any) -> None:
         assert query(conn, f"SELECT * FROM {table}") == [(wall, instant, wall.replace(hour=11))]
         types = [r[1] for r in query(conn, f"DESC TABLE {table}")]
         assert types == ["TIMESTAMP_NTZ", "TIMESTAMP_TZ", "TIMESTAMP_NTZ"]
+    # DATETIME is a wall-clock time in both dialects (Snowflake's TIMESTAMP_NTZ, BigQuery's
+    # civil time); it was taken for a UTC instant. BigQuery's TIMESTAMP is an instant.
+    conn.sql("CREATE TABLE SD (AT DATETIME)")
+    conn.sql(
+        "CREATE TABLE D.PUBLIC.BQ (AT DATETIME, TS TIMESTAMP);"
+        "INSERT INTO D.PUBLIC.BQ VALUES "
+        "(DATETIME '2026-01-01 10:00:00', TIMESTAMP '2026-01-01 10:00:00+02')",
+        dialect="bigquery",
+    )
+    assert query(conn, "SELECT * FROM BQ") == [(wall, instant)]
+    assert [r[1] for r in query(conn, "DESC TABLE BQ")] == ["TIMESTAMP_NTZ", "TIMESTAMP_TZ"]
+    assert [r[1] for r in query(conn, "DESC TABLE SD")] == ["TIMESTAMP_NTZ"]
 
 
 def test_create_table_like_copies_the_columns_and_no_rows(conn: Any, home: Path) -> None:

@@ -150,6 +150,15 @@ def _numeric(node: exp.Expression) -> exp.Expression:
     return node
 
 
+def _civil_time(node: exp.Expression) -> exp.Expression:
+    """BigQuery's DATETIME, a civil (wall-clock) time, which sqlglot's reader calls a
+    TIMESTAMP without zone (and BigQuery's TIMESTAMP, an instant, one with): Snowflake's
+    TIMESTAMP_NTZ, not an instant in UTC."""
+    if isinstance(node, exp.DataType) and node.this == exp.DataType.Type.TIMESTAMP:
+        return exp.DataType.build("TIMESTAMP_NTZ", dialect="snowflake")
+    return node
+
+
 def _description(node: exp.Expression) -> exp.Expression:
     """A table's ``OPTIONS (description = '...')`` (CREATE, ALTER ... SET OPTIONS) is its
     comment, as a dataset's is (:func:`_dataset_options`)."""
@@ -160,6 +169,7 @@ def _description(node: exp.Expression) -> exp.Expression:
 
 def _bigquery_tree(tree: exp.Expression) -> exp.Expression:
     tree = tree.transform(_system_time).transform(_plain_names).transform(_numeric)
+    tree = tree.transform(_civil_time)
     tree = tree.transform(_description)
     tables = tree.args.get("tables") if isinstance(tree, exp.Delete) else None
     if tables and len(tables) == 1 and not tree.this:  # BigQuery's DELETE t WHERE ...

@@ -1,6 +1,8 @@
 """A database's ``INFORMATION_SCHEMA``, Snowflake's views of what it holds: ``TABLES``,
 ``COLUMNS``, ``SCHEMATA`` and ``DATABASES`` (``<database>.INFORMATION_SCHEMA.<view>``, or
-``INFORMATION_SCHEMA.<view>`` for the current database).
+``INFORMATION_SCHEMA.<view>`` for the current database); and BigQuery's, in its dialect
+and columns: a dataset's ``TABLES`` and ``COLUMNS`` (``[project.]dataset.INFORMATION_SCHEMA.
+<view>``; a region's, ``region-xx``, the project's), a project's ``SCHEMATA``.
 
 Every role may read them; each lists only what the role can see (SPEC R37), and live
 objects only (dropped ones are SHOW ... HISTORY's, SPEC R22). The rows are built on the
@@ -21,6 +23,8 @@ from rewind.constants import DATABASE, INFORMATION_SCHEMA, SCHEMA, TABLE
 from rewind.errors import ObjectNotFound
 from rewind.sql import names
 from rewind.sql.show import described, table_values, type_json
+from rewind.sql.tables import snapshot
+from rewind.types import declared_length, nested_parts
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -54,17 +58,22 @@ DATABASES_SCHEMA = (
 
 
 def is_view(parts: list[str] | tuple[str, ...]) -> bool:
-    """Whether a table reference names ``[<database>.]INFORMATION_SCHEMA.<view>``."""
-    return len(parts) in (2, 3) and parts[-2].upper() == INFORMATION_SCHEMA
+    """Whether a table reference names ``[<database>.]INFORMATION_SCHEMA.<view>``, or in
+    BigQuery's dialect ``[<scope>.]INFORMATION_SCHEMA.<view>`` (:func:`_bigquery_view`)."""
+    snowflake = len(parts) in (2, 3) and parts[-2].upper() == INFORMATION_SCHEMA
+    return snowflake or _bigquery_view(parts) is not None
 
 
 def view(ctx: Context, parts: list[str]) -> DataFrame:
-    """The frame of ``[<database>.]INFORMATION_SCHEMA.<view>`` (:func:`is_view`).
+    """The frame of an INFORMATION_SCHEMA view (:func:`is_view`).
 
     Raises:
-        ObjectNotFound: an unknown view, or a database the role cannot see.
+        ObjectNotFound: an unknown view, or a database or dataset the role cannot see.
         NoCurrentContainer: no database named and none current.
     """
+    bigquery = _bigquery_view(parts)
+    if bigquery is not None:
+        return _bigquery(ctx, *bigquery)
     database = names.database(ctx, parts[0] if len(parts) == 3 else None)
     name = parts[-1].upper()
     if name not in _VIEWS:
@@ -74,6 +83,18 @@ def view(ctx: Context, parts: list[str]) -> DataFrame:
         )
     schema, rows = _VIEWS[name]
     return ctx.spark().createDataFrame(rows(ctx, database), schema)
+
+
+def _bigquery_view(parts: list[str] | tuple[str, ...]) -> tuple[list[str], str] | None:
+    """(scope, view) of BigQuery's ``[scope.]INFORMATION_SCHEMA.<view>``, whose last two
+    names sqlglot's BigQuery reader keeps as one (``INFORMATION_SCHEMA.TABLES``); a
+    ``region-xx`` scope is the project's (Rewind's home has one location). Its
+    ``TABLE_STORAGE`` is the storage metrics' (:mod:`rewind.lifecycle.views`)."""
+    head, dot, name = parts[-1].rpartition(".") if parts else ("", "", "")
+    if not dot or head.upper() != INFORMATION_SCHEMA or name.upper() == "TABLE_STORAGE":
+        return None
+    scope = [p for p in parts[:-1] if not p.lower().startswith("region-")]
+    return scope, name.upper()
 
 
 def _visible(ctx: Context, found: list[CatalogObject]) -> list[CatalogObject]:
@@ -87,9 +108,12 @@ def _schemas(ctx: Context, database: CatalogObject) -> list[CatalogObject]:
     return _visible(ctx, list(ctx.catalog.objects(SCHEMA, [database.id])))
 
 
-def _tables(ctx: Context, database: CatalogObject) -> list[tuple[CatalogObject, CatalogObject]]:
-    """(schema, table) of every table of ``database`` the role can see."""
-    schemas = {s.id: s for s in _schemas(ctx, database)}
+def _tables(
+    ctx: Context, database: CatalogObject, only: CatalogObject | None = None
+) -> list[tuple[CatalogObject, CatalogObject]]:
+    """(schema, table) of every table of ``database`` (``only``: of that schema of it)
+    the role can see."""
+    schemas = {s.id: s for s in _schemas(ctx, database) if only is None or s.id == only.id}
     tables = _visible(ctx, list(ctx.catalog.objects(TABLE, list(schemas))))
     return sorted(((schemas[t.parent_id], t) for t in tables), key=lambda p: p[0].name)
 
@@ -198,3 +222,133 @@ _VIEWS: dict[str, tuple[str, Callable[[Context, CatalogObject], list[tuple[Any, 
     "SCHEMATA": (SCHEMATA_SCHEMA, _schemata_rows),
     "DATABASES": (DATABASES_SCHEMA, _databases_rows),
 }
+
+
+# BigQuery's views, in its columns (what Rewind does not have is NULL, as above).
+BIGQUERY_TABLES_SCHEMA = (
+    "TABLE_CATALOG STRING, TABLE_SCHEMA STRING, TABLE_NAME STRING, TABLE_TYPE STRING, "
+    "IS_INSERTABLE_INTO STRING, IS_TYPED STRING, IS_CHANGE_HISTORY_ENABLED STRING, "
+    "CREATION_TIME TIMESTAMP, BASE_TABLE_CATALOG STRING, BASE_TABLE_SCHEMA STRING, "
+    "BASE_TABLE_NAME STRING, SNAPSHOT_TIME_MS TIMESTAMP, DDL STRING, "
+    "DEFAULT_COLLATION_NAME STRING, UPSERT_STREAM_APPLY_WATERMARK TIMESTAMP"
+)
+BIGQUERY_COLUMNS_SCHEMA = (
+    "TABLE_CATALOG STRING, TABLE_SCHEMA STRING, TABLE_NAME STRING, COLUMN_NAME STRING, "
+    "ORDINAL_POSITION BIGINT, IS_NULLABLE STRING, DATA_TYPE STRING, IS_GENERATED STRING, "
+    "GENERATION_EXPRESSION STRING, IS_STORED STRING, IS_HIDDEN STRING, IS_UPDATABLE STRING, "
+    "IS_SYSTEM_DEFINED STRING, IS_PARTITIONING_COLUMN STRING, "
+    "CLUSTERING_ORDINAL_POSITION BIGINT, COLLATION_NAME STRING, COLUMN_DEFAULT STRING, "
+    "ROUNDING_MODE STRING"
+)
+BIGQUERY_SCHEMATA_SCHEMA = (
+    "CATALOG_NAME STRING, SCHEMA_NAME STRING, SCHEMA_OWNER STRING, CREATION_TIME TIMESTAMP, "
+    "LAST_MODIFIED_TIME TIMESTAMP, LOCATION STRING, DDL STRING, DEFAULT_COLLATION_NAME STRING"
+)
+_BIGQUERY_TYPES = {
+    "bigint": "INT64",
+    "double": "FLOAT64",
+    "string": "STRING",
+    "boolean": "BOOL",
+    "date": "DATE",
+    "timestamp": "TIMESTAMP",
+    "timestamp_ntz": "DATETIME",
+    "binary": "BYTES",
+}
+
+
+def _bigquery(ctx: Context, scope: list[str], name: str) -> DataFrame:
+    """BigQuery's ``SCHEMATA`` of the project ``scope`` names (or the current one), and
+    ``TABLES`` / ``COLUMNS`` of the dataset it names (``[project.]dataset``; none: the
+    project's every dataset)."""
+    if name == "SCHEMATA":
+        database = names.database(ctx, scope[0] if scope else None)
+        rows = [
+            (database.name, s.name, None, s.created_on, None, None, None, None)
+            for s in _schemas(ctx, database)
+        ]
+        return ctx.spark().createDataFrame(rows, BIGQUERY_SCHEMATA_SCHEMA)
+    if name not in ("TABLES", "COLUMNS"):
+        raise ObjectNotFound(
+            f"View '{INFORMATION_SCHEMA}.{name}' does not exist (Rewind has TABLES, COLUMNS, "
+            "SCHEMATA and TABLE_STORAGE in BigQuery's dialect)."
+        )
+    if scope:
+        dataset = names.schema(ctx, scope)
+        database = names.database(ctx, scope[0] if len(scope) == 2 else None)
+        found = _tables(ctx, database, dataset)
+    else:
+        database = names.database(ctx, None)
+        found = _tables(ctx, database)
+    if name == "TABLES":
+        return ctx.spark().createDataFrame(
+            [_bigquery_table(ctx, database, s, t) for s, t in found], BIGQUERY_TABLES_SCHEMA
+        )
+    rows = [row for s, t in found for row in _bigquery_columns(ctx, database, s, t)]
+    return ctx.spark().createDataFrame(rows, BIGQUERY_COLUMNS_SCHEMA)
+
+
+def _bigquery_table(
+    ctx: Context, database: CatalogObject, schema: CatalogObject, table: CatalogObject
+) -> tuple[Any, ...]:
+    external = table.location is not None
+    return (
+        database.name,
+        schema.name,
+        table.name,
+        "EXTERNAL" if external else "BASE TABLE",
+        "YES",
+        "NO",
+        "YES" if table_values(ctx, table)["change_tracking"] == "ON" else "NO",
+        table.created_on,
+        *[None] * 7,
+    )
+
+
+def _bigquery_columns(
+    ctx: Context, database: CatalogObject, schema: CatalogObject, table: CatalogObject
+) -> list[tuple[Any, ...]]:
+    partitions = set(snapshot(ctx, table).partition_columns)
+    return [
+        (
+            database.name,
+            schema.name,
+            table.name,
+            column.name,
+            position,
+            _YES_NO[column.nullable],
+            bigquery_type(column.column.spark, column.type),
+            "NEVER" if column.expression is None else "ALWAYS",
+            column.expression,
+            None if column.expression is None else "YES",
+            "NO",
+            "NO" if column.expression is not None or column.rule is not None else "YES",
+            "NO",
+            _YES_NO[column.column.physical in partitions],
+            None,
+            None,
+            None,
+            None,
+        )
+        for position, column in enumerate(described(ctx, table), 1)
+    ]
+
+
+def bigquery_type(spark: str, sql: str | None = None) -> str:
+    """BigQuery's name of a column type (Spark's ``spark``; ``sql``, Rewind's, gives a
+    VARCHAR(n) its length: ``STRING(n)``): NUMERIC(p, s), ARRAY<...>, STRUCT<...>; a map,
+    which BigQuery has not, is its ARRAY<STRUCT<key, value>>."""
+    length = declared_length(sql)
+    if length is not None:
+        return f"STRING({length[1]})"
+    if spark.startswith("decimal("):
+        precision, scale = spark.removeprefix("decimal(").rstrip(")").split(",")
+        return f"NUMERIC({precision}, {scale})"
+    if spark.startswith("array<"):
+        return f"ARRAY<{bigquery_type(spark[6:-1])}>"
+    if spark.startswith("map<"):
+        key, value = nested_parts(spark[4:-1])
+        return f"ARRAY<STRUCT<key {bigquery_type(key)}, value {bigquery_type(value)}>>"
+    if spark.startswith("struct<"):
+        fields = [part.split(":", 1) for part in nested_parts(spark[7:-1])]
+        return f"STRUCT<{', '.join(f'{n} {bigquery_type(t)}' for n, t in fields)}>"
+    return _BIGQUERY_TYPES.get(spark, spark.upper())
