@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -305,16 +306,39 @@ def _primitive(spark_type: str) -> ColumnType:
     raise UnsupportedError(f"A column of Spark type {spark_type} cannot be stored.")
 
 
-def _structured(spark: str) -> str:
-    """Snowflake's name of a nested Spark type."""
+@dataclass(frozen=True)
+class TypeNames:
+    """How a dialect names nested types (``{}``: the inner names) and primitives."""
+
+    array: str
+    map: str
+    struct: str
+    primitive: Callable[[str], str]
+
+
+def type_name(spark: str, names: TypeNames) -> str:
+    """A dialect's name of a Spark type, nested ones field by field (``names``)."""
     if spark.startswith("array<"):
-        return f"ARRAY({_structured(spark[6:-1])})"
+        return names.array.format(type_name(spark[6:-1], names))
     if spark.startswith("map<"):
         key, value = nested_parts(spark[4:-1])
-        return f"MAP({_structured(key)}, {_structured(value)})"
+        return names.map.format(type_name(key, names), type_name(value, names))
     if spark.startswith("struct<"):
         fields = [part.split(":", 1) for part in nested_parts(spark[7:-1])]
-        return f"OBJECT({', '.join(f'{name} {_structured(inner)}' for name, inner in fields)})"
-    if spark == "timestamp_ntz":
-        return "TIMESTAMP_NTZ"
-    return _primitive(spark).sql
+        inner = ", ".join(f"{name} {type_name(kind, names)}" for name, kind in fields)
+        return names.struct.format(inner)
+    return names.primitive(spark)
+
+
+# Snowflake's structured types (ARRAY(VARCHAR), OBJECT(city VARCHAR), MAP(...)).
+SNOWFLAKE_NAMES = TypeNames(
+    "ARRAY({})",
+    "MAP({}, {})",
+    "OBJECT({})",
+    lambda spark: "TIMESTAMP_NTZ" if spark == "timestamp_ntz" else _primitive(spark).sql,
+)
+
+
+def _structured(spark: str) -> str:
+    """Snowflake's name of a nested Spark type."""
+    return type_name(spark, SNOWFLAKE_NAMES)

@@ -553,7 +553,7 @@ def test_comment_on_is_read_as_alter_set_comment() -> None:
     assert tree.sql("snowflake") == "ALTER TABLE IF EXISTS d.s.t SET COMMENT='it\\'s'"
     schema = parse("COMMENT ON SCHEMA d.s IS 'x'").tree
     assert isinstance(schema, AlterContainer) and schema.kind == "SCHEMA"
-    column = parse('COMMENT ON COLUMN d.s.t."a" IS \'x\'').tree
+    column = parse("COMMENT ON COLUMN d.s.t.\"a\" IS 'x'").tree
     assert isinstance(column, exp.Alter)
     assert column.sql("snowflake") == "ALTER TABLE d.s.t ALTER COLUMN \"a\" COMMENT 'x'"
     with pytest.raises(UnsupportedError, match="COMMENT ON FUNCTION is not supported"):

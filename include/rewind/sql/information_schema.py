@@ -24,7 +24,7 @@ from rewind.errors import ObjectNotFound
 from rewind.sql import names
 from rewind.sql.show import described, table_values, type_json
 from rewind.sql.tables import snapshot
-from rewind.types import declared_length, nested_parts
+from rewind.types import TypeNames, declared_length, type_name
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -338,17 +338,16 @@ def bigquery_type(spark: str, sql: str | None = None) -> str:
     VARCHAR(n) its length: ``STRING(n)``): NUMERIC(p, s), ARRAY<...>, STRUCT<...>; a map,
     which BigQuery has not, is its ARRAY<STRUCT<key, value>>."""
     length = declared_length(sql)
-    if length is not None:
-        return f"STRING({length[1]})"
+    return f"STRING({length[1]})" if length is not None else type_name(spark, _BIGQUERY)
+
+
+def _bigquery_primitive(spark: str) -> str:
     if spark.startswith("decimal("):
         precision, scale = spark.removeprefix("decimal(").rstrip(")").split(",")
         return f"NUMERIC({precision}, {scale})"
-    if spark.startswith("array<"):
-        return f"ARRAY<{bigquery_type(spark[6:-1])}>"
-    if spark.startswith("map<"):
-        key, value = nested_parts(spark[4:-1])
-        return f"ARRAY<STRUCT<key {bigquery_type(key)}, value {bigquery_type(value)}>>"
-    if spark.startswith("struct<"):
-        fields = [part.split(":", 1) for part in nested_parts(spark[7:-1])]
-        return f"STRUCT<{', '.join(f'{n} {bigquery_type(t)}' for n, t in fields)}>"
     return _BIGQUERY_TYPES.get(spark, spark.upper())
+
+
+_BIGQUERY = TypeNames(
+    "ARRAY<{}>", "ARRAY<STRUCT<key {}, value {}>>", "STRUCT<{}>", _bigquery_primitive
+)
