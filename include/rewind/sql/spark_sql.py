@@ -156,6 +156,10 @@ def _snowflake_answers(node: exp.Expression) -> exp.Expression:
     - ``tags[5]`` past an array's end is NULL (ANSI Spark fails the query; Spark's
       ``GET`` is NULL there); an index by name (``addr['city']``) is a struct field or a
       map key, NULL when the key is not there in both.
+    - ``GREATEST`` / ``LEAST`` are NULL when an argument is; ``DATE_FROM_PARTS`` carries
+      a month or day past its range over; ``TRY_PARSE_JSON`` of text that is no JSON is
+      NULL (``PARSE_JSON`` fails); ``SHA2(x)`` is 256 bits; ``DATE_PART(epoch_second, x)``
+      and ``RATIO_TO_REPORT`` answer (Spark has neither).
     - ``TO_NUMBER`` / ``TO_DECIMAL`` without a format is NUMBER(38, 0) by default
       (``TO_NUMBER('12.5')`` is 13), not a DOUBLE; the ``TRY_`` forms (and
       ``TRY_TO_DOUBLE``, ``TRY_TO_DATE``, ``TRY_TO_BOOLEAN``) answer NULL where the value
