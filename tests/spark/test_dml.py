@@ -256,6 +256,25 @@ def test_a_clause_rewind_would_not_honour_is_refused_and_changes_nothing(
     assert query(conn, "SELECT ID, NAME FROM T ORDER BY ID") == [(1, "a"), (2, "b"), (3, "c")]
 
 
+def test_star_ilike_exclude_replace_rename_name_the_columns_of_one_table_r23(
+    conn: Any,
+) -> None:
+    """``SELECT * ILIKE ... EXCLUDE ... REPLACE ... RENAME ...`` over one table (at any
+    point) was refused: Spark has no syntax for it. Its columns are named one by one, in
+    Snowflake's order of the clauses; over a join it stays refused by name."""
+    inserted = seed(conn)
+    result = conn.sql(
+        "SELECT * ILIKE '%A%' EXCLUDE (DAY) REPLACE (AMOUNT * 2 AS AMOUNT) RENAME (NAME AS N) "
+        f"FROM T AT(STATEMENT => '{inserted}') WHERE ID = 1"
+    )[0]
+    assert (result.columns, result.rows) == (["N", "AMOUNT"], [["a", Decimal("20.00")]])
+    conn.sql("CREATE TABLE R AS SELECT * RENAME (ID AS KEY) FROM T")
+    assert query(conn, "SELECT KEY, NAME FROM R ORDER BY KEY") == [(1, "a"), (2, "b"), (3, "c")]
+    with pytest.raises(RewindError) as refused:
+        conn.sql("SELECT * RENAME (ID AS K) FROM T JOIN R ON T.ID = R.KEY")
+    assert (refused.value.code, "over a join" in refused.value.message) == ("UNSUPPORTED", True)
+
+
 def test_qualify_dedupes_with_the_tables_own_columns(conn: Any) -> None:
     # SPEC R16, R26: Snowflake's dedupe idiom. sqlglot's Spark SQL rewrote QUALIFY into a
     # subquery whose window column `_w` SELECT * returned: CTAS stored it as a fourth

@@ -9,6 +9,7 @@ projected onto the table's current columns, handed to the statement's queries by
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import timedelta
@@ -31,6 +32,7 @@ from rewind.sql.frames import collect, quote, version_frame
 from rewind.sql.points import point_instant, point_of, with_session
 from rewind.sql.spark_sql import to_spark
 from rewind.sql.tables import current_version, snapshot
+from rewind.sql.values import literal
 from rewind.statement import Context, Reference
 from rewind.storage import location, timeline
 from rewind.storage.columns import Column, table_columns
@@ -88,12 +90,69 @@ class Binding:
         become subscripts first (:func:`rewind.sql.paths.typed`)."""
         tree = tree.copy()
         paths.typed(tree, self.types)
+        _expand_stars(tree, self.types)
         text = to_spark(tree, dialect)
         if self.frames:
             text = text.replace("{", "{{").replace("}", "}}")
             for name in self.frames:
                 text = text.replace(quote(name), "{" + name + "}")
         return query(spark, text, self.frames)
+
+
+def _expand_stars(tree: exp.Expression, types: dict[str, dict[str, str]]) -> None:
+    """Snowflake's ``SELECT * [ILIKE '...'] [EXCLUDE (...)] [REPLACE (e AS c, ...)]
+    [RENAME (c AS d, ...)]`` over one bound table, which Spark has no syntax for: the
+    table's columns named one by one, in order — those whose name matches ILIKE and
+    EXCLUDE leaves, each REPLACE'd one computed, each RENAME'd one under its new name. A
+    star over a join keeps its refusal (:func:`rewind.sql.spark_sql.to_spark`)."""
+    for star in list(tree.find_all(exp.Star)):
+        select = star.parent
+        if not any(star.args.get(k) for k in ("rename", "replace", "ilike")):
+            continue
+        if not isinstance(select, exp.Select) or select.args.get("joins"):
+            continue
+        source = select.args.get("from_")
+        table = source.this if source is not None else None
+        columns = types.get(table.name) if isinstance(table, exp.Table) else None
+        if not columns:
+            continue
+        select.set(
+            "expressions",
+            [e for x in select.expressions for e in (_named(star, columns) if x is star else [x])],
+        )
+
+
+def _named(star: exp.Star, columns: dict[str, str]) -> list[exp.Expr]:
+    """The columns ``star`` stands for (:func:`_expand_stars`)."""
+
+    def key(node: exp.Expression) -> str:  # a column's name as Snowflake resolves it
+        ident = node if isinstance(node, exp.Identifier) else node.this
+        return str(ident.name) if ident.quoted else str(ident.name).upper()
+
+    pattern = star.args.get("ilike")
+    like = (
+        re.compile(
+            "".join({"%": ".*", "_": "."}.get(c, re.escape(c)) for c in str(literal(pattern))),
+            re.IGNORECASE | re.DOTALL,
+        )
+        if pattern is not None
+        else None
+    )
+    excluded = {key(c) for c in star.args.get("except_") or []}
+    replaced = {key(a.args["alias"]): a.this for a in star.args.get("replace") or []}
+    renamed = {key(a.this): a.args["alias"] for a in star.args.get("rename") or []}
+    named: list[exp.Expr] = []
+    for name in columns:
+        if name in excluded or (like is not None and not like.fullmatch(name)):
+            continue
+        column = exp.column(exp.to_identifier(name, quoted=True))
+        if name in replaced:
+            named.append(exp.alias_(replaced[name].copy(), exp.to_identifier(name, quoted=True)))
+        elif name in renamed:
+            named.append(exp.alias_(column, renamed[name].copy()))
+        else:
+            named.append(column)
+    return named
 
 
 # What names the table a reference reads (replaced by the bound frame or key), as opposed

@@ -458,7 +458,8 @@ class _Spark4(Spark):
 def _refuse_unwritable(tree: exp.Expression) -> None:
     """Refuse what no Spark SQL reads as the statement means: functions that reach
     outside the catalog (SPEC R38), ``$1`` / ``$var``, ``SELECT * RENAME|REPLACE|ILIKE``
-    and ``SAMPLE ... SEED`` (Spark answered those with errors naming its own syntax)."""
+    over a join (over one table, ``rewind.sql.query`` names its columns first) and
+    ``SAMPLE ... SEED`` (Spark answered those with errors naming its own syntax)."""
     for function in tree.find_all(exp.Anonymous):
         if function.name.upper() in _OUTSIDE_FUNCTIONS:
             raise UnsupportedError(
@@ -481,8 +482,8 @@ def _refuse_unwritable(tree: exp.Expression) -> None:
         clause = next((k for k in ("rename", "replace", "ilike") if star.args.get(k)), None)
         if clause:
             raise UnsupportedError(
-                f"SELECT * {clause.upper()} is not supported: name the columns "
-                "(SELECT * EXCLUDE (...) is)."
+                f"SELECT * {clause.upper()} is not supported over a join: name the columns "
+                "(over one table it is, and SELECT * EXCLUDE (...) is)."
             )
     for sample in tree.find_all(exp.TableSample):
         if sample.args.get("seed"):
