@@ -307,7 +307,8 @@ def _bigquery_table(
 def _bigquery_columns(
     ctx: Context, database: CatalogObject, schema: CatalogObject, table: CatalogObject
 ) -> list[tuple[Any, ...]]:
-    partitions = set(snapshot(ctx, table).partition_columns)
+    snap = snapshot(ctx, table)  # its partition columns, and the columns described
+    partitions = set(snap.partition_columns)
     return [
         (
             database.name,
@@ -329,7 +330,7 @@ def _bigquery_columns(
             None,
             None,
         )
-        for position, column in enumerate(described(ctx, table), 1)
+        for position, column in enumerate(described(ctx, table, snap), 1)
     ]
 
 

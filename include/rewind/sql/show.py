@@ -30,7 +30,7 @@ from rewind.sql.tables import current_version
 from rewind.sql.values import literal
 from rewind.statement import Context
 from rewind.storage.columns import Column, table_columns
-from rewind.storage.snapshot import Identity
+from rewind.storage.snapshot import Identity, Snapshot
 from rewind.types import MAX_LENGTH, declared_length
 
 TABLE_COLUMNS = [
@@ -255,10 +255,12 @@ class _Described:
         return f"IDENTITY START {rule.start} INCREMENT {rule.step}{by_default}"
 
 
-def described(ctx: Context, obj: CatalogObject) -> list[_Described]:
+def described(ctx: Context, obj: CatalogObject, snap: Snapshot | None = None) -> list[_Described]:
     """The live table's columns as a reader sees them now, another engine's commits
-    first (their columns count too, SPEC R40)."""
-    snap = ctx.store.snapshot(obj.id, current_version(ctx, obj))
+    first (their columns count too, SPEC R40); ``snap``: its current version, when the
+    caller read it already."""
+    if snap is None:
+        snap = ctx.store.snapshot(obj.id, current_version(ctx, obj))
     nullable = {f.name: f.nullable for f in snap.schema}
     identity, generated, comments = snap.identity, snap.generated, snap.comments
     return [

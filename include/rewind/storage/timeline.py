@@ -188,12 +188,13 @@ def columns_of(metadata: dict[str, Any], table: str) -> list[Column]:
     through :func:`log.field_ids`; a string column's declared length (a VARCHAR(n) or
     CHAR(n) of delta-spark's) is its type's."""
     declared = {
-        str(f["name"]): str((f.get("metadata") or {}).get(DECLARED_TYPE))
+        str(f["name"]): (f.get("metadata") or {}).get(DECLARED_TYPE)
         for f in log.delta_fields(metadata)
     }
     columns = []
     for name, kind, _ in log.column_types(metadata, table):
-        ctype = from_spark(declared[name] if declared_length(declared[name]) else kind)
+        length = declared.get(name)
+        ctype = from_spark(length if isinstance(length, str) and declared_length(length) else kind)
         columns.append(Column(name.upper(), name, ctype.sql, ctype.spark))
     return columns
 
