@@ -326,6 +326,7 @@ class Connection:
                 ctx = self._context(session, query_id, now, text)
                 try:
                     refresh_role(ctx)  # a role revoked since USE ROLE is gone (SPEC R37)
+                    ctx.catalog.expire(now)  # tables past their expiration are dropped
                     result = action(ctx)
                     if once is not None:
                         done = (ctx.query_id, self.clock.now())

@@ -32,6 +32,9 @@ PUBLIC_SCHEMA = "PUBLIC"  # SPEC R1
 
 RETENTION_PARAM = "DATA_RETENTION_TIME_IN_DAYS"
 MIN_RETENTION_PARAM = "MIN_DATA_RETENTION_TIME_IN_DAYS"
+# BigQuery's table option ``expiration_timestamp`` as its dialect hands it on (a name no
+# Snowflake statement can give: the option is BigQuery's alone).
+EXPIRATION_OPTION = "__REWIND_EXPIRATION_TIMESTAMP"
 
 DATABASE = "DATABASE"
 # Every database's views of itself (rewind.sql.information_schema): no schema takes the name.

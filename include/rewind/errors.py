@@ -152,6 +152,14 @@ class UnsupportedTableFeature(RewindError):
     code = "UNSUPPORTED_TABLE_FEATURE"
 
 
+class ReadOnlyTable(RewindError):
+    """A statement would change a table snapshot's rows or columns (BigQuery's
+    ``CREATE SNAPSHOT TABLE``, SPEC R27): a snapshot keeps its instant as it was; a
+    writable copy is ``CREATE TABLE x CLONE snapshot``."""
+
+    code = "READ_ONLY_TABLE"
+
+
 class AccessDenied(RewindError):
     """The current role lacks a privilege (SPEC R37); the message names it."""
 

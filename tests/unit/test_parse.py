@@ -6,10 +6,12 @@ import pytest
 import sqlglot
 from sqlglot import exp
 
+from rewind.constants import EXPIRATION_OPTION
 from rewind.errors import RewindError, SqlSyntaxError, UnsupportedError
-from rewind.sql.parse import EMPTY_ONLY, AlterContainer, flow_parts, parse, split
+from rewind.sql.parse import EMPTY_ONLY, SNAPSHOT, AlterContainer, flow_parts, parse, split
 from rewind.sql.show import like_pattern
 from rewind.sql.spark_sql import to_spark
+from rewind.sql.values import object_properties
 from rewind.types import column_type, delta_spark, from_spark, spark_arrow
 
 pytestmark = pytest.mark.unit
@@ -561,17 +563,59 @@ def test_comment_on_is_read_as_alter_set_comment() -> None:
 
 
 def test_bigquery_undrop_schema_and_snapshot_tables() -> None:
-    # BigQuery's UNDROP SCHEMA is the dataset's UNDROP (SPEC R21, R27); its read-only,
-    # expiring table snapshots are refused with the clone that keeps an instant instead.
+    # BigQuery's UNDROP SCHEMA is the dataset's UNDROP (SPEC R21, R27); its table snapshots
+    # are clones marked read-only (rewind.sql.snapshots), their OPTIONS after the point.
     tree = parse("UNDROP SCHEMA `proj.ds`", "bigquery").tree
     assert isinstance(tree, exp.Undrop) and tree.args["kind"] == "SCHEMA"
     assert [i.name for i in (tree.this.args["db"], tree.this.this)] == ["proj", "ds"]
-    for text in (
-        "CREATE SNAPSHOT TABLE ds.s CLONE ds.t",
-        "CREATE SNAPSHOT TABLE ds.s CLONE ds.t FOR SYSTEM_TIME AS OF CURRENT_TIMESTAMP()",
+    expiring = f"{EXPIRATION_OPTION}=TIMESTAMPADD(HOUR, '48', CURRENT_TIMESTAMP())"
+    for text, read_as in (
+        ("CREATE SNAPSHOT TABLE ds.s CLONE ds.t", "CREATE TABLE ds.s CLONE ds.t"),
+        (
+            "create or replace snapshot table `p.ds.s` clone p.ds.t@1796122800000",
+            "CREATE OR REPLACE TABLE p.ds.s CLONE p.ds.t "
+            "AT (TIMESTAMP => '2026-12-01T11:00:00+00:00')",
+        ),
+        (
+            "CREATE SNAPSHOT TABLE IF NOT EXISTS ds.s CLONE ds.t FOR SYSTEM_TIME AS OF "
+            "TIMESTAMP '2026-12-01 11:00:00+00' OPTIONS (description = 'x', "
+            "expiration_timestamp = TIMESTAMP_ADD(CURRENT_TIMESTAMP(), INTERVAL 48 HOUR))",
+            f"CREATE TABLE IF NOT EXISTS ds.s COMMENT='x' {expiring} CLONE ds.t "
+            "AT (TIMESTAMP => CAST('2026-12-01 11:00:00+00' AS TIMESTAMPTZ))",
+        ),
+        ("DROP SNAPSHOT TABLE IF EXISTS ds.s", "DROP TABLE IF EXISTS ds.s"),
     ):
-        with pytest.raises(UnsupportedError, match="CLONE t FOR SYSTEM_TIME AS OF"):
+        tree = parse(text, "bigquery").tree
+        assert tree.meta.get(SNAPSHOT) is True
+        assert tree.sql("snowflake") == read_as
+    # A table's expiration, and a plain clone's OPTIONS after its point (refused before).
+    for text, read_as in (
+        (
+            "CREATE TABLE ds.c CLONE ds.t FOR SYSTEM_TIME AS OF CURRENT_TIMESTAMP() "
+            "OPTIONS (expiration_timestamp = NULL)",
+            f"CREATE TABLE ds.c {EXPIRATION_OPTION}=NULL CLONE ds.t "
+            "AT (TIMESTAMP => CURRENT_TIMESTAMP())",
+        ),
+        (
+            "ALTER TABLE ds.t SET OPTIONS (expiration_timestamp = TIMESTAMP '2027-01-01')",
+            f"ALTER TABLE ds.t SET {EXPIRATION_OPTION}=CAST('2027-01-01' AS TIMESTAMPTZ)",
+        ),
+    ):
+        tree = parse(text, "bigquery").tree
+        assert SNAPSHOT not in tree.meta
+        assert tree.sql("snowflake") == read_as
+    for text, code in (
+        ("CREATE SNAPSHOT TABLE ds.s (a INT64)", "SYNTAX_ERROR"),
+        ("CREATE SNAPSHOT TABLE ds.s AS SELECT 1 AS a", "SYNTAX_ERROR"),
+        ("CREATE SCHEMA ds OPTIONS (expiration_timestamp = NULL)", "SYNTAX_ERROR"),
+    ):
+        with pytest.raises(RewindError) as error:
             parse(text, "bigquery")
+        assert error.value.code == code, text
+    # Snowflake has no such option: the name BigQuery's dialect hands on is not reachable.
+    snowflake = parse("CREATE TABLE t (a INT) EXPIRATION_TIMESTAMP = '2027-01-01'").tree
+    with pytest.raises(UnsupportedError, match="Unsupported parameter: EXPIRATION_TIMESTAMP"):
+        object_properties(snowflake.args["properties"])
 
 
 def test_a_stored_type_reads_as_a_later_one_only_without_loss() -> None:

@@ -115,6 +115,12 @@ class CatalogObject(Base):
     # SPEC R41 (migration 0008): an external table's resolved location; NULL for a table
     # Rewind created under ``warehouse/<id>/``.
     location: Mapped[str | None] = mapped_column(Text, nullable=True)
+    # Migration 0016, BigQuery's table expiration and table snapshots (SPEC R27): the
+    # instant the table is dropped; the incarnation a read-only snapshot was taken of, and
+    # when. NULL: never expires; no snapshot.
+    expires_on: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)
+    snapshot_of: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    snapshot_time: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)
 
     __table_args__ = (
         # SPEC R3: a name maps to at most one live incarnation.

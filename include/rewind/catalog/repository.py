@@ -338,6 +338,26 @@ class Catalog:
         self.session.flush()
         return [obj, *children]
 
+    def expire(self, now: datetime) -> list[CatalogObject]:
+        """Drop every live table whose expiration time (BigQuery's ``expiration_timestamp``)
+        is at or before ``now``, as of that time: it spends its time travel, then its
+        fail-safe week, from then on, as a table dropped then (SPEC R10, R12, R27). Run
+        before each statement and by the lifecycle's first step, so no statement sees a
+        table past its expiration."""
+        expired = self.session.scalars(
+            select(CatalogObject)
+            .where(
+                CatalogObject.expires_on.is_not(None),
+                CatalogObject.expires_on <= now,
+                CatalogObject.dropped_on.is_(None),
+            )
+            .order_by(CatalogObject.expires_on, CatalogObject.id)
+        ).all()
+        for obj in expired:
+            assert obj.expires_on is not None
+            self.drop(obj, obj.expires_on)
+        return list(expired)
+
     def undrop(self, obj: CatalogObject) -> list[CatalogObject]:
         """Bring back ``obj`` and the descendants its drop took (SPEC R21)."""
         taken = self._descendants(

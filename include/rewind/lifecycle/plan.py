@@ -191,5 +191,6 @@ def effective_retention(run: Run) -> dict[str, Any]:
     """Step 1 of SPEC R29; returns the step's JSON summary."""
     start = time.perf_counter()
     with run.catalog() as catalog:
+        catalog.expire(run.now)  # a table past its expiration is dropped then (SPEC R27)
         objects = write_plan(catalog, run.config.system_root, run.run_id, run.now)
     return {"objects_seen": objects, "elapsed_s": round(time.perf_counter() - start, 3)}

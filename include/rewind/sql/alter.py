@@ -23,7 +23,7 @@ from rewind.errors import (
 )
 from rewind.identifiers import normalize
 from rewind.result import Result
-from rewind.sql import names
+from rewind.sql import names, snapshots
 from rewind.sql.ddl import (
     column_constraints,
     live_object,
@@ -234,6 +234,8 @@ def _set_properties(ctx: Context, obj: CatalogObject, props: ObjectProperties) -
         guard_external_tables(ctx, obj)
     if props.has_comment:
         obj.comment = props.comment
+    if props.has_expiration:  # BigQuery's ALTER TABLE ... SET OPTIONS
+        obj.expires_on = snapshots.expiration(ctx, props)
 
 
 def _unset(ctx: Context, obj: CatalogObject, params: list[str]) -> None:

@@ -8,6 +8,11 @@
   OPTIONS (...)`` -> the schema's retention, N / 24 days, N in 48..168 and a multiple of
   24; a dataset created without it gets BigQuery's default window, 168 hours (7 days).
   ``description`` is the schema's comment.
+* a table's ``OPTIONS (description = '...', expiration_timestamp = ts)``, on CREATE TABLE
+  (a clone's after its point) and ``ALTER TABLE ... SET OPTIONS``: its comment, the
+  instant it is dropped
+* ``CREATE SNAPSHOT TABLE s CLONE t [point] [OPTIONS (...)]`` -> a clone of ``t`` that
+  stays read-only (:mod:`rewind.sql.snapshots`); ``DROP SNAPSHOT TABLE s`` drops one
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from rewind.clock import format_timestamp
-from rewind.constants import RETENTION_PARAM
+from rewind.constants import EXPIRATION_OPTION, RETENTION_PARAM
 from rewind.errors import (
     InvalidRetention,
     InvalidValue,
@@ -28,12 +33,19 @@ from rewind.errors import (
     TimeTravelUnavailable,
     UnsupportedError,
 )
-from rewind.sql.parse import EMPTY_ONLY, AlterContainer, syntax_detail
+from rewind.sql.parse import EMPTY_ONLY, SNAPSHOT, AlterContainer, syntax_detail
 from rewind.sql.values import literal
 
 _CLONE_POINT = re.compile(
     r"^(?P<head>.*?\bCLONE\s+(?:`[^`]+`|[\w.\-]+)+?)"
-    r"(?:@(?P<millis>-?\d+)|\s+FOR\s+SYSTEM_TIME\s+AS\s+OF\s+(?P<expr>.+?))\s*$",
+    r"(?:@(?P<millis>-?\d+)|\s+FOR\s+SYSTEM_TIME\s+AS\s+OF\s+(?P<expr>.+?))?"
+    r"(?:\s+OPTIONS\s*\((?P<options>.*)\))?\s*$",
+    re.IGNORECASE | re.DOTALL,
+)
+# BigQuery's table snapshots: the statements, less the word SNAPSHOT, are a clone's and a
+# table's DROP (SNAPSHOT marks them).
+_SNAPSHOT = re.compile(
+    r"^(?P<verb>\s*(?:CREATE(?:\s+OR\s+REPLACE)?|DROP))\s+SNAPSHOT(?P<rest>\s+TABLE\b.*)$",
     re.IGNORECASE | re.DOTALL,
 )
 _UNDROP_SCHEMA = re.compile(r"^\s*UNDROP\s+SCHEMA\s+(?P<name>\S+)\s*$", re.IGNORECASE)
@@ -56,11 +68,6 @@ def _parse_one(text: str) -> exp.Expression:
     assert isinstance(tree, exp.Expression)
     if isinstance(tree, exp.Command):  # a statement sqlglot only knows by its first word
         head = " ".join(text.split()[:3]).upper()
-        if head.startswith("CREATE SNAPSHOT"):
-            raise UnsupportedError(
-                "Table snapshots are not supported: CREATE TABLE x CLONE t FOR SYSTEM_TIME "
-                "AS OF ... keeps a zero-copy clone of that instant for as long as it lives."
-            )
         raise UnsupportedError(f"{head} ... is not supported in BigQuery's dialect.")
     return tree
 
@@ -114,6 +121,19 @@ def _system_time(node: exp.Expression) -> exp.Expression:
 
 def parse_bigquery(statement: str) -> exp.Expression | AlterContainer:
     """Parse one BigQuery statement into the Snowflake-shaped tree Rewind executes."""
+    snapshot = _SNAPSHOT.match(statement)
+    if snapshot:
+        tree = _parse_statement(snapshot["verb"] + snapshot["rest"])
+        if not isinstance(tree, exp.Create | exp.Drop) or (
+            isinstance(tree, exp.Create) and tree.args.get("clone") is None
+        ):
+            raise SqlSyntaxError("Syntax error: CREATE SNAPSHOT TABLE needs CLONE source.")
+        tree.meta[SNAPSHOT] = True
+        return tree
+    return _parse_statement(statement)
+
+
+def _parse_statement(statement: str) -> exp.Expression | AlterContainer:
     alter = _ALTER_OPTIONS.match(statement)
     if alter:
         return _alter_options(alter)
@@ -127,11 +147,13 @@ def parse_bigquery(statement: str) -> exp.Expression | AlterContainer:
         if not isinstance(tree, exp.Create) or tree.args.get("clone") is None:
             raise SqlSyntaxError("Syntax error: CLONE needs CREATE TABLE ... CLONE source.")
         if clone["millis"] is not None:
-            point = _decorator_point(clone["millis"])
-        else:
+            tree.args["clone"].this.set("when", _decorator_point(clone["millis"]))
+        elif clone["expr"] is not None:
             select = _parse_one(f"SELECT {clone['expr']}")
-            point = _at(select.expressions[0])
-        tree.args["clone"].this.set("when", point)
+            tree.args["clone"].this.set("when", _at(select.expressions[0]))
+        if clone["options"] is not None:  # after the point, where sqlglot reads none
+            options = _parse_one(f"CREATE TABLE t (c INT64) OPTIONS ({clone['options']})")
+            tree.set("properties", options.args.get("properties"))
         return _bigquery_tree(tree)
     return _bigquery_tree(_parse_one(statement))
 
@@ -159,18 +181,23 @@ def _civil_time(node: exp.Expression) -> exp.Expression:
     return node
 
 
-def _description(node: exp.Expression) -> exp.Expression:
-    """A table's ``OPTIONS (description = '...')`` (CREATE, ALTER ... SET OPTIONS) is its
-    comment, as a dataset's is (:func:`_dataset_options`)."""
+def _table_options(node: exp.Expression) -> exp.Expression:
+    """A table's ``OPTIONS (...)`` (CREATE, ALTER ... SET OPTIONS): ``description`` is its
+    comment, as a dataset's is (:func:`_dataset_options`); ``expiration_timestamp`` the
+    instant it is dropped (NULL: never)."""
     if type(node) is exp.Property and node.name.lower() == "description":
         return exp.SchemaCommentProperty(this=node.args["value"])
+    if type(node) is exp.Property and node.name.lower() == "expiration_timestamp":
+        statement = node.find_ancestor(exp.Create, exp.Alter)
+        if statement is not None and str(statement.args.get("kind", "")).upper() == "TABLE":
+            return exp.Property(this=exp.var(EXPIRATION_OPTION), value=node.args["value"])
     return node
 
 
 def _bigquery_tree(tree: exp.Expression) -> exp.Expression:
     tree = tree.transform(_system_time).transform(_plain_names).transform(_numeric)
     tree = tree.transform(_civil_time)
-    tree = tree.transform(_description)
+    tree = tree.transform(_table_options)
     tables = tree.args.get("tables") if isinstance(tree, exp.Delete) else None
     if tables and len(tables) == 1 and not tree.this:  # BigQuery's DELETE t WHERE ...
         tree.set("this", tables[0])
@@ -194,7 +221,7 @@ def _dataset_options(tree: exp.Create) -> None:
         key = option.name.lower() if type(option) is exp.Property else ""
         if key == "max_time_travel_hours":
             hours = option.args["value"]
-        elif isinstance(option, exp.SchemaCommentProperty):  # description (_description)
+        elif isinstance(option, exp.SchemaCommentProperty):  # description (_table_options)
             kept.append(option)
         else:
             raise SqlSyntaxError(f"Unsupported dataset option {option.sql('bigquery')}.")

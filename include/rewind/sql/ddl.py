@@ -28,8 +28,8 @@ from rewind.errors import (
 )
 from rewind.identifiers import QualifiedName, normalize
 from rewind.result import Result
-from rewind.sql import clone, external, names
-from rewind.sql.parse import EMPTY_ONLY, LIKE
+from rewind.sql import clone, external, names, snapshots
+from rewind.sql.parse import EMPTY_ONLY, LIKE, SNAPSHOT
 from rewind.sql.tables import claim_storage, create_table_storage, current_version, delta_schema
 from rewind.sql.values import ObjectProperties, literal, object_properties
 from rewind.statement import Context
@@ -57,6 +57,8 @@ def create(ctx: Context, tree: exp.Create) -> Result:
         location_text, props = external.properties(ctx, tree)
     else:
         props = object_properties(tree.args.get("properties"))
+    if props.has_expiration:  # BigQuery's: evaluated before anything changes
+        props.expires_on = snapshots.expiration(ctx, props)
     parent_id, name = parent_and_name(ctx, kind, names.parts(target))
     source = _clone_source(ctx)
     existing = ctx.catalog.live(kind, parent_id, name)
@@ -170,6 +172,8 @@ def _created_clone(
 ) -> Result:
     """CREATE ... CLONE (SPEC R24): the new object, and for containers what was skipped."""
     obj, report = clone.create_clone(ctx, tree, source, parent_id, name, props)
+    if tree.meta.get(SNAPSHOT):
+        snapshots.mark(ctx, obj, source, tree)
     _copy_grants(ctx, grants_from, obj)
     ctx.catalog.record_access(ctx.query_id, obj.id, "DDL", operation=operation)
     _make_current(ctx, obj)
@@ -249,6 +253,7 @@ def new_object(
         is_transient=props.transient,
         retention_days=value,
         comment=props.comment if props.has_comment else None,
+        expires_on=props.expires_on,
         owner_role=ctx.state.role,
         created_on=ctx.now,
         created_by=ctx.query_id,
@@ -311,6 +316,11 @@ def drop(ctx: Context, tree: exp.Drop) -> Result:
         raise UnsupportedError("DROP takes exactly one object.")
     try:
         obj = live_object(ctx, kind, names.parts(targets[0]))
+        if tree.meta.get(SNAPSHOT) and obj.snapshot_of is None:  # DROP SNAPSHOT TABLE
+            raise ObjectNotFound(
+                f"Table snapshot {names.qualified(ctx, obj)} does not exist: it is a table "
+                "(DROP TABLE drops it)."
+            )
     except ObjectNotFound:
         if tree.args.get("exists"):
             return ctx.status("Drop statement executed successfully (object does not exist).")
@@ -370,7 +380,9 @@ def undrop(ctx: Context, tree: exp.Undrop) -> Result:
         )
     obj = in_window[0]
     security.require_undrop(ctx, obj)  # SPEC R37: OWNERSHIP of it, CREATE on its parent
-    ctx.catalog.undrop(obj)
+    for item in ctx.catalog.undrop(obj):
+        if item.expires_on is not None and item.expires_on <= ctx.now:
+            item.expires_on = None  # an expired table brought back lives until told again
     ctx.catalog.record_access(ctx.query_id, obj.id, "DDL", operation="UNDROP")
     return ctx.status(f"{kind.capitalize()} {name} successfully restored.")
 

@@ -9,7 +9,7 @@ from sqlglot import exp
 
 from rewind.errors import UnsupportedError
 from rewind.result import Result
-from rewind.sql import alter, ddl, dml, functions, grants, merge, query, show
+from rewind.sql import alter, ddl, dml, functions, grants, merge, query, show, snapshots
 from rewind.sql.access import AccessStatement
 from rewind.sql.analysis import analyse
 from rewind.sql.needs import authorize
@@ -90,6 +90,7 @@ def execute(ctx: Context, tree: Statement) -> Result:
     tree, analysis = prepare(ctx, tree)
     ctx.analysis = analysis  # resolved once: authorized, audited and run alike (issue 15)
     authorize(ctx, analysis)
+    snapshots.refuse_changes(ctx, tree, analysis)  # a table snapshot stays as it was
     for kind, handler in _HANDLERS:
         if isinstance(tree, kind):
             audit = StatementAudit.start(ctx, tree, analysis)

@@ -290,17 +290,24 @@ def _bigquery(ctx: Context, scope: list[str], name: str) -> DataFrame:
 def _bigquery_table(
     ctx: Context, database: CatalogObject, schema: CatalogObject, table: CatalogObject
 ) -> tuple[Any, ...]:
-    external = table.location is not None
+    kind = "EXTERNAL" if table.location is not None else "BASE TABLE"
+    base: tuple[str | None, ...] = (None, None, None)
+    if table.snapshot_of is not None:  # a table snapshot: what it was taken of, and when
+        kind = "SNAPSHOT"
+        source = ctx.catalog.get(table.snapshot_of)
+        base = tuple(names.qualified(ctx, source).parts) if source is not None else base
     return (
         database.name,
         schema.name,
         table.name,
-        "EXTERNAL" if external else "BASE TABLE",
-        "YES",
+        kind,
+        "NO" if kind == "SNAPSHOT" else "YES",
         "NO",
         "YES" if table_values(ctx, table)["change_tracking"] == "ON" else "NO",
         table.created_on,
-        *[None] * 7,
+        *base,
+        table.snapshot_time,
+        *[None] * 3,
     )
 
 

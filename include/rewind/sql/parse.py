@@ -32,6 +32,7 @@ _KINDS = {"TABLE", "SCHEMA", "DATABASE", "TABLES", "SCHEMAS", "DATABASES"}  # Re
 IGNORE_SHORT = "ignore_insufficient_retention"
 EMPTY_ONLY = "drop_only_if_empty"  # BigQuery's DROP SCHEMA (RESTRICT unless CASCADE)
 LIKE = "create_like"  # a CTAS that was ``CREATE TABLE new LIKE old``: old's columns as defined
+SNAPSHOT = "table_snapshot"  # BigQuery's CREATE / DROP SNAPSHOT TABLE (a read-only clone)
 _IGNORE_SHORT = re.compile(
     r"\s+IGNORE\s+TABLES\s+WITH\s+INSUFFICIENT\s+DATA\s+RETENTION\s*$", re.IGNORECASE
 )

@@ -73,7 +73,7 @@ def point_of(ctx: Context, when: exp.HistoricalData) -> timetravel.Point:
             raise InvalidValue("STATEMENT => needs a query id string.")
         return timetravel.Point(direction, statement=text.strip())
     if kind == "TIMESTAMP":
-        return timetravel.Point(direction, timestamp=_timestamp(ctx, value))
+        return timetravel.Point(direction, timestamp=constant_timestamp(ctx, value))
     raise InvalidValue(f"Unknown time travel point kind {kind}.")
 
 
@@ -107,8 +107,9 @@ def _number(node: exp.Expression) -> Decimal:
     return number
 
 
-def _timestamp(ctx: Context, node: exp.Expression) -> datetime:
-    """A constant timestamp; CURRENT_TIMESTAMP means the Rewind clock (SPEC R15)."""
+def constant_timestamp(ctx: Context, node: exp.Expression, what: str = "TIMESTAMP =>") -> datetime:
+    """A constant timestamp; CURRENT_TIMESTAMP means the Rewind clock (SPEC R15). ``what``
+    names the value in an error (the clause it is given in)."""
     node = node.transform(timestamp_literal)  # TO_TIMESTAMP_TZ(text, format) read here
     inner = node
     while isinstance(inner, exp.Cast | exp.TryCast | exp.Paren) or (
@@ -122,14 +123,14 @@ def _timestamp(ctx: Context, node: exp.Expression) -> datetime:
         return parse_timestamp_input(inner.this).astimezone(UTC)
     bound = with_session(ctx, node)
     if list(bound.find_all(exp.Column, exp.Select)):
-        raise InvalidValue(f"TIMESTAMP => needs a constant, got '{node.sql('snowflake')}'.")
+        raise InvalidValue(f"{what} needs a constant, got '{node.sql('snowflake')}'.")
     sql = to_spark(exp.select(exp.cast(bound, "TIMESTAMP").as_("ts")))
     try:
         value = to_arrow(query(ctx.spark(), sql, {})).column(0)[0].as_py()
     except OverflowError:  # Spark reaches years Python's datetime does not (R39)
-        raise InvalidValue(f"TIMESTAMP => '{node.sql('snowflake')}' is out of range.") from None
+        raise InvalidValue(f"{what} '{node.sql('snowflake')}' is out of range.") from None
     if value is None:
-        raise InvalidValue(f"TIMESTAMP => '{node.sql('snowflake')}' is NULL.")
+        raise InvalidValue(f"{what} '{node.sql('snowflake')}' is NULL.")
     return parse_timestamp(value.isoformat())
 
 

@@ -17,7 +17,7 @@ from sqlglot import exp
 from rewind import security
 from rewind.errors import InvalidValue, UnsupportedError
 from rewind.result import Result
-from rewind.sql import names
+from rewind.sql import names, snapshots
 from rewind.sql.query import own_columns, resolve_version
 from rewind.sql.tables import commit_files, snapshot, writable_snapshot
 from rewind.statement import Context
@@ -57,6 +57,7 @@ def restore_table(ctx: Context, table: str, *, at: str | None, before: str | Non
     obj = names.table(ctx, names.parts(exp.to_table(table, dialect="snowflake")))
     # SPEC R37: rewinding a table in place is its owner's call, as its clone + swap is.
     security.require(ctx, security.OWNERSHIP, obj)
+    snapshots.refuse_write(ctx, obj, "RESTORE")  # a snapshot keeps its instant
     version = resolve_version(ctx, obj, when)
     current = writable_snapshot(ctx, obj)  # re-adds files it held, with their values
     then = snapshot(ctx, obj, version)

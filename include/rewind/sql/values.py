@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from sqlglot import exp
 
-from rewind.constants import RETENTION_PARAM
+from rewind.constants import EXPIRATION_OPTION, RETENTION_PARAM
 from rewind.errors import InvalidValue, UnsupportedError
 
 _UNSET = object()
@@ -54,6 +55,8 @@ class ObjectProperties:
     retention: Any = _UNSET
     comment: Any = _UNSET
     copy_grants: bool = False
+    expiration: Any = _UNSET  # BigQuery's expiration_timestamp: its expression (NULL: none)
+    expires_on: datetime | None = None  # that expression's instant, once evaluated
 
     @property
     def has_retention(self) -> bool:
@@ -63,10 +66,14 @@ class ObjectProperties:
     def has_comment(self) -> bool:
         return self.comment is not _UNSET
 
+    @property
+    def has_expiration(self) -> bool:
+        return self.expiration is not _UNSET
+
 
 def object_properties(props: exp.Properties | None) -> ObjectProperties:
-    """Read TRANSIENT, DATA_RETENTION_TIME_IN_DAYS, COMMENT and COPY GRANTS; refuse
-    anything else."""
+    """Read TRANSIENT, DATA_RETENTION_TIME_IN_DAYS, COMMENT, COPY GRANTS and BigQuery's
+    expiration_timestamp; refuse anything else."""
     result = ObjectProperties()
     for prop in props.expressions if props else []:
         if isinstance(prop, exp.TransientProperty):
@@ -77,6 +84,8 @@ def object_properties(props: exp.Properties | None) -> ObjectProperties:
             result.comment = literal(prop.this)
         elif isinstance(prop, exp.Property) and prop.name.upper() == RETENTION_PARAM:
             result.retention = literal(prop.args["value"])
+        elif isinstance(prop, exp.Property) and prop.name == EXPIRATION_OPTION:
+            result.expiration = prop.args["value"]
         elif type(prop) is exp.Property:
             raise UnsupportedError(f"Unsupported parameter: {prop.name.upper()}.")
         else:
