@@ -197,3 +197,33 @@ def test_a_table_past_its_expiration_is_dropped_then_and_restorable_in_its_windo
     assert catalog(home, held, f_id) == [("LIVE",)]  # the dropped table's: time travel
     run_lifecycle(config, parse_timestamp(at(4 + 168 + 1)))
     assert catalog(home, held, f_id) == [("FAILSAFE",)]
+
+
+def test_a_snapshot_of_a_deleted_table_outlives_its_window_and_fail_safe_r12_r27(
+    dataset: Any, home: Path
+) -> None:
+    """The seed's BigQuery page: "if you reduce the time travel window duration, delete a
+    table, and then realize that you need a longer period of recoverability, ... create a
+    snapshot of the table from a point in time prior to the table deletion". The deleted
+    table's window (48 hours) and fail-safe week pass and are purged; the snapshot still
+    reads every row, its files kept for it (SPEC R12, R24, R27, R30)."""
+    conn = dataset(now=T0)
+    bq(
+        conn,
+        "ALTER SCHEMA P.DS SET OPTIONS (max_time_travel_hours = 48); "
+        "CREATE TABLE P.DS.T (ID INT64); INSERT INTO P.DS.T VALUES (1), (2), (3)",
+    )
+    bq(dataset(now=at(1)), "DROP TABLE P.DS.T")
+    bq(
+        dataset(now=at(2)),
+        "CREATE SNAPSHOT TABLE P.DS.KEEP CLONE P.DS.T FOR SYSTEM_TIME AS OF "
+        "TIMESTAMP_SUB(CURRENT_TIMESTAMP(), INTERVAL 90 MINUTE)",
+    )
+    config = Config.load(home=home)
+    run_lifecycle(config, parse_timestamp(at(1 + 48 + 1)))  # T's window ends: fail-safe
+    run_lifecycle(config, parse_timestamp(at(1 + 48 + 168 + 1)))  # and its week: purged
+    late = dataset(now=at(1 + 48 + 168 + 2))
+    assert code_of(late, f"SELECT * FROM P.DS.T FOR SYSTEM_TIME AS OF '{at(0.5)}'") == (
+        "TIME_TRAVEL_UNAVAILABLE"
+    )
+    assert bq(late, "SELECT ID FROM P.DS.KEEP ORDER BY ID") == [[1], [2], [3]]
