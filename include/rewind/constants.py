@@ -35,6 +35,8 @@ MIN_RETENTION_PARAM = "MIN_DATA_RETENTION_TIME_IN_DAYS"
 # BigQuery's table option ``expiration_timestamp`` as its dialect hands it on (a name no
 # Snowflake statement can give: the option is BigQuery's alone).
 EXPIRATION_OPTION = "__REWIND_EXPIRATION_TIMESTAMP"
+# and a dataset's ``default_table_expiration_days``, the lifetime of the tables made in it
+TABLE_EXPIRATION_OPTION = "__REWIND_DEFAULT_TABLE_EXPIRATION_DAYS"
 
 DATABASE = "DATABASE"
 # Every database's views of itself (rewind.sql.information_schema): no schema takes the name.

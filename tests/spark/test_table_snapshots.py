@@ -227,3 +227,40 @@ def test_a_snapshot_of_a_deleted_table_outlives_its_window_and_fail_safe_r12_r27
         "TIME_TRAVEL_UNAVAILABLE"
     )
     assert bq(late, "SELECT ID FROM P.DS.KEEP ORDER BY ID") == [[1], [2], [3]]
+
+
+def test_a_datasets_default_table_lifetime_expires_each_table_made_in_it_after_r27(
+    dataset: Any, home: Path
+) -> None:
+    """BigQuery's dataset option ``default_table_expiration_days`` (refused before): each
+    table created in the dataset afterwards — by CREATE, a clone, a snapshot — expires that
+    many days after its creation unless it names its own expiration; changing the option
+    changes no existing table's."""
+    conn = dataset(now=T0)
+    bq(
+        conn,
+        "CREATE SCHEMA P.SHORT OPTIONS (default_table_expiration_days = 0.5, "
+        "description = 'half a day')",
+    )
+    bq(conn, "CREATE TABLE P.SHORT.A (X INT64); INSERT INTO P.SHORT.A VALUES (1)")
+    bq(conn, "CREATE TABLE P.SHORT.OWN (X INT64) OPTIONS (expiration_timestamp = NULL)")
+    bq(conn, "CREATE SNAPSHOT TABLE P.SHORT.S CLONE P.SHORT.A")
+    bq(
+        dataset(now=at(1)),
+        "ALTER SCHEMA P.SHORT SET OPTIONS (default_table_expiration_days = NULL, "
+        "description = 'kept')",
+    )
+    bq(dataset(now=at(1)), "CREATE TABLE P.SHORT.LATER CLONE P.SHORT.A")
+    expiring = "SELECT name, expires_on FROM objects WHERE kind = 'TABLE' ORDER BY name"
+    assert catalog(home, expiring) == [
+        ("A", "2026-05-01 12:00:00.000000"),
+        ("LATER", None),
+        ("OWN", None),
+        ("S", "2026-05-01 12:00:00.000000"),
+    ]
+    noon = dataset(now=at(12))
+    assert bq(noon, "SELECT table_name FROM P.SHORT.INFORMATION_SCHEMA.TABLES ORDER BY 1") == [
+        ["LATER"],
+        ["OWN"],
+    ]
+    assert noon.sql("SHOW SCHEMAS LIKE 'SHORT' IN P")[0].column("comment") == ["kept"]

@@ -6,7 +6,7 @@ import pytest
 import sqlglot
 from sqlglot import exp
 
-from rewind.constants import EXPIRATION_OPTION
+from rewind.constants import EXPIRATION_OPTION, TABLE_EXPIRATION_OPTION
 from rewind.errors import RewindError, SqlSyntaxError, UnsupportedError
 from rewind.sql.parse import EMPTY_ONLY, SNAPSHOT, AlterContainer, flow_parts, parse, split
 from rewind.sql.show import like_pattern
@@ -413,11 +413,16 @@ def test_create_table_like_with_columns_is_a_syntax_error() -> None:
             "CREATE TABLE ds.t (a BIGINT) COMMENT='y'",
         ),
         ("ALTER TABLE ds.t SET OPTIONS (description = 'z')", "ALTER TABLE ds.t SET COMMENT='z'"),
+        (
+            "CREATE SCHEMA ds OPTIONS (default_table_expiration_days = 0.5)",
+            f"CREATE SCHEMA ds DATA_RETENTION_TIME_IN_DAYS=7 {TABLE_EXPIRATION_OPTION}=0.5",
+        ),
     ],
 )
 def test_bigquery_dataset_options_are_its_retention_and_comment(sql: str, read_as: str) -> None:
     """Issue 13: the options were accepted and ignored; BigQuery's default is 7 days. A
-    table's description is its comment too (it was refused)."""
+    table's description is its comment too (it was refused); a dataset's default table
+    lifetime is the expiration of each table made in it (rewind.sql.snapshots)."""
     tree = parse(sql, "bigquery").tree
     assert isinstance(tree, exp.Expression)
     assert tree.sql("snowflake") == read_as
@@ -429,6 +434,9 @@ def test_bigquery_dataset_options_are_its_retention_and_comment(sql: str, read_a
         ("CREATE SCHEMA ds OPTIONS (max_time_travel_hours = 24)", "INVALID_RETENTION"),
         ("CREATE SCHEMA ds OPTIONS (max_time_travel_hours = 100)", "INVALID_RETENTION"),
         ("CREATE SCHEMA ds OPTIONS (is_case_insensitive = TRUE)", "SYNTAX_ERROR"),
+        ("CREATE SCHEMA ds OPTIONS (default_table_expiration_days = 0.01)", "INVALID_VALUE"),
+        ("CREATE SCHEMA ds OPTIONS (default_table_expiration_days = '1')", "INVALID_VALUE"),
+        ("ALTER SCHEMA ds SET OPTIONS (default_table_expiration_days = -1)", "INVALID_VALUE"),
     ],
 )
 def test_bigquery_dataset_options_rewind_cannot_honour_are_refused(sql: str, code: str) -> None:

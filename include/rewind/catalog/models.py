@@ -16,6 +16,7 @@ from sqlalchemy import (
     Boolean,
     DateTime,
     Dialect,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -117,10 +118,12 @@ class CatalogObject(Base):
     location: Mapped[str | None] = mapped_column(Text, nullable=True)
     # Migration 0016, BigQuery's table expiration and table snapshots (SPEC R27): the
     # instant the table is dropped; the incarnation a read-only snapshot was taken of, and
-    # when. NULL: never expires; no snapshot.
+    # when; a schema's lifetime of the tables created in it. NULL: never expires; no
+    # snapshot; no default lifetime.
     expires_on: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)
     snapshot_of: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     snapshot_time: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)
+    table_expiration_days: Mapped[float | None] = mapped_column(Float, nullable=True)
 
     __table_args__ = (
         # SPEC R3: a name maps to at most one live incarnation.

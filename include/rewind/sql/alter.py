@@ -14,6 +14,7 @@ from rewind.constants import (
     RETENTION_PARAM,
     SCHEMA,
     TABLE,
+    TABLE_EXPIRATION_OPTION,
 )
 from rewind.errors import (
     InvalidValue,
@@ -236,6 +237,8 @@ def _set_properties(ctx: Context, obj: CatalogObject, props: ObjectProperties) -
         obj.comment = props.comment
     if props.has_expiration:  # BigQuery's ALTER TABLE ... SET OPTIONS
         obj.expires_on = snapshots.expiration(ctx, props)
+    if props.has_table_lifetime:  # tables created from now on (BigQuery's)
+        obj.table_expiration_days = props.lifetime_days
 
 
 def _unset(ctx: Context, obj: CatalogObject, params: list[str]) -> None:
@@ -282,6 +285,8 @@ def _container_properties(values: dict[str, exp.Expression]) -> ObjectProperties
             props.retention = literal(node)
         elif key == "COMMENT":
             props.comment = literal(node)
+        elif key == TABLE_EXPIRATION_OPTION:  # BigQuery's dataset option
+            props.table_lifetime = literal(node)
         else:
             raise UnsupportedError(f"Unsupported parameter: {key}.")
     return props

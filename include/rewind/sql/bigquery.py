@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
+from decimal import Decimal
 
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from rewind.clock import format_timestamp
-from rewind.constants import EXPIRATION_OPTION, RETENTION_PARAM
+from rewind.constants import EXPIRATION_OPTION, RETENTION_PARAM, TABLE_EXPIRATION_OPTION
 from rewind.errors import (
     InvalidRetention,
     InvalidValue,
@@ -213,7 +214,8 @@ def _bigquery_tree(tree: exp.Expression) -> exp.Expression:
 
 def _dataset_options(tree: exp.Create) -> None:
     """CREATE SCHEMA ... OPTIONS (...): ``max_time_travel_hours`` (default 168) becomes the
-    schema's retention, ``description`` its comment; another option is refused."""
+    schema's retention, ``description`` its comment, ``default_table_expiration_days`` the
+    lifetime of the tables created in it; another option is refused."""
     properties = tree.args.get("properties")
     hours: exp.Expression = exp.Literal.number(DEFAULT_HOURS)
     kept: list[exp.Expression] = []
@@ -223,10 +225,26 @@ def _dataset_options(tree: exp.Create) -> None:
             hours = option.args["value"]
         elif isinstance(option, exp.SchemaCommentProperty):  # description (_table_options)
             kept.append(option)
+        elif key == "default_table_expiration_days":
+            kept.append(_table_lifetime(option.args["value"]))
         else:
             raise SqlSyntaxError(f"Unsupported dataset option {option.sql('bigquery')}.")
     retention = exp.Property(this=exp.var(RETENTION_PARAM), value=_retention_days(hours))
     tree.set("properties", exp.Properties(expressions=[retention, *kept]))
+
+
+def _table_lifetime(option: exp.Expression) -> exp.Property:
+    """``default_table_expiration_days`` (NULL: none), at least an hour as BigQuery's."""
+    days = literal(option)
+    if days is not None and (
+        isinstance(days, bool) or not isinstance(days, int | Decimal) or days * 24 < 1
+    ):
+        raise InvalidValue(
+            f"Invalid value for default_table_expiration_days: {option.sql('bigquery')}. "
+            "It must be a number of days, at least 0.041667 (an hour)."
+        )
+    value = exp.null() if days is None else exp.Literal.number(days)
+    return exp.Property(this=exp.var(TABLE_EXPIRATION_OPTION), value=value)
 
 
 def _retention_days(option: exp.Expression) -> exp.Expression:
@@ -253,9 +271,14 @@ def _alter_options(match: re.Match[str]) -> AlterContainer:
         if not isinstance(option, exp.EQ) or not isinstance(option.this, exp.Column):
             raise SqlSyntaxError(f"Syntax error: unexpected option {option.sql('bigquery')}.")
         key = option.this.name.lower()
-        if key != "max_time_travel_hours":
+        if key == "max_time_travel_hours":
+            properties[RETENTION_PARAM] = _retention_days(option.expression)
+        elif key == "description":
+            properties["COMMENT"] = option.expression
+        elif key == "default_table_expiration_days":
+            properties[TABLE_EXPIRATION_OPTION] = _table_lifetime(option.expression).args["value"]
+        else:
             raise SqlSyntaxError(f"Unsupported dataset option {key}.")
-        properties[RETENTION_PARAM] = _retention_days(option.expression)
     return AlterContainer(
         "SCHEMA",
         exp.Table(this=name.this, db=name.args.get("db")),

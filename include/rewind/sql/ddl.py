@@ -57,9 +57,8 @@ def create(ctx: Context, tree: exp.Create) -> Result:
         location_text, props = external.properties(ctx, tree)
     else:
         props = object_properties(tree.args.get("properties"))
-    if props.has_expiration:  # BigQuery's: evaluated before anything changes
-        props.expires_on = snapshots.expiration(ctx, props)
     parent_id, name = parent_and_name(ctx, kind, names.parts(target))
+    props.expires_on = snapshots.expires_on(ctx, kind, props, parent_id)  # before any change
     source = _clone_source(ctx)
     existing = ctx.catalog.live(kind, parent_id, name)
     operation = "CREATE"
@@ -254,6 +253,7 @@ def new_object(
         retention_days=value,
         comment=props.comment if props.has_comment else None,
         expires_on=props.expires_on,
+        table_expiration_days=props.lifetime_days,
         owner_role=ctx.state.role,
         created_on=ctx.now,
         created_by=ctx.query_id,

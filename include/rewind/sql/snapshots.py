@@ -10,21 +10,36 @@ and cloned — ``CREATE TABLE t2 CLONE s`` is BigQuery's restore of a snapshot.
 A table's ``expiration_timestamp`` is the instant it is dropped (:meth:`Catalog.expire`,
 before each statement and by the lifecycle's first step): from then on it spends its
 time travel (and what follows it) as any table dropped then, and a point before it
-reads and clones it (BigQuery's "restore a table that expired").
+reads and clones it (BigQuery's "restore a table that expired"). A dataset's
+``default_table_expiration_days`` gives each table created in it afterwards an expiration
+that many days after its creation, unless the table names its own.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlglot import exp
 
 from rewind.catalog.models import CatalogObject
+from rewind.constants import TABLE
 from rewind.errors import InvalidValue, ReadOnlyTable
 from rewind.sql import names
 from rewind.sql.points import constant_timestamp, point_instant, point_of
 from rewind.sql.values import ObjectProperties
 from rewind.statement import ALTER, DATA_CHANGES, MOVE, SWAP, Analysis, Context
+
+
+def expires_on(ctx: Context, kind: str, props: ObjectProperties, parent_id: int) -> datetime | None:
+    """When a new object expires: its ``expiration_timestamp``, else a table's dataset's
+    ``default_table_expiration_days`` from now, as BigQuery's (None: never)."""
+    if props.has_expiration:
+        return expiration(ctx, props)
+    if kind != TABLE:
+        return None
+    schema = ctx.catalog.get(parent_id)
+    days = schema.table_expiration_days if schema is not None else None
+    return None if days is None else ctx.now + timedelta(days=days)
 
 
 def expiration(ctx: Context, props: ObjectProperties) -> datetime | None:

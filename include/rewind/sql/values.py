@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from rewind.constants import EXPIRATION_OPTION, RETENTION_PARAM
+from rewind.constants import EXPIRATION_OPTION, RETENTION_PARAM, TABLE_EXPIRATION_OPTION
 from rewind.errors import InvalidValue, UnsupportedError
 
 _UNSET = object()
@@ -57,6 +57,7 @@ class ObjectProperties:
     copy_grants: bool = False
     expiration: Any = _UNSET  # BigQuery's expiration_timestamp: its expression (NULL: none)
     expires_on: datetime | None = None  # that expression's instant, once evaluated
+    table_lifetime: Any = _UNSET  # a BigQuery dataset's default_table_expiration_days
 
     @property
     def has_retention(self) -> bool:
@@ -69,6 +70,16 @@ class ObjectProperties:
     @property
     def has_expiration(self) -> bool:
         return self.expiration is not _UNSET
+
+    @property
+    def has_table_lifetime(self) -> bool:
+        return self.table_lifetime is not _UNSET
+
+    @property
+    def lifetime_days(self) -> float | None:
+        """The days ``table_lifetime`` gives (None: unset or NULL)."""
+        days = self.table_lifetime
+        return None if days is _UNSET or days is None else float(days)
 
 
 def object_properties(props: exp.Properties | None) -> ObjectProperties:
@@ -86,6 +97,8 @@ def object_properties(props: exp.Properties | None) -> ObjectProperties:
             result.retention = literal(prop.args["value"])
         elif isinstance(prop, exp.Property) and prop.name == EXPIRATION_OPTION:
             result.expiration = prop.args["value"]
+        elif isinstance(prop, exp.Property) and prop.name == TABLE_EXPIRATION_OPTION:
+            result.table_lifetime = literal(prop.args["value"])
         elif type(prop) is exp.Property:
             raise UnsupportedError(f"Unsupported parameter: {prop.name.upper()}.")
         else:
