@@ -508,6 +508,39 @@ def test_snowflake_functions_answer_as_in_snowflake(conn: Any) -> None:
     )
 
 
+def test_date_trunc_of_a_date_or_wall_clock_column_keeps_its_type_r26(conn: Any) -> None:
+    """``DATE_TRUNC('month', day)`` of a DATE column answered a TIMESTAMP (``2026-11-01
+    00:00:00 UTC``; Spark's DATE_TRUNC has no other type), and a CTAS of it made a
+    TIMESTAMP_TZ column; Snowflake's keeps the argument's type: DATE, TIMESTAMP_NTZ. A
+    TIMESTAMP_TZ stays one; GROUP BY and ORDER BY of the same call agree with the SELECT."""
+    conn.sql(
+        "CREATE TABLE W (DAY DATE, AT TIMESTAMP_NTZ, TZ TIMESTAMP_TZ);"
+        "INSERT INTO W VALUES ('2026-11-17', '2026-11-17 10:11:12', '2026-11-17 10:11:12 +00:00')"
+    )
+    trunc = (
+        "SELECT DATE_TRUNC('month', DAY) AS M, DATE_TRUNC('hour', w.AT) AS H, "
+        "DATE_TRUNC('day', TZ) AS D, count(*) AS N FROM W AS w "
+        "GROUP BY DATE_TRUNC('month', DAY), DATE_TRUNC('hour', w.AT), DATE_TRUNC('day', TZ) "
+        "ORDER BY DATE_TRUNC('month', DAY)"
+    )
+    assert query(conn, trunc) == [
+        (
+            date(2026, 11, 1),
+            datetime(2026, 11, 17, 10),
+            datetime(2026, 11, 17, tzinfo=UTC),
+            1,
+        )
+    ]
+    conn.sql(f"CREATE TABLE WT AS {trunc}")
+    types = [row[:2] for row in query(conn, "DESC TABLE WT")]
+    assert types == [
+        ("M", "DATE"),
+        ("H", "TIMESTAMP_NTZ"),
+        ("D", "TIMESTAMP_TZ"),
+        ("N", "NUMBER(38,0)"),
+    ]
+
+
 def test_to_char_formats_dates_and_times_as_snowflake_does_r26(conn: Any) -> None:
     """``TO_CHAR(column, 'YYYY-MM-DD')`` of a date or time column failed (Spark's TO_CHAR
     took the Snowflake format for its own: ``YYYY`` the week-based year, ``DD`` the day

@@ -11,6 +11,10 @@ nested becomes the subscripts Spark reads it with (``addr['city']``,
 ``events['items'][0]['sku']``, which :mod:`rewind.sql.spark_sql` then writes as
 Snowflake answers them: NULL past an array's end or for a key that is not there). A path
 on any other expression (JSON text, a subquery's column) is left as it is.
+
+The same column types give ``DATE_TRUNC`` of a DATE or TIMESTAMP_NTZ column the type of
+its argument, as in Snowflake (Spark's DATE_TRUNC answers a TIMESTAMP whatever it is given:
+``2026-11-01 00:00:00 UTC`` for the month of a day).
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ from rewind.identifiers import normalize
 from rewind.types import is_nested, struct_fields
 
 _PATHS = (exp.JSONExtract, exp.JSONExtractScalar, exp.GetExtract)
+# The column types DATE_TRUNC keeps (Spark's type -> the type it is cast back to).
+_KEPT_BY_TRUNC = {"date": "DATE", "timestamp_ntz": "TIMESTAMPNTZ"}
 
 
 def typed(tree: exp.Expression, types: Mapping[str, Mapping[str, str]]) -> None:
@@ -60,6 +66,11 @@ def typed(tree: exp.Expression, types: Mapping[str, Mapping[str, str]]) -> None:
                     false=exp.Array(expressions=names),
                 )
             )
+    for trunc in list(tree.find_all(exp.TimestampTrunc)):
+        column = trunc.this
+        kind = _column_type(column, types) if isinstance(column, exp.Column) else None
+        if kind in _KEPT_BY_TRUNC:
+            trunc.replace(exp.Cast(this=trunc.copy(), to=exp.DataType.build(_KEPT_BY_TRUNC[kind])))
 
 
 def _nested(node: exp.Expression, types: Mapping[str, Mapping[str, str]]) -> str:
