@@ -508,6 +508,73 @@ def test_snowflake_functions_answer_as_in_snowflake(conn: Any) -> None:
     )
 
 
+def test_bigquery_weeks_and_time_zones_answer_as_in_bigquery_r27(conn: Any) -> None:
+    """SPEC R27 (rewind.sql.bigquery_answers): ``FORMAT_TIMESTAMP`` and ``TIMESTAMP_TRUNC``
+    dropped their time zone (the UTC wall clock), ``EXTRACT(WEEK ...)`` answered the ISO
+    week (1 for Saturday 3 January 2026; BigQuery's weeks start on Sunday: 0),
+    ``DATE_TRUNC(d, ISOWEEK)`` was NULL; ``DATE_TRUNC(d, WEEK)``, ``DATE(ts, zone)``,
+    ``DATETIME(ts, zone)`` and ``DATETIME_TRUNC`` failed."""
+    conn.sql(
+        "CREATE TABLE BQ (ID INT, D DATE, TS TIMESTAMP_TZ, DT TIMESTAMP_NTZ); INSERT INTO BQ "
+        "VALUES (1, '2026-01-03', '2026-01-04 02:00:00 +00:00', '2026-12-02 10:11:12'), "
+        "(2, '2026-11-29', '2026-12-01 23:30:00 +00:00', '2026-11-29 00:00:00')"
+    )
+    ny = "'America/New_York'"
+    answers = conn.sql(
+        "SELECT DATE_TRUNC(D, WEEK), DATE_TRUNC(D, WEEK(MONDAY)), DATE_TRUNC(D, ISOWEEK), "
+        "DATE_TRUNC(D, ISOYEAR), EXTRACT(WEEK FROM D), EXTRACT(WEEK(MONDAY) FROM D), "
+        "EXTRACT(ISOWEEK FROM D), EXTRACT(ISOYEAR FROM D), EXTRACT(DAYOFWEEK FROM D), "
+        f"TIMESTAMP_TRUNC(TS, DAY, {ny}), TIMESTAMP_TRUNC(TS, WEEK), "
+        f"TIMESTAMP_TRUNC(TS, WEEK, {ny}), DATE(TS, {ny}), DATETIME(TS, {ny}), "
+        f"FORMAT_TIMESTAMP('%F %H:%M', TS, {ny}), EXTRACT(DATE FROM TS), "
+        "DATETIME_TRUNC(DT, WEEK), DATETIME_TRUNC(DT, HOUR) FROM D.PUBLIC.BQ ORDER BY ID",
+        dialect="bigquery",
+    )[-1].rows
+    utc = UTC
+    assert [tuple(row) for row in answers] == [
+        (
+            date(2025, 12, 28),
+            date(2025, 12, 29),
+            date(2025, 12, 29),
+            date(2025, 12, 29),
+            0,
+            0,
+            1,
+            2026,
+            7,
+            datetime(2026, 1, 3, 5, tzinfo=utc),
+            datetime(2026, 1, 4, tzinfo=utc),
+            datetime(2025, 12, 28, 5, tzinfo=utc),
+            date(2026, 1, 3),
+            datetime(2026, 1, 3, 21),
+            "2026-01-03 21:00",
+            date(2026, 1, 4),
+            datetime(2026, 11, 29),
+            datetime(2026, 12, 2, 10),
+        ),
+        (
+            date(2026, 11, 29),
+            date(2026, 11, 23),
+            date(2026, 11, 23),
+            date(2025, 12, 29),
+            48,
+            47,
+            48,
+            2026,
+            1,
+            datetime(2026, 12, 1, 5, tzinfo=utc),
+            datetime(2026, 11, 29, tzinfo=utc),
+            datetime(2026, 11, 29, 5, tzinfo=utc),
+            date(2026, 12, 1),
+            datetime(2026, 12, 1, 18, 30),
+            "2026-12-01 18:30",
+            date(2026, 12, 1),
+            datetime(2026, 11, 29),
+            datetime(2026, 11, 29),
+        ),
+    ]
+
+
 def test_date_trunc_of_a_date_or_wall_clock_column_keeps_its_type_r26(conn: Any) -> None:
     """``DATE_TRUNC('month', day)`` of a DATE column answered a TIMESTAMP (``2026-11-01
     00:00:00 UTC``; Spark's DATE_TRUNC has no other type), and a CTAS of it made a

@@ -68,9 +68,10 @@ def typed(tree: exp.Expression, types: Mapping[str, Mapping[str, str]]) -> None:
             )
     for trunc in list(tree.find_all(exp.TimestampTrunc)):
         column = trunc.this
-        kind = _column_type(column, types) if isinstance(column, exp.Column) else None
-        if kind in _KEPT_BY_TRUNC:
-            trunc.replace(exp.Cast(this=trunc.copy(), to=exp.DataType.build(_KEPT_BY_TRUNC[kind])))
+        stored = _column_type(column, types) if isinstance(column, exp.Column) else None
+        if stored in _KEPT_BY_TRUNC:
+            kept = exp.DataType.build(_KEPT_BY_TRUNC[stored])
+            trunc.replace(exp.Cast(this=trunc.copy(), to=kept))
 
 
 def _nested(node: exp.Expression, types: Mapping[str, Mapping[str, str]]) -> str:

@@ -23,6 +23,7 @@ from sqlglot.trie import new_trie
 
 from rewind.clock import format_timestamp, parse_timestamp_input
 from rewind.errors import InvalidValue, UnsupportedError
+from rewind.sql.bigquery_answers import bigquery_answers
 
 # sqlglot writes Snowflake's DATEADD(unit, n, x) as Spark's DATE_ADD(x, n), which adds
 # *days* whatever the unit, and as ADD_MONTHS(x, n) for months, quarters and years: both
@@ -510,6 +511,8 @@ def to_spark(tree: exp.Expression, dialect: str = "snowflake") -> str:
     )
     if dialect == "snowflake":
         spark_tree = spark_tree.transform(_snowflake_answers, copy=False)
+    else:
+        spark_tree = spark_tree.transform(bigquery_answers, copy=False)
     try:
         # sqlglot drops what Spark has no form for with a warning (LAST_DAY(d, 'week') as
         # the month's last day, TO_CHAR(n, '9,999.99') without its format): a wrong

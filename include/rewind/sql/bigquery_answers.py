@@ -1,0 +1,131 @@
+"""BigQuery functions that sqlglot writes as Spark functions answering otherwise (SPEC
+R27): a wrong answer with no error, or a compilation error where BigQuery answers. The
+counterpart of :func:`rewind.sql.spark_sql._snowflake_answers` for ``--dialect bigquery``.
+
+- A time zone argument: ``FORMAT_TIMESTAMP(fmt, ts, zone)`` and ``TIMESTAMP_TRUNC(ts,
+  unit, zone)`` dropped it (the UTC wall clock, formatted and truncated); ``DATE(ts,
+  zone)`` and ``DATETIME(ts, zone)`` failed. Each reads the instant's wall clock in
+  ``zone`` (Spark's session time zone is UTC).
+- Weeks: BigQuery's ``WEEK`` is ``WEEK(SUNDAY)``, a week that starts on Sunday, and
+  ``WEEK(<day>)`` one that starts on that day; Spark's weeks start on Monday (ISO), so
+  ``DATE_TRUNC(d, WEEK)`` was refused and ``EXTRACT(WEEK FROM d)`` answered the ISO week
+  (1 for Saturday 3 January 2026, BigQuery's 0: the days before the year's first Sunday
+  are week 0). ``ISOWEEK`` / ``ISOYEAR`` are Spark's ``WEEK`` / ``YEAROFWEEK`` (Spark's
+  TRUNC knows neither: ``DATE_TRUNC(d, ISOWEEK)`` was NULL);
+  ``EXTRACT(DATE FROM ts)`` is the date; ``DATETIME_TRUNC`` was no Spark function.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+_DAYS = ("SUNDAY", "MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATURDAY")
+_EXTRACTED = {"ISOWEEK": "WEEK", "ISOYEAR": "YEAROFWEEK"}
+
+
+def _call(name: str, *args: exp.Expression) -> exp.Anonymous:
+    return exp.Anonymous(this=name, expressions=list(args))
+
+
+def _inner(node: exp.Expression) -> exp.Expression:
+    """``node`` answered too: transform() does not descend into a replacement."""
+    return node.transform(bigquery_answers)
+
+
+def _wall_clock(value: exp.Expression, zone: exp.Expression) -> exp.Expression:
+    """The instant ``value`` as the wall clock in ``zone`` reads it (in UTC terms)."""
+    return _call("FROM_UTC_TIMESTAMP", _inner(value), zone.copy())
+
+
+def _week_start(unit: exp.Expression | None) -> int | None:
+    """0 (Sunday) .. 6 for a week unit (``WEEK`` alone: Sunday; ``ISOWEEK``: Monday), None
+    for another unit."""
+    if isinstance(unit, exp.WeekStart):
+        return _DAYS.index(unit.name.upper())
+    name = unit.name.upper() if isinstance(unit, exp.Var | exp.Literal) else ""
+    return {"WEEK": 0, "ISOWEEK": 1}.get(name)
+
+
+def _days_into_week(value: exp.Expression, start: int) -> exp.Expression:
+    """How many days ``value`` is past its week's first day (0 .. 6)."""
+    weekday = exp.Sub(this=_call("DAYOFWEEK", value.copy()), expression=exp.Literal.number(1))
+    offset = exp.Sub(this=weekday, expression=exp.Literal.number(start))
+    return _call("PMOD", offset, exp.Literal.number(7))
+
+
+def _days_into_iso_year(value: exp.Expression) -> exp.Expression:
+    """How many days ``value`` is past the Monday its ISO year begins on."""
+    weeks = exp.Sub(
+        this=exp.Extract(this=exp.var("WEEK"), expression=value.copy()),
+        expression=exp.Literal.number(1),
+    )
+    return exp.Add(
+        this=exp.Mul(this=exp.paren(weeks), expression=exp.Literal.number(7)),
+        expression=_days_into_week(value, 1),
+    )
+
+
+def _truncated(node: exp.Expression) -> exp.Expression | None:
+    """DATE_TRUNC / DATETIME_TRUNC / TIMESTAMP_TRUNC to a week or an ISO year, in a zone,
+    and DATETIME_TRUNC at all."""
+    unit, zone = node.args.get("unit"), node.args.get("zone")
+    value = _wall_clock(node.this, zone) if zone is not None else _inner(node.this)
+    name = unit.name.upper() if isinstance(unit, exp.Var | exp.Literal) else ""
+    start = _week_start(unit)
+    if start is not None or name == "ISOYEAR":
+        back = _days_into_week(value, start) if start is not None else _days_into_iso_year(value)
+        day = value
+        if not isinstance(node, exp.DateTrunc):
+            day = _call("DATE_TRUNC", exp.Literal.string("DAY"), value.copy())
+        back = exp.Neg(this=exp.paren(back))
+        first: exp.Expression = _call("TIMESTAMPADD", exp.var("DAY"), back, day)
+    elif isinstance(node, exp.DatetimeTrunc) or zone is not None:
+        first = _call("DATE_TRUNC", exp.Literal.string(name or "DAY"), value)
+    else:
+        return None
+    if zone is not None:
+        return _call("TO_UTC_TIMESTAMP", first, zone.copy())
+    if isinstance(node, exp.DateTrunc):
+        return exp.cast(first, "DATE")
+    if isinstance(node, exp.DatetimeTrunc):
+        return exp.cast(first, exp.DataType.build("TIMESTAMPNTZ"))
+    return first
+
+
+def _extracted(node: exp.Extract) -> exp.Expression | None:
+    part, value = node.this, node.expression
+    name = part.name.upper() if isinstance(part, exp.Var) else ""
+    if name in _EXTRACTED:
+        return exp.Extract(this=exp.var(_EXTRACTED[name]), expression=_inner(value))
+    if name == "DATE":
+        return exp.cast(_inner(value), "DATE")
+    start = _week_start(part)
+    if start is not None:  # the weeks begun on or before the day, within its year
+        begun = exp.Sub(
+            this=_call("DAYOFYEAR", _inner(value)), expression=_days_into_week(_inner(value), start)
+        )
+        weeks = exp.Div(
+            this=exp.paren(exp.Add(this=begun, expression=exp.Literal.number(6))),
+            expression=exp.Literal.number(7),
+        )
+        return exp.cast(_call("FLOOR", weeks), "BIGINT")
+    return None
+
+
+def bigquery_answers(node: exp.Expression) -> exp.Expression:
+    """``node`` as BigQuery answers it, in Spark's functions (see the module)."""
+    replacement: exp.Expression | None = None
+    if isinstance(node, exp.TimeToStr) and node.args.get("zone") is not None:
+        replacement = node.copy()
+        replacement.set("this", _wall_clock(node.this, node.args["zone"]))
+        replacement.set("zone", None)
+    elif isinstance(node, exp.DateTrunc | exp.DatetimeTrunc | exp.TimestampTrunc):
+        replacement = _truncated(node)
+    elif isinstance(node, exp.Extract):
+        replacement = _extracted(node)
+    elif isinstance(node, exp.Date) and node.args.get("zone") is not None:
+        replacement = exp.cast(_wall_clock(node.this, node.args["zone"]), "DATE")
+    elif isinstance(node, exp.Datetime) and node.expression is not None:
+        wall = _wall_clock(node.this, node.expression)
+        replacement = exp.cast(wall, exp.DataType.build("TIMESTAMPNTZ"))
+    return node if replacement is None else replacement
