@@ -508,6 +508,30 @@ def test_snowflake_functions_answer_as_in_snowflake(conn: Any) -> None:
     )
 
 
+def test_a_cast_to_an_integer_rounds_half_away_from_zero_in_both_dialects_r26_r27(
+    conn: Any,
+) -> None:
+    """``1.5::INT`` was 1 and ``CAST(x AS INT)`` of a NUMBER(10,2) or FLOAT column holding
+    2.5 was 2 (Spark's cast truncates); Snowflake and BigQuery round half away from zero:
+    2, 3, and -2 for -1.5. ``TRY_CAST`` / ``SAFE_CAST`` still answer NULL for no number."""
+    conn.sql(
+        "CREATE TABLE R (X NUMBER(10,2), F FLOAT, S VARCHAR); "
+        "INSERT INTO R VALUES (2.5, 2.5, '2.5'), (-1.5, -1.5, 'x')"
+    )
+    snowflake = query(
+        conn,
+        "SELECT 1.5::INT, CAST(-0.5 AS BIGINT), 1.5e0::SMALLINT, X::INT, F::INTEGER, "
+        "TRY_CAST(S AS INT), TRUE::INT, 7::INT FROM R ORDER BY X DESC",
+    )
+    assert snowflake == [(2, -1, 2, 3, 3, 3, 1, 7), (2, -1, 2, -2, -2, None, 1, 7)]
+    bigquery = conn.sql(
+        "SELECT CAST(X AS INT64), CAST(F AS INT64), SAFE_CAST(S AS INT64) "
+        "FROM D.PUBLIC.R ORDER BY X DESC",
+        dialect="bigquery",
+    )[-1].rows
+    assert [tuple(row) for row in bigquery] == [(3, 3, 3), (-2, -2, None)]
+
+
 def test_bigquery_weeks_and_time_zones_answer_as_in_bigquery_r27(conn: Any) -> None:
     """SPEC R27 (rewind.sql.bigquery_answers): ``FORMAT_TIMESTAMP`` and ``TIMESTAMP_TRUNC``
     dropped their time zone (the UTC wall clock), ``EXTRACT(WEEK ...)`` answered the ISO

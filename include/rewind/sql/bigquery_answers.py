@@ -13,11 +13,14 @@ counterpart of :func:`rewind.sql.spark_sql._snowflake_answers` for ``--dialect b
   are week 0). ``ISOWEEK`` / ``ISOYEAR`` are Spark's ``WEEK`` / ``YEAROFWEEK`` (Spark's
   TRUNC knows neither: ``DATE_TRUNC(d, ISOWEEK)`` was NULL);
   ``EXTRACT(DATE FROM ts)`` is the date; ``DATETIME_TRUNC`` was no Spark function.
+- ``CAST(x AS INT64)`` rounds half away from zero (:mod:`rewind.sql.casts`).
 """
 
 from __future__ import annotations
 
 from sqlglot import exp
+
+from rewind.sql.casts import rounded_to_integer
 
 _DAYS = ("SUNDAY", "MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATURDAY")
 _EXTRACTED = {"ISOWEEK": "WEEK", "ISOYEAR": "YEAROFWEEK"}
@@ -123,6 +126,8 @@ def bigquery_answers(node: exp.Expression) -> exp.Expression:
         replacement = _truncated(node)
     elif isinstance(node, exp.Extract):
         replacement = _extracted(node)
+    elif isinstance(node, exp.Cast):
+        replacement = rounded_to_integer(node, _inner)
     elif isinstance(node, exp.Date) and node.args.get("zone") is not None:
         replacement = exp.cast(_wall_clock(node.this, node.args["zone"]), "DATE")
     elif isinstance(node, exp.Datetime) and node.expression is not None:

@@ -24,6 +24,7 @@ from sqlglot.trie import new_trie
 from rewind.clock import format_timestamp, parse_timestamp_input
 from rewind.errors import InvalidValue, UnsupportedError
 from rewind.sql.bigquery_answers import bigquery_answers
+from rewind.sql.casts import rounded_to_integer
 
 # sqlglot writes Snowflake's DATEADD(unit, n, x) as Spark's DATE_ADD(x, n), which adds
 # *days* whatever the unit, and as ADD_MONTHS(x, n) for months, quarters and years: both
@@ -165,6 +166,8 @@ def _snowflake_answers(node: exp.Expression) -> exp.Expression:
       (``TO_NUMBER('12.5')`` is 13), not a DOUBLE; the ``TRY_`` forms (and
       ``TRY_TO_DOUBLE``, ``TRY_TO_DATE``, ``TRY_TO_BOOLEAN``) answer NULL where the value
       does not convert, not an error; ``TO_BOOLEAN`` is no Spark function.
+    - A cast to an integer type rounds half away from zero (``1.5::INT`` is 2; Spark's
+      truncated, :mod:`rewind.sql.casts`).
     """
     for kind, rewrite in _REWRITES:
         if isinstance(node, kind):
@@ -231,6 +234,7 @@ _REWRITES: list[
     ]
 ] = [
     (exp.DateDiff, _datediff),
+    (exp.Cast, lambda node: rounded_to_integer(node, _inner)),
     ((exp.DayOfWeek, exp.DayOfWeekIso, exp.Extract), _day_of_week),
     ((exp.ToNumber, exp.ToDouble, exp.ToBoolean, exp.TsOrDsToDate), _converted),
     (exp.Initcap, lambda node: _initcap(_inner(node.this), node.args.get("expression"))),
