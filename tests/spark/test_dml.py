@@ -536,7 +536,8 @@ def test_bigquery_weeks_and_time_zones_answer_as_in_bigquery_r27(conn: Any) -> N
     """SPEC R27 (rewind.sql.bigquery_answers): ``FORMAT_TIMESTAMP`` and ``TIMESTAMP_TRUNC``
     dropped their time zone (the UTC wall clock), ``EXTRACT(WEEK ...)`` answered the ISO
     week (1 for Saturday 3 January 2026; BigQuery's weeks start on Sunday: 0),
-    ``DATE_TRUNC(d, ISOWEEK)`` was NULL; ``DATE_TRUNC(d, WEEK)``, ``DATE(ts, zone)``,
+    ``DATE_TRUNC(d, ISOWEEK)`` was NULL, ``DATE_DIFF(.., MONTH)`` counted whole months
+    (BigQuery's counts boundaries); ``DATE_TRUNC(d, WEEK)``, ``DATE(ts, zone)``,
     ``DATETIME(ts, zone)`` and ``DATETIME_TRUNC`` failed."""
     conn.sql(
         "CREATE TABLE BQ (ID INT, D DATE, TS TIMESTAMP_TZ, DT TIMESTAMP_NTZ); INSERT INTO BQ "
@@ -597,6 +598,20 @@ def test_bigquery_weeks_and_time_zones_answer_as_in_bigquery_r27(conn: Any) -> N
             datetime(2026, 11, 29),
         ),
     ]
+    # DATE_DIFF and DATETIME_DIFF count unit boundaries (they counted whole months, 0, and
+    # refused weeks); TIMESTAMP_DIFF whole units, as before.
+    differences = conn.sql(
+        "SELECT DATE_DIFF(DATE '2026-02-01', DATE '2026-01-31', MONTH), "
+        "DATE_DIFF(DATE '2027-01-01', DATE '2026-12-31', YEAR), "
+        "DATE_DIFF(DATE '2026-11-29', DATE '2026-11-28', WEEK), "
+        "DATE_DIFF(DATE '2026-11-29', DATE '2026-11-28', ISOWEEK), "
+        "DATE_DIFF(DATE '2026-01-01', DATE '2025-12-28', ISOYEAR), "
+        "DATE_DIFF(DATE '2026-01-31', DATE '2026-02-01', MONTH), "
+        "DATETIME_DIFF(DATETIME '2026-01-02 00:00:00', DATETIME '2026-01-01 23:00:00', DAY), "
+        "TIMESTAMP_DIFF(TIMESTAMP '2026-01-01 01:59:00', TIMESTAMP '2026-01-01 01:00:00', HOUR)",
+        dialect="bigquery",
+    )[-1].rows
+    assert [tuple(row) for row in differences] == [(1, 1, 1, 0, 1, -1, 1, 0)]
 
 
 def test_date_trunc_of_a_date_or_wall_clock_column_keeps_its_type_r26(conn: Any) -> None:

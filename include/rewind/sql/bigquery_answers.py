@@ -13,14 +13,16 @@ counterpart of :func:`rewind.sql.spark_sql._snowflake_answers` for ``--dialect b
   are week 0). ``ISOWEEK`` / ``ISOYEAR`` are Spark's ``WEEK`` / ``YEAROFWEEK`` (Spark's
   TRUNC knows neither: ``DATE_TRUNC(d, ISOWEEK)`` was NULL);
   ``EXTRACT(DATE FROM ts)`` is the date; ``DATETIME_TRUNC`` was no Spark function.
-- ``CAST(x AS INT64)`` rounds half away from zero (:mod:`rewind.sql.casts`).
+- ``DATE_DIFF`` / ``DATETIME_DIFF`` count unit boundaries (one month from 31 January to
+  1 February; Spark's difference counted whole months, 0) and ``CAST(x AS INT64)`` rounds
+  half away from zero (:mod:`rewind.sql.answers`).
 """
 
 from __future__ import annotations
 
 from sqlglot import exp
 
-from rewind.sql.casts import rounded_to_integer
+from rewind.sql.answers import TRUNCATED_UNITS, boundaries, rounded_to_integer
 
 _DAYS = ("SUNDAY", "MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATURDAY")
 _EXTRACTED = {"ISOWEEK": "WEEK", "ISOYEAR": "YEAROFWEEK"}
@@ -68,6 +70,28 @@ def _days_into_iso_year(value: exp.Expression) -> exp.Expression:
     )
 
 
+def _days_back(value: exp.Expression, back: exp.Expression) -> exp.Expression:
+    """The start of the day ``back`` days before ``value``'s (a TIMESTAMP)."""
+    day = _call("DATE_TRUNC", exp.Literal.string("DAY"), value.copy())
+    return _call("TIMESTAMPADD", exp.var("DAY"), exp.Neg(this=exp.paren(back)), day)
+
+
+def _difference(node: exp.DateDiff | exp.DatetimeDiff) -> exp.Expression | None:
+    """DATE_DIFF / DATETIME_DIFF count unit boundaries (:func:`answers.boundaries`), weeks
+    from each week's first day; TIMESTAMP_DIFF counts whole units, as Spark's does."""
+    unit = node.args.get("unit")
+    end, start = _inner(node.this), _inner(node.expression)
+    name = unit.name.upper() if isinstance(unit, exp.Var | exp.Literal) else ""
+    week = _week_start(unit)
+    if week is not None:
+        first, last = (_days_back(v, _days_into_week(v, week)) for v in (start, end))
+        return _call("TIMESTAMPDIFF", exp.var("WEEK"), first, last)
+    if name == "ISOYEAR":
+        years = (exp.Extract(this=exp.var("YEAROFWEEK"), expression=v) for v in (end, start))
+        return exp.Sub(this=next(years), expression=next(years))
+    return boundaries(name, start, end) if name in TRUNCATED_UNITS else None
+
+
 def _truncated(node: exp.Expression) -> exp.Expression | None:
     """DATE_TRUNC / DATETIME_TRUNC / TIMESTAMP_TRUNC to a week or an ISO year, in a zone,
     and DATETIME_TRUNC at all."""
@@ -77,11 +101,7 @@ def _truncated(node: exp.Expression) -> exp.Expression | None:
     start = _week_start(unit)
     if start is not None or name == "ISOYEAR":
         back = _days_into_week(value, start) if start is not None else _days_into_iso_year(value)
-        day = value
-        if not isinstance(node, exp.DateTrunc):
-            day = _call("DATE_TRUNC", exp.Literal.string("DAY"), value.copy())
-        back = exp.Neg(this=exp.paren(back))
-        first: exp.Expression = _call("TIMESTAMPADD", exp.var("DAY"), back, day)
+        first: exp.Expression = _days_back(value, back)
     elif isinstance(node, exp.DatetimeTrunc) or zone is not None:
         first = _call("DATE_TRUNC", exp.Literal.string(name or "DAY"), value)
     else:
@@ -126,6 +146,8 @@ def bigquery_answers(node: exp.Expression) -> exp.Expression:
         replacement = _truncated(node)
     elif isinstance(node, exp.Extract):
         replacement = _extracted(node)
+    elif isinstance(node, exp.DateDiff | exp.DatetimeDiff) and node.args.get("date_part_boundary"):
+        replacement = _difference(node)
     elif isinstance(node, exp.Cast):
         replacement = rounded_to_integer(node, _inner)
     elif isinstance(node, exp.Date) and node.args.get("zone") is not None:

@@ -23,8 +23,8 @@ from sqlglot.trie import new_trie
 
 from rewind.clock import format_timestamp, parse_timestamp_input
 from rewind.errors import InvalidValue, UnsupportedError
+from rewind.sql.answers import TRUNCATED_UNITS, boundaries, rounded_to_integer
 from rewind.sql.bigquery_answers import bigquery_answers
-from rewind.sql.casts import rounded_to_integer
 
 # sqlglot writes Snowflake's DATEADD(unit, n, x) as Spark's DATE_ADD(x, n), which adds
 # *days* whatever the unit, and as ADD_MONTHS(x, n) for months, quarters and years: both
@@ -123,21 +123,6 @@ def _formatted_timestamp(node: exp.StrToTime) -> exp.Expression:
     return _instant(given, to if isinstance(to, exp.DataType) else exp.DataType.build(to))
 
 
-# Units both Snowflake's DATEDIFF and Spark's DATE_TRUNC know.
-_TRUNCATED_UNITS = {
-    "YEAR",
-    "QUARTER",
-    "MONTH",
-    "WEEK",
-    "DAY",
-    "HOUR",
-    "MINUTE",
-    "SECOND",
-    "MILLISECOND",
-    "MICROSECOND",
-}
-
-
 def _function(name: str, *args: exp.Expression) -> exp.Anonymous:
     return exp.Anonymous(this=name, expressions=list(args))
 
@@ -167,7 +152,7 @@ def _snowflake_answers(node: exp.Expression) -> exp.Expression:
       ``TRY_TO_DOUBLE``, ``TRY_TO_DATE``, ``TRY_TO_BOOLEAN``) answer NULL where the value
       does not convert, not an error; ``TO_BOOLEAN`` is no Spark function.
     - A cast to an integer type rounds half away from zero (``1.5::INT`` is 2; Spark's
-      truncated, :mod:`rewind.sql.casts`).
+      truncated, :mod:`rewind.sql.answers`).
     """
     for kind, rewrite in _REWRITES:
         if isinstance(node, kind):
@@ -184,13 +169,9 @@ def _inner(arg: exp.Expression) -> exp.Expression:
 
 def _datediff(node: exp.Expression) -> exp.Expression | None:
     unit = node.text("unit").upper()
-    if not node.args.get("date_part_boundary") or unit not in _TRUNCATED_UNITS:
+    if not node.args.get("date_part_boundary") or unit not in TRUNCATED_UNITS:
         return None
-    start, end = (
-        _function("DATE_TRUNC", exp.Literal.string(unit), _inner(arg))
-        for arg in (node.expression, node.this)
-    )
-    return _function("TIMESTAMPDIFF", exp.var(unit), start, end)
+    return boundaries(unit, _inner(node.expression), _inner(node.this))
 
 
 def _day_of_week(node: exp.Expression) -> exp.Expression | None:
