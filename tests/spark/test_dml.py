@@ -532,6 +532,27 @@ def test_a_cast_to_an_integer_rounds_half_away_from_zero_in_both_dialects_r26_r2
     assert [tuple(row) for row in bigquery] == [(3, 3, 3), (-2, -2, None)]
 
 
+def test_a_regular_expression_that_matches_nothing_extracts_null_in_both_dialects_r26_r27(
+    conn: Any,
+) -> None:
+    """``REGEXP_SUBSTR`` / BigQuery's ``REGEXP_EXTRACT`` of a pattern that does not match
+    answered '' (Spark's REGEXP_EXTRACT), both products NULL; BigQuery's of a pattern
+    without a group failed (Spark took group 1); Snowflake's ``e`` parameter was refused."""
+    snowflake = query(
+        conn,
+        "SELECT REGEXP_SUBSTR('abc', '\\\\d+'), REGEXP_SUBSTR('a12', '\\\\d+'), "
+        "REGEXP_SUBSTR('x12', 'x(\\\\d)', 1, 1, 'e'), "
+        "REGEXP_SUBSTR('x12y3', '([a-z])(\\\\d)', 1, 1, 'e', 2)",
+    )
+    assert snowflake == [(None, "12", "1", "1")]
+    bigquery = conn.sql(
+        "SELECT REGEXP_EXTRACT('x123y', r'\\d+'), REGEXP_EXTRACT('x123y', r'x(\\d+)'), "
+        "REGEXP_EXTRACT('abc', r'\\d'), REGEXP_EXTRACT_ALL('a1b2', r'[a-z](\\d)')",
+        dialect="bigquery",
+    )[-1].rows
+    assert [tuple(row) for row in bigquery] == [("123", "123", None, ["1", "2"])]
+
+
 def test_bigquery_weeks_and_time_zones_answer_as_in_bigquery_r27(conn: Any) -> None:
     """SPEC R27 (rewind.sql.bigquery_answers): ``FORMAT_TIMESTAMP`` and ``TIMESTAMP_TRUNC``
     dropped their time zone (the UTC wall clock), ``EXTRACT(WEEK ...)`` answered the ISO

@@ -1,6 +1,7 @@
 """What Snowflake and BigQuery both answer otherwise than Spark (SPEC R26, R27), for
 :func:`rewind.sql.spark_sql._snowflake_answers` and :mod:`rewind.sql.bigquery_answers`:
-a cast to an integer, and a difference of dates counted in unit boundaries."""
+a cast to an integer, a difference of dates counted in unit boundaries, and the substring
+a regular expression extracts."""
 
 from __future__ import annotations
 
@@ -56,6 +57,31 @@ def boundaries(unit: str, start: exp.Expression, end: exp.Expression) -> exp.Exp
     ``start`` / ``end``: already rewritten by the caller."""
     first, last = (_call("DATE_TRUNC", exp.Literal.string(unit), value) for value in (start, end))
     return _call("TIMESTAMPDIFF", exp.var(unit), first, last)
+
+
+def regexp_extract(
+    node: exp.RegexpExtract, inner: Callable[[exp.Expression], exp.Expression]
+) -> exp.Expression | None:
+    """Snowflake's ``REGEXP_SUBSTR(s, p [, 1, 1, 'e'])`` and BigQuery's ``REGEXP_EXTRACT(s,
+    p)``: NULL where nothing matches (Spark's REGEXP_EXTRACT answers ''); the whole match,
+    or the first group with Snowflake's ``e`` or a BigQuery pattern that has one (Spark's
+    default, group 1, failed on a pattern without). None (sqlglot's refusal stands) for a
+    position or occurrence other than 1, or parameters other than ``c`` and ``e``."""
+    for name in ("position", "occurrence"):
+        value = node.args.get(name)
+        if value is not None and not (isinstance(value, exp.Literal) and value.name == "1"):
+            return None
+    parameters = node.args.get("parameters")
+    flags = parameters.name if isinstance(parameters, exp.Literal) else ""
+    if parameters is not None and (not flags or set(flags) - {"c", "e"}):
+        return None
+    group = node.args.get("group") or exp.Literal.number(0)
+    if "e" in flags and group.name == "0":  # Snowflake: e alone means group 1 (sqlglot: 0)
+        group = exp.Literal.number(1)
+    subject, pattern = inner(node.this), inner(node.expression)
+    extracted = _call("REGEXP_EXTRACT", subject, pattern, group.copy())
+    matches = exp.RegexpLike(this=subject.copy(), expression=pattern.copy())
+    return exp.Case(ifs=[exp.If(this=matches, true=extracted)])
 
 
 def _call(name: str, *args: exp.Expression) -> exp.Anonymous:

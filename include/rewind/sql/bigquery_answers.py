@@ -15,14 +15,15 @@ counterpart of :func:`rewind.sql.spark_sql._snowflake_answers` for ``--dialect b
   ``EXTRACT(DATE FROM ts)`` is the date; ``DATETIME_TRUNC`` was no Spark function.
 - ``DATE_DIFF`` / ``DATETIME_DIFF`` count unit boundaries (one month from 31 January to
   1 February; Spark's difference counted whole months, 0) and ``CAST(x AS INT64)`` rounds
-  half away from zero (:mod:`rewind.sql.answers`).
+  half away from zero; ``REGEXP_EXTRACT`` is NULL where nothing matches and the whole
+  match of a pattern without a group (it failed) (:mod:`rewind.sql.answers`).
 """
 
 from __future__ import annotations
 
 from sqlglot import exp
 
-from rewind.sql.answers import TRUNCATED_UNITS, boundaries, rounded_to_integer
+from rewind.sql.answers import TRUNCATED_UNITS, boundaries, regexp_extract, rounded_to_integer
 
 _DAYS = ("SUNDAY", "MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATURDAY")
 _EXTRACTED = {"ISOWEEK": "WEEK", "ISOYEAR": "YEAROFWEEK"}
@@ -150,6 +151,8 @@ def bigquery_answers(node: exp.Expression) -> exp.Expression:
         replacement = _difference(node)
     elif isinstance(node, exp.Cast):
         replacement = rounded_to_integer(node, _inner)
+    elif isinstance(node, exp.RegexpExtract):
+        replacement = regexp_extract(node, _inner)
     elif isinstance(node, exp.Date) and node.args.get("zone") is not None:
         replacement = exp.cast(_wall_clock(node.this, node.args["zone"]), "DATE")
     elif isinstance(node, exp.Datetime) and node.expression is not None:

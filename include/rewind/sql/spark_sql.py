@@ -23,7 +23,7 @@ from sqlglot.trie import new_trie
 
 from rewind.clock import format_timestamp, parse_timestamp_input
 from rewind.errors import InvalidValue, UnsupportedError
-from rewind.sql.answers import TRUNCATED_UNITS, boundaries, rounded_to_integer
+from rewind.sql.answers import TRUNCATED_UNITS, boundaries, regexp_extract, rounded_to_integer
 from rewind.sql.bigquery_answers import bigquery_answers
 
 # sqlglot writes Snowflake's DATEADD(unit, n, x) as Spark's DATE_ADD(x, n), which adds
@@ -151,6 +151,8 @@ def _snowflake_answers(node: exp.Expression) -> exp.Expression:
       (``TO_NUMBER('12.5')`` is 13), not a DOUBLE; the ``TRY_`` forms (and
       ``TRY_TO_DOUBLE``, ``TRY_TO_DATE``, ``TRY_TO_BOOLEAN``) answer NULL where the value
       does not convert, not an error; ``TO_BOOLEAN`` is no Spark function.
+    - ``REGEXP_SUBSTR`` is NULL where nothing matches (Spark's answered ''), and takes
+      its ``e`` parameter (it was refused).
     - A cast to an integer type rounds half away from zero (``1.5::INT`` is 2; Spark's
       truncated, :mod:`rewind.sql.answers`).
     """
@@ -216,6 +218,7 @@ _REWRITES: list[
 ] = [
     (exp.DateDiff, _datediff),
     (exp.Cast, lambda node: rounded_to_integer(node, _inner)),
+    (exp.RegexpExtract, lambda node: regexp_extract(node, _inner)),
     ((exp.DayOfWeek, exp.DayOfWeekIso, exp.Extract), _day_of_week),
     ((exp.ToNumber, exp.ToDouble, exp.ToBoolean, exp.TsOrDsToDate), _converted),
     (exp.Initcap, lambda node: _initcap(_inner(node.this), node.args.get("expression"))),
