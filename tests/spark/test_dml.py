@@ -532,6 +532,16 @@ def test_a_cast_to_an_integer_rounds_half_away_from_zero_in_both_dialects_r26_r2
     assert [tuple(row) for row in bigquery] == [(3, 3, 3), (-2, -2, None)]
 
 
+def test_truncate_to_a_scale_goes_toward_zero_r26(conn: Any) -> None:
+    """``TRUNCATE(x, scale)`` / ``TRUNC(x, scale)`` were refused (sqlglot's Spark has no
+    form); Snowflake's cut toward zero at that many digits, before the point if negative."""
+    assert query(
+        conn,
+        "SELECT TRUNCATE(2.567, 1), TRUNC(-2.567, 2), TRUNC(1234.5, -2), TRUNCATE(-2.567), "
+        "TRUNC(NULL, 1)",
+    ) == [(Decimal("2.5"), Decimal("-2.56"), Decimal("1200"), Decimal("-2"), None)]
+
+
 def test_a_regular_expression_that_matches_nothing_extracts_null_in_both_dialects_r26_r27(
     conn: Any,
 ) -> None:

@@ -151,6 +151,7 @@ def _snowflake_answers(node: exp.Expression) -> exp.Expression:
       (``TO_NUMBER('12.5')`` is 13), not a DOUBLE; the ``TRY_`` forms (and
       ``TRY_TO_DOUBLE``, ``TRY_TO_DATE``, ``TRY_TO_BOOLEAN``) answer NULL where the value
       does not convert, not an error; ``TO_BOOLEAN`` is no Spark function.
+    - ``TRUNCATE(x, scale)`` answers (sqlglot's Spark has no form of it).
     - ``REGEXP_SUBSTR`` is NULL where nothing matches (Spark's answered ''), and takes
       its ``e`` parameter (it was refused).
     - A cast to an integer type rounds half away from zero (``1.5::INT`` is 2; Spark's
@@ -174,6 +175,18 @@ def _datediff(node: exp.Expression) -> exp.Expression | None:
     if not node.args.get("date_part_boundary") or unit not in TRUNCATED_UNITS:
         return None
     return boundaries(unit, _inner(node.expression), _inner(node.this))
+
+
+def _truncated_number(node: exp.Trunc) -> exp.Expression | None:
+    """``TRUNCATE(x, scale)`` / ``TRUNC(x, scale)``: toward zero at ``scale`` digits (Spark
+    has no such function: FLOOR or CEIL at that scale, by the sign)."""
+    scale = node.args.get("decimals")
+    if scale is None:
+        return None
+    value = _inner(node.this)
+    down, up = (_function(name, value.copy(), _inner(scale)) for name in ("FLOOR", "CEIL"))
+    negative = exp.LT(this=value, expression=exp.Literal.number(0))
+    return exp.Case(ifs=[exp.If(this=negative, true=up)], default=down)
 
 
 def _day_of_week(node: exp.Expression) -> exp.Expression | None:
@@ -219,6 +232,7 @@ _REWRITES: list[
     (exp.DateDiff, _datediff),
     (exp.Cast, lambda node: rounded_to_integer(node, _inner)),
     (exp.RegexpExtract, lambda node: regexp_extract(node, _inner)),
+    (exp.Trunc, lambda node: _truncated_number(node)),
     ((exp.DayOfWeek, exp.DayOfWeekIso, exp.Extract), _day_of_week),
     ((exp.ToNumber, exp.ToDouble, exp.ToBoolean, exp.TsOrDsToDate), _converted),
     (exp.Initcap, lambda node: _initcap(_inner(node.this), node.args.get("expression"))),
