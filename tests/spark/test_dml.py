@@ -542,6 +542,24 @@ def test_truncate_to_a_scale_goes_toward_zero_r26(conn: Any) -> None:
     ) == [(Decimal("2.5"), Decimal("-2.56"), Decimal("1200"), Decimal("-2"), None)]
 
 
+def test_array_agg_within_group_orders_as_snowflake_does_r26(conn: Any) -> None:
+    """``ARRAY_AGG(x) WITHIN GROUP (ORDER BY ...)`` failed (Spark's COLLECT_LIST takes no
+    order); Snowflake's drops NULL values and orders NULL keys last ascending, first
+    descending, unless told, by every key in turn; DISTINCT keeps the order."""
+    rows = "VALUES (1, 'b'), (2, NULL), (2, 'a'), (NULL, 'c'), (3, 'a') v(x, y)"
+    answers = query(
+        conn,
+        "SELECT ARRAY_AGG(x) WITHIN GROUP (ORDER BY x DESC), "
+        "ARRAY_AGG(x) WITHIN GROUP (ORDER BY y, x), "
+        "ARRAY_AGG(DISTINCT x) WITHIN GROUP (ORDER BY x), "
+        "ARRAY_AGG(y) WITHIN GROUP (ORDER BY y DESC), "
+        f"ARRAY_AGG(y) WITHIN GROUP (ORDER BY y DESC NULLS LAST) FROM {rows}",
+    )
+    assert [tuple(json.loads(a) if isinstance(a, str) else a for a in row) for row in answers] == [
+        ([3, 2, 2, 1], [2, 3, 1, 2], [1, 2, 3], ["c", "b", "a", "a"], ["c", "b", "a", "a"])
+    ]
+
+
 def test_a_regular_expression_that_matches_nothing_extracts_null_in_both_dialects_r26_r27(
     conn: Any,
 ) -> None:

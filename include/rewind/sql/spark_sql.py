@@ -151,7 +151,8 @@ def _snowflake_answers(node: exp.Expression) -> exp.Expression:
       (``TO_NUMBER('12.5')`` is 13), not a DOUBLE; the ``TRY_`` forms (and
       ``TRY_TO_DOUBLE``, ``TRY_TO_DATE``, ``TRY_TO_BOOLEAN``) answer NULL where the value
       does not convert, not an error; ``TO_BOOLEAN`` is no Spark function.
-    - ``TRUNCATE(x, scale)`` answers (sqlglot's Spark has no form of it).
+    - ``TRUNCATE(x, scale)`` answers (sqlglot's Spark has no form of it), and so does
+      ``ARRAY_AGG(x) WITHIN GROUP (ORDER BY ...)`` (Spark's COLLECT_LIST takes no order).
     - ``REGEXP_SUBSTR`` is NULL where nothing matches (Spark's answered ''), and takes
       its ``e`` parameter (it was refused).
     - A cast to an integer type rounds half away from zero (``1.5::INT`` is 2; Spark's
@@ -187,6 +188,86 @@ def _truncated_number(node: exp.Trunc) -> exp.Expression | None:
     down, up = (_function(name, value.copy(), _inner(scale)) for name in ("FLOOR", "CEIL"))
     negative = exp.LT(this=value, expression=exp.Literal.number(0))
     return exp.Case(ifs=[exp.If(this=negative, true=up)], default=down)
+
+
+def _ordered_array_agg(node: exp.WithinGroup) -> exp.Expression | None:
+    """``ARRAY_AGG([DISTINCT] x) WITHIN GROUP (ORDER BY k [DESC] [NULLS ...], ...)``, which
+    Spark's COLLECT_LIST refuses: the non-NULL values collected with their keys, sorted
+    by a comparator that orders as Snowflake does (NULL keys last ascending, first
+    descending, unless the clause says), then the values alone."""
+    aggregate, order = node.this, node.expression
+    if not isinstance(aggregate, exp.ArrayAgg) or not isinstance(order, exp.Order):
+        return None
+    value, distinct = aggregate.this, isinstance(aggregate.this, exp.Distinct)
+    if distinct:
+        if len(value.expressions) != 1:
+            return None
+        value = value.expressions[0]
+    keys: list[exp.Ordered] = list(order.expressions)
+    fields: list[exp.Expression] = []
+    for i, key in enumerate([*(k.this for k in keys), value]):
+        fields += [exp.Literal.string(f"k{i}"), _inner(key)]
+    item = exp.If(
+        this=exp.Is(this=_inner(value), expression=exp.Null()),
+        true=exp.Null(),
+        false=_function("NAMED_STRUCT", *fields),
+    )
+    left, right = exp.to_identifier("__rw_l"), exp.to_identifier("__rw_r")
+    comparison: exp.Expression = exp.Literal.number(0)
+    for i, key in reversed(list(enumerate(keys))):
+        comparison = _compare_key(f"k{i}", key, comparison, left, right)
+    sort = exp.Lambda(this=comparison, expressions=[left.copy(), right.copy()])
+    element = exp.to_identifier("__rw_e")
+    sorted_items = _function("ARRAY_SORT", _function("COLLECT_LIST", item), sort)
+    value_of = exp.Lambda(
+        this=exp.Dot(
+            this=exp.column(element.copy()), expression=exp.to_identifier(f"k{len(keys)}")
+        ),
+        expressions=[element.copy()],
+    )
+    values = _function("TRANSFORM", sorted_items, value_of)
+    return _function("ARRAY_DISTINCT", values) if distinct else values
+
+
+def _compare_key(
+    field: str,
+    key: exp.Ordered,
+    then: exp.Expression,
+    left: exp.Identifier,
+    right: exp.Identifier,
+) -> exp.Expression:
+    """-1, 0 or 1 as ``left``'s ``field`` sorts before, with or after ``right``'s under
+    ``key`` (Snowflake's NULL order), ``then`` where they tie."""
+    descending = bool(key.args.get("desc"))
+    nulls_first = key.args.get("nulls_first")
+    if nulls_first is None:
+        nulls_first = descending
+    a, b = (
+        exp.Dot(this=exp.column(side.copy()), expression=exp.to_identifier(field))
+        for side in (left, right)
+    )
+
+    def number(n: int) -> exp.Expression:
+        return exp.Literal.number(n) if n >= 0 else exp.Neg(this=exp.Literal.number(-n))
+
+    first, later = (-1, 1) if nulls_first else (1, -1)
+    before = 1 if descending else -1
+    return exp.Case(
+        ifs=[
+            exp.If(
+                this=exp.and_(
+                    exp.Is(this=a.copy(), expression=exp.Null()),
+                    exp.Is(this=b.copy(), expression=exp.Null()),
+                ),
+                true=then,
+            ),
+            exp.If(this=exp.Is(this=a.copy(), expression=exp.Null()), true=number(first)),
+            exp.If(this=exp.Is(this=b.copy(), expression=exp.Null()), true=number(later)),
+            exp.If(this=exp.LT(this=a.copy(), expression=b.copy()), true=number(before)),
+            exp.If(this=exp.GT(this=a.copy(), expression=b.copy()), true=number(-before)),
+        ],
+        default=then,
+    )
 
 
 def _day_of_week(node: exp.Expression) -> exp.Expression | None:
@@ -233,6 +314,7 @@ _REWRITES: list[
     (exp.Cast, lambda node: rounded_to_integer(node, _inner)),
     (exp.RegexpExtract, lambda node: regexp_extract(node, _inner)),
     (exp.Trunc, lambda node: _truncated_number(node)),
+    (exp.WithinGroup, lambda node: _ordered_array_agg(node)),
     ((exp.DayOfWeek, exp.DayOfWeekIso, exp.Extract), _day_of_week),
     ((exp.ToNumber, exp.ToDouble, exp.ToBoolean, exp.TsOrDsToDate), _converted),
     (exp.Initcap, lambda node: _initcap(_inner(node.this), node.args.get("expression"))),
