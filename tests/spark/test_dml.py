@@ -663,6 +663,18 @@ def test_bigquery_weeks_and_time_zones_answer_as_in_bigquery_r27(conn: Any) -> N
     assert [tuple(row) for row in differences] == [(1, 1, 1, 0, 1, -1, 1, 0)]
 
 
+def test_a_date_minus_a_date_is_a_number_of_days_r26(conn: Any) -> None:
+    """Snowflake's ``d1 - d2`` of two dates is the days between them; Spark's was an
+    interval (``30 days, 0:00:00``). A date minus a number stays a date; YEAROFWEEK, no
+    Spark function, is the ISO year."""
+    conn.sql("CREATE TABLE DD (A DATE, B DATE); INSERT INTO DD VALUES ('2026-12-01', NULL)")
+    assert query(
+        conn,
+        "SELECT '2026-12-01'::date - '2026-11-01'::date, A - TO_DATE('2026-11-10'), "
+        "(A) - A, A - B, A - 1, CURRENT_DATE - A, YEAROFWEEK('2026-01-01'::date) FROM DD",
+    ) == [(30, 21, 0, None, date(2026, 11, 30), (T0.date() - date(2026, 12, 1)).days, 2026)]
+
+
 def test_date_trunc_of_a_date_or_wall_clock_column_keeps_its_type_r26(conn: Any) -> None:
     """``DATE_TRUNC('month', day)`` of a DATE column answered a TIMESTAMP (``2026-11-01
     00:00:00 UTC``; Spark's DATE_TRUNC has no other type), and a CTAS of it made a

@@ -14,7 +14,8 @@ on any other expression (JSON text, a subquery's column) is left as it is.
 
 The same column types give ``DATE_TRUNC`` of a DATE or TIMESTAMP_NTZ column the type of
 its argument, as in Snowflake (Spark's DATE_TRUNC answers a TIMESTAMP whatever it is given:
-``2026-11-01 00:00:00 UTC`` for the month of a day).
+``2026-11-01 00:00:00 UTC`` for the month of a day), and make a date minus a date the
+number of days between them, as Snowflake's (Spark's is an interval: ``30 days, 0:00:00``).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ def typed(tree: exp.Expression, types: Mapping[str, Mapping[str, str]]) -> None:
     functions Snowflake applies to such a column that sqlglot writes for JSON text or
     VARIANT: ``ARRAY_CONTAINS('b'::VARIANT, tags)`` compares the element itself,
     ``OBJECT_KEYS(addr)`` is the struct's field names (NULL for a NULL value) or the map's
-    keys."""
+    keys; and the dates and truncations :func:`_typed_dates` types."""
     for node in list(tree.find_all(*_PATHS)):
         steps = _steps(node.expression) if _nested(node.this, types) else None
         if steps is not None:
@@ -66,12 +67,40 @@ def typed(tree: exp.Expression, types: Mapping[str, Mapping[str, str]]) -> None:
                     false=exp.Array(expressions=names),
                 )
             )
+    _typed_dates(tree, types)
+
+
+def _typed_dates(tree: exp.Expression, types: Mapping[str, Mapping[str, str]]) -> None:
+    """A date minus a date is a number of days; DATE_TRUNC keeps a DATE or TIMESTAMP_NTZ
+    column's type (the module's last paragraph)."""
+    for difference in list(tree.find_all(exp.Sub)):
+        if _is_date(difference.this, types) and _is_date(difference.expression, types):
+            days = exp.Anonymous(
+                this="DATEDIFF",
+                expressions=[difference.this.copy(), difference.expression.copy()],
+            )
+            difference.replace(days)
     for trunc in list(tree.find_all(exp.TimestampTrunc)):
         column = trunc.this
         stored = _column_type(column, types) if isinstance(column, exp.Column) else None
         if stored in _KEPT_BY_TRUNC:
             kept = exp.DataType.build(_KEPT_BY_TRUNC[stored])
             trunc.replace(exp.Cast(this=trunc.copy(), to=kept))
+
+
+_DATES = (exp.CurrentDate, exp.TsOrDsToDate, exp.StrToDate, exp.DateFromParts)
+
+
+def _is_date(node: exp.Expression, types: Mapping[str, Mapping[str, str]]) -> bool:
+    """Whether ``node`` is surely a DATE: a DATE column of a bound table, a cast to DATE,
+    a function that answers one."""
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if isinstance(node, exp.Cast):  # TRY_CAST too
+        return node.to.is_type(exp.DataType.Type.DATE)
+    if isinstance(node, exp.Column):
+        return _column_type(node, types) == "date"
+    return isinstance(node, _DATES)
 
 
 def _nested(node: exp.Expression, types: Mapping[str, Mapping[str, str]]) -> str:

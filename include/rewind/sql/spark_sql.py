@@ -315,6 +315,10 @@ _REWRITES: list[
     (exp.RegexpExtract, lambda node: regexp_extract(node, _inner)),
     (exp.Trunc, lambda node: _truncated_number(node)),
     (exp.WithinGroup, lambda node: _ordered_array_agg(node)),
+    (  # Spark has no YEAR_OF_WEEK: its EXTRACT's ISO year (Snowflake's default policy)
+        (exp.YearOfWeek, exp.YearOfWeekIso),
+        lambda node: exp.Extract(this=exp.var("YEAROFWEEK"), expression=_inner(node.this)),
+    ),
     ((exp.DayOfWeek, exp.DayOfWeekIso, exp.Extract), _day_of_week),
     ((exp.ToNumber, exp.ToDouble, exp.ToBoolean, exp.TsOrDsToDate), _converted),
     (exp.Initcap, lambda node: _initcap(_inner(node.this), node.args.get("expression"))),
