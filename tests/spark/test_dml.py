@@ -545,7 +545,8 @@ def test_truncate_to_a_scale_goes_toward_zero_r26(conn: Any) -> None:
 def test_array_agg_within_group_orders_as_snowflake_does_r26(conn: Any) -> None:
     """``ARRAY_AGG(x) WITHIN GROUP (ORDER BY ...)`` failed (Spark's COLLECT_LIST takes no
     order); Snowflake's drops NULL values and orders NULL keys last ascending, first
-    descending, unless told, by every key in turn; DISTINCT keeps the order."""
+    descending, unless told, by every key in turn; DISTINCT keeps the order. So does
+    BigQuery's form (SPEC R27)."""
     rows = "VALUES (1, 'b'), (2, NULL), (2, 'a'), (NULL, 'c'), (3, 'a') v(x, y)"
     answers = query(
         conn,
@@ -557,6 +558,18 @@ def test_array_agg_within_group_orders_as_snowflake_does_r26(conn: Any) -> None:
     )
     assert [tuple(json.loads(a) if isinstance(a, str) else a for a in row) for row in answers] == [
         ([3, 2, 2, 1], [2, 3, 1, 2], [1, 2, 3], ["c", "b", "a", "a"], ["c", "b", "a", "a"])
+    ]
+    # BigQuery's ARRAY_AGG(x ORDER BY ... LIMIT n): Spark refused the clause, and sqlglot
+    # dropped the order of a DISTINCT one; BigQuery puts NULL keys first ascending.
+    conn.sql(f"CREATE TABLE AG AS SELECT * FROM {rows}")
+    bigquery = conn.sql(
+        "SELECT ARRAY_AGG(x IGNORE NULLS ORDER BY y DESC, x LIMIT 2), "
+        "ARRAY_AGG(DISTINCT x IGNORE NULLS ORDER BY x DESC), "
+        "ARRAY_AGG(x IGNORE NULLS ORDER BY y, x) FROM D.PUBLIC.AG",
+        dialect="bigquery",
+    )[-1].rows
+    assert [[json.loads(a) if isinstance(a, str) else a for a in row] for row in bigquery] == [
+        [[1, 2], [3, 2, 1], [2, 2, 3, 1]]
     ]
 
 

@@ -1,7 +1,7 @@
 """What Snowflake and BigQuery both answer otherwise than Spark (SPEC R26, R27), for
 :func:`rewind.sql.spark_sql._snowflake_answers` and :mod:`rewind.sql.bigquery_answers`:
-a cast to an integer, a difference of dates counted in unit boundaries, and the substring
-a regular expression extracts."""
+a cast to an integer, a difference of dates counted in unit boundaries, the substring a
+regular expression extracts, and an ordered ARRAY_AGG."""
 
 from __future__ import annotations
 
@@ -82,6 +82,86 @@ def regexp_extract(
     extracted = _call("REGEXP_EXTRACT", subject, pattern, group.copy())
     matches = exp.RegexpLike(this=subject.copy(), expression=pattern.copy())
     return exp.Case(ifs=[exp.If(this=matches, true=extracted)])
+
+
+def ordered_array(
+    value: exp.Expression,
+    keys: list[exp.Ordered],
+    limit: exp.Expression | None,
+    inner: Callable[[exp.Expression], exp.Expression],
+) -> exp.Expression | None:
+    """An ordered ARRAY_AGG, which Spark's COLLECT_LIST cannot be (Snowflake's
+    ``ARRAY_AGG([DISTINCT] x) WITHIN GROUP (ORDER BY ...)``, BigQuery's ``ARRAY_AGG(x ORDER
+    BY ... [LIMIT n])``): the non-NULL values (``value``, a DISTINCT or not) collected with
+    their keys, sorted by a comparator on each key in turn with its NULL order (the clause's,
+    else Snowflake's: last ascending, first descending), then the values alone, distinct
+    where asked, the first ``limit`` of them. None for a DISTINCT of several values."""
+    distinct = isinstance(value, exp.Distinct)
+    if distinct:
+        if len(value.expressions) != 1:
+            return None
+        value = value.expressions[0]
+    fields: list[exp.Expression] = []
+    for i, key in enumerate([*(k.this for k in keys), value]):
+        fields += [exp.Literal.string(f"k{i}"), inner(key)]
+    item = exp.If(
+        this=exp.Is(this=inner(value), expression=exp.Null()),
+        true=exp.Null(),
+        false=_call("NAMED_STRUCT", *fields),
+    )
+    left, right = exp.to_identifier("__rw_l"), exp.to_identifier("__rw_r")
+    comparison: exp.Expression = exp.Literal.number(0)
+    for i, key in reversed(list(enumerate(keys))):
+        comparison = _compare_key(f"k{i}", key, comparison, left, right)
+    sort = exp.Lambda(this=comparison, expressions=[left.copy(), right.copy()])
+    element = exp.to_identifier("__rw_e")
+    sorted_items = _call("ARRAY_SORT", _call("COLLECT_LIST", item), sort)
+    value_of = exp.Lambda(this=_field(element, f"k{len(keys)}"), expressions=[element.copy()])
+    values = _call("TRANSFORM", sorted_items, value_of)
+    if distinct:
+        values = _call("ARRAY_DISTINCT", values)
+    if limit is not None:
+        values = _call("SLICE", values, exp.Literal.number(1), inner(limit))
+    return values
+
+
+def _field(side: exp.Identifier, name: str) -> exp.Expression:
+    return exp.Dot(this=exp.column(side.copy()), expression=exp.to_identifier(name))
+
+
+def _compare_key(
+    field: str,
+    key: exp.Ordered,
+    then: exp.Expression,
+    left: exp.Identifier,
+    right: exp.Identifier,
+) -> exp.Expression:
+    """-1, 0 or 1 as ``left``'s ``field`` sorts before, with or after ``right``'s under
+    ``key``, ``then`` where they tie."""
+    descending = bool(key.args.get("desc"))
+    nulls_first = key.args.get("nulls_first")
+    if nulls_first is None:
+        nulls_first = descending
+    a, b = _field(left, field), _field(right, field)
+
+    def number(n: int) -> exp.Expression:
+        return exp.Literal.number(n) if n >= 0 else exp.Neg(this=exp.Literal.number(-n))
+
+    first, later = (-1, 1) if nulls_first else (1, -1)
+    before = 1 if descending else -1
+    both_null = exp.and_(
+        exp.Is(this=a.copy(), expression=exp.Null()), exp.Is(this=b.copy(), expression=exp.Null())
+    )
+    return exp.Case(
+        ifs=[
+            exp.If(this=both_null, true=then),
+            exp.If(this=exp.Is(this=a.copy(), expression=exp.Null()), true=number(first)),
+            exp.If(this=exp.Is(this=b.copy(), expression=exp.Null()), true=number(later)),
+            exp.If(this=exp.LT(this=a.copy(), expression=b.copy()), true=number(before)),
+            exp.If(this=exp.GT(this=a.copy(), expression=b.copy()), true=number(-before)),
+        ],
+        default=then,
+    )
 
 
 def _call(name: str, *args: exp.Expression) -> exp.Anonymous:

@@ -16,14 +16,22 @@ counterpart of :func:`rewind.sql.spark_sql._snowflake_answers` for ``--dialect b
 - ``DATE_DIFF`` / ``DATETIME_DIFF`` count unit boundaries (one month from 31 January to
   1 February; Spark's difference counted whole months, 0) and ``CAST(x AS INT64)`` rounds
   half away from zero; ``REGEXP_EXTRACT`` is NULL where nothing matches and the whole
-  match of a pattern without a group (it failed) (:mod:`rewind.sql.answers`).
+  match of a pattern without a group (it failed); ``ARRAY_AGG(x ORDER BY ... [LIMIT n])``
+  keeps its order and limit (Spark refused the clause, and sqlglot dropped the order of a
+  DISTINCT one) (:mod:`rewind.sql.answers`).
 """
 
 from __future__ import annotations
 
 from sqlglot import exp
 
-from rewind.sql.answers import TRUNCATED_UNITS, boundaries, regexp_extract, rounded_to_integer
+from rewind.sql.answers import (
+    TRUNCATED_UNITS,
+    boundaries,
+    ordered_array,
+    regexp_extract,
+    rounded_to_integer,
+)
 
 _DAYS = ("SUNDAY", "MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATURDAY")
 _EXTRACTED = {"ISOWEEK": "WEEK", "ISOYEAR": "YEAROFWEEK"}
@@ -136,6 +144,17 @@ def _extracted(node: exp.Extract) -> exp.Expression | None:
     return None
 
 
+def _ordered_array_agg(node: exp.ArrayAgg) -> exp.Expression | None:
+    """``ARRAY_AGG([DISTINCT] x ORDER BY ... [LIMIT n])`` (:func:`answers.ordered_array`;
+    sqlglot wrote COLLECT_LIST with an ORDER BY Spark refuses, or without its order)."""
+    body, limit = node.this, None
+    if isinstance(body, exp.Limit):
+        body, limit = body.this, body.expression
+    if not isinstance(body, exp.Order):
+        return None
+    return ordered_array(body.this, list(body.expressions), limit, _inner)
+
+
 def bigquery_answers(node: exp.Expression) -> exp.Expression:
     """``node`` as BigQuery answers it, in Spark's functions (see the module)."""
     replacement: exp.Expression | None = None
@@ -153,6 +172,10 @@ def bigquery_answers(node: exp.Expression) -> exp.Expression:
         replacement = rounded_to_integer(node, _inner)
     elif isinstance(node, exp.RegexpExtract):
         replacement = regexp_extract(node, _inner)
+    elif isinstance(node, exp.IgnoreNulls) and isinstance(node.this, exp.ArrayAgg):
+        replacement = _ordered_array_agg(node.this)  # its NULLs are left out anyway
+    elif isinstance(node, exp.ArrayAgg):
+        replacement = _ordered_array_agg(node)
     elif isinstance(node, exp.Date) and node.args.get("zone") is not None:
         replacement = exp.cast(_wall_clock(node.this, node.args["zone"]), "DATE")
     elif isinstance(node, exp.Datetime) and node.expression is not None:

@@ -23,7 +23,13 @@ from sqlglot.trie import new_trie
 
 from rewind.clock import format_timestamp, parse_timestamp_input
 from rewind.errors import InvalidValue, UnsupportedError
-from rewind.sql.answers import TRUNCATED_UNITS, boundaries, regexp_extract, rounded_to_integer
+from rewind.sql.answers import (
+    TRUNCATED_UNITS,
+    boundaries,
+    ordered_array,
+    regexp_extract,
+    rounded_to_integer,
+)
 from rewind.sql.bigquery_answers import bigquery_answers
 
 # sqlglot writes Snowflake's DATEADD(unit, n, x) as Spark's DATE_ADD(x, n), which adds
@@ -191,83 +197,11 @@ def _truncated_number(node: exp.Trunc) -> exp.Expression | None:
 
 
 def _ordered_array_agg(node: exp.WithinGroup) -> exp.Expression | None:
-    """``ARRAY_AGG([DISTINCT] x) WITHIN GROUP (ORDER BY k [DESC] [NULLS ...], ...)``, which
-    Spark's COLLECT_LIST refuses: the non-NULL values collected with their keys, sorted
-    by a comparator that orders as Snowflake does (NULL keys last ascending, first
-    descending, unless the clause says), then the values alone."""
+    """``ARRAY_AGG([DISTINCT] x) WITHIN GROUP (ORDER BY ...)`` (:func:`answers.ordered_array`)."""
     aggregate, order = node.this, node.expression
     if not isinstance(aggregate, exp.ArrayAgg) or not isinstance(order, exp.Order):
         return None
-    value, distinct = aggregate.this, isinstance(aggregate.this, exp.Distinct)
-    if distinct:
-        if len(value.expressions) != 1:
-            return None
-        value = value.expressions[0]
-    keys: list[exp.Ordered] = list(order.expressions)
-    fields: list[exp.Expression] = []
-    for i, key in enumerate([*(k.this for k in keys), value]):
-        fields += [exp.Literal.string(f"k{i}"), _inner(key)]
-    item = exp.If(
-        this=exp.Is(this=_inner(value), expression=exp.Null()),
-        true=exp.Null(),
-        false=_function("NAMED_STRUCT", *fields),
-    )
-    left, right = exp.to_identifier("__rw_l"), exp.to_identifier("__rw_r")
-    comparison: exp.Expression = exp.Literal.number(0)
-    for i, key in reversed(list(enumerate(keys))):
-        comparison = _compare_key(f"k{i}", key, comparison, left, right)
-    sort = exp.Lambda(this=comparison, expressions=[left.copy(), right.copy()])
-    element = exp.to_identifier("__rw_e")
-    sorted_items = _function("ARRAY_SORT", _function("COLLECT_LIST", item), sort)
-    value_of = exp.Lambda(
-        this=exp.Dot(
-            this=exp.column(element.copy()), expression=exp.to_identifier(f"k{len(keys)}")
-        ),
-        expressions=[element.copy()],
-    )
-    values = _function("TRANSFORM", sorted_items, value_of)
-    return _function("ARRAY_DISTINCT", values) if distinct else values
-
-
-def _compare_key(
-    field: str,
-    key: exp.Ordered,
-    then: exp.Expression,
-    left: exp.Identifier,
-    right: exp.Identifier,
-) -> exp.Expression:
-    """-1, 0 or 1 as ``left``'s ``field`` sorts before, with or after ``right``'s under
-    ``key`` (Snowflake's NULL order), ``then`` where they tie."""
-    descending = bool(key.args.get("desc"))
-    nulls_first = key.args.get("nulls_first")
-    if nulls_first is None:
-        nulls_first = descending
-    a, b = (
-        exp.Dot(this=exp.column(side.copy()), expression=exp.to_identifier(field))
-        for side in (left, right)
-    )
-
-    def number(n: int) -> exp.Expression:
-        return exp.Literal.number(n) if n >= 0 else exp.Neg(this=exp.Literal.number(-n))
-
-    first, later = (-1, 1) if nulls_first else (1, -1)
-    before = 1 if descending else -1
-    return exp.Case(
-        ifs=[
-            exp.If(
-                this=exp.and_(
-                    exp.Is(this=a.copy(), expression=exp.Null()),
-                    exp.Is(this=b.copy(), expression=exp.Null()),
-                ),
-                true=then,
-            ),
-            exp.If(this=exp.Is(this=a.copy(), expression=exp.Null()), true=number(first)),
-            exp.If(this=exp.Is(this=b.copy(), expression=exp.Null()), true=number(later)),
-            exp.If(this=exp.LT(this=a.copy(), expression=b.copy()), true=number(before)),
-            exp.If(this=exp.GT(this=a.copy(), expression=b.copy()), true=number(-before)),
-        ],
-        default=then,
-    )
+    return ordered_array(aggregate.this, list(order.expressions), None, _inner)
 
 
 def _day_of_week(node: exp.Expression) -> exp.Expression | None:
