@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 
 from rewind.errors import InvalidValue, UnsupportedError
+from rewind.identifiers import normalize
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -252,7 +253,48 @@ def column_type(data_type: exp.DataType) -> ColumnType:
         return simple[kind]
     if kind in _STRING:
         return _string(data_type)
+    if kind in _STRUCTURED and data_type.expressions:
+        return from_spark(_nested_spark(data_type))
     raise UnsupportedError(f"Column type {data_type.sql('snowflake')} is not supported.")
+
+
+_STRUCTURED = {
+    exp.DataType.Type.ARRAY,
+    exp.DataType.Type.STRUCT,
+    exp.DataType.Type.OBJECT,
+    exp.DataType.Type.MAP,
+}
+
+
+def _nested_spark(data_type: exp.DataType) -> str:
+    """The Spark type of a typed ARRAY / OBJECT / MAP (Snowflake's structured types,
+    BigQuery's ``ARRAY<T>`` / ``STRUCT<f T, ...>``), its elements as Rewind's own columns
+    hold them; an untyped one (semi-structured, VARIANT's) is refused."""
+    kind, inner = data_type.this, data_type.expressions
+    if kind not in _STRUCTURED:
+        return column_type(data_type).spark
+    if not inner:
+        raise UnsupportedError(
+            f"Column type {data_type.sql('snowflake')} is not supported: name its elements' "
+            "types (semi-structured values need VARIANT, which Rewind has not)."
+        )
+    if kind == exp.DataType.Type.ARRAY:
+        return f"array<{_nested_spark(inner[0])}>"
+    if kind == exp.DataType.Type.MAP:
+        return f"map<{_nested_spark(inner[0])},{_nested_spark(inner[1])}>"
+    fields = [f"{_field_name(field)}:{_nested_spark(field.args['kind'])}" for field in inner]
+    return f"struct<{','.join(fields)}>"
+
+
+def _field_name(field: exp.Expression) -> str:
+    """A struct field's name, folded as a column's (upper case unless quoted, SPEC R4), so
+    that ``s.x`` finds the field ``x`` declared; one Spark DDL would quote is refused."""
+    name = normalize(field.this)
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        raise UnsupportedError(
+            f"Struct field name {name!r} is not supported: use letters, digits, _."
+        )
+    return name
 
 
 def _string(data_type: exp.DataType) -> ColumnType:

@@ -676,6 +676,48 @@ def test_bigquery_weeks_and_time_zones_answer_as_in_bigquery_r27(conn: Any) -> N
     assert [tuple(row) for row in differences] == [(1, 1, 1, 0, 1, -1, 1, 0)]
 
 
+def test_typed_array_struct_and_map_columns_are_created_and_written_r20_r27(conn: Any) -> None:
+    """``CREATE TABLE t (tags ARRAY<STRING>, s STRUCT<x INT64, ...>)`` (BigQuery's typed
+    arrays and structs) and Snowflake's structured ``ARRAY(VARCHAR)`` / ``OBJECT(...)`` /
+    ``MAP(...)`` were refused (UNSUPPORTED); they are Delta's array, struct and map columns
+    now, written, read, updated and described in each dialect's names; a struct's field
+    names fold as columns' (``s.x`` finds ``x``). Untyped ARRAY and VARIANT stay refused."""
+    bq = "bigquery"
+    conn.sql(
+        "CREATE TABLE D.PUBLIC.NEST (id INT64, tags ARRAY<STRING>, "
+        "s STRUCT<x INT64, y ARRAY<STRUCT<z NUMERIC>>>); INSERT INTO D.PUBLIC.NEST VALUES "
+        "(1, ['a', 'b'], STRUCT(5, [STRUCT(1.5)])), (2, [], NULL); "
+        "UPDATE D.PUBLIC.NEST SET tags = ARRAY_CONCAT(tags, ['c']) WHERE id = 1",
+        dialect=bq,
+    )
+    rows = conn.sql(
+        "SELECT id, ARRAY_LENGTH(tags), s.x, s.y[OFFSET(0)].z FROM D.PUBLIC.NEST ORDER BY id",
+        dialect=bq,
+    )[-1].rows
+    assert [tuple(row) for row in rows] == [(1, 3, 5, Decimal("1.5")), (2, 0, None, None)]
+    types = conn.sql(
+        "SELECT column_name, data_type FROM D.PUBLIC.INFORMATION_SCHEMA.COLUMNS "
+        "WHERE table_name = 'NEST'",
+        dialect=bq,
+    )[-1].rows
+    assert [tuple(row) for row in types] == [
+        ("ID", "INT64"),
+        ("TAGS", "ARRAY<STRING>"),
+        ("S", "STRUCT<X INT64, Y ARRAY<STRUCT<Z NUMERIC(38, 9)>>>"),
+    ]
+    conn.sql("CREATE TABLE SN (A ARRAY(VARCHAR), O OBJECT(city VARCHAR, n NUMBER(10,2)))")
+    conn.sql(
+        "INSERT INTO SN SELECT ARRAY_CONSTRUCT('x'), OBJECT_CONSTRUCT('CITY', 'Paris', 'N', 1.5)"
+    )
+    assert query(conn, "SELECT A[0], O:CITY FROM SN") == [("x", "Paris")]
+    described = [row[:2] for row in query(conn, "DESC TABLE SN")]
+    assert described == [("A", "ARRAY(VARCHAR)"), ("O", "OBJECT(CITY VARCHAR, N NUMBER(10,2))")]
+    for refused in ("CREATE TABLE U (A ARRAY)", "CREATE TABLE V (V VARIANT)"):
+        with pytest.raises(RewindError) as error:
+            conn.sql(refused)
+        assert error.value.code == "UNSUPPORTED"
+
+
 def test_a_date_minus_a_date_is_a_number_of_days_r26(conn: Any) -> None:
     """Snowflake's ``d1 - d2`` of two dates is the days between them; Spark's was an
     interval (``30 days, 0:00:00``). A date minus a number stays a date; YEAROFWEEK, no

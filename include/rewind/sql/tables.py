@@ -23,7 +23,7 @@ from rewind.storage.columns import Column, add_column, table_columns
 from rewind.storage.delta import FieldChange
 from rewind.storage.location import Root
 from rewind.storage.snapshot import DataFile, Snapshot
-from rewind.types import DECLARED_TYPE
+from rewind.types import DECLARED_TYPE, is_nested
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -38,9 +38,15 @@ def arrow_schema(columns: Sequence[Column]) -> pa.Schema:
 
 def delta_field(column: Column, nullable: bool = True, comment: str | None = None) -> Field:
     """``column``'s physical Delta field: the one delta-rs makes of its Arrow field
-    (:func:`arrow_schema`), built without Arrow, so DDL imports neither pyarrow nor numpy;
+    (:func:`arrow_schema`), built without Arrow, so DDL imports neither pyarrow nor numpy
+    (but for a nested column's, which delta-rs makes of Arrow's);
     a VARCHAR(n)'s declared length (:func:`declared`) and a comment in its metadata, where
     delta-spark keeps them."""
+    if is_nested(column.column_type.spark):  # ARRAY / OBJECT / MAP: delta-rs's of Arrow's
+        import pyarrow as pa
+
+        arrow = pa.field(column.physical, column.column_type.arrow(), nullable)
+        return declared(Field.from_arrow(arrow), column, comment)
     kind = PrimitiveType(column.column_type.delta())
     return declared(Field(column.physical, kind, nullable=nullable), column, comment)
 
