@@ -454,9 +454,40 @@ def bigquery(history: History, table: Strategy = TABLE) -> Strategy:
                         "description = 'd'",
                         "max_time_travel_hours = 24",
                         "labels = [('a', 'b')]",
+                        "default_table_expiration_days = 1",
+                        "default_table_expiration_days = 0.01",
+                        "default_table_expiration_days = NULL",
                     ]
                 ),
             ).map(lambda p: f"CREATE SCHEMA {p[0]} OPTIONS ({p[1]})"),
+        ),
+        (  # table snapshots: made at a point, written to, dropped (rewind.sql.snapshots)
+            2,
+            st.tuples(TABLE, TABLE, instant).map(
+                lambda p: f"CREATE SNAPSHOT TABLE {p[0]} CLONE {p[1]} FOR SYSTEM_TIME AS OF {p[2]}"
+            ),
+        ),
+        (
+            1,
+            st.tuples(
+                st.sampled_from(["INSERT INTO {} VALUES (9, 'z')", "DROP SNAPSHOT TABLE {}"]),
+                TABLE,
+            ).map(lambda p: p[0].format(p[1])),
+        ),
+        (  # table expiration: in the past, the future, NULL, not a timestamp
+            1,
+            st.tuples(
+                TABLE,
+                st.sampled_from(
+                    [
+                        "NULL",
+                        "TIMESTAMP '2020-01-01 00:00:00 UTC'",
+                        "TIMESTAMP_ADD(CURRENT_TIMESTAMP(), INTERVAL 1 HOUR)",
+                        "'x'",
+                        "1",
+                    ]
+                ),
+            ).map(lambda p: f"ALTER TABLE {p[0]} SET OPTIONS (expiration_timestamp = {p[1]})"),
         ),
         (
             1,

@@ -718,6 +718,26 @@ def test_typed_array_struct_and_map_columns_are_created_and_written_r20_r27(conn
         assert error.value.code == "UNSUPPORTED"
 
 
+def test_columns_whose_names_differ_only_in_case_are_two_columns_r4_r20(
+    conn: Any, home: Path
+) -> None:
+    """SPEC R4: Snowflake's ``"v"`` and ``V`` are two columns; Delta's field names are
+    unique whatever their case, and delta-rs refused the table (INTERNAL_ERROR, found by
+    the fuzz test). The second is stored under another physical name; each is written,
+    read, cloned and added by its own name."""
+    conn.sql(
+        'CREATE TABLE "t" ("v" FLOAT, ID VARCHAR, V INT); INSERT INTO "t" VALUES (1.5, \'a\', 2); '
+        'UPDATE "t" SET V = 3 WHERE "v" = 1.5; ALTER TABLE "t" ADD COLUMN "id" INT; '
+        'INSERT INTO "t" VALUES (2.5, \'b\', 4, 9); CREATE TABLE C CLONE "t"'
+    )
+    assert query(conn, 'SELECT "v", ID, V, "id" FROM C ORDER BY 1') == [
+        (1.5, "a", 3, None),
+        (2.5, "b", 4, 9),
+    ]
+    physical = [f.name for f in DeltaTable(str(table_root(home, "t"))).schema().fields]
+    assert physical == ["v", "ID", "V__2", "id__2"]
+
+
 def test_a_date_minus_a_date_is_a_number_of_days_r26(conn: Any) -> None:
     """Snowflake's ``d1 - d2`` of two dates is the days between them; Spark's was an
     interval (``30 days, 0:00:00``). A date minus a number stays a date; YEAROFWEEK, no

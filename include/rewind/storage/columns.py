@@ -47,9 +47,13 @@ def table_columns(obj: CatalogObject) -> list[Column]:
 
 
 def new_column(name: str, ctype: ColumnType, physical_taken: Iterable[str]) -> Column:
-    taken = set(physical_taken)
+    """A column named ``name`` whose physical (Delta) name is none of ``physical_taken``,
+    told apart without regard to case: Snowflake's ``"v"`` and ``V`` are two columns, a
+    Delta table's field names are unique whatever their case (delta-rs refused the table:
+    INTERNAL_ERROR), so the second is stored as ``V__2``."""
+    taken = {t.lower() for t in physical_taken}
     physical, n = name, 1
-    while physical in taken:
+    while physical.lower() in taken:
         n += 1
         physical = f"{name}__{n}"
     return Column(name, physical, ctype.sql, ctype.spark)
