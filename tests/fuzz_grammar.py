@@ -423,6 +423,9 @@ REVIVE = (
 )
 
 
+SNAPSHOTS = st.sampled_from(["D.PUBLIC.SNAP", "D.PUBLIC.SNAP2"])
+
+
 def bigquery(history: History, table: Strategy = TABLE) -> Strategy:
     instant = timestamp(history)
     return weighted(
@@ -461,9 +464,11 @@ def bigquery(history: History, table: Strategy = TABLE) -> Strategy:
                 ),
             ).map(lambda p: f"CREATE SCHEMA {p[0]} OPTIONS ({p[1]})"),
         ),
-        (  # table snapshots: made at a point, written to, dropped (rewind.sql.snapshots)
+        (  # table snapshots, under names of their own (a snapshot named as a working table
+            # would make every later write to it READ_ONLY_TABLE): made at a point, written
+            # to, dropped (rewind.sql.snapshots); DROP SNAPSHOT TABLE of a table too
             2,
-            st.tuples(TABLE, TABLE, instant).map(
+            st.tuples(SNAPSHOTS, TABLE, instant).map(
                 lambda p: f"CREATE SNAPSHOT TABLE {p[0]} CLONE {p[1]} FOR SYSTEM_TIME AS OF {p[2]}"
             ),
         ),
@@ -471,7 +476,7 @@ def bigquery(history: History, table: Strategy = TABLE) -> Strategy:
             1,
             st.tuples(
                 st.sampled_from(["INSERT INTO {} VALUES (9, 'z')", "DROP SNAPSHOT TABLE {}"]),
-                TABLE,
+                st.one_of(SNAPSHOTS, TABLE),
             ).map(lambda p: p[0].format(p[1])),
         ),
         (  # table expiration: in the past, the future, NULL, not a timestamp
