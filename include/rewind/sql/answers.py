@@ -55,8 +55,8 @@ def boundaries(unit: str, start: exp.Expression, end: exp.Expression) -> exp.Exp
     BigQuery's DATE_DIFF and DATETIME_DIFF: one month from 31 January to 1 February; Spark's
     TIMESTAMPDIFF counts whole units, 0): the whole units between the two truncated to it.
     ``start`` / ``end``: already rewritten by the caller."""
-    first, last = (_call("DATE_TRUNC", exp.Literal.string(unit), value) for value in (start, end))
-    return _call("TIMESTAMPDIFF", exp.var(unit), first, last)
+    first, last = (call("DATE_TRUNC", exp.Literal.string(unit), value) for value in (start, end))
+    return call("TIMESTAMPDIFF", exp.var(unit), first, last)
 
 
 def regexp_extract(
@@ -79,7 +79,7 @@ def regexp_extract(
     if "e" in flags and group.name == "0":  # Snowflake: e alone means group 1 (sqlglot: 0)
         group = exp.Literal.number(1)
     subject, pattern = inner(node.this), inner(node.expression)
-    extracted = _call("REGEXP_EXTRACT", subject, pattern, group.copy())
+    extracted = call("REGEXP_EXTRACT", subject, pattern, group.copy())
     matches = exp.RegexpLike(this=subject.copy(), expression=pattern.copy())
     return exp.Case(ifs=[exp.If(this=matches, true=extracted)])
 
@@ -107,7 +107,7 @@ def ordered_array(
     item = exp.If(
         this=exp.Is(this=inner(value), expression=exp.Null()),
         true=exp.Null(),
-        false=_call("NAMED_STRUCT", *fields),
+        false=call("NAMED_STRUCT", *fields),
     )
     left, right = exp.to_identifier("__rw_l"), exp.to_identifier("__rw_r")
     comparison: exp.Expression = exp.Literal.number(0)
@@ -115,13 +115,13 @@ def ordered_array(
         comparison = _compare_key(f"k{i}", key, comparison, left, right)
     sort = exp.Lambda(this=comparison, expressions=[left.copy(), right.copy()])
     element = exp.to_identifier("__rw_e")
-    sorted_items = _call("ARRAY_SORT", _call("COLLECT_LIST", item), sort)
+    sorted_items = call("ARRAY_SORT", call("COLLECT_LIST", item), sort)
     value_of = exp.Lambda(this=_field(element, f"k{len(keys)}"), expressions=[element.copy()])
-    values = _call("TRANSFORM", sorted_items, value_of)
+    values = call("TRANSFORM", sorted_items, value_of)
     if distinct:
-        values = _call("ARRAY_DISTINCT", values)
+        values = call("ARRAY_DISTINCT", values)
     if limit is not None:
-        values = _call("SLICE", values, exp.Literal.number(1), inner(limit))
+        values = call("SLICE", values, exp.Literal.number(1), inner(limit))
     return values
 
 
@@ -164,5 +164,6 @@ def _compare_key(
     )
 
 
-def _call(name: str, *args: exp.Expression) -> exp.Anonymous:
+def call(name: str, *args: exp.Expression) -> exp.Anonymous:
+    """A call of Spark's function ``name`` (written as it is named here)."""
     return exp.Anonymous(this=name, expressions=list(args))

@@ -28,6 +28,7 @@ from sqlglot import exp
 from rewind.sql.answers import (
     TRUNCATED_UNITS,
     boundaries,
+    call,
     ordered_array,
     regexp_extract,
     rounded_to_integer,
@@ -37,10 +38,6 @@ _DAYS = ("SUNDAY", "MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATU
 _EXTRACTED = {"ISOWEEK": "WEEK", "ISOYEAR": "YEAROFWEEK"}
 
 
-def _call(name: str, *args: exp.Expression) -> exp.Anonymous:
-    return exp.Anonymous(this=name, expressions=list(args))
-
-
 def _inner(node: exp.Expression) -> exp.Expression:
     """``node`` answered too: transform() does not descend into a replacement."""
     return node.transform(bigquery_answers)
@@ -48,7 +45,7 @@ def _inner(node: exp.Expression) -> exp.Expression:
 
 def _wall_clock(value: exp.Expression, zone: exp.Expression) -> exp.Expression:
     """The instant ``value`` as the wall clock in ``zone`` reads it (in UTC terms)."""
-    return _call("FROM_UTC_TIMESTAMP", _inner(value), zone.copy())
+    return call("FROM_UTC_TIMESTAMP", _inner(value), zone.copy())
 
 
 def _week_start(unit: exp.Expression | None) -> int | None:
@@ -62,9 +59,9 @@ def _week_start(unit: exp.Expression | None) -> int | None:
 
 def _days_into_week(value: exp.Expression, start: int) -> exp.Expression:
     """How many days ``value`` is past its week's first day (0 .. 6)."""
-    weekday = exp.Sub(this=_call("DAYOFWEEK", value.copy()), expression=exp.Literal.number(1))
+    weekday = exp.Sub(this=call("DAYOFWEEK", value.copy()), expression=exp.Literal.number(1))
     offset = exp.Sub(this=weekday, expression=exp.Literal.number(start))
-    return _call("PMOD", offset, exp.Literal.number(7))
+    return call("PMOD", offset, exp.Literal.number(7))
 
 
 def _days_into_iso_year(value: exp.Expression) -> exp.Expression:
@@ -81,8 +78,8 @@ def _days_into_iso_year(value: exp.Expression) -> exp.Expression:
 
 def _days_back(value: exp.Expression, back: exp.Expression) -> exp.Expression:
     """The start of the day ``back`` days before ``value``'s (a TIMESTAMP)."""
-    day = _call("DATE_TRUNC", exp.Literal.string("DAY"), value.copy())
-    return _call("TIMESTAMPADD", exp.var("DAY"), exp.Neg(this=exp.paren(back)), day)
+    day = call("DATE_TRUNC", exp.Literal.string("DAY"), value.copy())
+    return call("TIMESTAMPADD", exp.var("DAY"), exp.Neg(this=exp.paren(back)), day)
 
 
 def _difference(node: exp.DateDiff | exp.DatetimeDiff) -> exp.Expression | None:
@@ -94,7 +91,7 @@ def _difference(node: exp.DateDiff | exp.DatetimeDiff) -> exp.Expression | None:
     week = _week_start(unit)
     if week is not None:
         first, last = (_days_back(v, _days_into_week(v, week)) for v in (start, end))
-        return _call("TIMESTAMPDIFF", exp.var("WEEK"), first, last)
+        return call("TIMESTAMPDIFF", exp.var("WEEK"), first, last)
     if name == "ISOYEAR":
         years = (exp.Extract(this=exp.var("YEAROFWEEK"), expression=v) for v in (end, start))
         return exp.Sub(this=next(years), expression=next(years))
@@ -112,11 +109,11 @@ def _truncated(node: exp.Expression) -> exp.Expression | None:
         back = _days_into_week(value, start) if start is not None else _days_into_iso_year(value)
         first: exp.Expression = _days_back(value, back)
     elif isinstance(node, exp.DatetimeTrunc) or zone is not None:
-        first = _call("DATE_TRUNC", exp.Literal.string(name or "DAY"), value)
+        first = call("DATE_TRUNC", exp.Literal.string(name or "DAY"), value)
     else:
         return None
     if zone is not None:
-        return _call("TO_UTC_TIMESTAMP", first, zone.copy())
+        return call("TO_UTC_TIMESTAMP", first, zone.copy())
     if isinstance(node, exp.DateTrunc):
         return exp.cast(first, "DATE")
     if isinstance(node, exp.DatetimeTrunc):
@@ -134,13 +131,13 @@ def _extracted(node: exp.Extract) -> exp.Expression | None:
     start = _week_start(part)
     if start is not None:  # the weeks begun on or before the day, within its year
         begun = exp.Sub(
-            this=_call("DAYOFYEAR", _inner(value)), expression=_days_into_week(_inner(value), start)
+            this=call("DAYOFYEAR", _inner(value)), expression=_days_into_week(_inner(value), start)
         )
         weeks = exp.Div(
             this=exp.paren(exp.Add(this=begun, expression=exp.Literal.number(6))),
             expression=exp.Literal.number(7),
         )
-        return exp.cast(_call("FLOOR", weeks), "BIGINT")
+        return exp.cast(call("FLOOR", weeks), "BIGINT")
     return None
 
 

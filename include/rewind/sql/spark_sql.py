@@ -26,6 +26,7 @@ from rewind.errors import InvalidValue, UnsupportedError
 from rewind.sql.answers import (
     TRUNCATED_UNITS,
     boundaries,
+    call,
     ordered_array,
     regexp_extract,
     rounded_to_integer,
@@ -129,10 +130,6 @@ def _formatted_timestamp(node: exp.StrToTime) -> exp.Expression:
     return _instant(given, to if isinstance(to, exp.DataType) else exp.DataType.build(to))
 
 
-def _function(name: str, *args: exp.Expression) -> exp.Anonymous:
-    return exp.Anonymous(this=name, expressions=list(args))
-
-
 def _snowflake_answers(node: exp.Expression) -> exp.Expression:
     """Snowflake functions that sqlglot writes as Spark functions answering otherwise —
     a wrong answer, no error:
@@ -191,7 +188,7 @@ def _truncated_number(node: exp.Trunc) -> exp.Expression | None:
     if scale is None:
         return None
     value = _inner(node.this)
-    down, up = (_function(name, value.copy(), _inner(scale)) for name in ("FLOOR", "CEIL"))
+    down, up = (call(name, value.copy(), _inner(scale)) for name in ("FLOOR", "CEIL"))
     negative = exp.LT(this=value, expression=exp.Literal.number(0))
     return exp.Case(ifs=[exp.If(this=negative, true=up)], default=down)
 
@@ -212,7 +209,7 @@ def _day_of_week(node: exp.Expression) -> exp.Expression | None:
     else:
         day, iso = node.this, isinstance(node, exp.DayOfWeekIso)
     one_based = exp.paren(
-        exp.Add(this=_function("WEEKDAY", _inner(day)), expression=exp.Literal.number(1))
+        exp.Add(this=call("WEEKDAY", _inner(day)), expression=exp.Literal.number(1))
     )
     return (
         one_based if iso else exp.paren(exp.Mod(this=one_based, expression=exp.Literal.number(7)))
@@ -258,14 +255,14 @@ _REWRITES: list[
     (exp.Initcap, lambda node: _initcap(_inner(node.this), node.args.get("expression"))),
     (  # Spark has no WEEK function
         exp.Week,
-        lambda node: None if node.args.get("mode") else _function("WEEKOFYEAR", _inner(node.this)),
+        lambda node: None if node.args.get("mode") else call("WEEKOFYEAR", _inner(node.this)),
     ),
     (  # Snowflake's ARRAY[i] is NULL past either end, ANSI Spark's fails: Spark's GET
         exp.Bracket,
         lambda node: (
             None
             if len(node.expressions) != 1 or node.expressions[0].is_string
-            else _function("GET", _inner(node.this), _inner(node.expressions[0]))
+            else call("GET", _inner(node.this), _inner(node.expressions[0]))
         ),
     ),
     (exp.ToChar, lambda node: _to_char(node)),
@@ -279,7 +276,7 @@ _REWRITES: list[
         lambda node: (
             None
             if node.args.get("length") is not None
-            else _function("SHA2", _inner(node.this), exp.Literal.number(256))
+            else call("SHA2", _inner(node.this), exp.Literal.number(256))
         ),
     ),
     (exp.TimeToStr, lambda node: _date_format(node.this, node.args["format"])),
@@ -315,7 +312,7 @@ def _epoch(node: exp.Extract) -> exp.Expression | None:
         return None
     function, factor = part
     instant = exp.cast(_inner(node.expression), exp.DataType.Type.TIMESTAMP)
-    value = _function(function, instant)
+    value = call(function, instant)
     return value if factor == 1 else exp.paren(value * exp.Literal.number(factor))
 
 
@@ -341,9 +338,9 @@ def _date_from_parts(node: exp.DateFromParts) -> exp.Expression | None:
     if not node.args.get("allow_overflow"):
         return None
     year, month, day = (_inner(node.args[k]) for k in ("year", "month", "day"))
-    first = _function("MAKE_DATE", year, exp.Literal.number(1), exp.Literal.number(1))
-    months = _function("ADD_MONTHS", first, exp.Sub(this=month, expression=exp.Literal.number(1)))
-    return _function("DATE_ADD", months, exp.Sub(this=day, expression=exp.Literal.number(1)))
+    first = call("MAKE_DATE", year, exp.Literal.number(1), exp.Literal.number(1))
+    months = call("ADD_MONTHS", first, exp.Sub(this=month, expression=exp.Literal.number(1)))
+    return call("DATE_ADD", months, exp.Sub(this=day, expression=exp.Literal.number(1)))
 
 
 def _parsed_json(node: exp.ParseJSON) -> exp.Expression:
@@ -354,13 +351,13 @@ def _parsed_json(node: exp.ParseJSON) -> exp.Expression:
     text = _inner(node.this)
     valid = exp.or_(
         exp.Is(
-            this=_function("GET_JSON_OBJECT", text.copy(), exp.Literal.string("$")),
+            this=call("GET_JSON_OBJECT", text.copy(), exp.Literal.string("$")),
             expression=exp.Null(),
         ).not_(),
-        exp.EQ(this=_function("TRIM", text.copy()), expression=exp.Literal.string("null")),
+        exp.EQ(this=call("TRIM", text.copy()), expression=exp.Literal.string("null")),
     )
     error = exp.Literal.string("Error parsing JSON: the text is not JSON.")
-    invalid = exp.Null() if node.args.get("safe") else _function("RAISE_ERROR", error)
+    invalid = exp.Null() if node.args.get("safe") else call("RAISE_ERROR", error)
     return exp.If(this=valid, true=text, false=invalid)
 
 
@@ -390,7 +387,7 @@ def _to_char(node: exp.ToChar) -> exp.Expression | None:
     if form.is_string and _DATETIME_FORMAT.search(form.name):
         snowflake = sqlglot.Dialect.get_or_raise("snowflake")
         return _date_format(node.this, snowflake.format_time(form) or form)
-    return _function("TO_CHAR", _inner(node.this), form)
+    return call("TO_CHAR", _inner(node.this), form)
 
 
 def _date_format(value: exp.Expression, form: exp.Expr) -> exp.Expression | None:
@@ -403,7 +400,7 @@ def _date_format(value: exp.Expression, form: exp.Expr) -> exp.Expression | None
         return None
     mapping, trie = _java_mapping()
     pattern = format_time(form.name, mapping, trie) or ""
-    return _function("DATE_FORMAT", _inner(value), exp.Literal.string(pattern))
+    return call("DATE_FORMAT", _inner(value), exp.Literal.string(pattern))
 
 
 @cache
