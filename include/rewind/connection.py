@@ -356,9 +356,11 @@ class Connection:
     def analyse(self, statement: str, dialect: str = "snowflake") -> Analysis:
         """What ``statement`` would read, write, create, drop and alter if it ran now (its
         analysis, from which it is authorized and audited), without running it or
-        checking privileges; nothing is logged or changed."""
+        checking privileges; nothing is logged or changed (the tables past their
+        expiration are dropped as the statement would find them, then rolled back)."""
         with Session(self.engine) as session:
             ctx = self._context(session, str(uuid.uuid4()), self.clock.now(), statement)
+            ctx.catalog.expire(ctx.now)
             return prepare(ctx, parse(statement, dialect).tree)[1]
 
     def _context(self, session: Session, query_id: str, now: datetime, text: str) -> Context:

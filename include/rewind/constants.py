@@ -26,6 +26,8 @@ DEFAULT_USER = "ADMIN"
 # else) and the service user scheduled Airflow runs act as.
 LIFECYCLE_ROLE = "REWIND_LIFECYCLE"
 SERVICE_USER = "REWIND_SERVICE"
+# SPEC R36: the user of what Rewind does by itself (a table dropped at its expiration).
+SYSTEM_USER = "SYSTEM"
 ACCOUNTADMIN = "ACCOUNTADMIN"
 PUBLIC_ROLE = "PUBLIC"  # SPEC R37: every user holds it; its grants reach every role
 PUBLIC_SCHEMA = "PUBLIC"  # SPEC R1

@@ -175,6 +175,16 @@ def test_a_table_past_its_expiration_is_dropped_then_and_restorable_in_its_windo
     assert bq(later, "SELECT A FROM P.DS.KEEP") == [[42]]
     history = later.sql("SHOW TABLES HISTORY LIKE 'E' IN P.DS")[0]
     assert history.column("dropped_on") == [parse_timestamp(at(2))]
+    # Each expiration's drop is in the log, of the SYSTEM user, at its instant (R36).
+    dropped_by = later.sql(
+        "SELECT a.object_modified_by_ddl:objectName::string, "
+        "a.object_modified_by_ddl:operationType::string, q.user_name, q.start_time, "
+        "q.query_type, q.query_tag, q.execution_status "
+        "FROM REWIND.ACCOUNT_USAGE.ACCESS_HISTORY a JOIN REWIND.ACCOUNT_USAGE.QUERY_HISTORY q "
+        "ON a.query_id = q.query_id WHERE q.user_name = 'SYSTEM' ORDER BY 1"
+    )[-1].rows
+    expired = ["DROP", "SYSTEM", parse_timestamp(at(2)), "DROP", "expiration_timestamp"]
+    assert dropped_by == [[f"P.DS.{name}", *expired, "SUCCESS"] for name in ("E", "G")]
     assert bq(later, "SELECT table_name FROM P.DS.INFORMATION_SCHEMA.TABLES ORDER BY 1") == [
         ["F"],
         ["KEEP"],
@@ -192,6 +202,18 @@ def test_a_table_past_its_expiration_is_dropped_then_and_restorable_in_its_windo
     run_lifecycle(config, parse_timestamp(at(4 + 168 - 1)))
     assert catalog(home, "SELECT dropped_on FROM objects WHERE id = ?", f_id) == [
         ("2026-05-01 04:00:00.000000",)
+    ]
+    assert catalog(
+        home,
+        "SELECT s.user_name, s.start_time, s.text FROM statements s JOIN statement_objects o "
+        "ON o.query_id = s.query_id WHERE o.object_id = ? AND o.operation = 'DROP'",
+        f_id,
+    ) == [
+        (
+            "SYSTEM",
+            "2026-05-01 04:00:00.000000",
+            "-- expiration_timestamp 2026-05-01T04:00:00+00:00 passed\nDROP TABLE P.DS.F",
+        )
     ]
     held = "SELECT DISTINCT state FROM file_states WHERE table_id = ?"
     assert catalog(home, held, f_id) == [("LIVE",)]  # the dropped table's: time travel

@@ -42,6 +42,7 @@ from rewind.constants import (
     RETENTION_PARAM,
     SCHEMA,
     SERVICE_USER,
+    SYSTEM_USER,
     TABLE,
 )
 from rewind.errors import InvalidLocation
@@ -343,7 +344,8 @@ class Catalog:
         is at or before ``now``, as of that time: it spends its time travel, then its
         fail-safe week, from then on, as a table dropped then (SPEC R10, R12, R27). Run
         before each statement and by the lifecycle's first step, so no statement sees a
-        table past its expiration."""
+        table past its expiration. Each drop is a statement of the log, of no user's
+        (QUERY_HISTORY and ACCESS_HISTORY show what dropped the table and when, SPEC R36)."""
         expired = self.session.scalars(
             select(CatalogObject)
             .where(
@@ -355,8 +357,28 @@ class Catalog:
         ).all()
         for obj in expired:
             assert obj.expires_on is not None
+            self._log_expiration(obj, obj.expires_on)
             self.drop(obj, obj.expires_on)
         return list(expired)
+
+    def _log_expiration(self, table: CatalogObject, when: datetime) -> None:
+        """The drop of an expired table as a statement of the log, at its expiration."""
+        query_id = str(uuid.uuid4())
+        self.session.add(
+            Statement(
+                query_id=query_id,
+                text=f"-- expiration_timestamp {when.isoformat()} passed\n"
+                f"DROP TABLE {self.qualified_name(table)}",
+                user_name=SYSTEM_USER,
+                role_name="",
+                start_time=when,
+                end_time=when,
+                status="SUCCESS",
+                query_type="DROP",
+                query_tag="expiration_timestamp",
+            )
+        )
+        self.record_access(query_id, table.id, "DDL", operation="DROP")
 
     def undrop(self, obj: CatalogObject) -> list[CatalogObject]:
         """Bring back ``obj`` and the descendants its drop took (SPEC R21)."""
