@@ -147,6 +147,10 @@ def _bad_value(condition: str, params: dict[str, str]) -> str | None:
             return f"Boolean value {value} is not recognized."
         kind = _NAMED_VALUES.get(target)
         return f"{kind} {value} is not recognized." if kind else None
+    if condition == "CANNOT_PARSE_TIMESTAMP":  # TO_DATE / PARSE_DATE of text its format misses
+        found = re.search(r"Text '(?P<text>.*)' could not be parsed", params.get("message", ""))
+        text = f" '{found['text']}'" if found else ""
+        return f"Can't parse{text} as a date or time with its format."
     if condition == "USER_RAISED_EXCEPTION" and params.get("errorMessage"):
         return params["errorMessage"]  # a check a rewritten function makes (PARSE_JSON)
     if condition.startswith("NUMERIC_VALUE_OUT_OF_RANGE") and "value" in params:

@@ -676,6 +676,88 @@ def test_bigquery_weeks_and_time_zones_answer_as_in_bigquery_r27(conn: Any) -> N
     assert [tuple(row) for row in differences] == [(1, 1, 1, 0, 1, -1, 1, 0)]
 
 
+def test_text_parsed_with_a_format_fails_or_is_null_as_in_each_product_r26_r27(
+    conn: Any,
+) -> None:
+    """Snowflake's ``TRY_TO_DATE`` / ``TRY_TO_TIMESTAMP`` with a format failed on text the
+    format misses (sqlglot wrote TO_DATE / TO_TIMESTAMP); they answer NULL. BigQuery's
+    ``SAFE.`` prefix was an unknown function (PARSE_DATE, PARSE_TIMESTAMP, PARSE_DATETIME,
+    PARSE_JSON, CAST answer NULL; any other is refused by name); ``PARSE_TIMESTAMP``
+    dropped its zone (a wall clock in New York read as UTC) and refused ``%Ez``;
+    ``PARSE_DATETIME`` and ``APPROX_QUANTILES`` were no functions; ``PARSE_JSON`` took any
+    text; ``INITCAP`` without delimiters was refused. The parses' failures are
+    INVALID_VALUE in Snowflake's words (Spark's named its own ``try_to_date``)."""
+    conn.sql(
+        "CREATE TABLE TXT (ID INT, S VARCHAR); "
+        "INSERT INTO TXT VALUES (1, '2024-01-05'), (2, 'bad'), (3, NULL)"
+    )
+    snowflake = query(
+        conn,
+        "SELECT ID, TRY_TO_DATE(S, 'YYYY-MM-DD'), TRY_TO_TIMESTAMP(S, 'YYYY-MM-DD'), "
+        "TRY_TO_DATE('05/01/2024', 'MM/DD/YYYY'), TRY_TO_TIMESTAMP('bad', 'MM/DD/YYYY HH24') "
+        "FROM TXT ORDER BY ID",
+    )
+    day, utc = date(2024, 5, 1), datetime(2024, 1, 5, tzinfo=UTC)
+    assert snowflake == [
+        (1, date(2024, 1, 5), utc, day, None),
+        (2, None, None, day, None),
+        (3, None, None, day, None),
+    ]
+    with pytest.raises(RewindError) as failed:
+        conn.sql("SELECT TO_DATE(S, 'DD/MM/YYYY') FROM TXT WHERE ID = 2")
+    assert (failed.value.code, failed.value.message) == (
+        "INVALID_VALUE",
+        "Can't parse 'bad' as a date or time with its format.",
+    )
+
+    def bq(sql: str) -> list[tuple[Any, ...]]:
+        return [tuple(row) for row in conn.sql(sql, dialect="bigquery")[-1].rows]
+
+    assert bq(
+        "SELECT ID, SAFE.PARSE_DATE('%Y-%m-%d', S), SAFE.PARSE_TIMESTAMP('%F', S), "
+        "SAFE.PARSE_DATETIME('%Y-%m-%d', S), SAFE.PARSE_JSON(S), SAFE.CAST(S AS INT64) "
+        "FROM D.PUBLIC.TXT ORDER BY ID"
+    ) == [
+        (1, date(2024, 1, 5), utc, datetime(2024, 1, 5), None, None),
+        (2, None, None, None, None, None),
+        (3, None, None, None, None, None),
+    ]
+    assert bq(
+        "SELECT PARSE_TIMESTAMP('%Y-%m-%d %H:%M:%S', '2024-01-05 10:30:00', "
+        "'America/New_York'), PARSE_TIMESTAMP('%F %T%Ez', '2024-01-05 10:30:00+02:00'), "
+        "PARSE_TIMESTAMP('%F %T%z', '2024-01-05 10:30:00+0200', 'America/New_York'), "
+        "PARSE_DATETIME('%Y-%m-%d %H:%M', '2024-01-05 10:30'), "
+        "PARSE_JSON('{\"a\": 1}'), SAFE.PARSE_JSON('nope'), "
+        "INITCAP('hello wORLD-foo'), "
+        "FORMAT_TIMESTAMP('%F %T%Ez', TIMESTAMP '2024-01-05 10:30:00+00')"
+    ) == [
+        (
+            datetime(2024, 1, 5, 15, 30, tzinfo=UTC),
+            datetime(2024, 1, 5, 8, 30, tzinfo=UTC),
+            datetime(2024, 1, 5, 8, 30, tzinfo=UTC),
+            datetime(2024, 1, 5, 10, 30),
+            '{"a": 1}',
+            None,
+            "Hello World-Foo",
+            "2024-01-05 10:30:00+00:00",
+        )
+    ]
+    quantiles = bq("SELECT APPROX_QUANTILES(ID, 2), APPROX_QUANTILES(ID, 3) FROM D.PUBLIC.TXT")
+    assert quantiles == [([1, 2, 3], [1, 1, 2, 3])]
+    for sql, code in [
+        ("SELECT SAFE.SUBSTR(S, 0, 2) FROM D.PUBLIC.TXT", "UNSUPPORTED"),
+        ("SELECT PARSE_JSON('nope')", "INVALID_VALUE"),
+        ("SELECT PARSE_DATE('%Y-%m-%d', S) FROM D.PUBLIC.TXT", "INVALID_VALUE"),
+        (
+            "SELECT FORMAT_TIMESTAMP('%F %T%Ez', TIMESTAMP '2024-01-05 10:30:00+00', 'Asia/Tokyo')",
+            "UNSUPPORTED",
+        ),
+    ]:
+        with pytest.raises(RewindError) as refused:
+            conn.sql(sql, dialect="bigquery")
+        assert refused.value.code == code, sql
+
+
 def test_typed_array_struct_and_map_columns_are_created_and_written_r20_r27(conn: Any) -> None:
     """``CREATE TABLE t (tags ARRAY<STRING>, s STRUCT<x INT64, ...>)`` (BigQuery's typed
     arrays and structs) and Snowflake's structured ``ARRAY(VARCHAR)`` / ``OBJECT(...)`` /

@@ -1,12 +1,14 @@
 """What Snowflake and BigQuery both answer otherwise than Spark (SPEC R26, R27), for
 :func:`rewind.sql.spark_sql._snowflake_answers` and :mod:`rewind.sql.bigquery_answers`:
 a cast to an integer, a difference of dates counted in unit boundaries, the substring a
-regular expression extracts, and an ordered ARRAY_AGG."""
+regular expression extracts, an ordered ARRAY_AGG, INITCAP and PARSE_JSON."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 
+import sqlglot
 from sqlglot import exp
 
 _INTEGERS = {
@@ -162,6 +164,61 @@ def _compare_key(
         ],
         default=then,
     )
+
+
+# INITCAP in both products: a letter after any of these delimiters starts a word (Spark's
+# INITCAP knows whitespace only). A character at a time, the one before it deciding.
+_INITCAP = (
+    "ARRAY_JOIN(TRANSFORM(SEQUENCE(1, LENGTH(__rw_text)), __rw_i -> IF(__rw_i = 1 OR "
+    "INSTR(__rw_delimiters, SUBSTR(__rw_text, __rw_i - 1, 1)) > 0, "
+    "UPPER(SUBSTR(__rw_text, __rw_i, 1)), LOWER(SUBSTR(__rw_text, __rw_i, 1)))), '')"
+)
+_DELIMITERS = ' \t\n\r\x0c\x0b!?@"^#$&~_,.:;+-*%/|\\[](){}<>'
+
+
+@cache
+def _sqlglot_initcap_defaults() -> list[exp.Expression]:
+    """The delimiters sqlglot gives an INITCAP without any, in each product (a regex
+    class: the same characters as :data:`_DELIMITERS`)."""
+    parsed = (sqlglot.parse_one("SELECT INITCAP(x)", read=d) for d in ("snowflake", "bigquery"))
+    return [p.expressions[0].args["expression"] for p in parsed]
+
+
+def initcap(node: exp.Initcap, inner: Callable[[exp.Expression], exp.Expression]) -> exp.Expression:
+    """``INITCAP(text [, delimiters])`` in Spark SQL (see :data:`_INITCAP`); sqlglot's
+    Spark refused BigQuery's with its default delimiters as custom ones."""
+    delimiters = node.args.get("expression")
+    if delimiters is None or delimiters in _sqlglot_initcap_defaults():
+        delimiters = exp.Literal.string(_DELIMITERS)
+    template = sqlglot.parse_one(_INITCAP, read="spark")
+    assert isinstance(template, exp.Expression)
+    for column in list(template.find_all(exp.Column)):
+        if column.name == "__rw_text":
+            column.replace(inner(node.this))
+        elif column.name == "__rw_delimiters":
+            column.replace(delimiters.copy())
+    return template
+
+
+def parsed_json(
+    node: exp.ParseJSON, inner: Callable[[exp.Expression], exp.Expression]
+) -> exp.Expression:
+    """PARSE_JSON (both products), TRY_PARSE_JSON, BigQuery's SAFE.PARSE_JSON: Rewind
+    keeps JSON as its text (no VARIANT), which they returned whatever it was. Text that
+    is no JSON fails PARSE_JSON, and is NULL for the safe forms, as in Snowflake and
+    BigQuery (Spark's GET_JSON_OBJECT reads no other text; 'null' is JSON's null, which
+    it also answers NULL for)."""
+    text = inner(node.this)
+    valid = exp.or_(
+        exp.Is(
+            this=call("GET_JSON_OBJECT", text.copy(), exp.Literal.string("$")),
+            expression=exp.Null(),
+        ).not_(),
+        exp.EQ(this=call("TRIM", text.copy()), expression=exp.Literal.string("null")),
+    )
+    error = exp.Literal.string("Error parsing JSON: the text is not JSON.")
+    invalid = exp.Null() if node.args.get("safe") else call("RAISE_ERROR", error)
+    return exp.If(this=valid, true=text, false=invalid)
 
 
 def call(name: str, *args: exp.Expression) -> exp.Anonymous:

@@ -19,23 +19,38 @@ counterpart of :func:`rewind.sql.spark_sql._snowflake_answers` for ``--dialect b
   match of a pattern without a group (it failed); ``ARRAY_AGG(x ORDER BY ... [LIMIT n])``
   keeps its order and limit (Spark refused the clause, and sqlglot dropped the order of a
   DISTINCT one) (:mod:`rewind.sql.answers`).
+- Parsing text: ``PARSE_TIMESTAMP(fmt, text, zone)`` dropped its zone (the text read as
+  UTC wall clock) and its ``%Ez`` offset (``+02:00``) was no Spark pattern (refused);
+  ``PARSE_DATETIME`` was no Spark function; the ``SAFE.`` prefix (NULL where the function
+  fails) was an unknown function. ``INITCAP`` without delimiters was refused, and
+  ``PARSE_JSON`` took any text (:mod:`rewind.sql.answers`). ``APPROX_QUANTILES`` was no
+  Spark function.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+from typing import Any
+
 from sqlglot import exp
 
+from rewind.errors import UnsupportedError
 from rewind.sql.answers import (
     TRUNCATED_UNITS,
     boundaries,
     call,
+    initcap,
     ordered_array,
+    parsed_json,
     regexp_extract,
     rounded_to_integer,
 )
 
 _DAYS = ("SUNDAY", "MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATURDAY")
 _EXTRACTED = {"ISOWEEK": "WEEK", "ISOYEAR": "YEAROFWEEK"}
+Rewrite = Callable[[Any], exp.Expression | None]
+_OFFSET = re.compile(r"%:?[zZ]")  # a format that reads the text's own offset or zone
 
 
 def _inner(node: exp.Expression) -> exp.Expression:
@@ -152,30 +167,125 @@ def _ordered_array_agg(node: exp.ArrayAgg) -> exp.Expression | None:
     return ordered_array(body.this, list(body.expressions), limit, _inner)
 
 
+def _parsed_time(node: exp.StrToTime | exp.ParseDatetime, safe: bool) -> exp.Expression:
+    """PARSE_TIMESTAMP (its text the wall clock in its zone, UTC by default, unless the
+    format reads an offset: ``%z``, ``%Ez``) and PARSE_DATETIME (a TIMESTAMP_NTZ)."""
+    form = node.args.get("format")
+    if isinstance(form, exp.Literal) and form.is_string:
+        form = exp.Literal.string(form.name.replace("%Ez", "%:z"))  # +02:00, as Snowflake's
+    parsed: exp.Expression = exp.StrToTime(this=_inner(node.this), format=form, safe=safe)
+    if isinstance(node, exp.ParseDatetime):
+        return exp.cast(parsed, exp.DataType.build("TIMESTAMPNTZ"))
+    zone = node.args.get("zone")
+    if zone is not None and not (form is not None and _OFFSET.search(form.name)):
+        parsed = call("TO_UTC_TIMESTAMP", parsed, _inner(zone))
+    return parsed
+
+
+# BigQuery's functions whose SAFE. form Rewind answers (NULL where they fail).
+_SAFE = "PARSE_DATE, PARSE_DATETIME, PARSE_TIMESTAMP, PARSE_JSON and CAST"
+
+
+def _safe(node: exp.SafeFunc) -> exp.Expression:
+    """``SAFE.f(...)``: NULL where ``f`` fails, for the functions of :data:`_SAFE`
+    (Spark has no form of any other that answers NULL where BigQuery's fails: refused by
+    name, never an answer that differs)."""
+    function = node.this
+    if isinstance(function, exp.Cast):
+        return _inner(exp.TryCast(this=function.this.copy(), to=function.to.copy()))
+    if isinstance(function, exp.StrToTime | exp.ParseDatetime):
+        return _parsed_time(function, True)
+    if isinstance(function, exp.StrToDate | exp.ParseJSON):
+        safe = function.copy()
+        safe.set("safe", True)
+        return _inner(safe)
+    raise UnsupportedError(
+        f"{node.sql('bigquery')}: the SAFE. prefix is supported for {_SAFE} only "
+        "(see also SAFE_CAST, SAFE_DIVIDE)."
+    )
+
+
+def _formatted(node: exp.TimeToStr) -> exp.Expression | None:
+    """FORMAT_TIMESTAMP / FORMAT_DATE: ``%Ez`` is the offset with a colon; a zone argument
+    formats the instant's wall clock there (an offset or zone name in the format would
+    be UTC's, not the zone's: refused)."""
+    form, zone = node.args.get("format"), node.args.get("zone")
+    if not (isinstance(form, exp.Literal) and form.is_string):
+        return None
+    if zone is not None and _OFFSET.search(form.name.replace("%Ez", "%z")):
+        raise UnsupportedError(
+            "FORMAT_TIMESTAMP(format, timestamp, time_zone) with an offset or zone name "
+            "(%z, %Ez, %Z) in its format is not supported: Rewind would show UTC's."
+        )
+    replacement = node.copy()
+    replacement.set("format", exp.Literal.string(form.name.replace("%Ez", "%:z")))
+    value = _wall_clock(node.this, zone) if zone is not None else _inner(node.this)
+    replacement.set("this", value)
+    replacement.set("zone", None)
+    return replacement
+
+
+def _quantiles(node: exp.ApproxQuantiles) -> exp.Expression | None:
+    """``APPROX_QUANTILES(x, n)``: the minimum, the n - 1 quantiles between and the
+    maximum, NULLs left out (Spark's APPROX_PERCENTILE of those n + 1 fractions; it was no
+    Spark function)."""
+    count = node.expression
+    if isinstance(node.this, exp.Distinct) or not (
+        isinstance(count, exp.Literal) and count.is_int and int(count.name) > 0
+    ):
+        return None
+    n = int(count.name)
+    fractions = [exp.Literal.number(repr(i / n)) for i in range(n + 1)]
+    return call("APPROX_PERCENTILE", _inner(node.this), exp.Array(expressions=fractions))
+
+
+_REWRITES: list[tuple[type[exp.Expression] | tuple[type[exp.Expression], ...], Rewrite]] = [
+    (exp.TimeToStr, _formatted),
+    ((exp.DateTrunc, exp.DatetimeTrunc, exp.TimestampTrunc), _truncated),
+    (exp.Extract, _extracted),
+    (
+        (exp.DateDiff, exp.DatetimeDiff),
+        lambda node: _difference(node) if node.args.get("date_part_boundary") else None,
+    ),
+    (exp.Cast, lambda node: rounded_to_integer(node, _inner)),
+    (exp.RegexpExtract, lambda node: regexp_extract(node, _inner)),
+    (  # ARRAY_AGG(x IGNORE NULLS ...): its NULLs are left out anyway
+        exp.IgnoreNulls,
+        lambda node: _ordered_array_agg(node.this) if isinstance(node.this, exp.ArrayAgg) else None,
+    ),
+    (exp.ArrayAgg, _ordered_array_agg),
+    (
+        exp.Date,
+        lambda node: (
+            exp.cast(_wall_clock(node.this, node.args["zone"]), "DATE")
+            if node.args.get("zone") is not None
+            else None
+        ),
+    ),
+    (
+        exp.Datetime,
+        lambda node: (
+            exp.cast(_wall_clock(node.this, node.expression), exp.DataType.build("TIMESTAMPNTZ"))
+            if node.expression is not None
+            else None
+        ),
+    ),
+    (exp.SafeFunc, _safe),
+    (
+        (exp.StrToTime, exp.ParseDatetime),
+        lambda node: _parsed_time(node, bool(node.args.get("safe"))),
+    ),
+    (exp.Initcap, lambda node: initcap(node, _inner)),
+    (exp.ParseJSON, lambda node: parsed_json(node, _inner)),
+    (exp.ApproxQuantiles, _quantiles),
+]
+
+
 def bigquery_answers(node: exp.Expression) -> exp.Expression:
     """``node`` as BigQuery answers it, in Spark's functions (see the module)."""
-    replacement: exp.Expression | None = None
-    if isinstance(node, exp.TimeToStr) and node.args.get("zone") is not None:
-        replacement = node.copy()
-        replacement.set("this", _wall_clock(node.this, node.args["zone"]))
-        replacement.set("zone", None)
-    elif isinstance(node, exp.DateTrunc | exp.DatetimeTrunc | exp.TimestampTrunc):
-        replacement = _truncated(node)
-    elif isinstance(node, exp.Extract):
-        replacement = _extracted(node)
-    elif isinstance(node, exp.DateDiff | exp.DatetimeDiff) and node.args.get("date_part_boundary"):
-        replacement = _difference(node)
-    elif isinstance(node, exp.Cast):
-        replacement = rounded_to_integer(node, _inner)
-    elif isinstance(node, exp.RegexpExtract):
-        replacement = regexp_extract(node, _inner)
-    elif isinstance(node, exp.IgnoreNulls) and isinstance(node.this, exp.ArrayAgg):
-        replacement = _ordered_array_agg(node.this)  # its NULLs are left out anyway
-    elif isinstance(node, exp.ArrayAgg):
-        replacement = _ordered_array_agg(node)
-    elif isinstance(node, exp.Date) and node.args.get("zone") is not None:
-        replacement = exp.cast(_wall_clock(node.this, node.args["zone"]), "DATE")
-    elif isinstance(node, exp.Datetime) and node.expression is not None:
-        wall = _wall_clock(node.this, node.expression)
-        replacement = exp.cast(wall, exp.DataType.build("TIMESTAMPNTZ"))
-    return node if replacement is None else replacement
+    for kind, rewrite in _REWRITES:
+        if isinstance(node, kind):
+            replacement = rewrite(node)
+            if replacement is not None:
+                return replacement
+    return node

@@ -27,7 +27,9 @@ from rewind.sql.answers import (
     TRUNCATED_UNITS,
     boundaries,
     call,
+    initcap,
     ordered_array,
+    parsed_json,
     regexp_extract,
     rounded_to_integer,
 )
@@ -119,14 +121,18 @@ def _formatted_timestamp(node: exp.StrToTime) -> exp.Expression:
         and text.is_string
         and isinstance(pattern, exp.Literal)
         and pattern.is_string
+        and node.args.get("zone") is None  # BigQuery's, read in Spark by bigquery_answers
+        and "%E" not in pattern.this
     ):
         return node
     directives = re.sub(r"%f_\w+", "%f", pattern.this.replace("%:z", "%z"))
+    to = node.args.get("target_type") or exp.DataType.build("TIMESTAMP_NTZ")
     try:
         given = datetime.strptime(text.this, directives)
     except ValueError:
+        if node.args.get("safe"):  # TRY_TO_TIMESTAMP, SAFE.PARSE_TIMESTAMP: NULL
+            return exp.cast(exp.null(), to)
         raise InvalidValue(f"Timestamp '{text.this}' does not match its format.") from None
-    to = node.args.get("target_type") or exp.DataType.build("TIMESTAMP_NTZ")
     return _instant(given, to if isinstance(to, exp.DataType) else exp.DataType.build(to))
 
 
@@ -252,7 +258,7 @@ _REWRITES: list[
     ),
     ((exp.DayOfWeek, exp.DayOfWeekIso, exp.Extract), _day_of_week),
     ((exp.ToNumber, exp.ToDouble, exp.ToBoolean, exp.TsOrDsToDate), _converted),
-    (exp.Initcap, lambda node: _initcap(_inner(node.this), node.args.get("expression"))),
+    (exp.Initcap, lambda node: initcap(node, _inner)),
     (  # Spark has no WEEK function
         exp.Week,
         lambda node: None if node.args.get("mode") else call("WEEKOFYEAR", _inner(node.this)),
@@ -269,7 +275,7 @@ _REWRITES: list[
     (exp.Extract, lambda node: _epoch(node)),
     (exp.Window, lambda node: _ratio_to_report(node)),
     (exp.DateFromParts, lambda node: _date_from_parts(node)),
-    (exp.ParseJSON, lambda node: _parsed_json(node)),
+    (exp.ParseJSON, lambda node: parsed_json(node, _inner)),
     ((exp.Greatest, exp.Least), lambda node: _null_if_any_null(node)),
     (  # SHA2(x): 256 bits by default (Spark's SHA2 needs them named)
         exp.SHA2,
@@ -343,24 +349,6 @@ def _date_from_parts(node: exp.DateFromParts) -> exp.Expression | None:
     return call("DATE_ADD", months, exp.Sub(this=day, expression=exp.Literal.number(1)))
 
 
-def _parsed_json(node: exp.ParseJSON) -> exp.Expression:
-    """PARSE_JSON / TRY_PARSE_JSON: Rewind keeps JSON as its text (no VARIANT), which
-    they returned whatever it was. Text that is no JSON fails PARSE_JSON, and is NULL
-    for TRY_PARSE_JSON, as in Snowflake (Spark's GET_JSON_OBJECT reads no other text;
-    'null' is JSON's null, which it also answers NULL for)."""
-    text = _inner(node.this)
-    valid = exp.or_(
-        exp.Is(
-            this=call("GET_JSON_OBJECT", text.copy(), exp.Literal.string("$")),
-            expression=exp.Null(),
-        ).not_(),
-        exp.EQ(this=call("TRIM", text.copy()), expression=exp.Literal.string("null")),
-    )
-    error = exp.Literal.string("Error parsing JSON: the text is not JSON.")
-    invalid = exp.Null() if node.args.get("safe") else call("RAISE_ERROR", error)
-    return exp.If(this=valid, true=text, false=invalid)
-
-
 def _null_if_any_null(node: exp.Greatest | exp.Least) -> exp.Expression | None:
     """GREATEST / LEAST are NULL when an argument is NULL, in Snowflake and BigQuery;
     Spark's skip NULLs."""
@@ -411,37 +399,6 @@ def _java_mapping() -> tuple[dict[str, str], dict[Any, Any]]:
     return mapping, new_trie(mapping)
 
 
-# Snowflake's INITCAP: a letter after any of these delimiters starts a word (Spark's
-# INITCAP knows whitespace only). A character at a time, the one before it deciding.
-_INITCAP = (
-    "ARRAY_JOIN(TRANSFORM(SEQUENCE(1, LENGTH(__rw_text)), __rw_i -> IF(__rw_i = 1 OR "
-    "INSTR(__rw_delimiters, SUBSTR(__rw_text, __rw_i - 1, 1)) > 0, "
-    "UPPER(SUBSTR(__rw_text, __rw_i, 1)), LOWER(SUBSTR(__rw_text, __rw_i, 1)))), '')"
-)
-_DELIMITERS = ' \t\n\r\x0c\x0b!?@"^#$&~_,.:;+-*%/|\\[](){}<>'
-
-
-@cache
-def _sqlglot_initcap_default() -> exp.Expression:
-    """The delimiters sqlglot gives a Snowflake INITCAP without any (a regex class)."""
-    parsed = sqlglot.parse_one("SELECT INITCAP(x)", read="snowflake")
-    return parsed.expressions[0].args["expression"]
-
-
-def _initcap(text: exp.Expression, delimiters: exp.Expression | None) -> exp.Expression:
-    """Snowflake's ``INITCAP(text [, delimiters])`` in Spark SQL (see :data:`_INITCAP`)."""
-    if delimiters is None or delimiters == _sqlglot_initcap_default():
-        delimiters = exp.Literal.string(_DELIMITERS)  # sqlglot's default is a regex class
-    template = sqlglot.parse_one(_INITCAP, read="spark")
-    assert isinstance(template, exp.Expression)
-    for column in list(template.find_all(exp.Column)):
-        if column.name == "__rw_text":
-            column.replace(text.copy())
-        elif column.name == "__rw_delimiters":
-            column.replace(delimiters.copy())
-    return template
-
-
 # Spark functions that reach outside the catalog: Java static methods (with which a
 # statement could, say, link any file on the machine under a table) and file paths.
 _OUTSIDE_FUNCTIONS = {
@@ -459,12 +416,29 @@ class _Spark4(Spark):
     subquery with a ``_w`` column, which ``SELECT *`` then returned (and CTAS stored,
     INSERT ... SELECT * refused as one column too many); Spark 4 has QUALIFY itself. And
     it writes a TRY_CAST that is not marked ``safe`` (Snowflake's ``TRY_TO_DATE('...')``)
-    as CAST, which fails in Spark 4's ANSI mode instead of answering NULL."""
+    as CAST, and a parse with a format marked ``safe`` (``TRY_TO_DATE(s, 'MM/DD/YYYY')``,
+    ``TRY_TO_TIMESTAMP(s, fmt)``, BigQuery's ``SAFE.PARSE_DATE``) as TO_DATE / TO_TIMESTAMP,
+    which fail in Spark 4's ANSI mode instead of answering NULL. Its patterns know an
+    offset with a colon (``%:z``, ``+02:00``: Snowflake's TZH:TZM, BigQuery's %Ez)."""
+
+    TIME_MAPPING = {**Spark.TIME_MAPPING, "xxx": "%:z"}
 
     class Generator(SparkGenerator):
         TRANSFORMS = {
             **SparkGenerator.TRANSFORMS,
             exp.TryCast: lambda self, e: self.trycast_sql(e),
+            **{
+                parse: lambda self, e: (
+                    self.func(
+                        "TRY_TO_TIMESTAMP" if isinstance(e, exp.StrToTime) else "TRY_TO_DATE",
+                        e.this,
+                        self.format_time(e),
+                    )
+                    if e.args.get("safe")
+                    else SparkGenerator.TRANSFORMS[type(e)](self, e)
+                )
+                for parse in (exp.StrToDate, exp.StrToTime, exp.TsOrDsToDate)
+            },
             exp.Select: transforms.preprocess(
                 [
                     transforms.eliminate_distinct_on,
