@@ -267,6 +267,27 @@ def test_a_datasets_default_table_lifetime_expires_each_table_made_in_it_after_r
     bq(conn, "CREATE TABLE P.SHORT.A (X INT64); INSERT INTO P.SHORT.A VALUES (1)")
     bq(conn, "CREATE TABLE P.SHORT.OWN (X INT64) OPTIONS (expiration_timestamp = NULL)")
     bq(conn, "CREATE SNAPSHOT TABLE P.SHORT.S CLONE P.SHORT.A")
+    # BigQuery's option views show what is set (they were unknown views, OBJECT_NOT_FOUND).
+    assert bq(conn, "SELECT * FROM P.INFORMATION_SCHEMA.SCHEMATA_OPTIONS ORDER BY 2, 3") == [
+        ["P", "DS", "max_time_travel_hours", "INT64", "168"],
+        ["P", "SHORT", "default_table_expiration_days", "FLOAT64", "0.5"],
+        ["P", "SHORT", "description", "STRING", '"half a day"'],
+        ["P", "SHORT", "max_time_travel_hours", "INT64", "168"],
+    ]
+    assert bq(conn, "SELECT * FROM P.SHORT.INFORMATION_SCHEMA.TABLE_OPTIONS ORDER BY 3") == [
+        [
+            "P",
+            "SHORT",
+            name,
+            "expiration_timestamp",
+            "TIMESTAMP",
+            'TIMESTAMP "2026-05-01T12:00:00.000Z"',
+        ]
+        for name in ("A", "S")
+    ]
+    assert bq(conn, "SELECT * FROM P.SHORT.INFORMATION_SCHEMA.TABLE_SNAPSHOTS") == [
+        ["P", "SHORT", "S", "P", "SHORT", "A", parse_timestamp(T0)]
+    ]
     bq(
         dataset(now=at(1)),
         "ALTER SCHEMA P.SHORT SET OPTIONS (default_table_expiration_days = NULL, "

@@ -1,8 +1,9 @@
 """A database's ``INFORMATION_SCHEMA``, Snowflake's views of what it holds: ``TABLES``,
 ``COLUMNS``, ``SCHEMATA`` and ``DATABASES`` (``<database>.INFORMATION_SCHEMA.<view>``, or
 ``INFORMATION_SCHEMA.<view>`` for the current database); and BigQuery's, in its dialect
-and columns: a dataset's ``TABLES`` and ``COLUMNS`` (``[project.]dataset.INFORMATION_SCHEMA.
-<view>``; a region's, ``region-xx``, the project's), a project's ``SCHEMATA``.
+and columns: a dataset's ``TABLES``, ``COLUMNS``, ``TABLE_OPTIONS`` and ``TABLE_SNAPSHOTS``
+(``[project.]dataset.INFORMATION_SCHEMA.<view>``; a region's, ``region-xx``, the
+project's), a project's ``SCHEMATA`` and ``SCHEMATA_OPTIONS``.
 
 Every role may read them; each lists only what the role can see (SPEC R37), and live
 objects only (dropped ones are SHOW ... HISTORY's, SPEC R22). The rows are built on the
@@ -15,6 +16,7 @@ record (the last DDL and who ran it) is NULL, never a made-up value.
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC
 from typing import TYPE_CHECKING, Any
 
 from rewind import security
@@ -244,6 +246,19 @@ BIGQUERY_SCHEMATA_SCHEMA = (
     "CATALOG_NAME STRING, SCHEMA_NAME STRING, SCHEMA_OWNER STRING, CREATION_TIME TIMESTAMP, "
     "LAST_MODIFIED_TIME TIMESTAMP, LOCATION STRING, DDL STRING, DEFAULT_COLLATION_NAME STRING"
 )
+BIGQUERY_OPTIONS_SCHEMA = (
+    "TABLE_CATALOG STRING, TABLE_SCHEMA STRING, TABLE_NAME STRING, OPTION_NAME STRING, "
+    "OPTION_TYPE STRING, OPTION_VALUE STRING"
+)
+BIGQUERY_SCHEMATA_OPTIONS_SCHEMA = (
+    "CATALOG_NAME STRING, SCHEMA_NAME STRING, OPTION_NAME STRING, OPTION_TYPE STRING, "
+    "OPTION_VALUE STRING"
+)
+BIGQUERY_SNAPSHOTS_SCHEMA = (
+    "TABLE_CATALOG STRING, TABLE_SCHEMA STRING, TABLE_NAME STRING, BASE_TABLE_CATALOG STRING, "
+    "BASE_TABLE_SCHEMA STRING, BASE_TABLE_NAME STRING, SNAPSHOT_TIME TIMESTAMP"
+)
+_BIGQUERY_VIEWS = "TABLES, COLUMNS, TABLE_OPTIONS, TABLE_SNAPSHOTS, SCHEMATA, SCHEMATA_OPTIONS"
 _BIGQUERY_TYPES = {
     "bigint": "INT64",
     "double": "FLOAT64",
@@ -257,20 +272,28 @@ _BIGQUERY_TYPES = {
 
 
 def _bigquery(ctx: Context, scope: list[str], name: str) -> DataFrame:
-    """BigQuery's ``SCHEMATA`` of the project ``scope`` names (or the current one), and
-    ``TABLES`` / ``COLUMNS`` of the dataset it names (``[project.]dataset``; none: the
+    """BigQuery's ``SCHEMATA`` / ``SCHEMATA_OPTIONS`` of the project ``scope`` names (or
+    the current one), and ``TABLES`` / ``COLUMNS`` / ``TABLE_OPTIONS`` /
+    ``TABLE_SNAPSHOTS`` of the dataset it names (``[project.]dataset``; none: the
     project's every dataset)."""
-    if name == "SCHEMATA":
+    if name in ("SCHEMATA", "SCHEMATA_OPTIONS"):
         database = names.database(ctx, scope[0] if scope else None)
+        if name == "SCHEMATA_OPTIONS":
+            rows = [
+                (database.name, s.name, *option)
+                for s in _schemas(ctx, database)
+                for option in _dataset_options(s)
+            ]
+            return ctx.spark().createDataFrame(rows, BIGQUERY_SCHEMATA_OPTIONS_SCHEMA)
         rows = [
             (database.name, s.name, None, s.created_on, None, None, None, None)
             for s in _schemas(ctx, database)
         ]
         return ctx.spark().createDataFrame(rows, BIGQUERY_SCHEMATA_SCHEMA)
-    if name not in ("TABLES", "COLUMNS"):
+    if name not in _BIGQUERY_TABLE_VIEWS:
         raise ObjectNotFound(
-            f"View '{INFORMATION_SCHEMA}.{name}' does not exist (Rewind has TABLES, COLUMNS, "
-            "SCHEMATA and TABLE_STORAGE in BigQuery's dialect)."
+            f"View '{INFORMATION_SCHEMA}.{name}' does not exist (Rewind has {_BIGQUERY_VIEWS} "
+            "and TABLE_STORAGE in BigQuery's dialect)."
         )
     if scope:
         dataset = names.schema(ctx, scope)
@@ -279,23 +302,61 @@ def _bigquery(ctx: Context, scope: list[str], name: str) -> DataFrame:
     else:
         database = names.database(ctx, None)
         found = _tables(ctx, database)
-    if name == "TABLES":
-        return ctx.spark().createDataFrame(
-            [_bigquery_table(ctx, database, s, t) for s, t in found], BIGQUERY_TABLES_SCHEMA
-        )
-    rows = [row for s, t in found for row in _bigquery_columns(ctx, database, s, t)]
-    return ctx.spark().createDataFrame(rows, BIGQUERY_COLUMNS_SCHEMA)
+    schema, rows_of = _BIGQUERY_TABLE_VIEWS[name]
+    rows = [row for s, t in found for row in rows_of(ctx, database, s, t)]
+    return ctx.spark().createDataFrame(rows, schema)
+
+
+def _quoted(text: str) -> str:
+    """A string as BigQuery shows an option's value: a double-quoted literal."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _dataset_options(dataset: CatalogObject) -> list[tuple[str, str, str]]:
+    """The options set on a dataset, as BigQuery's SCHEMATA_OPTIONS shows them: its time
+    travel window (Rewind keeps whole days, SPEC R27), default table lifetime, description."""
+    options = []
+    if dataset.retention_days is not None:
+        hours = str(dataset.retention_days * 24)
+        options.append(("max_time_travel_hours", "INT64", hours))
+    if dataset.table_expiration_days is not None:
+        days = f"{dataset.table_expiration_days:g}"
+        options.append(("default_table_expiration_days", "FLOAT64", days))
+    if dataset.comment is not None:
+        options.append(("description", "STRING", _quoted(dataset.comment)))
+    return options
+
+
+def _bigquery_options(
+    ctx: Context, database: CatalogObject, schema: CatalogObject, table: CatalogObject
+) -> list[tuple[Any, ...]]:
+    """The options set on a table (TABLE_OPTIONS): its expiration and description."""
+    options = []
+    if table.expires_on is not None:
+        when = table.expires_on.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3]
+        options.append(("expiration_timestamp", "TIMESTAMP", f'TIMESTAMP "{when}Z"'))
+    if table.comment is not None:
+        options.append(("description", "STRING", _quoted(table.comment)))
+    return [(database.name, schema.name, table.name, *option) for option in options]
+
+
+def _bigquery_snapshots(
+    ctx: Context, database: CatalogObject, schema: CatalogObject, table: CatalogObject
+) -> list[tuple[Any, ...]]:
+    """A table snapshot, what it was taken of, and when (TABLE_SNAPSHOTS)."""
+    if table.snapshot_of is None:
+        return []
+    base = _snapshot_base(ctx, table)
+    return [(database.name, schema.name, table.name, *base, table.snapshot_time)]
 
 
 def _bigquery_table(
     ctx: Context, database: CatalogObject, schema: CatalogObject, table: CatalogObject
 ) -> tuple[Any, ...]:
     kind = "EXTERNAL" if table.location is not None else "BASE TABLE"
-    base: tuple[str | None, ...] = (None, None, None)
     if table.snapshot_of is not None:  # a table snapshot: what it was taken of, and when
         kind = "SNAPSHOT"
-        source = ctx.catalog.get(table.snapshot_of)
-        base = tuple(names.qualified(ctx, source).parts) if source is not None else base
+    base = _snapshot_base(ctx, table)
     return (
         database.name,
         schema.name,
@@ -309,6 +370,13 @@ def _bigquery_table(
         table.snapshot_time,
         *[None] * 3,
     )
+
+
+def _snapshot_base(ctx: Context, table: CatalogObject) -> tuple[str | None, ...]:
+    """The project, dataset and name of the table a snapshot was taken of (NULLs for a
+    table that is no snapshot)."""
+    source = ctx.catalog.get(table.snapshot_of) if table.snapshot_of is not None else None
+    return tuple(names.qualified(ctx, source).parts) if source is not None else (None,) * 3
 
 
 def _bigquery_columns(
@@ -339,6 +407,20 @@ def _bigquery_columns(
         )
         for position, column in enumerate(described(ctx, table, snap), 1)
     ]
+
+
+_BIGQUERY_TABLE_VIEWS: dict[
+    str,
+    tuple[
+        str,
+        Callable[[Context, CatalogObject, CatalogObject, CatalogObject], list[tuple[Any, ...]]],
+    ],
+] = {
+    "TABLES": (BIGQUERY_TABLES_SCHEMA, lambda *args: [_bigquery_table(*args)]),
+    "COLUMNS": (BIGQUERY_COLUMNS_SCHEMA, lambda *args: _bigquery_columns(*args)),
+    "TABLE_OPTIONS": (BIGQUERY_OPTIONS_SCHEMA, lambda *args: _bigquery_options(*args)),
+    "TABLE_SNAPSHOTS": (BIGQUERY_SNAPSHOTS_SCHEMA, lambda *args: _bigquery_snapshots(*args)),
+}
 
 
 def bigquery_type(spark: str, sql: str | None = None) -> str:
