@@ -758,6 +758,45 @@ def test_text_parsed_with_a_format_fails_or_is_null_as_in_each_product_r26_r27(
         assert refused.value.code == code, sql
 
 
+def test_an_unnamed_column_is_headed_as_written_and_ctas_takes_its_column_list_r20_r26(
+    conn: Any,
+) -> None:
+    """Snowflake heads an unnamed result column with its expression as written,
+    upper-cased: Rewind showed sqlglot's reading of it (``IFF(AMT IS NULL, 0, AMT)`` for
+    ``ZEROIFNULL(AMT)``, ``POWER(2, 2)`` for ``SQUARE(2)``), and CTAS named such a column
+    as Spark does (``(IF((AMT IS NULL), 0, AMT))``), so the name the user saw did not find
+    it. ``CREATE TABLE t (a, b) AS SELECT ...`` ignored its names (now the columns'), and
+    its typed form its types and constraints (now refused, not ignored)."""
+    conn.sql("CREATE TABLE AMTS (ID INT, AMT NUMBER(10, 2)); INSERT INTO AMTS VALUES (1, NULL)")
+    result = conn.sql(
+        "SELECT ID, zeroifnull(amt), SQUARE(2), DIV0(AMT, 0), COUNT( * ) OVER () FROM AMTS"
+    )[-1]
+    assert result.columns == [
+        "ID",
+        "ZEROIFNULL(AMT)",
+        "SQUARE(2)",
+        "DIV0(AMT, 0)",
+        "COUNT( * ) OVER ()",
+    ]
+    conn.sql("CREATE TABLE FILLED AS SELECT ID, ZEROIFNULL(AMT) FROM AMTS")
+    assert query(conn, 'SELECT "ZEROIFNULL(AMT)" FROM FILLED') == [(Decimal("0.00"),)]
+    conn.sql('CREATE TABLE RENAMED (A, "b") AS SELECT ID, AMT + 1 FROM AMTS')
+    assert conn.sql("SELECT * FROM RENAMED")[-1].columns == ["A", "b"]
+    assert conn.sql("SELECT ID + 1, 'x' FROM AMTS", dialect="bigquery")[-1].columns == [
+        "f0_",
+        "f1_",
+    ]
+    for sql, code in [
+        ("CREATE TABLE SHORT (A) AS SELECT ID, AMT FROM AMTS", "SYNTAX_ERROR"),
+        ("CREATE TABLE TYPED (A INT, B VARCHAR(3)) AS SELECT ID, AMT FROM AMTS", "UNSUPPORTED"),
+    ]:
+        with pytest.raises(RewindError) as refused:
+            conn.sql(sql)
+        assert refused.value.code == code, sql
+    names = [row[1] for row in query(conn, "SHOW TABLES")]
+    assert "SHORT" not in names and "TYPED" not in names
+
+
 def test_typed_array_struct_and_map_columns_are_created_and_written_r20_r27(conn: Any) -> None:
     """``CREATE TABLE t (tags ARRAY<STRING>, s STRUCT<x INT64, ...>)`` (BigQuery's typed
     arrays and structs) and Snowflake's structured ``ARRAY(VARCHAR)`` / ``OBJECT(...)`` /

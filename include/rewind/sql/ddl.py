@@ -71,7 +71,8 @@ def create(ctx: Context, tree: exp.Create) -> Result:
     if kind == TABLE and tree.expression is not None and write_as is None:
         from rewind.sql.dml import bind_table_as
 
-        write_as = bind_table_as(ctx, tree.expression)  # before the old one is dropped
+        # before the old one is dropped
+        write_as = bind_table_as(ctx, tree.expression, _named_as(tree.this))
     grants_from = _grants_from(kind, props, existing, source)
     if existing is not None:
         ctx.catalog.drop(existing, ctx.now)
@@ -263,6 +264,22 @@ def new_object(
 def retention_target(kind: str, path: tuple[str, ...]) -> str:
     """How an INVALID_RETENTION message names its object (SPEC R39)."""
     return f"{kind.lower()} {QualifiedName(path)}"
+
+
+def _named_as(target: exp.Expression) -> list[str] | None:
+    """The column names ``CREATE TABLE t (a, b) AS SELECT ...`` gives the query's columns
+    (they were ignored: the query's names, a silent difference); None without a list.
+    A list with types is refused (cast in the query instead)."""
+    declared = target.expressions if isinstance(target, exp.Schema) else []
+    if not declared:
+        return None
+    if not all(isinstance(d, exp.Identifier) for d in declared):
+        raise UnsupportedError(
+            "CREATE TABLE ... (<column definitions>) AS SELECT is not supported: name the "
+            "columns, CREATE TABLE t (a, b) AS SELECT ..., and give their types in the query "
+            "(CAST(x AS NUMBER(12, 2)))."
+        )
+    return [normalize(d) for d in declared]
 
 
 def _column_defs(schema: exp.Schema) -> tuple[list[Column], set[str], dict[str, str]]:

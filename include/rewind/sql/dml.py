@@ -15,7 +15,7 @@ from sqlglot import exp
 
 from rewind.audit.lineage import joined, other_tables
 from rewind.catalog.models import CatalogObject
-from rewind.errors import InvalidValue, ObjectNotFound, UnsupportedError
+from rewind.errors import InvalidValue, ObjectNotFound, SqlSyntaxError, UnsupportedError
 from rewind.identifiers import normalize
 from rewind.result import Result
 from rewind.spark import functions
@@ -34,7 +34,7 @@ from rewind.sql.frames import (
     write_frame,
     write_into,
 )
-from rewind.sql.query import Binding, bind, query_frame, referenced, release
+from rewind.sql.query import Binding, bind, headed, query_frame, referenced, release
 from rewind.sql.tables import (
     arrow_schema,
     claim_storage,
@@ -408,14 +408,25 @@ def truncate(ctx: Context, tree: exp.TruncateTable) -> Result:
 
 
 # -- CTAS (SPEC R20) -------------------------------------------------------------------------
-def bind_table_as(ctx: Context, query: exp.Expression) -> Callable[[CatalogObject], None]:
+def bind_table_as(
+    ctx: Context, query: exp.Expression, named: list[str] | None = None
+) -> Callable[[CatalogObject], None]:
     """CREATE TABLE ... AS SELECT in two steps: the query's tables are bound now, before
     OR REPLACE drops the old incarnation and the new one takes its name, so a query that
     names the table reads the old one, as in Snowflake (the new one has no version yet).
-    The returned function writes version 0 of the new table with the query's rows."""
+    The returned function writes version 0 of the new table with the query's rows, its
+    columns ``named`` so if given (``CREATE TABLE t (a, b) AS ...``), else as the query's
+    headers name them (Snowflake's: the expression as written, R26)."""
     binding = Binding()
     ctx.undo.append(lambda: release(binding))  # the statement failed: its pins
-    frame = query_frame(ctx, query, binding)
+    frame = query_frame(ctx, headed(query.copy(), ctx.state.dialect, ctx.text), binding)
+    if named is not None:
+        if len(named) != len(frame.columns):
+            raise SqlSyntaxError(
+                f"SQL compilation error: the table names {len(named)} columns, its query "
+                f"gives {len(frame.columns)}."
+            )
+        frame = frame.toDF(*named)
 
     def write(obj: CatalogObject) -> None:
         columns: list[Column] = []

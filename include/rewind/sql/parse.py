@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import logging
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -99,6 +100,21 @@ def split(text: str, dialect: str = "snowflake") -> list[str]:
     return [p.strip() for p in pieces if p.strip()]
 
 
+_OPENING = (TokenType.L_PAREN, TokenType.L_BRACKET, TokenType.L_BRACE)
+_CLOSING = (TokenType.R_PAREN, TokenType.R_BRACKET, TokenType.R_BRACE)
+
+
+def _depths(tokens: list[Token]) -> Iterator[tuple[Token, int]]:
+    """Each token with how many brackets enclose it (a bracket: its outside's)."""
+    depth = 0
+    for token in tokens:
+        if token.token_type in _CLOSING:
+            depth -= 1
+        yield token, depth
+        if token.token_type in _OPENING:
+            depth += 1
+
+
 def flow_parts(statement: str, dialect: str = "snowflake") -> list[str]:
     """Snowflake's flow operator: ``SHOW TABLES ->> SELECT ... FROM $1`` is two statements,
     the second reading the first's result as ``$1`` (``$n``: the n-th of the chain).
@@ -110,17 +126,70 @@ def flow_parts(statement: str, dialect: str = "snowflake") -> list[str]:
     except SqlglotError:
         return [statement]  # parse() names the error
     parts: list[str] = []
-    start, depth = 0, 0
-    for token in tokens:
-        if token.token_type in (TokenType.L_PAREN, TokenType.L_BRACKET):
-            depth += 1
-        elif token.token_type in (TokenType.R_PAREN, TokenType.R_BRACKET):
-            depth -= 1
-        elif token.token_type == TokenType.DARROW and depth == 0:
+    start = 0
+    for token, depth in _depths(tokens):
+        if token.token_type == TokenType.DARROW and depth == 0:
             parts.append(statement[start : token.start])
             start = token.end + 1
     parts.append(statement[start:])
     return [p.strip() for p in parts]
+
+
+# What ends a SELECT's list of result columns.
+_SELECT_LIST_ENDS = {
+    TokenType.FROM,
+    TokenType.WHERE,
+    TokenType.GROUP_BY,
+    TokenType.HAVING,
+    TokenType.QUALIFY,
+    TokenType.ORDER_BY,
+    TokenType.LIMIT,
+    TokenType.UNION,
+    TokenType.EXCEPT,
+    TokenType.INTERSECT,
+    TokenType.INTO,
+    TokenType.WINDOW,
+    TokenType.FETCH,
+}
+
+
+_SELECT_MODIFIERS = (TokenType.DISTINCT, TokenType.ALL, TokenType.TOP)
+
+
+def projection_texts(statement: str, dialect: str = "snowflake") -> list[str] | None:
+    """The result columns of a query's first SELECT as its text writes them (Snowflake
+    heads an unnamed column with its expression as typed, upper-cased), in a query or a
+    CREATE TABLE ... AS SELECT. None when the statement does not begin with that SELECT
+    (or its WITH clause, or CREATE)."""
+    try:
+        tokens = sqlglot.tokenize(statement, read=dialect)
+    except SqlglotError:
+        return None
+    if not tokens or tokens[0].token_type not in (
+        TokenType.SELECT,
+        TokenType.WITH,
+        TokenType.CREATE,
+    ):
+        return None
+    items: list[list[Token]] | None = None
+    skip = 0  # DISTINCT, ALL, TOP n after SELECT
+    for token, depth in _depths(tokens):
+        kind = token.token_type
+        if items is None:
+            items = [[]] if kind == TokenType.SELECT and depth == 0 else None
+            continue
+        if len(items) == 1 and not items[0] and (skip or kind in _SELECT_MODIFIERS):
+            skip = 1 if kind == TokenType.TOP else 0  # TOP's count follows it
+            continue
+        if depth == 0 and kind in _SELECT_LIST_ENDS:
+            break
+        if depth == 0 and kind == TokenType.COMMA:
+            items.append([])
+        else:
+            items[-1].append(token)
+    if not items or not all(items):
+        return None
+    return [statement[item[0].start : item[-1].end + 1] for item in items]
 
 
 _TRANSACTION = re.compile(r"^\s*(BEGIN|START\s+TRANSACTION|COMMIT|ROLLBACK)\b", re.IGNORECASE)

@@ -29,6 +29,7 @@ from rewind.security import can_see
 from rewind.spark import query
 from rewind.sql import names, paths
 from rewind.sql.frames import collect, quote, version_frame
+from rewind.sql.parse import projection_texts
 from rewind.sql.points import point_instant, point_of, with_session
 from rewind.sql.spark_sql import to_spark
 from rewind.sql.tables import current_version, snapshot
@@ -438,19 +439,23 @@ def release(binding: Binding) -> None:
     pins.release(binding.pins)
 
 
-def _headed(tree: exp.Expression, dialect: str) -> exp.Expression:
+def headed(tree: exp.Expression, dialect: str, statement: str) -> exp.Expression:
     """A query whose unnamed result columns carry the product's header: Snowflake's is the
-    expression's text (``COUNT(*)``, not Spark's ``count(1)``), BigQuery's ``f0_``, ``f1_``."""
+    expression's text as ``statement`` writes it, upper-cased (``ZEROIFNULL(AMT)``, not the
+    ``IFF(...)`` sqlglot reads it as, nor Spark's ``count(1)``), BigQuery's ``f0_``, ``f1_``."""
     first = tree
     while isinstance(first, exp.SetOperation):
         first = first.this
     if not isinstance(first, exp.Select):
         return tree
+    written = projection_texts(statement, dialect) or []
+    if len(written) != len(first.expressions):
+        written = [p.sql("snowflake") for p in first.expressions]
     unnamed = 0
-    for projection in list(first.expressions):
+    for projection, as_written in zip(list(first.expressions), written, strict=True):
         if isinstance(projection, exp.Alias | exp.Column | exp.Star | exp.Dot):
             continue
-        text = projection.sql("snowflake").upper()
+        text = as_written.upper()
         name = f"f{unnamed}_" if dialect == "bigquery" else text
         unnamed += 1
         projection.replace(exp.alias_(projection.copy(), exp.to_identifier(name, quoted=True)))
@@ -465,8 +470,8 @@ def query_frame(ctx: Context, tree: exp.Expression, binding: Binding) -> DataFra
 def select(ctx: Context, tree: exp.Expression) -> Result:
     binding = Binding()
     try:
-        headed = _headed(tree.copy(), ctx.state.dialect)
-        columns, rows = collect(query_frame(ctx, headed, binding))
+        named = headed(tree.copy(), ctx.state.dialect, ctx.text)
+        columns, rows = collect(query_frame(ctx, named, binding))
     finally:
         release(binding)
     return ctx.result(columns, rows)
