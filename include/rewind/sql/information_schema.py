@@ -279,12 +279,12 @@ def _bigquery(ctx: Context, scope: list[str], name: str) -> DataFrame:
     if name in ("SCHEMATA", "SCHEMATA_OPTIONS"):
         database = names.database(ctx, scope[0] if scope else None)
         if name == "SCHEMATA_OPTIONS":
-            rows = [
+            options = [
                 (database.name, s.name, *option)
                 for s in _schemas(ctx, database)
                 for option in _dataset_options(s)
             ]
-            return ctx.spark().createDataFrame(rows, BIGQUERY_SCHEMATA_OPTIONS_SCHEMA)
+            return ctx.spark().createDataFrame(options, BIGQUERY_SCHEMATA_OPTIONS_SCHEMA)
         rows = [
             (database.name, s.name, None, s.created_on, None, None, None, None)
             for s in _schemas(ctx, database)
