@@ -542,6 +542,32 @@ def test_truncate_to_a_scale_goes_toward_zero_r26(conn: Any) -> None:
     ) == [(Decimal("2.5"), Decimal("-2.56"), Decimal("1200"), Decimal("-2"), None)]
 
 
+def test_add_months_keeps_the_time_and_the_months_end_and_hll_counts_r26(conn: Any) -> None:
+    """``ADD_MONTHS`` of a timestamp answered a DATE (its time of day lost) and of a
+    month's last day the same day number (2016-02-29 plus a month: Spark's 2016-03-29,
+    Snowflake's 2016-03-31, the month's end); DATEADD keeps the day number, as before.
+    ``HLL`` (Snowflake's APPROX_COUNT_DISTINCT) was no function."""
+    assert query(
+        conn,
+        "SELECT ADD_MONTHS('2016-02-29'::DATE, 1), ADD_MONTHS('2016-01-30'::DATE, 1), "
+        "ADD_MONTHS('2026-05-31 10:00:00'::TIMESTAMP_NTZ, -1), "
+        "ADD_MONTHS('2026-05-01 10:30:00'::TIMESTAMP_NTZ, 1), ADD_MONTHS(NULL::DATE, 1), "
+        "DATEADD(month, 1, '2016-02-29'::DATE), HLL(x), HLL(DISTINCT x) "
+        "FROM VALUES (1), (2), (2) AS v(x)",
+    ) == [
+        (
+            date(2016, 3, 31),
+            date(2016, 2, 29),
+            datetime(2026, 4, 30, 10),
+            datetime(2026, 6, 1, 10, 30),
+            None,
+            date(2016, 3, 29),
+            2,
+            2,
+        )
+    ]
+
+
 def test_array_agg_within_group_orders_as_snowflake_does_r26(conn: Any) -> None:
     """``ARRAY_AGG(x) WITHIN GROUP (ORDER BY ...)`` failed (Spark's COLLECT_LIST takes no
     order); Snowflake's drops NULL values and orders NULL keys last ascending, first

@@ -164,6 +164,8 @@ def _snowflake_answers(node: exp.Expression) -> exp.Expression:
       ``ARRAY_AGG(x) WITHIN GROUP (ORDER BY ...)`` (Spark's COLLECT_LIST takes no order).
     - ``REGEXP_SUBSTR`` is NULL where nothing matches (Spark's answered ''), and takes
       its ``e`` parameter (it was refused).
+    - ``ADD_MONTHS`` keeps a timestamp's time and a month's end (:func:`_added_months`);
+      ``HLL`` is APPROX_COUNT_DISTINCT (it was no Spark function).
     - A cast to an integer type rounds half away from zero (``1.5::INT`` is 2; Spark's
       truncated, :mod:`rewind.sql.answers`).
     """
@@ -207,6 +209,26 @@ def _ordered_array_agg(node: exp.WithinGroup) -> exp.Expression | None:
     return ordered_array(aggregate.this, list(order.expressions), None, _inner)
 
 
+def _added_months(node: exp.AddMonths) -> exp.Expression | None:
+    """Snowflake's ``ADD_MONTHS`` keeps a timestamp's time of day (Spark's answers a DATE)
+    and takes a month's last day to the last day of the month it reaches (2016-02-29 plus
+    one month is 2016-03-31; Spark's 2016-03-29)."""
+    if not node.args.get("preserve_end_of_month"):
+        return None
+    value = _inner(node.this)
+    months = call("MAKE_INTERVAL", exp.Literal.number(0), exp.cast(_inner(node.expression), "INT"))
+    moved = exp.paren(exp.Add(this=exp.paren(value), expression=months))
+    left = call("DATEDIFF", call("LAST_DAY", moved.copy()), moved.copy())  # days to its end
+    zero = exp.Literal.number(0)
+    at_end = exp.paren(
+        exp.Add(this=moved.copy(), expression=call("MAKE_INTERVAL", zero, zero, zero, left))
+    )
+    last_day = exp.EQ(
+        this=call("LAST_DAY", value.copy()), expression=exp.cast(value.copy(), "DATE")
+    )
+    return exp.If(this=last_day, true=at_end, false=moved)
+
+
 def _day_of_week(node: exp.Expression) -> exp.Expression | None:
     if isinstance(node, exp.Extract):
         if node.name.upper() not in ("DAYOFWEEK", "DAYOFWEEKISO"):
@@ -248,6 +270,8 @@ _REWRITES: list[
     ]
 ] = [
     (exp.DateDiff, _datediff),
+    (exp.AddMonths, _added_months),
+    (exp.Hll, lambda node: call("APPROX_COUNT_DISTINCT", _inner(node.this))),  # HLL's NDV
     (exp.Cast, lambda node: rounded_to_integer(node, _inner)),
     (exp.RegexpExtract, lambda node: regexp_extract(node, _inner)),
     (exp.Trunc, lambda node: _truncated_number(node)),
