@@ -542,11 +542,12 @@ def test_truncate_to_a_scale_goes_toward_zero_r26(conn: Any) -> None:
     ) == [(Decimal("2.5"), Decimal("-2.56"), Decimal("1200"), Decimal("-2"), None)]
 
 
-def test_add_months_keeps_the_time_and_the_months_end_and_hll_counts_r26(conn: Any) -> None:
+def test_add_months_keeps_the_time_and_the_months_end_and_tokens_answer_r26(conn: Any) -> None:
     """``ADD_MONTHS`` of a timestamp answered a DATE (its time of day lost) and of a
     month's last day the same day number (2016-02-29 plus a month: Spark's 2016-03-29,
     Snowflake's 2016-03-31, the month's end); DATEADD keeps the day number, as before.
-    ``HLL`` (Snowflake's APPROX_COUNT_DISTINCT) was no function."""
+    ``HLL`` (Snowflake's APPROX_COUNT_DISTINCT), ``STRTOK``, ``STRTOK_TO_ARRAY`` and
+    ``PREVIOUS_DAY`` were no functions."""
     assert query(
         conn,
         "SELECT ADD_MONTHS('2016-02-29'::DATE, 1), ADD_MONTHS('2016-01-30'::DATE, 1), "
@@ -565,6 +566,15 @@ def test_add_months_keeps_the_time_and_the_months_end_and_hll_counts_r26(conn: A
             2,
             2,
         )
+    ]
+    tokens = query(
+        conn,
+        "SELECT STRTOK('a.b.c', '.', 2), STRTOK('  hello  world '), STRTOK('a-b]c', '-]', 3), "
+        "STRTOK('abc', '.', 5), STRTOK('', '.'), STRTOK_TO_ARRAY('a,,b c', ', '), "
+        "PREVIOUS_DAY('2026-05-04'::DATE, 'mo'), PREVIOUS_DAY('2026-05-05'::DATE, 'monday')",
+    )
+    assert tokens == [
+        ("b", "hello", "c", None, None, ["a", "b", "c"], date(2026, 4, 27), date(2026, 5, 4))
     ]
 
 

@@ -165,7 +165,8 @@ def _snowflake_answers(node: exp.Expression) -> exp.Expression:
     - ``REGEXP_SUBSTR`` is NULL where nothing matches (Spark's answered ''), and takes
       its ``e`` parameter (it was refused).
     - ``ADD_MONTHS`` keeps a timestamp's time and a month's end (:func:`_added_months`);
-      ``HLL`` is APPROX_COUNT_DISTINCT (it was no Spark function).
+      ``HLL`` is APPROX_COUNT_DISTINCT; ``STRTOK``, ``STRTOK_TO_ARRAY`` and
+      ``PREVIOUS_DAY`` answer (they were no Spark functions).
     - A cast to an integer type rounds half away from zero (``1.5::INT`` is 2; Spark's
       truncated, :mod:`rewind.sql.answers`).
     """
@@ -229,6 +230,25 @@ def _added_months(node: exp.AddMonths) -> exp.Expression | None:
     return exp.If(this=last_day, true=at_end, false=moved)
 
 
+def _tokens(text: exp.Expression, delimiters: exp.Expression | None) -> exp.Expression | None:
+    """The tokens of Snowflake's STRTOK / STRTOK_TO_ARRAY: the non-empty runs of ``text``
+    between any of the characters of ``delimiters`` (a set of characters, a space by
+    default; none: the whole text); None for delimiters that are no literal."""
+    chars = " " if delimiters is None else delimiters.name if delimiters.is_string else None
+    if chars is None:
+        return None
+    if not chars:
+        pieces: exp.Expression = exp.Array(expressions=[_inner(text)])
+    else:
+        escaped = "".join("\\" + c if c in "\\[]^-&" else c for c in chars)
+        pieces = call("SPLIT", _inner(text), exp.Literal.string(f"[{escaped}]"))
+    token = exp.to_identifier("__rw_t")
+    kept = exp.Lambda(
+        this=exp.NEQ(this=token, expression=exp.Literal.string("")), expressions=[token.copy()]
+    )
+    return call("FILTER", pieces, kept)
+
+
 def _day_of_week(node: exp.Expression) -> exp.Expression | None:
     if isinstance(node, exp.Extract):
         if node.name.upper() not in ("DAYOFWEEK", "DAYOFWEEKISO"):
@@ -271,6 +291,28 @@ _REWRITES: list[
 ] = [
     (exp.DateDiff, _datediff),
     (exp.AddMonths, _added_months),
+    (  # STRTOK(text, delimiters, n): its n-th token, NULL past the last (no Spark function)
+        exp.Strtok,
+        lambda node: (
+            None
+            if (tokens := _tokens(node.this, node.args.get("delimiter"))) is None
+            else call(
+                "GET",
+                tokens,
+                exp.Sub(
+                    this=_inner(node.args.get("part_index") or exp.Literal.number(1)),
+                    expression=exp.Literal.number(1),
+                ),
+            )
+        ),
+    ),
+    (exp.StrtokToArray, lambda node: _tokens(node.this, node.expression)),
+    (  # PREVIOUS_DAY(d, 'mo'): the last such day before d (no Spark function)
+        exp.PreviousDay,
+        lambda node: call(
+            "NEXT_DAY", call("DATE_SUB", _inner(node.this), exp.Literal.number(8)), node.expression
+        ),
+    ),
     (exp.Hll, lambda node: call("APPROX_COUNT_DISTINCT", _inner(node.this))),  # HLL's NDV
     (exp.Cast, lambda node: rounded_to_integer(node, _inner)),
     (exp.RegexpExtract, lambda node: regexp_extract(node, _inner)),
