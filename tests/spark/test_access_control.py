@@ -506,6 +506,21 @@ def test_information_schema_lists_what_the_role_reaches_in_snowflakes_columns_r2
         ("AT", 3, "YES", "TIMESTAMP_NTZ", None, None, None, 9),
         ("N", 4, "YES", "NUMBER", None, 10, 2, None),
     ]
+    # LAST_DDL / LAST_DDL_BY: the statement log's (they were NULL, SPEC R36).
+    admin.sql("ALTER TABLE D.PUBLIC.CODES SET COMMENT = 'codes'")
+    assert query(
+        ana,
+        "SELECT LAST_DDL_BY, LAST_DDL IS NOT NULL, LAST_ALTERED >= LAST_DDL "
+        "FROM INFORMATION_SCHEMA.TABLES WHERE TABLE_NAME = 'CODES'",
+    ) == [("ADMIN", True, True)]
+    ((altered,),) = query(
+        admin,
+        "SELECT MAX(START_TIME) FROM REWIND.ACCOUNT_USAGE.QUERY_HISTORY "
+        "WHERE QUERY_TEXT LIKE 'ALTER TABLE D.PUBLIC.CODES%'",
+    )
+    assert query(
+        admin, "SELECT LAST_DDL FROM D.INFORMATION_SCHEMA.TABLES WHERE TABLE_NAME = 'CODES'"
+    ) == [(altered,)]
     schemata = "SELECT SCHEMA_NAME, IS_TRANSIENT, RETENTION_TIME FROM D.INFORMATION_SCHEMA.SCHEMATA"
     assert query(admin, schemata) == [
         ("HIDDEN", "NO", 1),

@@ -462,6 +462,18 @@ class Catalog:
             )
         )
 
+    def last_ddl(self, object_ids: Sequence[int]) -> dict[int, tuple[datetime, str]]:
+        """When the last DDL statement on each of ``object_ids`` started, and its user
+        (INFORMATION_SCHEMA's LAST_DDL / LAST_DDL_BY, SPEC R36); objects with none left
+        out (the tables a schema or database clone made)."""
+        rows = self.session.execute(
+            select(StatementObject.object_id, Statement.start_time, Statement.user_name)
+            .join(Statement, Statement.query_id == StatementObject.query_id)
+            .where(StatementObject.access == "DDL", StatementObject.object_id.in_(object_ids))
+            .order_by(Statement.start_time, StatementObject.id)
+        )
+        return {object_id: (start, user) for object_id, start, user in rows}
+
     def accesses(self, query_id: str, object_id: int) -> list[StatementObject]:
         return list(
             self.session.scalars(

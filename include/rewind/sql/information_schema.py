@@ -9,8 +9,9 @@ Every role may read them; each lists only what the role can see (SPEC R37), and 
 objects only (dropped ones are SHOW ... HISTORY's, SPEC R22). The rows are built on the
 driver from the catalog and each table's current version, with the same figures as
 SHOW TABLES, DESCRIBE TABLE and SHOW COLUMNS (:mod:`rewind.sql.show`), and bound as Spark
-frames, so SELECT filters, joins and aggregates them like any table. What Rewind does not
-record (the last DDL and who ran it) is NULL, never a made-up value.
+frames, so SELECT filters, joins and aggregates them like any table. LAST_DDL and
+LAST_DDL_BY come from the statement log (SPEC R36); what Rewind does not record is NULL,
+never a made-up value.
 """
 
 from __future__ import annotations
@@ -122,9 +123,12 @@ def _tables(
 
 def _tables_rows(ctx: Context, database: CatalogObject) -> list[tuple[Any, ...]]:
     rows = []
-    for schema, table in _tables(ctx, database):
+    found = _tables(ctx, database)
+    ddl = ctx.catalog.last_ddl([table.id for _, table in found])
+    for schema, table in found:
         shown = table_values(ctx, table)
         latest = ctx.catalog.latest_version(table.id)
+        last_ddl, last_ddl_by = ddl.get(table.id, (table.created_on, None))
         rows.append(
             (
                 database.name,
@@ -138,9 +142,9 @@ def _tables_rows(ctx: Context, database: CatalogObject) -> list[tuple[Any, ...]]
                 shown["bytes"],
                 shown["retention_time"],
                 table.created_on,
-                latest.commit_time if latest is not None else table.created_on,
-                None,
-                None,
+                max(latest.commit_time, last_ddl) if latest is not None else last_ddl,
+                last_ddl,
+                last_ddl_by,
                 "NO",
                 table.comment,
                 "NO",
@@ -184,6 +188,8 @@ def _columns_rows(ctx: Context, database: CatalogObject) -> list[tuple[Any, ...]
 
 
 def _schemata_rows(ctx: Context, database: CatalogObject) -> list[tuple[Any, ...]]:
+    schemas = _schemas(ctx, database)
+    ddl = ctx.catalog.last_ddl([schema.id for schema in schemas])
     return [
         (
             database.name,
@@ -193,16 +199,18 @@ def _schemata_rows(ctx: Context, database: CatalogObject) -> list[tuple[Any, ...
             "NO",
             ctx.catalog.effective_retention(schema),
             schema.created_on,
-            None,
+            ddl.get(schema.id, (schema.created_on,))[0],  # its last DDL
             schema.comment,
         )
-        for schema in _schemas(ctx, database)
+        for schema in schemas
     ]
 
 
 def _databases_rows(ctx: Context, database: CatalogObject) -> list[tuple[Any, ...]]:
     """Snowflake's INFORMATION_SCHEMA.DATABASES of any database lists every database the
     role can see."""
+    databases = _visible(ctx, list(ctx.catalog.objects(DATABASE, [0])))
+    ddl = ctx.catalog.last_ddl([db.id for db in databases])
     return [
         (
             db.name,
@@ -210,11 +218,11 @@ def _databases_rows(ctx: Context, database: CatalogObject) -> list[tuple[Any, ..
             _YES_NO[bool(db.is_transient)],
             db.comment,
             db.created_on,
-            None,
+            ddl.get(db.id, (db.created_on,))[0],  # its last DDL
             ctx.catalog.effective_retention(db),
             "STANDARD",
         )
-        for db in _visible(ctx, list(ctx.catalog.objects(DATABASE, [0])))
+        for db in databases
     ]
 
 
