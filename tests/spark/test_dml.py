@@ -722,7 +722,8 @@ def test_text_parsed_with_a_format_fails_or_is_null_as_in_each_product_r26_r27(
     dropped its zone (a wall clock in New York read as UTC) and refused ``%Ez``;
     ``PARSE_DATETIME`` and ``APPROX_QUANTILES`` were no functions; ``PARSE_JSON`` took any
     text; ``INITCAP`` without delimiters was refused. The parses' failures are
-    INVALID_VALUE in Snowflake's words (Spark's named its own ``try_to_date``)."""
+    INVALID_VALUE in Snowflake's words (Spark's named its own ``try_to_date``). And
+    BigQuery's UNNEST in FROM and JOIN answers as BigQuery's (below)."""
     conn.sql(
         "CREATE TABLE TXT (ID INT, S VARCHAR); "
         "INSERT INTO TXT VALUES (1, '2024-01-05'), (2, 'bad'), (3, NULL)"
@@ -780,8 +781,24 @@ def test_text_parsed_with_a_format_fails_or_is_null_as_in_each_product_r26_r27(
     ]
     quantiles = bq("SELECT APPROX_QUANTILES(ID, 2), APPROX_QUANTILES(ID, 3) FROM D.PUBLIC.TXT")
     assert quantiles == [([1, 2, 3], [1, 1, 2, 3])]
+    # UNNEST: an array of structs is a column per field (it was one struct column), a
+    # JOIN's condition holds (it was dropped: every element joined every row), a LEFT
+    # JOIN keeps the rows whose array is empty (they were dropped).
+    assert bq("SELECT * FROM UNNEST([STRUCT(1 AS a, 'x' AS b), STRUCT(2 AS a, 'y' AS b)])") == [
+        (1, "x"),
+        (2, "y"),
+    ]
+    assert bq(
+        "SELECT t.ID, u.a FROM D.PUBLIC.TXT t JOIN UNNEST([STRUCT(1 AS a), STRUCT(2 AS a)]) "
+        "AS u ON u.a = t.ID ORDER BY 1"
+    ) == [(1, 1), (2, 2)]
+    assert bq(
+        "SELECT t.ID, x FROM D.PUBLIC.TXT t LEFT JOIN UNNEST(IF(t.ID > 2, [t.ID * 10], [])) "
+        "AS x ORDER BY 1"
+    ) == [(1, None), (2, None), (3, 30)]
     for sql, code in [
         ("SELECT SAFE.SUBSTR(S, 0, 2) FROM D.PUBLIC.TXT", "UNSUPPORTED"),
+        ("SELECT x FROM D.PUBLIC.TXT t LEFT JOIN UNNEST([1]) AS x ON x = t.ID", "UNSUPPORTED"),
         ("SELECT PARSE_JSON('nope')", "INVALID_VALUE"),
         ("SELECT PARSE_DATE('%Y-%m-%d', S) FROM D.PUBLIC.TXT", "INVALID_VALUE"),
         (

@@ -24,7 +24,7 @@ counterpart of :func:`rewind.sql.spark_sql._snowflake_answers` for ``--dialect b
   ``PARSE_DATETIME`` was no Spark function; the ``SAFE.`` prefix (NULL where the function
   fails) was an unknown function. ``INITCAP`` without delimiters was refused, and
   ``PARSE_JSON`` took any text (:mod:`rewind.sql.answers`). ``APPROX_QUANTILES`` was no
-  Spark function.
+  Spark function; ``FROM UNNEST([STRUCT(...), ...])`` gave one struct column.
 """
 
 from __future__ import annotations
@@ -239,6 +239,25 @@ def _quantiles(node: exp.ApproxQuantiles) -> exp.Expression | None:
     return call("APPROX_PERCENTILE", _inner(node.this), exp.Array(expressions=fractions))
 
 
+def _unnested_structs(node: exp.Unnest) -> exp.Expression | None:
+    """``FROM UNNEST([STRUCT(1 AS a, 'x' AS b), ...])``: a row per struct, a column per
+    field, as BigQuery answers (Spark's EXPLODE gave one struct column, ``col``): Spark's
+    INLINE. Only a literal array of structs, with no alias or offset (an alias names the
+    struct itself, ``t.a``, which EXPLODE keeps)."""
+    values = node.expressions
+    if (
+        not isinstance(node.parent, exp.From | exp.Join)
+        or node.args.get("alias") is not None
+        or node.args.get("offset")
+        or len(values) != 1
+        or not isinstance(values[0], exp.Array)
+        or not values[0].expressions
+        or not all(isinstance(v, exp.Struct) for v in values[0].expressions)
+    ):
+        return None
+    return exp.Table(this=exp.Inline(this=_inner(values[0])))
+
+
 _REWRITES: list[tuple[type[exp.Expression] | tuple[type[exp.Expression], ...], Rewrite]] = [
     (exp.TimeToStr, _formatted),
     ((exp.DateTrunc, exp.DatetimeTrunc, exp.TimestampTrunc), _truncated),
@@ -278,6 +297,7 @@ _REWRITES: list[tuple[type[exp.Expression] | tuple[type[exp.Expression], ...], R
     (exp.Initcap, lambda node: initcap(node, _inner)),
     (exp.ParseJSON, lambda node: parsed_json(node, _inner)),
     (exp.ApproxQuantiles, _quantiles),
+    (exp.Unnest, _unnested_structs),
 ]
 
 

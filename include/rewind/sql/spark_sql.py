@@ -477,6 +477,37 @@ _OUTSIDE_FUNCTIONS = {
 }
 
 
+def _unnest_joins(select: exp.Expression) -> exp.Expression:
+    """sqlglot's ``JOIN UNNEST(arr) AS x ON <condition>`` to Spark's LATERAL VIEW EXPLODE
+    dropped the condition (every element joined every row) and a LEFT JOIN's rows whose
+    array is empty: an inner join's condition filters the rows (WHERE), a LEFT JOIN
+    (``ON TRUE``) is LATERAL VIEW OUTER; a LEFT JOIN on a condition is refused."""
+    if not isinstance(select, exp.Select):
+        return transforms.unnest_to_explode(select)
+    outer: list[exp.Expression] = []
+    for join in select.args.get("joins") or []:
+        unnest = join.this
+        if not isinstance(unnest, exp.Unnest):
+            continue
+        on = join.args.get("on")
+        always = on is None or (isinstance(on, exp.Boolean) and on.this is True)
+        if join.side == "LEFT":
+            if not always or len(unnest.expressions) != 1:
+                raise SqlglotUnsupported(
+                    "LEFT JOIN UNNEST(...) ON a condition, or of several arrays, is not "
+                    "supported (ON TRUE is, and an inner JOIN on a condition)"
+                )
+            outer.append(unnest.expressions[0])
+        elif not always:
+            select.where(on.copy(), copy=False)
+        join.set("on", None)
+    exploded = transforms.unnest_to_explode(select)
+    for lateral in exploded.args.get("laterals") or []:
+        if any(lateral.this.this is array for array in outer):
+            lateral.set("outer", True)
+    return exploded
+
+
 class _Spark4(Spark):
     """Spark SQL as Spark 4 reads it: sqlglot's Spark generator rewrites QUALIFY as a
     subquery with a ``_w`` column, which ``SELECT *`` then returned (and CTAS stored,
@@ -508,7 +539,7 @@ class _Spark4(Spark):
             exp.Select: transforms.preprocess(
                 [
                     transforms.eliminate_distinct_on,
-                    transforms.unnest_to_explode,
+                    _unnest_joins,
                     transforms.any_to_exists,
                 ]
             ),
