@@ -477,7 +477,7 @@ _OUTSIDE_FUNCTIONS = {
 }
 
 
-def _unnest_joins(select: exp.Expression) -> exp.Expression:
+def _unnest_joins(select: exp.Expr) -> exp.Expr:
     """sqlglot's ``JOIN UNNEST(arr) AS x ON <condition>`` to Spark's LATERAL VIEW EXPLODE
     dropped the condition (every element joined every row) and a LEFT JOIN's rows whose
     array is empty: an inner join's condition filters the rows (WHERE), a LEFT JOIN
