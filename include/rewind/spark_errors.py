@@ -50,7 +50,20 @@ _STORAGE_CLASSES = ("java.io.", "java.nio.file.", "org.apache.hadoop.fs.")
 _SPARK_ADVICE = re.compile(r'\s*If necessary set "spark\.[\w.]+" to "\w+"[^.]*\.')
 
 
+# A gRPC failure's text (Spark Connect) names the RPC object on its first line; its
+# reason is in ``details``.
+_GRPC_DETAILS = re.compile(
+    r'^<_\w+ of RPC that terminated with:.*?\bdetails = "(?P<details>[^"]*)"', re.S
+)
+
+
 def _first_line(text: str) -> str:
+    grpc = _GRPC_DETAILS.match(text.strip())
+    if grpc:
+        details = grpc["details"]
+        if details == "Java heap space":  # the server's JVM, not the catalog or the data
+            return "The statement ran out of memory on the Spark server (Java heap space)."
+        return details[:300]
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     return _SPARK_ADVICE.sub("", lines[0])[:300] if lines else ""
 

@@ -156,6 +156,15 @@ def test_views_and_pins_are_gone_after_each_statement_even_a_failed_one_r19(serv
         with pytest.raises(RewindError) as failed:
             conn.sql("SELECT 1 / (id - 1) FROM d.public.t AT(OFFSET => -60)")
         assert (failed.value.code, failed.value.message) == ("INVALID_VALUE", "Division by zero.")
+        # 1.4 GiB of text on the 1 GiB server: its OutOfMemoryError in words (it was the
+        # gRPC call's repr, "<_MultiThreadedRendezvous of RPC ..."); the server serves on.
+        with pytest.raises(RewindError) as failed:
+            conn.sql("SELECT REPEAT('x', 1500000000)")
+        assert (failed.value.code, failed.value.message) == (
+            "EXECUTION_ERROR",
+            "The statement ran out of memory on the Spark server (Java heap space).",
+        )
+        assert conn.sql("SELECT COUNT(*) FROM d.public.t")[-1].rows == [[1]]
         spark = conn.spark()
         assert spark_server.running(home) == endpoint  # the statements ran on the server
         assert type(spark).__module__.startswith("pyspark.sql.connect")

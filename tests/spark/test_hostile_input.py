@@ -378,6 +378,8 @@ ABSURD = [
     ),
     ("SELECT * FROM T BEFORE(STATEMENT => 5)", VALUE, ("query id",)),
     ("SELECT * FROM T AT(STATEMENT => NULL)", VALUE, ("query id",)),
+    # was SYNTAX_ERROR in Spark's words: "Sampling fraction (2.0) must be on interval [0, 1]"
+    ("SELECT * FROM T SAMPLE (200)", VALUE, ("SAMPLE (200)", "0 to 100")),
 ]
 
 

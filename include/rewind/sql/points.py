@@ -100,7 +100,7 @@ def _number(node: exp.Expression) -> Decimal:
         return _number(node.this)
     value = literal(node)
     if isinstance(value, bool) or not isinstance(value, int | Decimal):
-        raise InvalidValue(f"OFFSET => needs a number of seconds, got '{node.sql('snowflake')}'.")
+        raise InvalidValue(f"OFFSET => needs a number of seconds, got {node.sql('snowflake')}.")
     number = Decimal(value)
     if abs(number) > 10**12:
         raise InvalidValue(f"OFFSET => {value} is out of range.")

@@ -577,6 +577,11 @@ def _refuse_unwritable(tree: exp.Expression) -> None:
                 "(over one table it is, and SELECT * EXCLUDE (...) is)."
             )
     for sample in tree.find_all(exp.TableSample):
+        percent = sample.args.get("percent")
+        if isinstance(percent, exp.Literal) and not 0 <= float(percent.name) <= 100:
+            raise InvalidValue(
+                f"SAMPLE ({percent.name}) is out of range: a percentage is 0 to 100."
+            )
         if sample.args.get("seed"):
             raise UnsupportedError(
                 "SAMPLE ... SEED (REPEATABLE) is not supported: Spark draws a sample without "
