@@ -73,3 +73,32 @@ def test_merge_without_matches_makes_no_version(conn, home) -> None:
         DeltaTable(str(p.parent)).version() for p in (home / "warehouse").glob("*/_delta_log")
     ]
     assert versions == [1, 1]  # t and s: create + insert, the MERGE committed nothing
+
+
+def test_when_not_matched_by_source_updates_or_deletes_the_rows_no_source_row_matches(
+    conn,
+) -> None:
+    """BigQuery's (and Delta's) ``WHEN NOT MATCHED BY SOURCE [AND c] THEN UPDATE | DELETE``
+    was refused (UNSUPPORTED): the target rows no source row matches, by the first
+    applicable clause; ``WHEN NOT MATCHED [BY TARGET] THEN INSERT ROW`` takes the source
+    row's values in order (it failed with INTERNAL_ERROR). The MERGE before it stays
+    readable (SPEC R13, R16)."""
+    merge = conn.sql(
+        "MERGE m.public.t x USING (SELECT a, b FROM m.public.s WHERE a IN (2, 4)) y "
+        "ON x.a = y.a WHEN MATCHED THEN UPDATE SET b = y.b "
+        "WHEN NOT MATCHED BY TARGET THEN INSERT ROW "
+        "WHEN NOT MATCHED BY SOURCE AND x.a = 3 THEN DELETE "
+        "WHEN NOT MATCHED BY SOURCE THEN UPDATE SET b = CONCAT(x.b, '-gone')",
+        dialect="bigquery",
+    )[0]
+    assert merge.rows == [[1, 2, 1]]  # inserted 4; updated 2 and 1; deleted 3
+    assert rows(conn, "SELECT a, b FROM t ORDER BY a") == [[1, "a-gone"], [2, "B"], [4, "D"]]
+    before = f"SELECT a, b FROM t BEFORE(STATEMENT => '{merge.query_id}') ORDER BY a"
+    assert rows(conn, before) == [[1, "a"], [2, "b"], [3, "c"]]
+    with pytest.raises(RewindError) as refused:
+        conn.sql(
+            "MERGE m.public.t x USING (SELECT 9 AS a) y ON x.a = y.a "
+            "WHEN NOT MATCHED THEN INSERT ROW",
+            dialect="bigquery",
+        )
+    assert refused.value.code == "INVALID_VALUE"

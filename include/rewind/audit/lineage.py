@@ -280,6 +280,12 @@ def _update_query(tree: exp.Update) -> tuple[exp.Select, list[str]]:
     return query, targets
 
 
+def inserts_row(then: exp.Insert) -> bool:
+    """Whether a MERGE's INSERT clause is BigQuery's ``INSERT ROW`` (the source row's
+    values, in order: no column or value list)."""
+    return isinstance(then.this, exp.Var) and then.this.name.upper() == "ROW"
+
+
 def _merge_query(
     tree: exp.Merge, tables: Mapping[str, Sequence[str]]
 ) -> tuple[exp.Select, list[str]]:
@@ -295,6 +301,8 @@ def _merge_query(
         then = when.args["then"]
         if isinstance(then, exp.Update):
             pairs = [(normalize(eq.this.this), eq.expression) for eq in then.expressions]
+        elif isinstance(then, exp.Insert) and inserts_row(then):  # sources: by position
+            pairs = [(column, exp.null()) for column in every]
         elif isinstance(then, exp.Insert):
             names = [normalize(c.this) for c in then.this.expressions] if then.this else every
             pairs = list(zip(names, then.expression.expressions, strict=False))

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
-from rewind.errors import ExecutionError, InvalidValue, UnsupportedError
+from rewind.audit.lineage import inserts_row
+from rewind.errors import ExecutionError, InvalidValue
 from rewind.identifiers import normalize
 from rewind.result import Result
 from rewind.spark import functions
@@ -42,20 +43,24 @@ def _case(branches: list[tuple[exp.Expr, exp.Expr]], default: exp.Expr) -> exp.E
 class _Merge:
     """MERGE INTO target USING source ON cond WHEN [NOT] MATCHED [AND c] THEN ...
 
-    Target rows matched by the first applicable WHEN MATCHED clause are updated or
-    deleted by rewriting the files they live in (SPEC R13); source rows matched by no
-    target row go through the WHEN NOT MATCHED clauses into new files. One commit.
+    Target rows matched by the first applicable WHEN MATCHED clause, and those no source
+    row matches by the first applicable WHEN NOT MATCHED BY SOURCE clause (BigQuery's,
+    Delta's), are updated or deleted by rewriting the files they live in (SPEC R13);
+    source rows matched by no target row go through the WHEN NOT MATCHED [BY TARGET]
+    clauses into new files. One commit.
     """
 
     def __init__(self, ctx: Context, tree: exp.Merge, binding: Binding) -> None:
         self.ctx = ctx
         whens = tree.args["whens"].expressions
         self.matched = [w for w in whens if w.args.get("matched")]
-        self.unmatched = [w for w in whens if not w.args.get("matched")]
+        self.by_source = [w for w in whens if not w.args.get("matched") and w.args.get("source")]
+        self.unmatched = [w for w in whens if not (w.args.get("matched") or w.args.get("source"))]
+        self.acting = self.matched + self.by_source  # action i + 1: this clause's
         self.target = Target(ctx, tree.this, binding)
         self.target.settable(
             normalize(eq.this.this)
-            for w in self.matched
+            for w in self.acting
             if isinstance(w.args["then"], exp.Update)
             for eq in w.args["then"].expressions
         )
@@ -65,30 +70,27 @@ class _Merge:
         self.source = exp.Subquery(this=bind(ctx, inner, binding), alias=alias.copy())
         self.source_alias: exp.Identifier = alias.this
         self.on = bind(ctx, tree.args["on"].copy(), binding)
-        if any(w.args.get("source") for w in whens):
-            raise UnsupportedError("WHEN NOT MATCHED BY SOURCE is not supported.")
 
     def _cond(self, when: exp.When) -> exp.Expression:
         return (when.args.get("condition") or exp.true()).copy()
 
-    def _matched_branches(
+    def _branches(
         self, value_of: Callable[[int, exp.When], exp.Expr]
     ) -> list[tuple[exp.Expr, exp.Expr]]:
         flag = exp.column(
             exp.to_identifier(SOURCE_FLAG, quoted=True), table=self.source_alias.copy()
         )
-        present = exp.Not(this=exp.Is(this=flag, expression=exp.null()))
-        return [
-            (exp.and_(present, self._cond(w)), value_of(i, w))
-            for i, w in enumerate(self.matched, 1)
-        ]
+        absent = exp.Is(this=flag, expression=exp.null())  # no source row matched
+        branches: list[tuple[exp.Expr, exp.Expr]] = []
+        for i, when in enumerate(self.acting, 1):
+            which = absent.copy() if when.args.get("source") else exp.not_(absent.copy())
+            branches.append((exp.and_(which, self._cond(when)), value_of(i, when)))
+        return branches
 
     def joined(self) -> exp.Select:
         """Target LEFT JOIN source: each target row with its new values and action."""
         target = self.target
-        action = _case(
-            self._matched_branches(lambda i, _w: exp.Literal.number(i)), exp.Literal.number(0)
-        )
+        action = _case(self._branches(lambda i, _w: exp.Literal.number(i)), exp.Literal.number(0))
         projection: list[exp.Expr] = []
         for column in target.columns:
 
@@ -100,9 +102,7 @@ class _Merge:
                 return target.col(column.name)
 
             projection.append(
-                _case(self._matched_branches(value), target.col(column.name)).as_(
-                    column.name, quoted=True
-                )
+                _case(self._branches(value), target.col(column.name)).as_(column.name, quoted=True)
             )
         projection += [target.col(name) for name in target.carried()]
         projection.append(action.as_(ACTION, quoted=True))
@@ -114,7 +114,7 @@ class _Merge:
 
     def deletes(self) -> list[int]:
         return [
-            i for i, w in enumerate(self.matched, 1) if not isinstance(w.args["then"], exp.Update)
+            i for i, w in enumerate(self.acting, 1) if not isinstance(w.args["then"], exp.Update)
         ]
 
     def _query(self, select: exp.Select) -> DataFrame:
@@ -164,6 +164,15 @@ class _Merge:
         self.target.rewrite(uris, self._query(keep), inserted, "MERGE")
         return [file_rows(change_files(inserted)[0]), int(total) - int(deleted), int(deleted)]
 
+    def _source_values(self) -> list[exp.Expression]:
+        """The source's columns, in order (its frame's schema)."""
+        frame = self._query(exp.select(exp.Star()).from_(self.source.copy()).limit(0))
+        return [
+            exp.column(exp.to_identifier(name, quoted=True), table=self.source_alias.copy())
+            for name in frame.columns
+            if name != SOURCE_FLAG
+        ]
+
     def inserted(self) -> list[DataFile]:
         """Source rows that match no target row, through the WHEN NOT MATCHED clauses;
         under the change data feed, with their change files where the MERGE can also
@@ -174,12 +183,15 @@ class _Merge:
         values: list[dict[str, exp.Expression]] = []
         for when in self.unmatched:
             then = when.args["then"]
-            names_ = (
-                [normalize(c.this) for c in then.this.expressions]
-                if then.this
-                else [c.name for c in columns]
-            )
-            given = then.expression.expressions
+            if inserts_row(then):  # the source row's values, in order
+                names_, given = [c.name for c in columns], self._source_values()
+            else:
+                names_ = (
+                    [normalize(c.this) for c in then.this.expressions]
+                    if then.this
+                    else [c.name for c in columns]
+                )
+                given = then.expression.expressions
             if len(names_) != len(given):
                 raise InvalidValue(
                     "MERGE INSERT: the column list and the VALUES list differ in length."
@@ -211,7 +223,7 @@ class _Merge:
         )
         frame = self._query(query)
         base = self.target.base
-        changes = base.change_feed and bool(self.matched)
+        changes = base.change_feed and bool(self.acting)
         if changes:
             frame = frame.withColumn(CHANGE_TYPE, functions(frame.sparkSession).lit("insert"))
         return write_into(self.ctx, base, frame, columns, inserts=True, changes=changes)
