@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
+from typing import Any
 
 import sqlglot
 from sqlglot import exp
@@ -219,6 +220,25 @@ def parsed_json(
     error = exp.Literal.string("Error parsing JSON: the text is not JSON.")
     invalid = exp.Null() if node.args.get("safe") else call("RAISE_ERROR", error)
     return exp.If(this=valid, true=text, false=invalid)
+
+
+# (node kinds, their rewrite): a rewrite answers None to leave a node as sqlglot writes it.
+Rewrites = list[
+    tuple[
+        type[exp.Expression] | tuple[type[exp.Expression], ...],
+        Callable[[Any], exp.Expression | None],
+    ]
+]
+
+
+def rewritten(node: exp.Expression, rewrites: Rewrites) -> exp.Expression:
+    """``node`` as the first rewrite of its kind that answers gives it, else itself."""
+    for kind, rewrite in rewrites:
+        if isinstance(node, kind):
+            replacement = rewrite(node)
+            if replacement is not None:
+                return replacement
+    return node
 
 
 def call(name: str, *args: exp.Expression) -> exp.Anonymous:

@@ -30,26 +30,25 @@ counterpart of :func:`rewind.sql.spark_sql._snowflake_answers` for ``--dialect b
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from typing import Any
 
 from sqlglot import exp
 
 from rewind.errors import UnsupportedError
 from rewind.sql.answers import (
     TRUNCATED_UNITS,
+    Rewrites,
     boundaries,
     call,
     initcap,
     ordered_array,
     parsed_json,
     regexp_extract,
+    rewritten,
     rounded_to_integer,
 )
 
 _DAYS = ("SUNDAY", "MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATURDAY")
 _EXTRACTED = {"ISOWEEK": "WEEK", "ISOYEAR": "YEAROFWEEK"}
-Rewrite = Callable[[Any], exp.Expression | None]
 _OFFSET = re.compile(r"%:?[zZ]")  # a format that reads the text's own offset or zone
 
 
@@ -258,7 +257,7 @@ def _unnested_structs(node: exp.Unnest) -> exp.Expression | None:
     return exp.Table(this=exp.Inline(this=_inner(values[0])))
 
 
-_REWRITES: list[tuple[type[exp.Expression] | tuple[type[exp.Expression], ...], Rewrite]] = [
+_REWRITES: Rewrites = [
     (exp.TimeToStr, _formatted),
     ((exp.DateTrunc, exp.DatetimeTrunc, exp.TimestampTrunc), _truncated),
     (exp.Extract, _extracted),
@@ -303,9 +302,4 @@ _REWRITES: list[tuple[type[exp.Expression] | tuple[type[exp.Expression], ...], R
 
 def bigquery_answers(node: exp.Expression) -> exp.Expression:
     """``node`` as BigQuery answers it, in Spark's functions (see the module)."""
-    for kind, rewrite in _REWRITES:
-        if isinstance(node, kind):
-            replacement = rewrite(node)
-            if replacement is not None:
-                return replacement
-    return node
+    return rewritten(node, _REWRITES)

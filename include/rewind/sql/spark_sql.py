@@ -6,7 +6,6 @@ formats of TO_TIMESTAMP_TZ, and the refusal of functions that reach outside the 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from datetime import UTC, datetime
 from functools import cache
 from typing import Any
@@ -25,12 +24,14 @@ from rewind.clock import format_timestamp, parse_timestamp_input
 from rewind.errors import InvalidValue, UnsupportedError
 from rewind.sql.answers import (
     TRUNCATED_UNITS,
+    Rewrites,
     boundaries,
     call,
     initcap,
     ordered_array,
     parsed_json,
     regexp_extract,
+    rewritten,
     rounded_to_integer,
 )
 from rewind.sql.bigquery_answers import bigquery_answers
@@ -170,12 +171,7 @@ def _snowflake_answers(node: exp.Expression) -> exp.Expression:
     - A cast to an integer type rounds half away from zero (``1.5::INT`` is 2; Spark's
       truncated, :mod:`rewind.sql.answers`).
     """
-    for kind, rewrite in _REWRITES:
-        if isinstance(node, kind):
-            replacement = rewrite(node)
-            if replacement is not None:
-                return replacement
-    return node
+    return rewritten(node, _REWRITES)
 
 
 def _inner(arg: exp.Expression) -> exp.Expression:
@@ -283,12 +279,7 @@ def _converted(node: exp.Expression) -> exp.Expression | None:
     return cast(this=_inner(node.this), to=to)
 
 
-_REWRITES: list[
-    tuple[
-        type[exp.Expression] | tuple[type[exp.Expression], ...],
-        Callable[[Any], exp.Expression | None],
-    ]
-] = [
+_REWRITES: Rewrites = [
     (exp.DateDiff, _datediff),
     (exp.AddMonths, _added_months),
     (  # STRTOK(text, delimiters, n): its n-th token, NULL past the last (no Spark function)
