@@ -8,7 +8,15 @@ from sqlglot import exp
 
 from rewind.constants import EXPIRATION_OPTION, TABLE_EXPIRATION_OPTION
 from rewind.errors import RewindError, SqlSyntaxError, UnsupportedError
-from rewind.sql.parse import EMPTY_ONLY, SNAPSHOT, AlterContainer, flow_parts, parse, split
+from rewind.sql.parse import (
+    EMPTY_ONLY,
+    SNAPSHOT,
+    AlterContainer,
+    flow_parts,
+    parse,
+    projection_texts,
+    split,
+)
 from rewind.sql.show import like_pattern
 from rewind.sql.spark_sql import to_spark
 from rewind.sql.values import object_properties
@@ -655,3 +663,24 @@ def test_a_stored_type_reads_as_a_later_one_only_without_loss() -> None:
     ]
     assert [pair for pair in widening if not reads_as(*pair)] == []
     assert [pair for pair in losing if reads_as(*pair)] == []
+
+
+@pytest.mark.parametrize(
+    ("statement", "texts"),
+    [
+        (
+            "SELECT DISTINCT TOP 5 zeroifnull(amt), count( * ), x:y::string AS z FROM t",
+            ["zeroifnull(amt)", "count( * )", "x:y::string AS z"],
+        ),
+        ("SELECT 'a,b', f(a, b) FROM t ORDER BY 1", ["'a,b'", "f(a, b)"]),
+        ("WITH c AS (SELECT 1, 2) SELECT q + 1 FROM c UNION SELECT 3", ["q + 1"]),
+        ("CREATE TABLE t (a, b) AS SELECT x + 1, y FROM z", ["x + 1", "y"]),
+        ("(SELECT a + 1 FROM x) UNION SELECT b + 1 FROM y", None),
+        ("CREATE TABLE t AS (SELECT a + 1 FROM x) UNION SELECT b + 1 FROM y", None),
+        ("CREATE TABLE t CLONE s", None),
+    ],
+)
+def test_a_select_lists_its_columns_as_written(statement: str, texts: list[str] | None) -> None:
+    """The texts Snowflake heads unnamed result columns with (SPEC R26): the first
+    SELECT's, of a query or a CTAS; none where the first SELECT is not plainly first."""
+    assert projection_texts(statement) == texts

@@ -159,17 +159,20 @@ _SELECT_MODIFIERS = (TokenType.DISTINCT, TokenType.ALL, TokenType.TOP)
 def projection_texts(statement: str, dialect: str = "snowflake") -> list[str] | None:
     """The result columns of a query's first SELECT as its text writes them (Snowflake
     heads an unnamed column with its expression as typed, upper-cased), in a query or a
-    CREATE TABLE ... AS SELECT. None when the statement does not begin with that SELECT
-    (or its WITH clause, or CREATE)."""
+    CREATE TABLE ... AS SELECT. None when the query does not begin with that SELECT (or
+    its WITH clause): ``(SELECT ...) UNION ...``."""
     try:
         tokens = sqlglot.tokenize(statement, read=dialect)
     except SqlglotError:
         return None
-    if not tokens or tokens[0].token_type not in (
-        TokenType.SELECT,
-        TokenType.WITH,
-        TokenType.CREATE,
-    ):
+    if tokens and tokens[0].token_type == TokenType.CREATE:  # its query follows AS
+        after = [
+            i
+            for i, (t, depth) in enumerate(_depths(tokens))
+            if depth == 0 and t.token_type == TokenType.ALIAS
+        ]
+        tokens = tokens[after[0] + 1 :] if after else []
+    if not tokens or tokens[0].token_type not in (TokenType.SELECT, TokenType.WITH):
         return None
     items: list[list[Token]] | None = None
     skip = 0  # DISTINCT, ALL, TOP n after SELECT
