@@ -266,7 +266,6 @@ BIGQUERY_SNAPSHOTS_SCHEMA = (
     "TABLE_CATALOG STRING, TABLE_SCHEMA STRING, TABLE_NAME STRING, BASE_TABLE_CATALOG STRING, "
     "BASE_TABLE_SCHEMA STRING, BASE_TABLE_NAME STRING, SNAPSHOT_TIME TIMESTAMP"
 )
-_BIGQUERY_VIEWS = "TABLES, COLUMNS, TABLE_OPTIONS, TABLE_SNAPSHOTS, SCHEMATA, SCHEMATA_OPTIONS"
 _BIGQUERY_TYPES = {
     "bigint": "INT64",
     "double": "FLOAT64",
@@ -299,9 +298,10 @@ def _bigquery(ctx: Context, scope: list[str], name: str) -> DataFrame:
         ]
         return ctx.spark().createDataFrame(rows, BIGQUERY_SCHEMATA_SCHEMA)
     if name not in _BIGQUERY_TABLE_VIEWS:
+        known = ", ".join(_BIGQUERY_TABLE_VIEWS)
         raise ObjectNotFound(
-            f"View '{INFORMATION_SCHEMA}.{name}' does not exist (Rewind has {_BIGQUERY_VIEWS} "
-            "and TABLE_STORAGE in BigQuery's dialect)."
+            f"View '{INFORMATION_SCHEMA}.{name}' does not exist (Rewind has {known}, SCHEMATA, "
+            "SCHEMATA_OPTIONS and TABLE_STORAGE in BigQuery's dialect)."
         )
     if scope:
         dataset = names.schema(ctx, scope)
@@ -425,9 +425,9 @@ _BIGQUERY_TABLE_VIEWS: dict[
     ],
 ] = {
     "TABLES": (BIGQUERY_TABLES_SCHEMA, lambda *args: [_bigquery_table(*args)]),
-    "COLUMNS": (BIGQUERY_COLUMNS_SCHEMA, lambda *args: _bigquery_columns(*args)),
-    "TABLE_OPTIONS": (BIGQUERY_OPTIONS_SCHEMA, lambda *args: _bigquery_options(*args)),
-    "TABLE_SNAPSHOTS": (BIGQUERY_SNAPSHOTS_SCHEMA, lambda *args: _bigquery_snapshots(*args)),
+    "COLUMNS": (BIGQUERY_COLUMNS_SCHEMA, _bigquery_columns),
+    "TABLE_OPTIONS": (BIGQUERY_OPTIONS_SCHEMA, _bigquery_options),
+    "TABLE_SNAPSHOTS": (BIGQUERY_SNAPSHOTS_SCHEMA, _bigquery_snapshots),
 }
 
 
