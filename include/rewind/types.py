@@ -253,7 +253,7 @@ def column_type(data_type: exp.DataType) -> ColumnType:
         return simple[kind]
     if kind in _STRING:
         return _string(data_type)
-    if kind in _STRUCTURED and data_type.expressions:
+    if kind in _STRUCTURED:
         return from_spark(_nested_spark(data_type))
     raise UnsupportedError(f"Column type {data_type.sql('snowflake')} is not supported.")
 

@@ -630,6 +630,39 @@ def test_a_regular_expression_that_matches_nothing_extracts_null_in_both_dialect
     assert [tuple(row) for row in bigquery] == [("123", "123", None, ["1", "2"])]
 
 
+def test_regexp_substr_and_instr_take_a_position_an_occurrence_and_parameters_r27(
+    conn: Any,
+) -> None:
+    """SPEC R27: ``REGEXP_SUBSTR`` with a position or an occurrence was refused (Spark's
+    REGEXP_EXTRACT has neither), and so were the ``i``, ``m``, ``s`` parameters; Spark's
+    ``REGEXP_INSTR`` reads its third argument as a group, not Snowflake's position
+    (``REGEXP_INSTR('x1y2y', 'y', 4)`` failed); BigQuery's ``REGEXP_EXTRACT(s, p, position,
+    occurrence)`` was refused. A second occurrence of REGEXP_INSTR is refused by name; an
+    unknown parameter letter is INVALID_VALUE."""
+    found = query(
+        conn,
+        "SELECT REGEXP_SUBSTR('a1b22c333', '[0-9]+', 1, 2), REGEXP_SUBSTR('a1b22c333', "
+        "'[0-9]+', 3), REGEXP_SUBSTR('a1b22c333', '[0-9]+', 1, 4), "
+        "REGEXP_SUBSTR('a1B22c333', '([a-z])([0-9]+)', 1, 2, 'ie', 2), "
+        "REGEXP_SUBSTR('AB', 'a', 1, 1, 'ic'), REGEXP_SUBSTR('a\nb', '^b', 1, 1, 'm'), "
+        "REGEXP_SUBSTR('a\nb', 'a.b', 1, 1, 's'), REGEXP_INSTR('x1y2y', 'y'), "
+        "REGEXP_INSTR('x1y2y', 'y', 4), REGEXP_INSTR('x1y2y', 'Y', 1, 1, 1, 'i'), "
+        "REGEXP_INSTR('x1y2y', 'z')",
+    )
+    assert found == [("22", "22", None, "22", None, "b", "a\nb", 3, 5, 4, 0)]
+    bigquery = conn.sql("SELECT REGEXP_EXTRACT('a1b22c333', r'[0-9]+', 2, 2)", dialect="bigquery")[
+        -1
+    ].rows
+    assert [tuple(row) for row in bigquery] == [("22",)]
+    for statement, code in [
+        ("SELECT REGEXP_INSTR('x1y2y', 'y', 1, 2)", "UNSUPPORTED"),
+        ("SELECT REGEXP_SUBSTR('abc', 'b', 1, 1, 'q')", "INVALID_VALUE"),
+    ]:
+        with pytest.raises(RewindError) as refused:
+            conn.sql(statement)
+        assert refused.value.code == code, statement
+
+
 def test_bigquery_weeks_and_time_zones_answer_as_in_bigquery_r27(conn: Any) -> None:
     """SPEC R27 (rewind.sql.bigquery_answers): ``FORMAT_TIMESTAMP`` and ``TIMESTAMP_TRUNC``
     dropped their time zone (the UTC wall clock), ``EXTRACT(WEEK ...)`` answered the ISO

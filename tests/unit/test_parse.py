@@ -347,6 +347,19 @@ def test_nested_delta_types_are_spark_arrow_and_snowflake_structured_types() -> 
             delta_spark(unreadable)
 
 
+def test_an_untyped_array_or_object_column_is_refused_with_what_to_write_instead() -> None:
+    """A semi-structured column (Snowflake's ``ARRAY``, ``OBJECT``, ``VARIANT``) is refused;
+    an untyped ARRAY or OBJECT says to name its elements' types (a nested one did, a
+    column's said only "not supported")."""
+    for declared in ["ARRAY", "OBJECT", "ARRAY(ARRAY)"]:
+        tree = sqlglot.parse_one(f"CREATE TABLE t (c {declared})", "snowflake")
+        with pytest.raises(UnsupportedError, match="name its elements' types"):
+            column_type(tree.this.expressions[0].args["kind"])
+    assert column_type(sqlglot.parse_one("CAST(x AS ARRAY(VARCHAR))", "snowflake").to).spark == (
+        "array<string>"
+    )
+
+
 def test_qualify_reaches_spark_as_qualify() -> None:
     """sqlglot's Spark SQL rewrote QUALIFY as a subquery with a ``_w`` column that
     ``SELECT *`` returned; Spark 4 reads QUALIFY (the Spark-backed check:

@@ -12,6 +12,8 @@ from typing import Any
 import sqlglot
 from sqlglot import exp
 
+from rewind.errors import InvalidValue, UnsupportedError
+
 _INTEGERS = {
     exp.DataType.Type.TINYINT,
     exp.DataType.Type.SMALLINT,
@@ -64,27 +66,98 @@ def boundaries(unit: str, start: exp.Expression, end: exp.Expression) -> exp.Exp
 
 def regexp_extract(
     node: exp.RegexpExtract, inner: Callable[[exp.Expression], exp.Expression]
-) -> exp.Expression | None:
-    """Snowflake's ``REGEXP_SUBSTR(s, p [, 1, 1, 'e'])`` and BigQuery's ``REGEXP_EXTRACT(s,
-    p)``: NULL where nothing matches (Spark's REGEXP_EXTRACT answers ''); the whole match,
-    or the first group with Snowflake's ``e`` or a BigQuery pattern that has one (Spark's
-    default, group 1, failed on a pattern without). None (sqlglot's refusal stands) for a
-    position or occurrence other than 1, or parameters other than ``c`` and ``e``."""
-    for name in ("position", "occurrence"):
-        value = node.args.get(name)
-        if value is not None and not (isinstance(value, exp.Literal) and value.name == "1"):
-            return None
-    parameters = node.args.get("parameters")
-    flags = parameters.name if isinstance(parameters, exp.Literal) else ""
-    if parameters is not None and (not flags or set(flags) - {"c", "e"}):
-        return None
+) -> exp.Expression:
+    """Snowflake's ``REGEXP_SUBSTR(s, p [, position [, occurrence [, parameters [,
+    group]]]])`` and BigQuery's ``REGEXP_EXTRACT(s, p [, position [, occurrence]])``: the
+    ``occurrence``-th match at or after character ``position`` (Spark's REGEXP_EXTRACT has
+    neither), NULL where there is none (Spark's answered ''); the whole match, or a group:
+    the first with Snowflake's ``e`` or a BigQuery pattern that has one."""
+    pattern = _regexp_pattern(node, inner)
+    group = _regexp_group(node)
+    matches = call("REGEXP_EXTRACT_ALL", _regexp_subject(node, inner), pattern, group)
+    occurrence = node.args.get("occurrence") or exp.Literal.number(1)
+    return call("TRY_ELEMENT_AT", matches, inner(occurrence))
+
+
+def regexp_instr(
+    node: exp.RegexpInstr, inner: Callable[[exp.Expression], exp.Expression]
+) -> exp.Expression:
+    """Snowflake's ``REGEXP_INSTR(s, p [, position [, occurrence [, option [, parameters [,
+    group]]]]])``: where the first match at or after ``position`` begins (``option`` 1:
+    the character after it ends), 0 where there is none. Spark's REGEXP_INSTR reads its
+    third argument as a group, not a position: ``REGEXP_INSTR(s, p, 3)`` was another
+    question.
+
+    Raises:
+        UnsupportedError: for another occurrence than the first (Spark finds only it).
+    """
+    occurrence = node.args.get("occurrence")
+    if occurrence is not None and occurrence.name != "1":
+        raise UnsupportedError(
+            "REGEXP_INSTR of another occurrence than the first is not supported."
+        )
+    pattern = _regexp_pattern(node, inner)
+    group = _regexp_group(node)
+    subject = _regexp_subject(node, inner)
+    found = call("REGEXP_INSTR", subject, pattern, group.copy())
+    at: exp.Expression = found
+    if (position := node.args.get("position")) is not None and position.name != "1":
+        at = exp.Add(
+            this=at, expression=exp.Sub(this=inner(position), expression=exp.Literal.number(1))
+        )
+    if node.args.get("option") is not None and node.args["option"].name != "0":
+        matched = call("REGEXP_EXTRACT", subject.copy(), pattern.copy(), group.copy())
+        at = exp.Add(this=at, expression=call("LENGTH", matched))
+    return exp.If(
+        this=exp.EQ(this=found.copy(), expression=exp.Literal.number(0)),
+        true=exp.Literal.number(0),
+        false=at,
+    )
+
+
+def _regexp_group(node: exp.RegexpExtract | exp.RegexpInstr) -> exp.Expression:
+    """The group a regular expression function answers of: its ``group`` argument, 1 for
+    Snowflake's ``e`` parameter alone, else 0 (the whole match)."""
     group = node.args.get("group") or exp.Literal.number(0)
-    if "e" in flags and group.name == "0":  # Snowflake: e alone means group 1 (sqlglot: 0)
-        group = exp.Literal.number(1)
-    subject, pattern = inner(node.this), inner(node.expression)
-    extracted = call("REGEXP_EXTRACT", subject, pattern, group.copy())
-    matches = exp.RegexpLike(this=subject.copy(), expression=pattern.copy())
-    return exp.Case(ifs=[exp.If(this=matches, true=extracted)])
+    if "e" in node.text("parameters") and group.name == "0":
+        return exp.Literal.number(1)
+    return group.copy()
+
+
+def _regexp_subject(
+    node: exp.RegexpExtract | exp.RegexpInstr, inner: Callable[[exp.Expression], exp.Expression]
+) -> exp.Expression:
+    """The text a regular expression function searches: from its ``position`` on."""
+    subject, position = inner(node.this), node.args.get("position")
+    if position is None or position.name == "1":
+        return subject
+    return exp.Substring(this=subject, start=inner(position))
+
+
+def _regexp_pattern(
+    node: exp.RegexpExtract | exp.RegexpInstr, inner: Callable[[exp.Expression], exp.Expression]
+) -> exp.Expression:
+    """The pattern with Snowflake's regular expression parameters as Java's inline flags:
+    ``c`` case matters (the default), ``i`` it does not, the last of them winning; ``m``
+    ^ and $ at each line; ``s`` . matches a newline; ``e`` (extract a group) is no flag.
+
+    Raises:
+        InvalidValue: for another letter.
+        UnsupportedError: for parameters that are not literal text.
+    """
+    parameters = node.args.get("parameters")
+    if parameters is not None and not isinstance(parameters, exp.Literal):
+        raise UnsupportedError("Regular expression parameters must be literal text.")
+    letters = node.text("parameters")
+    if unknown := sorted(set(letters) - set("ciems")):
+        raise InvalidValue(
+            f"Unknown regular expression parameter {unknown[0]!r}: use c, i, m, e or s."
+        )
+    flags = ("i" if letters.rfind("i") > letters.rfind("c") else "") + "".join(
+        flag for flag in "ms" if flag in letters
+    )
+    pattern = inner(node.expression)
+    return call("CONCAT", exp.Literal.string(f"(?{flags})"), pattern) if flags else pattern
 
 
 def ordered_array(

@@ -31,6 +31,7 @@ from rewind.sql.answers import (
     ordered_array,
     parsed_json,
     regexp_extract,
+    regexp_instr,
     rewritten,
     rounded_to_integer,
 )
@@ -164,7 +165,8 @@ def _snowflake_answers(node: exp.Expression) -> exp.Expression:
     - ``TRUNCATE(x, scale)`` answers (sqlglot's Spark has no form of it), and so does
       ``ARRAY_AGG(x) WITHIN GROUP (ORDER BY ...)`` (Spark's COLLECT_LIST takes no order).
     - ``REGEXP_SUBSTR`` is NULL where nothing matches (Spark's answered ''), and takes
-      its ``e`` parameter (it was refused).
+      a position, an occurrence and its parameters (they were refused); ``REGEXP_INSTR``'s
+      third argument is a position (Spark's is a group).
     - ``ADD_MONTHS`` keeps a timestamp's time and a month's end (:func:`_added_months`);
       ``HLL`` is APPROX_COUNT_DISTINCT; ``STRTOK``, ``STRTOK_TO_ARRAY`` and
       ``PREVIOUS_DAY`` answer (they were no Spark functions).
@@ -307,6 +309,7 @@ _REWRITES: Rewrites = [
     (exp.Hll, lambda node: call("APPROX_COUNT_DISTINCT", _inner(node.this))),  # HLL's NDV
     (exp.Cast, lambda node: rounded_to_integer(node, _inner)),
     (exp.RegexpExtract, lambda node: regexp_extract(node, _inner)),
+    (exp.RegexpInstr, lambda node: regexp_instr(node, _inner)),
     (exp.Trunc, lambda node: _truncated_number(node)),
     (exp.WithinGroup, lambda node: _ordered_array_agg(node)),
     (  # Spark has no YEAR_OF_WEEK: its EXTRACT's ISO year (Snowflake's default policy)
