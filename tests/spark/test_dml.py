@@ -663,6 +663,30 @@ def test_regexp_substr_and_instr_take_a_position_an_occurrence_and_parameters_r2
         assert refused.value.code == code, statement
 
 
+def test_bigquery_format_and_generated_arrays_answer_as_in_bigquery_r27(conn: Any) -> None:
+    """SPEC R27: BigQuery's ``FORMAT('%.2f', 2.5)`` failed (Spark's decimal is no Java
+    number), ``%t`` and the ``'`` flag were no Java format; ``GENERATE_DATE_ARRAY`` of
+    text bounds failed and ``GENERATE_TIMESTAMP_ARRAY`` was no Spark function. A ``*``
+    width is refused by name."""
+    rows = conn.sql(
+        "SELECT FORMAT('%d items at %.2f %t %%, %\\'d|%-4s|', 3, 2.5, DATE '2026-01-02', "
+        "1234567, 'ab'), GENERATE_DATE_ARRAY('2026-01-01', '2026-01-05', INTERVAL 2 DAY), "
+        "GENERATE_TIMESTAMP_ARRAY('2026-01-01 00:00:00', '2026-01-01 02:00:00', "
+        "INTERVAL 1 HOUR)",
+        dialect="bigquery",
+    )[-1].rows
+    assert [tuple(row) for row in rows] == [
+        (
+            "3 items at 2.50 2026-01-02 %, 1,234,567|ab  |",
+            [date(2026, 1, 1), date(2026, 1, 3), date(2026, 1, 5)],
+            [datetime(2026, 1, 1, hour, tzinfo=UTC) for hour in range(3)],
+        )
+    ]
+    with pytest.raises(RewindError) as refused:
+        conn.sql("SELECT FORMAT('%*d', 3, 4)", dialect="bigquery")
+    assert refused.value.code == "UNSUPPORTED"
+
+
 def test_bigquery_weeks_and_time_zones_answer_as_in_bigquery_r27(conn: Any) -> None:
     """SPEC R27 (rewind.sql.bigquery_answers): ``FORMAT_TIMESTAMP`` and ``TIMESTAMP_TRUNC``
     dropped their time zone (the UTC wall clock), ``EXTRACT(WEEK ...)`` answered the ISO

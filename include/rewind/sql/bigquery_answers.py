@@ -25,6 +25,9 @@ counterpart of :func:`rewind.sql.spark_sql._snowflake_answers` for ``--dialect b
   fails) was an unknown function. ``INITCAP`` without delimiters was refused, and
   ``PARSE_JSON`` took any text (:mod:`rewind.sql.answers`). ``APPROX_QUANTILES`` was no
   Spark function; ``FROM UNNEST([STRUCT(...), ...])`` gave one struct column.
+- ``FORMAT`` failed on a decimal (``FORMAT('%.2f', 2.5)``) and knew neither ``%t`` nor
+  the ``'`` flag; ``GENERATE_DATE_ARRAY`` of text failed, ``GENERATE_TIMESTAMP_ARRAY``
+  was no Spark function.
 """
 
 from __future__ import annotations
@@ -50,6 +53,15 @@ from rewind.sql.answers import (
 _DAYS = ("SUNDAY", "MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATURDAY")
 _EXTRACTED = {"ISOWEEK": "WEEK", "ISOYEAR": "YEAROFWEEK"}
 _OFFSET = re.compile(r"%:?[zZ]")  # a format that reads the text's own offset or zone
+# A directive of FORMAT's format: its flags, width, precision and conversion.
+_DIRECTIVE = re.compile(r"%([-+ #0']*)(\*|\d*)(\.(?:\d+|\*))?(.)")
+# The type each conversion takes, as Java's formatter (Spark's FORMAT_STRING) takes it:
+# its decimals are Spark's own Decimal, which no conversion of Java's formats.
+_FORMAT_TYPES = {
+    **dict.fromkeys("dioxX", "BIGINT"),
+    **dict.fromkeys("fFeEgG", "DOUBLE"),
+    **dict.fromkeys("stT", "STRING"),
+}
 
 
 def _inner(node: exp.Expression) -> exp.Expression:
@@ -257,8 +269,48 @@ def _unnested_structs(node: exp.Unnest) -> exp.Expression | None:
     return exp.Table(this=exp.Inline(this=_inner(values[0])))
 
 
+def _format(node: exp.Format) -> exp.Expression | None:
+    """``FORMAT(format, value, ...)`` with a literal format, as Spark's FORMAT_STRING
+    (Java's formatter) prints it: each value cast to the type its directive takes
+    (:data:`_FORMAT_TYPES`: ``FORMAT('%.2f', 2.5)`` failed on Spark's decimal), ``%t`` /
+    ``%T`` (a value as text) and ``%F`` as Java's ``%s`` / ``%f``, the ``'`` flag (group
+    thousands) as Java's ``,``. None for a format that is not literal.
+
+    Raises:
+        UnsupportedError: for a ``*`` width or precision, or a conversion BigQuery has not.
+    """
+    if not node.this.is_string:
+        return None
+    values, written, parts = list(node.expressions), [], []
+    for directive in _DIRECTIVE.finditer(node.this.name):
+        flags, width, precision, conversion = directive.groups()
+        if conversion == "%":
+            continue
+        if "*" in width + (precision or "") or conversion not in _FORMAT_TYPES or not values:
+            raise UnsupportedError(f"FORMAT's directive {directive.group(0)!r} is not supported.")
+        java = {"t": "s", "T": "s", "F": "f"}.get(conversion, conversion)
+        parts.append(
+            (directive.span(), f"%{flags.replace(chr(39), ',')}{width}{precision or ''}{java}")
+        )
+        written.append(exp.cast(_inner(values.pop(0)), _FORMAT_TYPES[conversion]))
+    text = node.this.name
+    for (start, end), replacement in reversed(parts):
+        text = text[:start] + replacement + text[end:]
+    return call("FORMAT_STRING", exp.Literal.string(text), *written, *map(_inner, values))
+
+
+def _sequence(node: exp.GenerateDateArray | exp.GenerateTimestampArray) -> exp.Expression:
+    """``GENERATE_DATE_ARRAY`` / ``GENERATE_TIMESTAMP_ARRAY``: Spark's SEQUENCE of the bounds
+    as dates or timestamps (it refused text, which BigQuery reads as either)."""
+    to = "DATE" if isinstance(node, exp.GenerateDateArray) else "TIMESTAMP"
+    start, end = (exp.cast(_inner(node.args[bound]), to) for bound in ("start", "end"))
+    return call("SEQUENCE", start, end, _inner(node.args["step"]))
+
+
 _REWRITES: Rewrites = [
     (exp.TimeToStr, _formatted),
+    (exp.Format, _format),
+    ((exp.GenerateDateArray, exp.GenerateTimestampArray), _sequence),
     ((exp.DateTrunc, exp.DatetimeTrunc, exp.TimestampTrunc), _truncated),
     (exp.Extract, _extracted),
     (
