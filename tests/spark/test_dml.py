@@ -666,8 +666,9 @@ def test_regexp_substr_and_instr_take_a_position_an_occurrence_and_parameters_r2
 def test_bigquery_format_and_generated_arrays_answer_as_in_bigquery_r27(conn: Any) -> None:
     """SPEC R27: BigQuery's ``FORMAT('%.2f', 2.5)`` failed (Spark's decimal is no Java
     number), ``%t`` and the ``'`` flag were no Java format; ``GENERATE_DATE_ARRAY`` of
-    text bounds failed and ``GENERATE_TIMESTAMP_ARRAY`` was no Spark function. A ``*``
-    width is refused by name."""
+    text bounds failed and ``GENERATE_TIMESTAMP_ARRAY`` was no Spark function;
+    ``ARRAY(SELECT ...)`` failed in Spark's parser. A ``*`` width and an ARRAY of a
+    grouped subquery are refused by name."""
     rows = conn.sql(
         "SELECT FORMAT('%d items at %.2f %t %%, %\\'d|%-4s|', 3, 2.5, DATE '2026-01-02', "
         "1234567, 'ab'), GENERATE_DATE_ARRAY('2026-01-01', '2026-01-05', INTERVAL 2 DAY), "
@@ -682,9 +683,20 @@ def test_bigquery_format_and_generated_arrays_answer_as_in_bigquery_r27(conn: An
             [datetime(2026, 1, 1, hour, tzinfo=UTC) for hour in range(3)],
         )
     ]
-    with pytest.raises(RewindError) as refused:
-        conn.sql("SELECT FORMAT('%*d', 3, 4)", dialect="bigquery")
-    assert refused.value.code == "UNSUPPORTED"
+    arrays = conn.sql(
+        "SELECT ARRAY(SELECT x FROM UNNEST([3, 1, 2]) AS x ORDER BY x DESC LIMIT 2), "
+        "ARRAY(SELECT x * 2 FROM UNNEST([1, 2, 3]) AS x WHERE x > 1), "
+        "ARRAY(SELECT x FROM UNNEST([1]) AS x WHERE x > 1)",
+        dialect="bigquery",
+    )[-1].rows
+    assert [tuple(row) for row in arrays] == [([3, 2], [4, 6], [])]
+    for statement in [
+        "SELECT FORMAT('%*d', 3, 4)",
+        "SELECT ARRAY(SELECT x FROM UNNEST([1, 1]) AS x GROUP BY x)",
+    ]:
+        with pytest.raises(RewindError) as refused:
+            conn.sql(statement, dialect="bigquery")
+        assert refused.value.code == "UNSUPPORTED", statement
 
 
 def test_bigquery_weeks_and_time_zones_answer_as_in_bigquery_r27(conn: Any) -> None:

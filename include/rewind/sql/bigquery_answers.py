@@ -27,7 +27,7 @@ counterpart of :func:`rewind.sql.spark_sql._snowflake_answers` for ``--dialect b
   Spark function; ``FROM UNNEST([STRUCT(...), ...])`` gave one struct column.
 - ``FORMAT`` failed on a decimal (``FORMAT('%.2f', 2.5)``) and knew neither ``%t`` nor
   the ``'`` flag; ``GENERATE_DATE_ARRAY`` of text failed, ``GENERATE_TIMESTAMP_ARRAY``
-  was no Spark function.
+  was no Spark function; ``ARRAY(SELECT ...)`` failed in Spark's parser.
 """
 
 from __future__ import annotations
@@ -299,6 +299,39 @@ def _format(node: exp.Format) -> exp.Expression | None:
     return call("FORMAT_STRING", exp.Literal.string(text), *written, *map(_inner, values))
 
 
+def _array_subquery(node: exp.Array) -> exp.Expression | None:
+    """``ARRAY(SELECT x FROM ... [WHERE ...] [ORDER BY ...] [LIMIT n])`` (Spark has no
+    ARRAY subquery: its parser failed on the statement Rewind wrote) as a subquery of one
+    aggregate, the values in their order (:func:`answers.ordered_array`). None for an
+    ARRAY of values.
+
+    Raises:
+        UnsupportedError: for a subquery of several columns, or one that groups, is
+            DISTINCT, aggregates, or combines queries.
+    """
+    if len(node.expressions) != 1 or not isinstance(node.expressions[0], exp.Query):
+        return None
+    query = node.expressions[0]
+    grouped = any(query.args.get(k) for k in ("group", "having", "distinct", "qualify"))
+    if (
+        not isinstance(query, exp.Select)
+        or len(query.expressions) != 1
+        or grouped
+        or query.find(exp.AggFunc, exp.Star)
+    ):
+        raise UnsupportedError(
+            "ARRAY(subquery) is supported for one column of a SELECT without GROUP BY, "
+            "DISTINCT, aggregates or set operations."
+        )
+    base = query.copy()
+    order, limit = base.args.pop("order", None), base.args.pop("limit", None)
+    value = base.expressions[0].unalias()
+    keys = list(order.expressions) if order is not None else []
+    collected = ordered_array(value, keys, limit.expression if limit else None, _inner)
+    base.set("expressions", [])
+    return exp.Subquery(this=_inner(base).select(collected, copy=False))
+
+
 def _sequence(node: exp.GenerateDateArray | exp.GenerateTimestampArray) -> exp.Expression:
     """``GENERATE_DATE_ARRAY`` / ``GENERATE_TIMESTAMP_ARRAY``: Spark's SEQUENCE of the bounds
     as dates or timestamps (it refused text, which BigQuery reads as either)."""
@@ -310,6 +343,7 @@ def _sequence(node: exp.GenerateDateArray | exp.GenerateTimestampArray) -> exp.E
 _REWRITES: Rewrites = [
     (exp.TimeToStr, _formatted),
     (exp.Format, _format),
+    (exp.Array, _array_subquery),
     ((exp.GenerateDateArray, exp.GenerateTimestampArray), _sequence),
     ((exp.DateTrunc, exp.DatetimeTrunc, exp.TimestampTrunc), _truncated),
     (exp.Extract, _extracted),
