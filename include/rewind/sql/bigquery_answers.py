@@ -329,7 +329,9 @@ def _array_subquery(node: exp.Array) -> exp.Expression | None:
     keys = list(order.expressions) if order is not None else []
     collected = ordered_array(value, keys, limit.expression if limit else None, _inner)
     base.set("expressions", [])
-    return exp.Subquery(this=_inner(base).select(collected, copy=False))
+    answered = _inner(base)
+    answered.set("expressions", [collected])
+    return exp.Subquery(this=answered)
 
 
 def _sequence(node: exp.GenerateDateArray | exp.GenerateTimestampArray) -> exp.Expression:
