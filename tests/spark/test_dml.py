@@ -699,6 +699,48 @@ def test_bigquery_format_and_generated_arrays_answer_as_in_bigquery_r27(conn: An
         assert refused.value.code == "UNSUPPORTED", statement
 
 
+def test_last_day_of_a_week_quarter_year_and_array_slice_answer_as_in_each_product_r27(
+    conn: Any,
+) -> None:
+    """SPEC R27: ``LAST_DAY(d, 'WEEK')`` was refused in Snowflake's dialect and BigQuery's
+    ``LAST_DAY(d, WEEK)`` answered the month's last day (a wrong answer): a Snowflake week
+    ends on Sunday, BigQuery's WEEK on Saturday, ``WEEK(MONDAY)`` on Sunday, ISOWEEK on
+    Sunday. ``ARRAY_SLICE(a, 0, 2)`` failed (sqlglot's SLICE took Snowflake's 0-based
+    bounds as Spark's start and length)."""
+    snowflake = query(
+        conn,
+        "SELECT LAST_DAY('2026-02-03'::DATE, 'WEEK'), LAST_DAY('2026-02-08'::DATE, 'WEEK'), "
+        "LAST_DAY('2026-02-03 10:00'::TIMESTAMP, 'QUARTER'), LAST_DAY('2026-02-03'::DATE, "
+        "'YEAR'), LAST_DAY('2026-02-03'::DATE), ARRAY_SLICE(ARRAY_CONSTRUCT(1, 2, 3), 0, 2), "
+        "ARRAY_SLICE(ARRAY_CONSTRUCT(1, 2, 3), -2, 3), ARRAY_SLICE(ARRAY_CONSTRUCT(1, 2, 3), "
+        "1, 10), ARRAY_SLICE(ARRAY_CONSTRUCT(1, 2, 3), 2, 1)",
+    )
+    day = date.fromisoformat
+    assert [
+        tuple(json.loads(v) if isinstance(v, str) else v for v in row) for row in snowflake
+    ] == [
+        (
+            day("2026-02-08"),
+            day("2026-02-08"),
+            day("2026-03-31"),
+            day("2026-12-31"),
+            day("2026-02-28"),
+            [1, 2],
+            [2, 3],
+            [2, 3],
+            [],
+        )
+    ]
+    bigquery = conn.sql(
+        "SELECT LAST_DAY(DATE '2026-02-03', WEEK), LAST_DAY(DATE '2026-02-03', WEEK(MONDAY)), "
+        "LAST_DAY(DATE '2026-02-03', ISOWEEK), LAST_DAY(DATE '2026-02-03', QUARTER)",
+        dialect="bigquery",
+    )[-1].rows
+    assert [tuple(row) for row in bigquery] == [
+        (day("2026-02-07"), day("2026-02-08"), day("2026-02-08"), day("2026-03-31"))
+    ]
+
+
 def test_bigquery_weeks_and_time_zones_answer_as_in_bigquery_r27(conn: Any) -> None:
     """SPEC R27 (rewind.sql.bigquery_answers): ``FORMAT_TIMESTAMP`` and ``TIMESTAMP_TRUNC``
     dropped their time zone (the UTC wall clock), ``EXTRACT(WEEK ...)`` answered the ISO

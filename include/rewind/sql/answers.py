@@ -264,14 +264,55 @@ def initcap(node: exp.Initcap, inner: Callable[[exp.Expression], exp.Expression]
     delimiters = node.args.get("expression")
     if delimiters is None or delimiters in _sqlglot_initcap_defaults():
         delimiters = exp.Literal.string(_DELIMITERS)
-    template = sqlglot.parse_one(_INITCAP, read="spark")
-    assert isinstance(template, exp.Expression)
-    for column in list(template.find_all(exp.Column)):
-        if column.name == "__rw_text":
-            column.replace(inner(node.this))
-        elif column.name == "__rw_delimiters":
-            column.replace(delimiters.copy())
-    return template
+    return template(_INITCAP, text=inner(node.this), delimiters=delimiters)
+
+
+def template(spark_sql: str, /, **values: exp.Expression) -> exp.Expression:
+    """``spark_sql`` with each name ``__rw_<key>`` that is a key of ``values`` replaced
+    by a copy of its value (the other ``__rw_`` names are the template's own: lambdas')."""
+    tree = sqlglot.parse_one(spark_sql, read="spark")
+    assert isinstance(tree, exp.Expression)
+    for column in list(tree.find_all(exp.Column)):
+        value = values.get(column.name.removeprefix("__rw_"))
+        if column.name.startswith("__rw_") and value is not None:
+            column.replace(value.copy())
+    return tree
+
+
+# The last day of the period of a date (LAST_DAY(d, unit)); a week's is found by
+# NEXT_DAY from the day before, its last weekday the product's (Snowflake's weeks start on
+# Monday, BigQuery's WEEK on Sunday and its ISOWEEK on Monday).
+_LAST_DAYS = {
+    "MONTH": "LAST_DAY(__rw_d)",
+    "QUARTER": "LAST_DAY(ADD_MONTHS(TRUNC(__rw_d, 'QUARTER'), 2))",
+    "YEAR": "LAST_DAY(ADD_MONTHS(TRUNC(__rw_d, 'YEAR'), 11))",
+    "WEEK": "NEXT_DAY(DATE_SUB(__rw_d, 1), __rw_weekday)",
+}
+
+
+_WEEKDAYS = ["MO", "TU", "WE", "TH", "FR", "SA", "SU"]
+
+
+def last_day(
+    node: exp.LastDay, week_ends: dict[str, str], inner: Callable[[exp.Expression], exp.Expression]
+) -> exp.Expression | None:
+    """``LAST_DAY(d [, unit])``: the last day of ``d``'s month, quarter, year or week
+    (``week_ends``: the last weekday of each week unit the product names; BigQuery's
+    ``WEEK(<weekday>)`` ends the day before it). Spark's LAST_DAY knows months only
+    (sqlglot refused the unit, or gave the month's last day). None for another unit."""
+    unit = node.args.get("unit")
+    day = exp.cast(inner(node.this), "DATE")  # a timestamp's day (both products answer a DATE)
+    if isinstance(unit, exp.WeekStart):
+        starts = _WEEKDAYS.index(unit.name.upper()[:2])
+        weekday = exp.Literal.string(_WEEKDAYS[starts - 1])
+        return template(_LAST_DAYS["WEEK"], d=day, weekday=weekday)
+    name = unit.name.upper() if isinstance(unit, exp.Var) else "MONTH" if unit is None else ""
+    if name in week_ends:
+        weekday = exp.Literal.string(week_ends[name])
+        return template(_LAST_DAYS["WEEK"], d=day, weekday=weekday)
+    if name in ("MONTH", "QUARTER", "YEAR"):
+        return template(_LAST_DAYS[name], d=day)
+    return None
 
 
 def parsed_json(

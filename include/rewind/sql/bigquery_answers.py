@@ -27,7 +27,8 @@ counterpart of :func:`rewind.sql.spark_sql._snowflake_answers` for ``--dialect b
   Spark function; ``FROM UNNEST([STRUCT(...), ...])`` gave one struct column.
 - ``FORMAT`` failed on a decimal (``FORMAT('%.2f', 2.5)``) and knew neither ``%t`` nor
   the ``'`` flag; ``GENERATE_DATE_ARRAY`` of text failed, ``GENERATE_TIMESTAMP_ARRAY``
-  was no Spark function; ``ARRAY(SELECT ...)`` failed in Spark's parser.
+  was no Spark function; ``ARRAY(SELECT ...)`` failed in Spark's parser; ``LAST_DAY(d,
+  WEEK)`` (and ``ISOWEEK``, ``QUARTER``, ``YEAR``) was refused.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from rewind.sql.answers import (
     boundaries,
     call,
     initcap,
+    last_day,
     ordered_array,
     parsed_json,
     regexp_extract,
@@ -345,6 +347,7 @@ def _sequence(node: exp.GenerateDateArray | exp.GenerateTimestampArray) -> exp.E
 _REWRITES: Rewrites = [
     (exp.TimeToStr, _formatted),
     (exp.Format, _format),
+    (exp.LastDay, lambda node: last_day(node, {"ISOWEEK": "SU"}, _inner)),
     (exp.Array, _array_subquery),
     ((exp.GenerateDateArray, exp.GenerateTimestampArray), _sequence),
     ((exp.DateTrunc, exp.DatetimeTrunc, exp.TimestampTrunc), _truncated),

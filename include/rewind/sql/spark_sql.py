@@ -28,12 +28,14 @@ from rewind.sql.answers import (
     boundaries,
     call,
     initcap,
+    last_day,
     ordered_array,
     parsed_json,
     regexp_extract,
     regexp_instr,
     rewritten,
     rounded_to_integer,
+    template,
 )
 from rewind.sql.bigquery_answers import bigquery_answers
 
@@ -167,6 +169,9 @@ def _snowflake_answers(node: exp.Expression) -> exp.Expression:
     - ``REGEXP_SUBSTR`` is NULL where nothing matches (Spark's answered ''), and takes
       a position, an occurrence and its parameters (they were refused); ``REGEXP_INSTR``'s
       third argument is a position (Spark's is a group).
+    - ``LAST_DAY(d, 'WEEK')`` (and a quarter's, a year's) answers (it was refused);
+      ``ARRAY_SLICE(a, from, to)`` counts from 0 and stops before ``to`` (sqlglot's SLICE
+      took them as Spark's start and length: ``ARRAY_SLICE(a, 0, 2)`` failed).
     - ``ADD_MONTHS`` keeps a timestamp's time and a month's end (:func:`_added_months`);
       ``HLL`` is APPROX_COUNT_DISTINCT; ``STRTOK``, ``STRTOK_TO_ARRAY`` and
       ``PREVIOUS_DAY`` answer (they were no Spark functions).
@@ -281,6 +286,24 @@ def _converted(node: exp.Expression) -> exp.Expression | None:
     return cast(this=_inner(node.this), to=to)
 
 
+# Snowflake's ARRAY_SLICE(array, from, to): from ``from`` up to ``to`` excluded, counted
+# from 0, or from the end where negative; Spark's SLICE counts from 1 and takes a length.
+_ARRAY_SLICE = (
+    "SLICE(__rw_a, GREATEST(IF(__rw_from < 0, SIZE(__rw_a) + __rw_from, __rw_from), 0) + 1, "
+    "GREATEST(LEAST(IF(__rw_to < 0, SIZE(__rw_a) + __rw_to, __rw_to), SIZE(__rw_a)) - "
+    "GREATEST(IF(__rw_from < 0, SIZE(__rw_a) + __rw_from, __rw_from), 0), 0))"
+)
+
+
+def _array_slice(node: exp.ArraySlice) -> exp.Expression | None:
+    """``ARRAY_SLICE(a, from, to)`` (:data:`_ARRAY_SLICE`; sqlglot's SLICE took them as
+    Spark's start and length: ``ARRAY_SLICE(a, 0, 2)`` failed)."""
+    if not node.args.get("zero_based") or node.args.get("end") is None:
+        return None
+    bounds = {"from": _inner(node.args["start"]), "to": _inner(node.args["end"])}
+    return template(_ARRAY_SLICE, a=_inner(node.this), **bounds)
+
+
 _REWRITES: Rewrites = [
     (exp.DateDiff, _datediff),
     (exp.AddMonths, _added_months),
@@ -310,6 +333,8 @@ _REWRITES: Rewrites = [
     (exp.Cast, lambda node: rounded_to_integer(node, _inner)),
     (exp.RegexpExtract, lambda node: regexp_extract(node, _inner)),
     (exp.RegexpInstr, lambda node: regexp_instr(node, _inner)),
+    (exp.LastDay, lambda node: last_day(node, {"WEEK": "SU"}, _inner)),
+    (exp.ArraySlice, lambda node: _array_slice(node)),
     (exp.Trunc, lambda node: _truncated_number(node)),
     (exp.WithinGroup, lambda node: _ordered_array_agg(node)),
     (  # Spark has no YEAR_OF_WEEK: its EXTRACT's ISO year (Snowflake's default policy)
