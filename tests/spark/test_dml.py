@@ -741,6 +741,33 @@ def test_last_day_of_a_week_quarter_year_and_array_slice_answer_as_in_each_produ
     ]
 
 
+def test_a_date_spine_from_generator_and_seq4_r27_r38(conn: Any) -> None:
+    """SPEC R27, R38: ``TABLE(GENERATOR(ROWCOUNT => n))`` was refused as a table function
+    ("Only catalog tables can be read") and SEQ4 / SEQ8 were no Spark functions: Snowflake's
+    date spine is its rows with 0, 1, 2, ...; TIMELIMIT and a ROWCOUNT that is no literal
+    count are refused by name, and a table function that reads a path still is (R38)."""
+    conn.sql(
+        "CREATE TABLE SPINE AS SELECT DATEADD(day, SEQ4(), '2026-01-01'::DATE) AS DAY "
+        "FROM TABLE(GENERATOR(ROWCOUNT => 31))"
+    )
+    assert query(conn, "SELECT COUNT(*), MIN(DAY), MAX(DAY) FROM SPINE") == [
+        (31, date(2026, 1, 1), date(2026, 1, 31))
+    ]
+    assert query(
+        conn,
+        "SELECT COUNT(*), MAX(S) FROM (SELECT SEQ8() S FROM TABLE(GENERATOR(ROWCOUNT => 1000)) g)"
+        " UNION ALL SELECT COUNT(*), 0 FROM TABLE(GENERATOR(ROWCOUNT => 0))",
+    ) == [(1000, 999), (0, 0)]
+    for statement, code in [
+        ("SELECT 1 FROM TABLE(GENERATOR(TIMELIMIT => 1))", "UNSUPPORTED"),
+        ("SELECT 1 FROM SPINE, TABLE(GENERATOR(ROWCOUNT => DAY))", "INVALID_VALUE"),
+        ("SELECT * FROM TABLE(READ_FILES('/etc/passwd'))", "UNSUPPORTED"),
+    ]:
+        with pytest.raises(RewindError) as refused:
+            conn.sql(statement)
+        assert refused.value.code == code, statement
+
+
 def test_bigquery_weeks_and_time_zones_answer_as_in_bigquery_r27(conn: Any) -> None:
     """SPEC R27 (rewind.sql.bigquery_answers): ``FORMAT_TIMESTAMP`` and ``TIMESTAMP_TRUNC``
     dropped their time zone (the UTC wall clock), ``EXTRACT(WEEK ...)`` answered the ISO

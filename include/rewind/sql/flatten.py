@@ -18,18 +18,18 @@ from __future__ import annotations
 
 from typing import TypeVar
 
-import sqlglot
 from sqlglot import exp
 
 from rewind.errors import UnsupportedError
+from rewind.sql.answers import template
 
 T = TypeVar("T")
 
 COLUMNS = ("SEQ", "KEY", "PATH", "INDEX", "VALUE", "THIS")
 _GENERATOR = (
-    "{name}(TRANSFORM(__rw_in, (__rw_v, __rw_i) -> STRUCT(CAST(NULL AS BIGINT) AS SEQ, "
+    "{name}(TRANSFORM(__rw_input, (__rw_v, __rw_i) -> STRUCT(CAST(NULL AS BIGINT) AS SEQ, "
     "CAST(NULL AS STRING) AS KEY, CONCAT('[', __rw_i, ']') AS PATH, __rw_i AS INDEX, "
-    "__rw_v AS VALUE, __rw_in AS THIS)))"
+    "__rw_v AS VALUE, __rw_input AS THIS)))"
 )
 _JSON_TEXT = (exp.JSONExtract, exp.JSONExtractScalar, exp.ParseJSON)
 
@@ -71,10 +71,7 @@ def _lateral(source: exp.Lateral | exp.TableFromRows) -> exp.Lateral:
         given = exp.Anonymous(
             this="FROM_JSON", expressions=[given, exp.Literal.string("ARRAY<STRING>")]
         )
-    generator = sqlglot.parse_one(_GENERATOR.format(name=name), read="spark")
-    for column in list(generator.find_all(exp.Column)):
-        if column.name == "__rw_in":
-            column.replace(given.copy())
+    generator = template(_GENERATOR.format(name=name), input=given)
     alias = source.args.get("alias")
     named = (
         alias.this.copy() if alias is not None and alias.this else exp.to_identifier("_flattened")

@@ -19,7 +19,7 @@ from sqlglot.errors import SqlglotError
 from sqlglot.tokens import Token, TokenType
 
 from rewind.errors import SqlSyntaxError, UnsupportedError
-from rewind.sql import flatten
+from rewind.sql import flatten, generator
 
 if TYPE_CHECKING:
     from rewind.sql.access import AccessStatement
@@ -259,7 +259,9 @@ def parse(statement: str, dialect: str = "snowflake") -> ParsedStatement:
         # it is no statement, so it is a syntax error, as in Snowflake (SPEC R39).
         head = statement.split()[0] if statement.split() else statement
         raise SqlSyntaxError(f"SQL compilation error: syntax error: unexpected '{head[:50]}'.")
-    return ParsedStatement(statement, _defaults_as_null(flatten.rewrite(_create_like(tree))))
+    return ParsedStatement(
+        statement, _defaults_as_null(generator.rewrite(flatten.rewrite(_create_like(tree))))
+    )
 
 
 def _comment_on(statement: str, tree: exp.Comment, dialect: str) -> ParsedStatement:

@@ -335,6 +335,10 @@ _REWRITES: Rewrites = [
     (exp.RegexpInstr, lambda node: regexp_instr(node, _inner)),
     (exp.LastDay, lambda node: last_day(node, {"WEEK": "SU"}, _inner)),
     (exp.ArraySlice, lambda node: _array_slice(node)),
+    (  # SEQ4() / SEQ8(): 0, 1, 2, ... (Spark has neither; rewind.sql.generator)
+        (exp.Seq4, exp.Seq8),
+        lambda node: template("ROW_NUMBER() OVER (ORDER BY MONOTONICALLY_INCREASING_ID()) - 1"),
+    ),
     (exp.Trunc, lambda node: _truncated_number(node)),
     (exp.WithinGroup, lambda node: _ordered_array_agg(node)),
     (  # Spark has no YEAR_OF_WEEK: its EXTRACT's ISO year (Snowflake's default policy)
