@@ -3,7 +3,7 @@
 Layer: above ``storage``, ``audit`` (its data model), ``lifecycle`` (the system views,
 pins), ``security`` and ``statement`` (the context every statement runs in, and the
 :class:`~rewind.statement.Analysis` value); below ``connection``. One statement goes
-``parse`` (with ``flatten``) → ``execute.prepare``: ``functions.inline``, then
+``parse`` (with ``flatten`` and ``generator``) → ``execute.prepare``: ``functions.inline``, then
 ``analysis.analyse`` (every name resolved once: what it reads, writes, creates, drops
 and alters) → ``needs.authorize`` (privileges from the analysis alone) →
 ``recording.StatementAudit`` (its audit rows, keyed from the analysis) around the
