@@ -164,6 +164,8 @@ def _bad_value(condition: str, params: dict[str, str]) -> str | None:
         found = re.search(r"Text '(?P<text>.*)' could not be parsed", params.get("message", ""))
         text = f" '{found['text']}'" if found else ""
         return f"Can't parse{text} as a date or time with its format."
+    if condition == "DUPLICATED_MAP_KEY" and "key" in params:  # OBJECT_AGG of a key twice
+        return f"Duplicate field key '{params['key']}'."
     if condition == "USER_RAISED_EXCEPTION" and params.get("errorMessage"):
         return params["errorMessage"]  # a check a rewritten function makes (PARSE_JSON)
     if condition.startswith("NUMERIC_VALUE_OUT_OF_RANGE") and "value" in params:

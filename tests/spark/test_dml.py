@@ -768,6 +768,35 @@ def test_a_date_spine_from_generator_and_seq4_r27_r38(conn: Any) -> None:
         assert refused.value.code == code, statement
 
 
+def test_conditional_true_event_and_object_agg_answer_as_in_snowflake_r27(conn: Any) -> None:
+    """SPEC R27: ``CONDITIONAL_TRUE_EVENT(cond) OVER (...)`` and ``OBJECT_AGG(k, v)`` were
+    unknown functions: the running count of rows that met the condition, and an object of
+    the rows' keys and values (those with a NULL left out); a key met twice is
+    INVALID_VALUE, as Snowflake's "Duplicate field key"."""
+    conn.sql(
+        "CREATE TABLE EVENTS (ID INT, REGION VARCHAR, AMOUNT NUMBER(10, 2)); INSERT INTO "
+        "EVENTS VALUES (1, 'EU', 9.99), (2, 'EU', 5), (3, 'US', 7.5), (4, NULL, 1)"
+    )
+    assert query(
+        conn,
+        "SELECT ID, CONDITIONAL_TRUE_EVENT(AMOUNT > 6) OVER (ORDER BY ID), "
+        "CONDITIONAL_TRUE_EVENT(REGION = 'EU') OVER (PARTITION BY REGION ORDER BY ID) "
+        "FROM EVENTS ORDER BY ID",
+    ) == [(1, 1, 1), (2, 1, 2), (3, 2, 0), (4, 2, 0)]
+    (aggregated,) = query(
+        conn,
+        "SELECT OBJECT_AGG(REGION, TOTAL) FROM (SELECT REGION, SUM(AMOUNT) TOTAL "
+        "FROM EVENTS GROUP BY 1)",
+    )
+    assert {k: str(v) for k, v in aggregated[0].items()} == {"EU": "14.99", "US": "7.50"}
+    with pytest.raises(RewindError) as twice:
+        conn.sql("SELECT OBJECT_AGG(REGION, AMOUNT) FROM EVENTS")
+    assert (twice.value.code, str(twice.value)) == (
+        "INVALID_VALUE",
+        "INVALID_VALUE: Duplicate field key 'EU'.",
+    )
+
+
 def test_bigquery_weeks_and_time_zones_answer_as_in_bigquery_r27(conn: Any) -> None:
     """SPEC R27 (rewind.sql.bigquery_answers): ``FORMAT_TIMESTAMP`` and ``TIMESTAMP_TRUNC``
     dropped their time zone (the UTC wall clock), ``EXTRACT(WEEK ...)`` answered the ISO

@@ -295,6 +295,29 @@ _ARRAY_SLICE = (
 )
 
 
+def _true_events(node: exp.Window) -> exp.Expression | None:
+    """``CONDITIONAL_TRUE_EVENT(cond) OVER (...)``: how many rows of the window so far, this
+    one included, met ``cond`` (no Spark function)."""
+    call_ = node.this
+    if not (isinstance(call_, exp.Anonymous) and call_.name.upper() == "CONDITIONAL_TRUE_EVENT"):
+        return None
+    if len(call_.expressions) != 1 or node.args.get("spec") is not None:
+        raise UnsupportedError("CONDITIONAL_TRUE_EVENT takes one condition and no window frame.")
+    counted = exp.If(
+        this=_inner(call_.expressions[0]), true=exp.Literal.number(1), false=exp.Literal.number(0)
+    )
+    window = node.copy()
+    window.set("this", exp.Sum(this=counted))
+    window.set("partition_by", [_inner(p) for p in node.args.get("partition_by") or []])
+    if node.args.get("order") is not None:
+        window.set("order", _inner(node.args["order"]))
+    window.set(
+        "spec",
+        exp.WindowSpec(kind="ROWS", start="UNBOUNDED", start_side="PRECEDING", end="CURRENT ROW"),
+    )
+    return window
+
+
 def _array_slice(node: exp.ArraySlice) -> exp.Expression | None:
     """``ARRAY_SLICE(a, from, to)`` (:data:`_ARRAY_SLICE`; sqlglot's SLICE took them as
     Spark's start and length: ``ARRAY_SLICE(a, 0, 2)`` failed)."""
@@ -335,6 +358,16 @@ _REWRITES: Rewrites = [
     (exp.RegexpInstr, lambda node: regexp_instr(node, _inner)),
     (exp.LastDay, lambda node: last_day(node, {"WEEK": "SU"}, _inner)),
     (exp.ArraySlice, lambda node: _array_slice(node)),
+    (exp.Window, _true_events),
+    (  # OBJECT_AGG(k, v): a MAP of the rows whose key and value are not NULL
+        exp.ObjectAgg,
+        lambda node: template(
+            "MAP_FROM_ENTRIES(COLLECT_LIST(IF(__rw_k IS NULL OR __rw_v IS NULL, NULL, "
+            "STRUCT(__rw_k, __rw_v))))",
+            k=_inner(node.this),
+            v=_inner(node.expression),
+        ),
+    ),
     (  # SEQ4() / SEQ8(): 0, 1, 2, ... (Spark has neither; rewind.sql.generator)
         (exp.Seq4, exp.Seq8),
         lambda node: template("ROW_NUMBER() OVER (ORDER BY MONOTONICALLY_INCREASING_ID()) - 1"),
