@@ -172,6 +172,8 @@ def _snowflake_answers(node: exp.Expression) -> exp.Expression:
     - ``LAST_DAY(d, 'WEEK')`` (and a quarter's, a year's) answers (it was refused);
       ``ARRAY_SLICE(a, from, to)`` counts from 0 and stops before ``to`` (sqlglot's SLICE
       took them as Spark's start and length: ``ARRAY_SLICE(a, 0, 2)`` failed).
+    - ``SEQ4()`` / ``SEQ8()`` (:mod:`rewind.sql.generator`), ``CONDITIONAL_TRUE_EVENT`` and
+      ``OBJECT_AGG`` answer (no Spark functions).
     - ``ADD_MONTHS`` keeps a timestamp's time and a month's end (:func:`_added_months`);
       ``HLL`` is APPROX_COUNT_DISTINCT; ``STRTOK``, ``STRTOK_TO_ARRAY`` and
       ``PREVIOUS_DAY`` answer (they were no Spark functions).
