@@ -7,6 +7,7 @@ are shared with the other modules of ``tests/spark``.
 from __future__ import annotations
 
 import json
+import math
 import sqlite3
 from collections.abc import Callable
 from contextlib import closing
@@ -795,6 +796,19 @@ def test_conditional_true_event_and_object_agg_answer_as_in_snowflake_r27(conn: 
         "INVALID_VALUE",
         "INVALID_VALUE: Duplicate field key 'EU'.",
     )
+
+
+def test_bigquery_ieee_divide_and_array_reverse_r27(conn: Any) -> None:
+    """SPEC R27: BigQuery's ``IEEE_DIVIDE`` (a division that is +/-inf or NaN by zero, never
+    an error) and ``ARRAY_REVERSE`` were unknown functions."""
+    rows = conn.sql(
+        "SELECT IEEE_DIVIDE(1, 0), IEEE_DIVIDE(-1, 0), IEEE_DIVIDE(0, 0), IEEE_DIVIDE(7, 2), "
+        "IEEE_DIVIDE(NULL, 0), ARRAY_REVERSE([1, 2, 3])",
+        dialect="bigquery",
+    )[-1].rows
+    (row,) = [tuple(r) for r in rows]
+    assert row[:2] == (math.inf, -math.inf) and math.isnan(row[2])
+    assert row[3:] == (3.5, None, [3, 2, 1])
 
 
 def test_bigquery_weeks_and_time_zones_answer_as_in_bigquery_r27(conn: Any) -> None:

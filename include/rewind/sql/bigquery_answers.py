@@ -28,7 +28,8 @@ counterpart of :func:`rewind.sql.spark_sql._snowflake_answers` for ``--dialect b
 - ``FORMAT`` failed on a decimal (``FORMAT('%.2f', 2.5)``) and knew neither ``%t`` nor
   the ``'`` flag; ``GENERATE_DATE_ARRAY`` of text failed, ``GENERATE_TIMESTAMP_ARRAY``
   was no Spark function; ``ARRAY(SELECT ...)`` failed in Spark's parser; ``LAST_DAY(d,
-  WEEK)`` (and ``ISOWEEK``, ``QUARTER``, ``YEAR``) was refused.
+  WEEK)`` (and ``ISOWEEK``, ``QUARTER``, ``YEAR``) was refused; ``IEEE_DIVIDE`` and
+  ``ARRAY_REVERSE`` were no Spark functions.
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from rewind.sql.answers import (
     regexp_extract,
     rewritten,
     rounded_to_integer,
+    template,
 )
 
 _DAYS = ("SUNDAY", "MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATURDAY")
@@ -336,6 +338,24 @@ def _array_subquery(node: exp.Array) -> exp.Expression | None:
     return exp.Subquery(this=answered)
 
 
+# IEEE_DIVIDE(x, y): a DOUBLE division that never fails (Spark's ANSI division does at 0).
+_IEEE_DIVIDE = (
+    "CASE WHEN CAST(__rw_y AS DOUBLE) <> 0 OR ISNAN(CAST(__rw_y AS DOUBLE)) "
+    "THEN CAST(__rw_x AS DOUBLE) / CAST(__rw_y AS DOUBLE) "
+    "WHEN __rw_x > 0 THEN DOUBLE('Infinity') WHEN __rw_x < 0 THEN DOUBLE('-Infinity') "
+    "WHEN __rw_x IS NOT NULL AND __rw_y IS NOT NULL THEN DOUBLE('NaN') END"
+)
+
+
+def _ieee_divide(node: exp.Anonymous) -> exp.Expression | None:
+    """``IEEE_DIVIDE(x, y)``: ``x / y`` as a DOUBLE, +/-Infinity or NaN by zero (no Spark
+    function)."""
+    if node.name.upper() != "IEEE_DIVIDE" or len(node.expressions) != 2:
+        return None
+    x, y = (_inner(argument) for argument in node.expressions)
+    return template(_IEEE_DIVIDE, x=x, y=y)
+
+
 def _sequence(node: exp.GenerateDateArray | exp.GenerateTimestampArray) -> exp.Expression:
     """``GENERATE_DATE_ARRAY`` / ``GENERATE_TIMESTAMP_ARRAY``: Spark's SEQUENCE of the bounds
     as dates or timestamps (it refused text, which BigQuery reads as either)."""
@@ -347,6 +367,8 @@ def _sequence(node: exp.GenerateDateArray | exp.GenerateTimestampArray) -> exp.E
 _REWRITES: Rewrites = [
     (exp.TimeToStr, _formatted),
     (exp.Format, _format),
+    (exp.Anonymous, _ieee_divide),
+    (exp.ArrayReverse, lambda node: call("REVERSE", _inner(node.this))),
     (exp.LastDay, lambda node: last_day(node, {"ISOWEEK": "SU"}, _inner)),
     (exp.Array, _array_subquery),
     ((exp.GenerateDateArray, exp.GenerateTimestampArray), _sequence),
