@@ -811,6 +811,24 @@ def test_bigquery_ieee_divide_and_array_reverse_r27(conn: Any) -> None:
     assert row[3:] == (3.5, None, [3, 2, 1])
 
 
+def test_array_position_counts_from_zero_and_a_variant_value_is_the_value_r27(conn: Any) -> None:
+    """SPEC R27: Snowflake's ``ARRAY_POSITION('b', tags)`` answered Spark's position, one
+    more than Snowflake's (counted from 0), and 0 where Snowflake answers NULL;
+    ``ARRAY_CONTAINS('a'::VARIANT, tags)`` (Snowflake requires the VARIANT) failed on a
+    table's typed array, and ``ARRAYS_OVERLAP`` failed in Spark's parser."""
+    conn.sql(
+        "CREATE TABLE TAGGED (ID INT, TAGS ARRAY(VARCHAR)); "
+        "INSERT INTO TAGGED SELECT 1, ARRAY_CONSTRUCT('a', 'b')"
+    )
+    assert query(
+        conn,
+        "SELECT ARRAY_POSITION('b'::VARIANT, TAGS), ARRAY_POSITION('a', TAGS), "
+        "ARRAY_POSITION('q', TAGS), ARRAY_CONTAINS('a'::VARIANT, TAGS), "
+        "ARRAY_CONTAINS('q'::VARIANT, TAGS), ARRAYS_OVERLAP(TAGS, ARRAY_CONSTRUCT('b')) "
+        "FROM TAGGED",
+    ) == [(1, 0, None, True, False, True)]
+
+
 def test_bigquery_weeks_and_time_zones_answer_as_in_bigquery_r27(conn: Any) -> None:
     """SPEC R27 (rewind.sql.bigquery_answers): ``FORMAT_TIMESTAMP`` and ``TIMESTAMP_TRUNC``
     dropped their time zone (the UTC wall clock), ``EXTRACT(WEEK ...)`` answered the ISO

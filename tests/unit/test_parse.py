@@ -382,7 +382,7 @@ def test_qualify_reaches_spark_as_qualify() -> None:
         ("SELECT * REPLACE (1 AS a) FROM t", "SELECT * REPLACE is not supported"),
         ("SELECT * ILIKE '%a' FROM t", "SELECT * ILIKE is not supported"),
         # sqlglot wrote it as the month's last day, with a warning nobody read
-        ("SELECT LAST_DAY(d, 'week') FROM t", "Date parts are not supported in LAST_DAY"),
+        ("SELECT LAST_DAY(d, 'day') FROM t", "Date parts are not supported in LAST_DAY"),
     ],
 )
 def test_what_spark_would_misread_is_refused_by_name(sql: str, says: str) -> None:

@@ -35,8 +35,7 @@ _KEPT_BY_TRUNC = {"date": "DATE", "timestamp_ntz": "TIMESTAMPNTZ"}
 def typed(tree: exp.Expression, types: Mapping[str, Mapping[str, str]]) -> None:
     """Rewrite, in place, the paths of ``tree`` into nested columns of its bound tables
     (``types``: a bound table's name, then each of its columns' Spark type), and the
-    functions Snowflake applies to such a column that sqlglot writes for JSON text or
-    VARIANT: ``ARRAY_CONTAINS('b'::VARIANT, tags)`` compares the element itself,
+    functions Snowflake applies to such a column that sqlglot writes for JSON text:
     ``OBJECT_KEYS(addr)`` is the struct's field names (NULL for a NULL value) or the map's
     keys; and the dates and truncations :func:`_typed_dates` types."""
     for node in list(tree.find_all(*_PATHS)):
@@ -46,14 +45,6 @@ def typed(tree: exp.Expression, types: Mapping[str, Mapping[str, str]]) -> None:
             for step in steps:
                 value = exp.Bracket(this=value, expressions=[step])
             node.replace(value)
-    for contains in list(tree.find_all(exp.ArrayContains)):
-        element = contains.expression
-        if (
-            _nested(contains.this, types).startswith("array<")
-            and isinstance(element, exp.Cast)
-            and element.to.is_type(exp.DataType.Type.VARIANT)
-        ):
-            element.replace(element.this)
     for keys in list(tree.find_all(exp.JSONKeys)):
         kind, column = _nested(keys.this, types), keys.this
         if kind.startswith("map<"):

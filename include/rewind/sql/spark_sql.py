@@ -172,6 +172,9 @@ def _snowflake_answers(node: exp.Expression) -> exp.Expression:
     - ``LAST_DAY(d, 'WEEK')`` (and a quarter's, a year's) answers (it was refused);
       ``ARRAY_SLICE(a, from, to)`` counts from 0 and stops before ``to`` (sqlglot's SLICE
       took them as Spark's start and length: ``ARRAY_SLICE(a, 0, 2)`` failed).
+    - ``ARRAY_POSITION`` counts from 0 (Spark's from 1: one more, a wrong answer) and is
+      NULL where the value is not there; ``ARRAY_CONTAINS('b'::VARIANT, a)`` failed (a
+      VARIANT is no string), ``ARRAYS_OVERLAP`` failed in Spark's parser.
     - ``SEQ4()`` / ``SEQ8()`` (:mod:`rewind.sql.generator`), ``CONDITIONAL_TRUE_EVENT`` and
       ``OBJECT_AGG`` answer (no Spark functions).
     - ``ADD_MONTHS`` keeps a timestamp's time and a month's end (:func:`_added_months`);
@@ -320,6 +323,27 @@ def _true_events(node: exp.Window) -> exp.Expression | None:
     return window
 
 
+def _element(value: exp.Expression) -> exp.Expression:
+    """An array function's value argument: Snowflake's ``'b'::VARIANT`` (which its
+    ARRAY_CONTAINS requires of a semi-structured array) is the value itself, as Rewind's
+    arrays are typed (a VARIANT never equals a string in Spark: the call failed)."""
+    if isinstance(value, exp.Cast) and value.to.is_type(exp.DataType.Type.VARIANT):
+        return _inner(value.this)
+    return _inner(value)
+
+
+def _array_position(node: exp.ArrayPosition) -> exp.Expression | None:
+    """Snowflake's ``ARRAY_POSITION(value, array)``: counted from 0, NULL where the value is
+    not there (Spark's counts from 1, 0 where it is not: one more than Snowflake's)."""
+    if not node.args.get("zero_based"):
+        return None
+    found = call("ARRAY_POSITION", _inner(node.this), _element(node.expression))
+    return exp.Sub(
+        this=exp.Nullif(this=found, expression=exp.Literal.number(0)),
+        expression=exp.Literal.number(1),
+    )
+
+
 def _array_slice(node: exp.ArraySlice) -> exp.Expression | None:
     """``ARRAY_SLICE(a, from, to)`` (:data:`_ARRAY_SLICE`; sqlglot's SLICE took them as
     Spark's start and length: ``ARRAY_SLICE(a, 0, 2)`` failed)."""
@@ -360,6 +384,15 @@ _REWRITES: Rewrites = [
     (exp.RegexpInstr, lambda node: regexp_instr(node, _inner)),
     (exp.LastDay, lambda node: last_day(node, {"WEEK": "SU"}, _inner)),
     (exp.ArraySlice, lambda node: _array_slice(node)),
+    (exp.ArrayPosition, _array_position),
+    (
+        exp.ArrayContains,
+        lambda node: call("ARRAY_CONTAINS", _inner(node.this), _element(node.expression)),
+    ),
+    (  # sqlglot wrote Postgres's && operator
+        exp.ArrayOverlaps,
+        lambda node: call("ARRAYS_OVERLAP", _inner(node.this), _inner(node.expression)),
+    ),
     (exp.Window, _true_events),
     (  # OBJECT_AGG(k, v): a MAP of the rows whose key and value are not NULL
         exp.ObjectAgg,
