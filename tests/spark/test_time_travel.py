@@ -264,6 +264,14 @@ def test_last_query_id_names_the_sessions_statements_r16(history: History) -> No
     with pytest.raises(RewindError) as error:
         session.sql("SELECT LAST_QUERY_ID('x')")
     assert error.value.code == "INVALID_VALUE"
+    # A new session has no statement before: the point says so (it read "Statement  not
+    # found.", an empty id between two spaces).
+    fresh = rewind.connect(home=history.home, now=clock(hours=5))
+    history.opened.append(fresh)
+    with pytest.raises(RewindError) as error:
+        fresh.sql("SELECT * FROM D.PUBLIC.T BEFORE(STATEMENT => LAST_QUERY_ID())")
+    assert error.value.code == "UNKNOWN_STATEMENT"
+    assert "LAST_QUERY_ID() of a session that has run no statement" in error.value.message
 
 
 def test_one_query_joins_several_points_of_the_same_table(history: History) -> None:

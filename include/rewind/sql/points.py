@@ -71,6 +71,11 @@ def point_of(ctx: Context, when: exp.HistoricalData) -> timetravel.Point:
         text = literal(with_session(ctx, value))  # LAST_QUERY_ID() names one too
         if not isinstance(text, str):
             raise InvalidValue("STATEMENT => needs a query id string.")
+        if not text.strip():
+            raise timetravel.UnknownStatement(
+                "STATEMENT => names no statement: its query id is empty (LAST_QUERY_ID() "
+                "of a session that has run no statement before this one)."
+            )
         return timetravel.Point(direction, statement=text.strip())
     if kind == "TIMESTAMP":
         return timetravel.Point(direction, timestamp=constant_timestamp(ctx, value))
