@@ -829,6 +829,48 @@ def test_array_position_counts_from_zero_and_a_variant_value_is_the_value_r27(co
     ) == [(1, 0, None, True, False, True)]
 
 
+def test_time_slice_buckets_dates_and_timestamps_from_1970_r27(conn: Any) -> None:
+    """SPEC R27: Snowflake's ``TIME_SLICE`` was an unknown function: slices of n units
+    from 1970-01-01 (a week's from Monday 1969-12-29), a DATE's slice a DATE, a
+    TIMESTAMP_NTZ's one; its documentation's example (4 months of 2019-02-28: 2019-01-01
+    to 2019-05-01) and a date column's slices; a length of 0 is INVALID_VALUE."""
+    conn.sql(
+        "CREATE TABLE VISITS (DAY DATE, AT TIMESTAMP_NTZ); INSERT INTO VISITS VALUES "
+        "('2026-03-04', '2026-01-01 10:17:00'), ('1969-06-01', '1969-12-31 23:59:59')"
+    )
+    rows = query(
+        conn,
+        "SELECT TIME_SLICE('2019-02-28'::DATE, 4, 'MONTH', 'START'), "
+        "TIME_SLICE('2019-02-28'::DATE, 4, 'MONTH', 'END'), TIME_SLICE(DAY, 2, 'WEEK'), "
+        "TIME_SLICE(DAY, 15, 'YEAR'), TIME_SLICE(AT, 15, 'MINUTE'), "
+        "TIME_SLICE(AT, 15, 'MINUTE', 'END'), TIME_SLICE(AT, 1, 'DAY') FROM VISITS ORDER BY DAY",
+    )
+    day, at = date.fromisoformat, datetime.fromisoformat
+    assert rows == [
+        (
+            day("2019-01-01"),
+            day("2019-05-01"),
+            day("1969-05-19"),
+            day("1955-01-01"),
+            at("1969-12-31 23:45:00"),
+            at("1970-01-01 00:00:00"),
+            at("1969-12-31 00:00:00"),
+        ),
+        (
+            day("2019-01-01"),
+            day("2019-05-01"),
+            day("2026-02-23"),
+            day("2015-01-01"),
+            at("2026-01-01 10:15:00"),
+            at("2026-01-01 10:30:00"),
+            at("2026-01-01 00:00:00"),
+        ),
+    ]
+    with pytest.raises(RewindError) as refused:
+        conn.sql("SELECT TIME_SLICE(DAY, 0, 'DAY') FROM VISITS")
+    assert refused.value.code == "INVALID_VALUE"
+
+
 def test_bigquery_weeks_and_time_zones_answer_as_in_bigquery_r27(conn: Any) -> None:
     """SPEC R27 (rewind.sql.bigquery_answers): ``FORMAT_TIMESTAMP`` and ``TIMESTAMP_TRUNC``
     dropped their time zone (the UTC wall clock), ``EXTRACT(WEEK ...)`` answered the ISO

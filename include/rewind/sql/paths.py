@@ -63,7 +63,7 @@ def typed(tree: exp.Expression, types: Mapping[str, Mapping[str, str]]) -> None:
 
 def _typed_dates(tree: exp.Expression, types: Mapping[str, Mapping[str, str]]) -> None:
     """A date minus a date is a number of days; DATE_TRUNC keeps a DATE or TIMESTAMP_NTZ
-    column's type (the module's last paragraph)."""
+    column's type, TIME_SLICE a DATE's (the module's last paragraph)."""
     for difference in list(tree.find_all(exp.Sub)):
         if _is_date(difference.this, types) and _is_date(difference.expression, types):
             days = exp.Anonymous(
@@ -71,6 +71,9 @@ def _typed_dates(tree: exp.Expression, types: Mapping[str, Mapping[str, str]]) -
                 expressions=[difference.this.copy(), difference.expression.copy()],
             )
             difference.replace(days)
+    for time_slice in list(tree.find_all(exp.TimeSlice)):  # a DATE's slice is a DATE
+        if _is_date(time_slice.this, types):
+            time_slice.replace(exp.Cast(this=time_slice.copy(), to=exp.DataType.build("DATE")))
     for trunc in list(tree.find_all(exp.TimestampTrunc)):
         column = trunc.this
         stored = _column_type(column, types) if isinstance(column, exp.Column) else None

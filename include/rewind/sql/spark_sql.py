@@ -175,6 +175,7 @@ def _snowflake_answers(node: exp.Expression) -> exp.Expression:
     - ``ARRAY_POSITION`` counts from 0 (Spark's from 1: one more, a wrong answer) and is
       NULL where the value is not there; ``ARRAY_CONTAINS('b'::VARIANT, a)`` failed (a
       VARIANT is no string), ``ARRAYS_OVERLAP`` failed in Spark's parser.
+    - ``TIME_SLICE`` answers (no Spark function).
     - ``SEQ4()`` / ``SEQ8()`` (:mod:`rewind.sql.generator`), ``CONDITIONAL_TRUE_EVENT`` and
       ``OBJECT_AGG`` answer (no Spark functions).
     - ``ADD_MONTHS`` keeps a timestamp's time and a month's end (:func:`_added_months`);
@@ -344,6 +345,48 @@ def _array_position(node: exp.ArrayPosition) -> exp.Expression | None:
     )
 
 
+# TIME_SLICE(x, n, unit [, 'START' | 'END']): slices of n units from 1970-01-01 00:00:00
+# (a week's from Monday 1969-12-29, Snowflake's default weeks), counted in seconds or in
+# months; __rw_end is 1 for a slice's end. A TIMESTAMP_NTZ (paths.typed casts a DATE's
+# slice back to a DATE).
+_SLICE_SECONDS = {"SECOND": 1, "MINUTE": 60, "HOUR": 3600, "DAY": 86400, "WEEK": 604800}
+_SLICE_MONTHS = {"MONTH": 1, "QUARTER": 3, "YEAR": 12}
+_SLICES = {
+    "seconds": "CAST(TIMESTAMP_SECONDS(__rw_origin + (FLOOR((UNIX_SECONDS(CAST(__rw_x AS "
+    "TIMESTAMP)) - __rw_origin) / __rw_width) + __rw_end) * __rw_width) AS TIMESTAMP_NTZ)",
+    "months": "CAST(ADD_MONTHS(DATE '1970-01-01', CAST((FLOOR(((YEAR(__rw_x) - 1970) * 12 + "
+    "MONTH(__rw_x) - 1) / __rw_width) + __rw_end) * __rw_width AS INT)) AS TIMESTAMP_NTZ)",
+}
+
+
+def _time_slice(node: exp.TimeSlice) -> exp.Expression:
+    """Snowflake's ``TIME_SLICE`` (:data:`_SLICES`; no Spark function).
+
+    Raises:
+        InvalidValue: for a length that is no literal whole number of 1 or more, an unknown
+            unit, or a fourth argument other than START or END.
+    """
+    length, unit = node.expression, node.text("unit").upper()
+    kind = (node.text("kind") or "START").upper()
+    if not (isinstance(length, exp.Literal) and length.is_int and int(length.name) >= 1):
+        raise InvalidValue("TIME_SLICE's slice length must be a whole number, 1 or more.")
+    if (unit not in _SLICE_SECONDS and unit not in _SLICE_MONTHS) or kind not in ("START", "END"):
+        raise InvalidValue(
+            f"TIME_SLICE takes YEAR, QUARTER, MONTH, WEEK, DAY, HOUR, MINUTE or SECOND, and "
+            f"START or END: not {unit!r}, {kind!r}."
+        )
+    in_months = unit in _SLICE_MONTHS
+    width = int(length.name) * (_SLICE_MONTHS[unit] if in_months else _SLICE_SECONDS[unit])
+    origin = -3 * 86400 if unit == "WEEK" else 0  # Monday 29 December 1969
+    return template(
+        _SLICES["months" if in_months else "seconds"],
+        x=_inner(node.this),
+        width=exp.Literal.number(width),
+        origin=exp.Literal.number(origin),
+        end=exp.Literal.number(int(kind == "END")),
+    )
+
+
 def _array_slice(node: exp.ArraySlice) -> exp.Expression | None:
     """``ARRAY_SLICE(a, from, to)`` (:data:`_ARRAY_SLICE`; sqlglot's SLICE took them as
     Spark's start and length: ``ARRAY_SLICE(a, 0, 2)`` failed)."""
@@ -385,6 +428,7 @@ _REWRITES: Rewrites = [
     (exp.LastDay, lambda node: last_day(node, {"WEEK": "SU"}, _inner)),
     (exp.ArraySlice, lambda node: _array_slice(node)),
     (exp.ArrayPosition, _array_position),
+    (exp.TimeSlice, _time_slice),
     (
         exp.ArrayContains,
         lambda node: call("ARRAY_CONTAINS", _inner(node.this), _element(node.expression)),
