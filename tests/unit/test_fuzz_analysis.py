@@ -40,7 +40,7 @@ from pathlib import Path
 
 import pytest
 from fuzz_grammar import actions
-from fuzz_run import Run
+from fuzz_run import Run, without_local_constants
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
@@ -92,7 +92,8 @@ def test_generated_statements_fail_cleanly_or_succeed_without_spark(
             run.step(data.draw(action, label="action"))
 
     try:
-        examples()
+        with without_local_constants():
+            examples()
     finally:
         run.close()
     elapsed = time.monotonic() - started
