@@ -871,6 +871,62 @@ def test_time_slice_buckets_dates_and_timestamps_from_1970_r27(conn: Any) -> Non
     assert refused.value.code == "INVALID_VALUE"
 
 
+def test_cluster_by_and_partition_by_are_kept_and_shown_r27(conn: Any) -> None:
+    """SPEC R27: ``CREATE TABLE ... CLUSTER BY (...)`` (Snowflake) and ``PARTITION BY
+    DATE(ts) CLUSTER BY id`` (BigQuery's usual DDL) were refused ("Unsupported property"):
+    both are layout hints that change no answer; the table is created with them, SHOW
+    TABLES' cluster_by and INFORMATION_SCHEMA show them, a clone and LIKE keep the key,
+    ALTER TABLE ... CLUSTER BY / DROP CLUSTERING KEY change it; a key on a column the
+    table has not is "invalid identifier", and a schema takes none."""
+    conn.sql(
+        "CREATE TABLE LAID (ID INT, DAY DATE) CLUSTER BY (DAY, TO_DATE(ID)); "
+        "CREATE TABLE LAID_LIKE LIKE LAID; CREATE TABLE LAID_CLONE CLONE LAID; "
+        "CREATE TABLE LAID_AS CLUSTER BY (X) AS SELECT 1 AS X"
+    )
+
+    def keys() -> dict[str, str]:
+        shown = conn.sql("SHOW TABLES LIKE 'LAID%'")[-1]
+        at = shown.columns.index("cluster_by")
+        return {row[1]: row[at] for row in shown.rows}
+
+    assert keys() == {
+        "LAID": "LINEAR(DAY, TO_DATE(ID))",
+        "LAID_LIKE": "LINEAR(DAY, TO_DATE(ID))",
+        "LAID_CLONE": "LINEAR(DAY, TO_DATE(ID))",
+        "LAID_AS": "LINEAR(X)",
+    }
+    conn.sql("ALTER TABLE LAID CLUSTER BY (ID); ALTER TABLE LAID_AS DROP CLUSTERING KEY")
+    assert query(
+        conn,
+        "SELECT TABLE_NAME, CLUSTERING_KEY FROM INFORMATION_SCHEMA.TABLES "
+        "WHERE TABLE_NAME IN ('LAID', 'LAID_AS') ORDER BY 1",
+    ) == [("LAID", "LINEAR(ID)"), ("LAID_AS", None)]
+    conn.sql(
+        "CREATE TABLE PUBLIC.EVENTS (id INT64, ts TIMESTAMP, amount NUMERIC) "
+        "PARTITION BY DATE(ts) CLUSTER BY id OPTIONS (description = 'events')",
+        dialect="bigquery",
+    )
+    columns = conn.sql(
+        "SELECT column_name, is_partitioning_column, clustering_ordinal_position "
+        "FROM PUBLIC.INFORMATION_SCHEMA.COLUMNS WHERE table_name = 'EVENTS'",
+        dialect="bigquery",
+    )[-1].rows
+    assert [tuple(row) for row in columns] == [
+        ("ID", "NO", 1),
+        ("TS", "YES", None),
+        ("AMOUNT", "NO", None),
+    ]
+    for statement, code in [
+        ("ALTER TABLE LAID CLUSTER BY (NOPE)", "SQL_COMPILATION_ERROR"),
+        ("CREATE TABLE LAID_BAD (ID INT) CLUSTER BY (DAY)", "SQL_COMPILATION_ERROR"),
+        ("CREATE SCHEMA LAID_SCHEMA CLUSTER BY (X)", "UNSUPPORTED"),
+    ]:
+        with pytest.raises(RewindError) as refused:
+            conn.sql(statement)
+        assert refused.value.code == code, statement
+    assert keys()["LAID"] == "LINEAR(ID)"  # the failed ALTER changed nothing
+
+
 def test_bigquery_weeks_and_time_zones_answer_as_in_bigquery_r27(conn: Any) -> None:
     """SPEC R27 (rewind.sql.bigquery_answers): ``FORMAT_TIMESTAMP`` and ``TIMESTAMP_TRUNC``
     dropped their time zone (the UTC wall clock), ``EXTRACT(WEEK ...)`` answered the ISO

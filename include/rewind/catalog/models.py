@@ -124,6 +124,10 @@ class CatalogObject(Base):
     snapshot_of: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     snapshot_time: Mapped[datetime | None] = mapped_column(UtcDateTime(), nullable=True)
     table_expiration_days: Mapped[float | None] = mapped_column(Float, nullable=True)
+    # Migration 0017: a table's declared clustering key and (BigQuery's) partitioning, as
+    # Snowflake SQL (``A, TO_DATE(TS)``, ``DATE(TS)``); layout hints, not applied to files.
+    cluster_by: Mapped[str | None] = mapped_column(Text, nullable=True)
+    partition_by: Mapped[str | None] = mapped_column(Text, nullable=True)
 
     __table_args__ = (
         # SPEC R3: a name maps to at most one live incarnation.

@@ -26,6 +26,7 @@ from rewind.identifiers import normalize
 from rewind.result import Result
 from rewind.sql import names, snapshots
 from rewind.sql.ddl import (
+    check_layout,
     column_constraints,
     live_object,
     parent_and_name,
@@ -41,7 +42,7 @@ from rewind.sql.tables import (
     snapshot,
     writable_snapshot,
 )
-from rewind.sql.values import ObjectProperties, literal, object_properties
+from rewind.sql.values import ObjectProperties, layout_text, literal, object_properties
 from rewind.statement import Context
 from rewind.storage.columns import (
     Column,
@@ -80,6 +81,8 @@ def _alter_table_action(ctx: Context, obj: CatalogObject, action: exp.Expression
             _set_properties(ctx, obj, object_properties(props))
     elif isinstance(action, exp.Set) and action.args.get("unset"):
         _unset(ctx, obj, [normalize(e.name) for e in action.expressions])
+    elif isinstance(action, exp.ClusterProperty) or _is_drop_clustering_key(action):
+        _set_clustering(obj, action)
     elif isinstance(action, exp.ColumnDef):
         add_column_to_table(ctx, obj, action)
     elif isinstance(action, exp.AlterColumn):
@@ -98,6 +101,23 @@ def _alter_table_action(ctx: Context, obj: CatalogObject, action: exp.Expression
             ]
     else:
         raise UnsupportedError(f"Unsupported ALTER TABLE action: {action.sql('snowflake')}.")
+
+
+def _set_clustering(obj: CatalogObject, action: exp.Expression) -> None:
+    """``CLUSTER BY (...)``: the table's clustering key (of its columns); ``DROP CLUSTERING
+    KEY``: none (a declared layout, :mod:`rewind.sql.values`)."""
+    if isinstance(action, exp.ClusterProperty):
+        obj.cluster_by = layout_text(list(action.expressions))
+        check_layout(obj, {c.name for c in table_columns(obj)})
+    else:
+        obj.cluster_by = None
+
+
+def _is_drop_clustering_key(action: exp.Expression) -> bool:
+    """``DROP CLUSTERING KEY`` (sqlglot keeps it as a command)."""
+    if not isinstance(action, exp.Command) or str(action.this).upper() != "DROP":
+        return False
+    return " ".join(str(action.expression).upper().split()) == "CLUSTERING KEY"
 
 
 def _refuse_dropping_not_null(ctx: Context, obj: CatalogObject, dropped: list[str]) -> None:

@@ -89,6 +89,9 @@ def clone_table_into(
     own = own_columns(source, snap, now)  # a version of a table replaced since: its own
     columns = table_columns(source) if own is None else own
     target.columns = [c.as_json() for c in columns]
+    # its declared layout too (Snowflake's clones and LIKE keep the clustering key)
+    target.cluster_by = target.cluster_by or source.cluster_by
+    target.partition_by = target.partition_by or source.partition_by
     mapped = snap.column_mapped or now.column_mapped
     schema = (  # copied rows: the columns as named now, or as named then
         (now if mapped else snap).schema

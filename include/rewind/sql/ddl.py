@@ -23,6 +23,7 @@ from rewind.errors import (
     InvalidValue,
     ObjectAlreadyExists,
     ObjectNotFound,
+    RewindError,
     SqlSyntaxError,
     UnsupportedError,
 )
@@ -31,7 +32,7 @@ from rewind.result import Result
 from rewind.sql import clone, external, names, snapshots
 from rewind.sql.parse import EMPTY_ONLY, LIKE, SNAPSHOT
 from rewind.sql.tables import claim_storage, create_table_storage, current_version, delta_schema
-from rewind.sql.values import ObjectProperties, literal, object_properties
+from rewind.sql.values import ObjectProperties, layout_columns, literal, object_properties
 from rewind.statement import Context
 from rewind.storage.columns import (
     Column,
@@ -154,10 +155,26 @@ def _table_storage(
         write_as(obj)
     else:
         columns, not_null, comments = _column_defs(tree.this)
+        check_layout(obj, {c.name for c in columns})
         obj.columns = [c.as_json() for c in columns]
         claim_storage(ctx, obj)
         schema = delta_schema(columns, not_null, comments)
         create_table_storage(ctx, obj, columns, schema=schema)
+
+
+def check_layout(obj: CatalogObject, columns: set[str]) -> None:
+    """A declared clustering key or partitioning names columns of the table.
+
+    Raises:
+        RewindError: SQL_COMPILATION_ERROR for another name, as Snowflake's "invalid
+            identifier".
+    """
+    for name in layout_columns(obj.cluster_by) + layout_columns(obj.partition_by):
+        if name not in columns:
+            raise RewindError(
+                f"SQL compilation error: invalid identifier '{name}'.",
+                code="SQL_COMPILATION_ERROR",
+            )
 
 
 def _created_clone(
@@ -234,6 +251,10 @@ def new_object(
     surprise. A value the source inherits is inherited from the copy's own parents.
     """
     refuse_reserved(kind, name)
+    if kind != TABLE and (props.cluster_by or props.partition_by):
+        raise UnsupportedError(
+            f"CLUSTER BY and PARTITION BY apply to tables, not a {kind.lower()}."
+        )
     parent = ctx.catalog.get(parent_id) if parent_id else None
     transient = props.transient or (parent is not None and ctx.catalog.is_transient(parent))
     value = None
@@ -255,6 +276,8 @@ def new_object(
         comment=props.comment if props.has_comment else None,
         expires_on=props.expires_on,
         table_expiration_days=props.lifetime_days,
+        cluster_by=props.cluster_by,
+        partition_by=props.partition_by,
         owner_role=ctx.state.role,
         created_on=ctx.now,
         created_by=ctx.query_id,

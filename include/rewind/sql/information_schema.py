@@ -27,6 +27,7 @@ from rewind.errors import ObjectNotFound
 from rewind.sql import names
 from rewind.sql.show import described, table_values, type_json
 from rewind.sql.tables import snapshot
+from rewind.sql.values import layout_columns
 from rewind.types import TypeNames, declared_length, type_name
 
 if TYPE_CHECKING:
@@ -137,7 +138,7 @@ def _tables_rows(ctx: Context, database: CatalogObject) -> list[tuple[Any, ...]]
                 table.owner_role,
                 "EXTERNAL TABLE" if shown["is_external"] == "Y" else "BASE TABLE",
                 _YES_NO[shown["kind"] == "TRANSIENT"],
-                None,
+                shown["cluster_by"] or None,
                 shown["rows"],
                 shown["bytes"],
                 shown["retention_time"],
@@ -392,6 +393,8 @@ def _bigquery_columns(
 ) -> list[tuple[Any, ...]]:
     snap = snapshot(ctx, table)  # its partition columns, and the columns described
     partitions = set(snap.partition_columns)
+    declared = set(layout_columns(table.partition_by))  # PARTITION BY DATE(TS): TS
+    clustered = layout_columns(table.cluster_by)
     return [
         (
             database.name,
@@ -407,8 +410,8 @@ def _bigquery_columns(
             "NO",
             "NO" if column.expression is not None or column.rule is not None else "YES",
             "NO",
-            _YES_NO[column.column.physical in partitions],
-            None,
+            _YES_NO[column.column.physical in partitions or column.name in declared],
+            clustered.index(column.name) + 1 if column.name in clustered else None,
             None,
             None,
             None,

@@ -449,7 +449,7 @@ def table_values(ctx: Context, obj: CatalogObject) -> dict[str, Any]:
         "database_name": database.name,
         "schema_name": schema.name,
         "kind": "TRANSIENT" if ctx.catalog.is_transient(obj) else "TABLE",
-        "cluster_by": "",
+        "cluster_by": f"LINEAR({obj.cluster_by})" if obj.cluster_by else "",
         "rows": rows,
         "bytes": size,
         "is_external": "Y" if obj.location is not None else "N",

@@ -7,7 +7,9 @@ from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+import sqlglot
 from sqlglot import exp
+from sqlglot.optimizer.normalize_identifiers import normalize_identifiers
 
 from rewind.constants import EXPIRATION_OPTION, RETENTION_PARAM, TABLE_EXPIRATION_OPTION
 from rewind.errors import InvalidValue, UnsupportedError
@@ -58,6 +60,8 @@ class ObjectProperties:
     expiration: Any = _UNSET  # BigQuery's expiration_timestamp: its expression (NULL: none)
     expires_on: datetime | None = None  # that expression's instant, once evaluated
     table_lifetime: Any = _UNSET  # a BigQuery dataset's default_table_expiration_days
+    cluster_by: str | None = None  # CLUSTER BY's keys, as layout_text writes them
+    partition_by: str | None = None  # BigQuery's PARTITION BY expression
 
     @property
     def has_retention(self) -> bool:
@@ -82,12 +86,32 @@ class ObjectProperties:
         return None if days is _UNSET or days is None else float(days)
 
 
+def layout_text(keys: list[exp.Expression]) -> str:
+    """A clustering key's or a partitioning's expressions as the catalog keeps them:
+    Snowflake's SQL, unquoted names folded to upper case as columns' are (SPEC R4)."""
+    folded = [normalize_identifiers(key.copy(), dialect="snowflake") for key in keys]
+    return ", ".join(key.sql("snowflake") for key in folded)
+
+
+def layout_columns(text: str | None) -> list[str]:
+    """The column names a clustering key or a partitioning kept by :func:`layout_text`
+    reads, in their order."""
+    if not text:
+        return []
+    parsed = sqlglot.parse_one(f"SELECT {text}", read="snowflake")
+    return [column.name for column in parsed.find_all(exp.Column)]
+
+
 def object_properties(props: exp.Properties | None) -> ObjectProperties:
-    """Read TRANSIENT, DATA_RETENTION_TIME_IN_DAYS, COMMENT, COPY GRANTS and BigQuery's
-    expiration_timestamp; refuse anything else."""
+    """Read TRANSIENT, DATA_RETENTION_TIME_IN_DAYS, COMMENT, COPY GRANTS, CLUSTER BY and
+    BigQuery's PARTITION BY and expiration_timestamp; refuse anything else."""
     result = ObjectProperties()
     for prop in props.expressions if props else []:
-        if isinstance(prop, exp.TransientProperty):
+        if isinstance(prop, exp.ClusterProperty):
+            result.cluster_by = layout_text(list(prop.expressions))
+        elif isinstance(prop, exp.PartitionedByProperty):
+            result.partition_by = layout_text([prop.this])
+        elif isinstance(prop, exp.TransientProperty):
             result.transient = True
         elif isinstance(prop, exp.CopyGrantsProperty):
             result.copy_grants = True
