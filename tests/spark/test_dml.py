@@ -927,6 +927,23 @@ def test_cluster_by_and_partition_by_are_kept_and_shown_r27(conn: Any) -> None:
     assert keys()["LAID"] == "LINEAR(ID)"  # the failed ALTER changed nothing
 
 
+def test_bigquery_delete_and_update_need_a_where_clause_r27_r39(conn: Any) -> None:
+    """SPEC R27, R39: BigQuery refuses ``DELETE FROM t`` and ``UPDATE t SET ...`` without
+    WHERE (its guard against a forgotten clause: ``WHERE true`` says every row); Rewind's
+    BigQuery dialect deleted every row. Refused, nothing changed; Snowflake's dialect
+    runs them, as Snowflake does."""
+    conn.sql("CREATE TABLE GUARDED (ID INT); INSERT INTO GUARDED VALUES (1), (2)")
+    for statement in ["DELETE FROM GUARDED", "UPDATE GUARDED SET ID = 0", "DELETE GUARDED"]:
+        with pytest.raises(RewindError) as refused:
+            conn.sql(statement, dialect="bigquery")
+        assert refused.value.code == "SYNTAX_ERROR", statement
+        assert "must have a WHERE clause" in refused.value.message
+    assert query(conn, "SELECT COUNT(*) FROM GUARDED") == [(2,)]
+    conn.sql("UPDATE GUARDED SET ID = 0 WHERE true", dialect="bigquery")
+    conn.sql("DELETE FROM GUARDED")  # Snowflake's dialect: every row
+    assert query(conn, "SELECT COUNT(*) FROM GUARDED") == [(0,)]
+
+
 def test_bigquery_weeks_and_time_zones_answer_as_in_bigquery_r27(conn: Any) -> None:
     """SPEC R27 (rewind.sql.bigquery_answers): ``FORMAT_TIMESTAMP`` and ``TIMESTAMP_TRUNC``
     dropped their time zone (the UTC wall clock), ``EXTRACT(WEEK ...)`` answered the ISO

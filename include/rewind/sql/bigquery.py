@@ -13,6 +13,8 @@
   instant it is dropped
 * ``CREATE SNAPSHOT TABLE s CLONE t [point] [OPTIONS (...)]`` -> a clone of ``t`` that
   stays read-only (:mod:`rewind.sql.snapshots`); ``DROP SNAPSHOT TABLE s`` drops one
+* ``DELETE`` / ``UPDATE`` without WHERE -> BigQuery's syntax error (``WHERE true`` says
+  every row)
 """
 
 from __future__ import annotations
@@ -203,6 +205,11 @@ def _bigquery_tree(tree: exp.Expression) -> exp.Expression:
     if tables and len(tables) == 1 and not tree.this:  # BigQuery's DELETE t WHERE ...
         tree.set("this", tables[0])
         tree.set("tables", None)
+    if isinstance(tree, exp.Delete | exp.Update) and tree.args.get("where") is None:
+        # BigQuery's safety: every row goes only with WHERE true, never by a forgotten
+        # clause (Snowflake's dialect runs it, as Snowflake does).
+        verb = "DELETE" if isinstance(tree, exp.Delete) else "UPDATE"
+        raise SqlSyntaxError(f"Syntax error: {verb} must have a WHERE clause.")
     if isinstance(tree, exp.Create) and str(tree.args.get("kind", "")).upper() == "SCHEMA":
         _dataset_options(tree)
     if isinstance(tree, exp.Drop) and str(tree.args.get("kind", "")).upper() == "SCHEMA":
