@@ -944,6 +944,18 @@ def test_bigquery_delete_and_update_need_a_where_clause_r27_r39(conn: Any) -> No
     assert query(conn, "SELECT COUNT(*) FROM GUARDED") == [(0,)]
 
 
+def test_boolean_functions_of_numbers_answer_as_in_snowflake_r27(conn: Any) -> None:
+    """SPEC R27: ``BOOLAND(1, 0)`` (and BOOLOR, BOOLXOR) failed in Spark's parser (sqlglot
+    wrote ``1 AND 0``), BOOLNOT was no Spark function: a number is true when it rounds to
+    something other than 0; a NULL is unknown, as in SQL's AND / OR."""
+    assert query(
+        conn,
+        "SELECT BOOLAND(1, 0), BOOLAND(1, NULL), BOOLAND(0, NULL), BOOLOR(0, NULL), "
+        "BOOLOR(2, NULL), BOOLXOR(1, 1), BOOLXOR(1, 0), BOOLNOT(0), BOOLNOT(0.3), "
+        "BOOLAND(0.6, -2)",
+    ) == [(False, None, False, None, True, False, True, True, True, True)]
+
+
 def test_bigquery_weeks_and_time_zones_answer_as_in_bigquery_r27(conn: Any) -> None:
     """SPEC R27 (rewind.sql.bigquery_answers): ``FORMAT_TIMESTAMP`` and ``TIMESTAMP_TRUNC``
     dropped their time zone (the UTC wall clock), ``EXTRACT(WEEK ...)`` answered the ISO

@@ -175,7 +175,8 @@ def _snowflake_answers(node: exp.Expression) -> exp.Expression:
     - ``ARRAY_POSITION`` counts from 0 (Spark's from 1: one more, a wrong answer) and is
       NULL where the value is not there; ``ARRAY_CONTAINS('b'::VARIANT, a)`` failed (a
       VARIANT is no string), ``ARRAYS_OVERLAP`` failed in Spark's parser.
-    - ``TIME_SLICE`` answers (no Spark function).
+    - ``TIME_SLICE`` answers (no Spark function); so do ``BOOLAND`` / ``BOOLOR`` /
+      ``BOOLXOR`` / ``BOOLNOT`` of numbers (Spark's parser refused what sqlglot wrote).
     - ``SEQ4()`` / ``SEQ8()`` (:mod:`rewind.sql.generator`), ``CONDITIONAL_TRUE_EVENT`` and
       ``OBJECT_AGG`` answer (no Spark functions).
     - ``ADD_MONTHS`` keeps a timestamp's time and a month's end (:func:`_added_months`);
@@ -387,6 +388,26 @@ def _time_slice(node: exp.TimeSlice) -> exp.Expression:
     )
 
 
+def _truth(value: exp.Expression) -> exp.Expression:
+    """A number as BOOLAND / BOOLOR / BOOLXOR / BOOLNOT read it: rounded, not zero."""
+    rounded = exp.Round(this=_inner(value))
+    return exp.Paren(this=exp.NEQ(this=rounded, expression=exp.Literal.number(0)))
+
+
+def _boolean_of_numbers(node: exp.Expression) -> exp.Expression | None:
+    """Snowflake's BOOLAND, BOOLOR, BOOLXOR, BOOLNOT of numbers (sqlglot wrote ``1 AND
+    0``, which Spark's parser refused, and BOOLNOT, no Spark function)."""
+    if not node.args.get("round_input"):
+        return None
+    if isinstance(node, exp.Boolnot):
+        return exp.Not(this=_truth(node.this))
+    left, right = _truth(node.this), _truth(node.expression)
+    if isinstance(node, exp.Xor):
+        return exp.Paren(this=exp.NEQ(this=left, expression=right))
+    kind = exp.And if isinstance(node, exp.Booland) else exp.Or
+    return exp.Paren(this=kind(this=left, expression=right))
+
+
 def _array_slice(node: exp.ArraySlice) -> exp.Expression | None:
     """``ARRAY_SLICE(a, from, to)`` (:data:`_ARRAY_SLICE`; sqlglot's SLICE took them as
     Spark's start and length: ``ARRAY_SLICE(a, 0, 2)`` failed)."""
@@ -428,6 +449,7 @@ _REWRITES: Rewrites = [
     (exp.LastDay, lambda node: last_day(node, {"WEEK": "SU"}, _inner)),
     (exp.ArraySlice, lambda node: _array_slice(node)),
     (exp.ArrayPosition, _array_position),
+    ((exp.Booland, exp.Boolor, exp.Xor, exp.Boolnot), _boolean_of_numbers),
     (exp.TimeSlice, _time_slice),
     (
         exp.ArrayContains,
