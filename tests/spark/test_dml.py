@@ -956,6 +956,28 @@ def test_boolean_functions_of_numbers_answer_as_in_snowflake_r27(conn: Any) -> N
     ) == [(False, None, False, None, True, False, True, True, True, True)]
 
 
+def test_ranges_number_formats_insert_and_times_of_day_r15_r27(conn: Any) -> None:
+    """SPEC R27: ``ARRAY_GENERATE_RANGE(0, 5, 2)`` was [0, 2] (sqlglot's SEQUENCE stopped a
+    step early; Snowflake: [0, 2, 4]) and failed on an empty range; ``TO_CHAR(123.456,
+    '999.99')`` printed ``###.##`` (Snowflake rounds: 123.46); ``INSERT(s, pos, len, x)``
+    was "Unknown function STUFF". SPEC R15: ``TO_TIME('10:11:12')`` answered a timestamp
+    of the machine's today (another clock than the session's); a time of day is refused."""
+    assert query(
+        conn,
+        "SELECT ARRAY_GENERATE_RANGE(0, 5, 2), ARRAY_GENERATE_RANGE(5, 0, -2), "
+        "ARRAY_GENERATE_RANGE(5, 2), ARRAY_GENERATE_RANGE(2, 5), TO_CHAR(123.456, '999.99'), "
+        "TO_CHAR(1234.5, '9,999.9'), TO_CHAR(0.125, '0.99'), INSERT('abcdef', 2, 3, 'X')",
+    ) == [([0, 2, 4], [5, 3, 1], [], [2, 3, 4], "123.46", "1,234.5", "0.13", "aXef")]
+    for statement in [
+        "SELECT TO_TIME('10:11:12')",
+        "SELECT '10:00'::TIME",
+        "SELECT CURRENT_TIME()",
+    ]:
+        with pytest.raises(RewindError) as refused:
+            conn.sql(statement)
+        assert refused.value.code == "UNSUPPORTED", statement
+
+
 def test_bigquery_weeks_and_time_zones_answer_as_in_bigquery_r27(conn: Any) -> None:
     """SPEC R27 (rewind.sql.bigquery_answers): ``FORMAT_TIMESTAMP`` and ``TIMESTAMP_TRUNC``
     dropped their time zone (the UTC wall clock), ``EXTRACT(WEEK ...)`` answered the ISO

@@ -175,6 +175,9 @@ def _snowflake_answers(node: exp.Expression) -> exp.Expression:
     - ``ARRAY_POSITION`` counts from 0 (Spark's from 1: one more, a wrong answer) and is
       NULL where the value is not there; ``ARRAY_CONTAINS('b'::VARIANT, a)`` failed (a
       VARIANT is no string), ``ARRAYS_OVERLAP`` failed in Spark's parser.
+    - ``ARRAY_GENERATE_RANGE`` stops before its stop (sqlglot's SEQUENCE stopped a step
+      early: a wrong answer), ``TO_CHAR(n, fmt)`` rounds to the format's decimals,
+      ``INSERT(s, pos, len, x)`` is Spark's OVERLAY; a time of day is refused.
     - ``TIME_SLICE`` answers (no Spark function); so do ``BOOLAND`` / ``BOOLOR`` /
       ``BOOLXOR`` / ``BOOLNOT`` of numbers (Spark's parser refused what sqlglot wrote).
     - ``SEQ4()`` / ``SEQ8()`` (:mod:`rewind.sql.generator`), ``CONDITIONAL_TRUE_EVENT`` and
@@ -408,6 +411,25 @@ def _boolean_of_numbers(node: exp.Expression) -> exp.Expression | None:
     return exp.Paren(this=kind(this=left, expression=right))
 
 
+# Snowflake's ARRAY_GENERATE_RANGE(start, stop [, step]): stop excluded, [] where the range
+# is empty (Spark's SEQUENCE includes its stop, and fails on a range going the other way).
+_RANGE = (
+    "IF((__rw_step > 0 AND __rw_start >= __rw_stop) OR (__rw_step < 0 AND __rw_start <= "
+    "__rw_stop), ARRAY(), SEQUENCE(__rw_start, IF(__rw_step > 0, __rw_stop - 1, __rw_stop + 1), "
+    "__rw_step))"
+)
+
+
+def _generated_range(node: exp.GenerateSeries) -> exp.Expression | None:
+    """``ARRAY_GENERATE_RANGE`` (:data:`_RANGE`; sqlglot's SEQUENCE(start, stop - step,
+    step) lost the last element: ``ARRAY_GENERATE_RANGE(0, 5, 2)`` was [0, 2])."""
+    if not node.args.get("is_end_exclusive"):
+        return None
+    step = node.args.get("step") or exp.Literal.number(1)
+    bounds = {"start": _inner(node.args["start"]), "stop": _inner(node.args["end"])}
+    return template(_RANGE, step=_inner(step), **bounds)
+
+
 def _array_slice(node: exp.ArraySlice) -> exp.Expression | None:
     """``ARRAY_SLICE(a, from, to)`` (:data:`_ARRAY_SLICE`; sqlglot's SLICE took them as
     Spark's start and length: ``ARRAY_SLICE(a, 0, 2)`` failed)."""
@@ -449,6 +471,17 @@ _REWRITES: Rewrites = [
     (exp.LastDay, lambda node: last_day(node, {"WEEK": "SU"}, _inner)),
     (exp.ArraySlice, lambda node: _array_slice(node)),
     (exp.ArrayPosition, _array_position),
+    (exp.GenerateSeries, _generated_range),
+    (  # INSERT(base, position, length, text): Spark's OVERLAY (sqlglot wrote STUFF)
+        exp.Stuff,
+        lambda node: template(
+            "OVERLAY(__rw_base PLACING __rw_text FROM __rw_at FOR __rw_length)",
+            base=_inner(node.this),
+            text=_inner(node.expression),
+            at=_inner(node.args["start"]),
+            length=_inner(node.args["length"]),
+        ),
+    ),
     ((exp.Booland, exp.Boolor, exp.Xor, exp.Boolnot), _boolean_of_numbers),
     (exp.TimeSlice, _time_slice),
     (
@@ -591,14 +624,20 @@ def _to_char(node: exp.ToChar) -> exp.Expression | None:
     column): a date or time format (``'YYYY-MM-DD'``) is Spark's DATE_FORMAT of its
     pattern (:func:`_date_format`, ``yyyy-MM-dd``; Spark's TO_CHAR read it as its own
     and failed, or answered with the week-based year and the day of the year); a number
-    format (``'9,999.99'``) stays with Spark's TO_CHAR, which knows those."""
+    format (``'9,999.99'``) stays with Spark's TO_CHAR, which knows those, of the value
+    rounded to the format's decimals (Spark's printed ``###.##`` for 123.456)."""
     form = node.args.get("format")
     if form is None:
         return None
     if form.is_string and _DATETIME_FORMAT.search(form.name):
         snowflake = sqlglot.Dialect.get_or_raise("snowflake")
         return _date_format(node.this, snowflake.format_time(form) or form)
-    return call("TO_CHAR", _inner(node.this), form)
+    value = _inner(node.this)
+    if form.is_string:  # rounded to the format's decimals (Spark's printed ###.## instead)
+        fraction = re.split(r"[.D]", form.name.upper(), maxsplit=1)[1:]
+        decimals = sum(digit in "09" for digit in fraction[0]) if fraction else 0
+        value = exp.Round(this=value, decimals=exp.Literal.number(decimals))
+    return call("TO_CHAR", value, form)
 
 
 def _date_format(value: exp.Expression, form: exp.Expr) -> exp.Expression | None:
@@ -746,6 +785,21 @@ def _refuse_unwritable(tree: exp.Expression) -> None:
             )
 
 
+_TIMES_OF_DAY = (exp.Localtime, exp.CurrentTime, exp.TsOrDsToTime, exp.TimeFromParts)
+
+
+def _refuse_times_of_day(tree: exp.Expression) -> None:
+    """Refuse a time of day (``x::TIME``, ``TO_TIME``, ``CURRENT_TIME``): Rewind has no TIME
+    type, and Spark read one as a timestamp of the machine's today (a wrong answer that
+    also broke the one clock, SPEC R15)."""
+    for node in tree.find_all(exp.Cast, *_TIMES_OF_DAY):
+        if not isinstance(node, exp.Cast) or node.to.is_type(exp.DataType.Type.TIME):
+            raise UnsupportedError(
+                "TIME values (a time of day) are not supported: use a TIMESTAMP_NTZ "
+                "(TO_TIMESTAMP_NTZ) or the time as text (TO_CHAR(ts, 'HH24:MI:SS'))."
+            )
+
+
 def to_spark(tree: exp.Expression, dialect: str = "snowflake") -> str:
     """Spark SQL for a (bound) tree of a statement in ``dialect`` (Snowflake's functions
     answer as in Snowflake: :func:`_snowflake_answers`); unquoted names fold to upper
@@ -756,6 +810,7 @@ def to_spark(tree: exp.Expression, dialect: str = "snowflake") -> str:
             cannot write for Spark.
     """
     _refuse_unwritable(tree)
+    _refuse_times_of_day(tree)
     spark_tree = (
         normalize_identifiers(tree.copy(), dialect="snowflake")
         .transform(_keep_unit, copy=False)
