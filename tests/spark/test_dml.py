@@ -978,6 +978,40 @@ def test_ranges_number_formats_insert_and_times_of_day_r15_r27(conn: Any) -> Non
         assert refused.value.code == "UNSUPPORTED", statement
 
 
+def test_bigquery_generated_arrays_zones_and_json_arrays_r15_r27(conn: Any) -> None:
+    """SPEC R27: ``GENERATE_ARRAY(5, 1)`` counted down (Spark's SEQUENCE took a step of -1;
+    BigQuery's step is 1: []) and ``GENERATE_DATE_ARRAY`` of a range going the other way
+    failed; ``TIMESTAMP(text, zone)`` failed, ``EXTRACT(DAYOFYEAR ...)`` failed,
+    ``ARRAY_CONCAT_AGG`` and ``JSON_VALUE_ARRAY`` were no functions ("J_S_O_N_VALUE_ARRAY").
+    SPEC R15: ``CURRENT_DATE('America/Los_Angeles')`` was the UTC day, and
+    ``CURRENT_DATETIME()`` no function: both read the session's clock in their zone."""
+    (row,) = conn.sql(
+        "SELECT GENERATE_ARRAY(5, 1), GENERATE_ARRAY(5, 1, -2), "
+        "GENERATE_DATE_ARRAY('2026-01-05', '2026-01-01'), "
+        "GENERATE_DATE_ARRAY('2026-01-05', '2026-01-01', INTERVAL -2 DAY), "
+        "TIMESTAMP('2026-01-01 10:00:00', 'America/New_York'), "
+        "EXTRACT(DAYOFYEAR FROM DATE '2026-02-01'), "
+        "(SELECT ARRAY_CONCAT_AGG(x) FROM UNNEST([STRUCT([1, 2] AS x), STRUCT([3] AS x)])), "
+        "JSON_VALUE_ARRAY('{\"a\": [1, 2]}', '$.a'), CURRENT_DATE('America/Los_Angeles'), "
+        "CURRENT_DATE(), CURRENT_DATETIME('Asia/Tokyo')",
+        dialect="bigquery",
+    )[-1].rows
+    day = date.fromisoformat
+    assert tuple(row) == (
+        [],
+        [5, 3, 1],
+        [],
+        [day("2026-01-05"), day("2026-01-03"), day("2026-01-01")],
+        datetime(2026, 1, 1, 15, tzinfo=UTC),
+        32,
+        [1, 2, 3],
+        ["1", "2"],
+        day("2025-12-31"),
+        day("2026-01-01"),
+        datetime(2026, 1, 1, 9),
+    )
+
+
 def test_bigquery_weeks_and_time_zones_answer_as_in_bigquery_r27(conn: Any) -> None:
     """SPEC R27 (rewind.sql.bigquery_answers): ``FORMAT_TIMESTAMP`` and ``TIMESTAMP_TRUNC``
     dropped their time zone (the UTC wall clock), ``EXTRACT(WEEK ...)`` answered the ISO

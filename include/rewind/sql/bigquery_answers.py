@@ -29,7 +29,9 @@ counterpart of :func:`rewind.sql.spark_sql._snowflake_answers` for ``--dialect b
   the ``'`` flag; ``GENERATE_DATE_ARRAY`` of text failed, ``GENERATE_TIMESTAMP_ARRAY``
   was no Spark function; ``ARRAY(SELECT ...)`` failed in Spark's parser; ``LAST_DAY(d,
   WEEK)`` (and ``ISOWEEK``, ``QUARTER``, ``YEAR``) was refused; ``IEEE_DIVIDE`` and
-  ``ARRAY_REVERSE`` were no Spark functions.
+  ``ARRAY_REVERSE`` were no Spark functions; ``GENERATE_ARRAY(5, 1)`` counted down
+  (BigQuery's step is 1: []), ``TIMESTAMP(text, zone)``, ``EXTRACT(DAYOFYEAR ...)``,
+  ``ARRAY_CONCAT_AGG`` and ``JSON_VALUE_ARRAY`` failed.
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ from rewind.sql.answers import (
 )
 
 _DAYS = ("SUNDAY", "MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATURDAY")
-_EXTRACTED = {"ISOWEEK": "WEEK", "ISOYEAR": "YEAROFWEEK"}
+_EXTRACTED = {"ISOWEEK": "WEEK", "ISOYEAR": "YEAROFWEEK", "DAYOFYEAR": "DOY"}
 _OFFSET = re.compile(r"%:?[zZ]")  # a format that reads the text's own offset or zone
 # A directive of FORMAT's format: its flags, width, precision and conversion.
 _DIRECTIVE = re.compile(r"%([-+ #0']*)(\*|\d*)(\.(?:\d+|\*))?(.)")
@@ -356,12 +358,32 @@ def _ieee_divide(node: exp.Anonymous) -> exp.Expression | None:
     return template(_IEEE_DIVIDE, x=x, y=y)
 
 
-def _sequence(node: exp.GenerateDateArray | exp.GenerateTimestampArray) -> exp.Expression:
-    """``GENERATE_DATE_ARRAY`` / ``GENERATE_TIMESTAMP_ARRAY``: Spark's SEQUENCE of the bounds
-    as dates or timestamps (it refused text, which BigQuery reads as either)."""
-    to = "DATE" if isinstance(node, exp.GenerateDateArray) else "TIMESTAMP"
-    start, end = (exp.cast(_inner(node.args[bound]), to) for bound in ("start", "end"))
-    return call("SEQUENCE", start, end, _inner(node.args["step"]))
+# GENERATE_ARRAY / GENERATE_DATE_ARRAY / GENERATE_TIMESTAMP_ARRAY: [] where the step goes
+# away from the end (Spark's SEQUENCE(5, 1) counted down with its own step of -1, a wrong
+# answer, and failed on dates the other way); __rw_up is whether the step is positive.
+_GENERATED = (
+    "IF((__rw_up AND __rw_start > __rw_end) OR (NOT __rw_up AND __rw_start < __rw_end), "
+    "ARRAY(), SEQUENCE(__rw_start, __rw_end, __rw_step))"
+)
+
+
+def _sequence(
+    node: exp.GenerateSeries | exp.GenerateDateArray | exp.GenerateTimestampArray,
+) -> exp.Expression | None:
+    """BigQuery's generated arrays (:data:`_GENERATED`), their bounds as dates or timestamps
+    for the date and timestamp ones (Spark refused text, which BigQuery reads as either).
+    None for a date or timestamp step that is no literal interval."""
+    step = _inner(node.args.get("step") or exp.Literal.number(1))
+    bounds = {bound: _inner(node.args[bound]) for bound in ("start", "end")}
+    if isinstance(node, exp.GenerateSeries):
+        up: exp.Expression = exp.GT(this=step.copy(), expression=exp.Literal.number(0))
+    else:
+        to = "DATE" if isinstance(node, exp.GenerateDateArray) else "TIMESTAMP"
+        bounds = {bound: exp.cast(value, to) for bound, value in bounds.items()}
+        if not (isinstance(step, exp.Interval) and isinstance(step.this, exp.Literal)):
+            return None
+        up = exp.Boolean(this=not step.this.name.strip().startswith("-"))
+    return template(_GENERATED, up=up, step=step, **bounds)
 
 
 _REWRITES: Rewrites = [
@@ -371,7 +393,28 @@ _REWRITES: Rewrites = [
     (exp.ArrayReverse, lambda node: call("REVERSE", _inner(node.this))),
     (exp.LastDay, lambda node: last_day(node, {"ISOWEEK": "SU"}, _inner)),
     (exp.Array, _array_subquery),
-    ((exp.GenerateDateArray, exp.GenerateTimestampArray), _sequence),
+    ((exp.GenerateSeries, exp.GenerateDateArray, exp.GenerateTimestampArray), _sequence),
+    (exp.ArrayConcatAgg, lambda node: call("FLATTEN", call("COLLECT_LIST", _inner(node.this)))),
+    (  # JSON_VALUE_ARRAY(json [, path]): its array's scalar values as text
+        exp.JSONValueArray,
+        lambda node: call(
+            "FROM_JSON",
+            exp.JSONExtractScalar(this=_inner(node.this), expression=node.expression.copy()),
+            exp.Literal.string("ARRAY<STRING>"),
+        ),
+    ),
+    (
+        exp.Timestamp,
+        lambda node: (
+            call(
+                "TO_UTC_TIMESTAMP",
+                exp.cast(_inner(node.this), "TIMESTAMP"),
+                _inner(node.args["zone"]),
+            )
+            if node.args.get("zone") is not None
+            else None
+        ),
+    ),
     ((exp.DateTrunc, exp.DatetimeTrunc, exp.TimestampTrunc), _truncated),
     (exp.Extract, _extracted),
     (

@@ -39,8 +39,13 @@ def with_session(ctx: Context, tree: exp.Expression) -> exp.Expression:
             return exp.Literal.string(_last_query_id(ctx, node))
         if isinstance(node, exp.CurrentTimestamp):
             return exp.cast(instant.copy(), "TIMESTAMP")
-        if isinstance(node, exp.CurrentDate):
-            return exp.cast(exp.cast(instant.copy(), "TIMESTAMP"), "DATE")
+        if isinstance(node, exp.CurrentDate | exp.CurrentDatetime):
+            # the session's day or wall clock, in UTC or in BigQuery's zone argument
+            now: exp.Expression = exp.cast(instant.copy(), "TIMESTAMP")
+            if node.this is not None:
+                now = exp.Anonymous(this="FROM_UTC_TIMESTAMP", expressions=[now, node.this.copy()])
+            kind = "DATE" if isinstance(node, exp.CurrentDate) else "TIMESTAMPNTZ"
+            return exp.cast(now, exp.DataType.build(kind))
         if type(node) in names:
             name = names[type(node)]
             return exp.null() if name is None else exp.Literal.string(name)
