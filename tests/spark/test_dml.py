@@ -1012,6 +1012,30 @@ def test_bigquery_generated_arrays_zones_and_json_arrays_r15_r27(conn: Any) -> N
     )
 
 
+def test_kurtosis_and_skew_are_the_sample_statistics_r27(conn: Any) -> None:
+    """SPEC R27: ``KURTOSIS`` answered Spark's population excess kurtosis (-0.0965 for
+    Snowflake's documented example, 1, 3, 10, 1, 3, whose KURTOSIS is 3.6137: the sample
+    statistic, Excel's KURT), ``SKEW`` Spark's population skewness; ``BOOLXOR_AGG`` was
+    an unknown function. Over a window they are refused (the count would be the window's)."""
+    conn.sql(
+        "CREATE TABLE SPREAD (V INT, B BOOLEAN); INSERT INTO SPREAD VALUES "
+        "(1, TRUE), (3, FALSE), (10, NULL), (1, FALSE), (3, FALSE)"
+    )
+    ((kurtosis, skew, one_true, none_true),) = query(
+        conn,
+        "SELECT KURTOSIS(V), SKEW(V), BOOLXOR_AGG(B), BOOLXOR_AGG(V > 2) FROM SPREAD",
+    )
+    assert (round(kurtosis, 4), round(skew, 4), one_true, none_true) == (
+        3.6137,
+        1.8414,
+        True,
+        False,
+    )
+    with pytest.raises(RewindError) as refused:
+        conn.sql("SELECT KURTOSIS(V) OVER () FROM SPREAD")
+    assert refused.value.code == "UNSUPPORTED"
+
+
 def test_bigquery_weeks_and_time_zones_answer_as_in_bigquery_r27(conn: Any) -> None:
     """SPEC R27 (rewind.sql.bigquery_answers): ``FORMAT_TIMESTAMP`` and ``TIMESTAMP_TRUNC``
     dropped their time zone (the UTC wall clock), ``EXTRACT(WEEK ...)`` answered the ISO

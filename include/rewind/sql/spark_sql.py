@@ -178,6 +178,8 @@ def _snowflake_answers(node: exp.Expression) -> exp.Expression:
     - ``ARRAY_GENERATE_RANGE`` stops before its stop (sqlglot's SEQUENCE stopped a step
       early: a wrong answer), ``TO_CHAR(n, fmt)`` rounds to the format's decimals,
       ``INSERT(s, pos, len, x)`` is Spark's OVERLAY; a time of day is refused.
+    - ``KURTOSIS`` and ``SKEW`` are the sample statistics (Spark's the population ones: a
+      wrong answer); ``BOOLXOR_AGG`` answers.
     - ``TIME_SLICE`` answers (no Spark function); so do ``BOOLAND`` / ``BOOLOR`` /
       ``BOOLXOR`` / ``BOOLNOT`` of numbers (Spark's parser refused what sqlglot wrote).
     - ``SEQ4()`` / ``SEQ8()`` (:mod:`rewind.sql.generator`), ``CONDITIONAL_TRUE_EVENT`` and
@@ -430,6 +432,30 @@ def _generated_range(node: exp.GenerateSeries) -> exp.Expression | None:
     return template(_RANGE, step=_inner(step), **bounds)
 
 
+# Snowflake's KURTOSIS and SKEW are the sample statistics (Excel's KURT and SKEW: its
+# documentation's KURTOSIS of 1, 3, 10, 1, 3 is 3.6137); Spark's are the population ones
+# (-0.0965 there): the sample ones from them and the count n.
+_SAMPLE_MOMENTS = {
+    exp.Kurtosis: "(__rw_n - 1) * ((__rw_n + 1) * KURTOSIS(__rw_x) + 6) / "
+    "NULLIF((__rw_n - 2) * (__rw_n - 3), 0)",
+    exp.Skewness: "SQRT(__rw_n * (__rw_n - 1)) * SKEWNESS(__rw_x) / NULLIF(__rw_n - 2, 0)",
+}
+
+
+def _sample_moment(node: exp.Kurtosis | exp.Skewness) -> exp.Expression:
+    """Snowflake's KURTOSIS / SKEW (:data:`_SAMPLE_MOMENTS`; Spark's answered the population
+    statistic: a wrong answer).
+
+    Raises:
+        UnsupportedError: over a window (the count would be the window's too).
+    """
+    if isinstance(node.parent, exp.Window):
+        raise UnsupportedError(f"{node.sql_name()} over a window is not supported.")
+    x = _inner(node.this)
+    count = exp.Count(this=x.copy())
+    return exp.Paren(this=template(_SAMPLE_MOMENTS[type(node)], x=x, n=count))
+
+
 def _array_slice(node: exp.ArraySlice) -> exp.Expression | None:
     """``ARRAY_SLICE(a, from, to)`` (:data:`_ARRAY_SLICE`; sqlglot's SLICE took them as
     Spark's start and length: ``ARRAY_SLICE(a, 0, 2)`` failed)."""
@@ -471,6 +497,14 @@ _REWRITES: Rewrites = [
     (exp.LastDay, lambda node: last_day(node, {"WEEK": "SU"}, _inner)),
     (exp.ArraySlice, lambda node: _array_slice(node)),
     (exp.ArrayPosition, _array_position),
+    ((exp.Kurtosis, exp.Skewness), _sample_moment),
+    (  # BOOLXOR_AGG(b): exactly one of the group's values is true (NULL: all are NULL)
+        exp.BoolxorAgg,
+        lambda node: template(
+            "IF(COUNT(__rw_b) = 0, NULL, COUNT_IF(CAST(__rw_b AS BOOLEAN)) = 1)",
+            b=_inner(node.this),
+        ),
+    ),
     (exp.GenerateSeries, _generated_range),
     (  # INSERT(base, position, length, text): Spark's OVERLAY (sqlglot wrote STUFF)
         exp.Stuff,
