@@ -1036,6 +1036,27 @@ def test_kurtosis_and_skew_are_the_sample_statistics_r27(conn: Any) -> None:
     assert refused.value.code == "UNSUPPORTED"
 
 
+def test_bigquery_any_value_having_percentile_cont_and_top_count_r27(conn: Any) -> None:
+    """SPEC R27: BigQuery's ``ANY_VALUE(x HAVING MAX y)`` and ``PERCENTILE_CONT(x, p) OVER
+    (...)`` failed in Spark's parser and arity check; ``APPROX_TOP_COUNT``'s structs named
+    their value ``item`` (Spark's), not ``value``."""
+    conn.sql(
+        "CREATE TABLE SCORES (G VARCHAR, Y INT); INSERT INTO SCORES VALUES "
+        "('a', 1), ('a', 2), ('b', 3), ('b', 4), ('a', 0)"
+    )
+    (row,) = conn.sql(
+        "SELECT ANY_VALUE(G HAVING MAX Y), ANY_VALUE(G HAVING MIN Y), "
+        "APPROX_TOP_COUNT(G, 1) FROM SCORES",
+        dialect="bigquery",
+    )[-1].rows
+    assert tuple(row) == ("b", "a", [{"value": "a", "count": 3}])
+    medians = conn.sql(
+        "SELECT Y, PERCENTILE_CONT(Y, 0.5) OVER (PARTITION BY G) FROM SCORES ORDER BY Y",
+        dialect="bigquery",
+    )[-1].rows
+    assert [tuple(r) for r in medians] == [(0, 1.0), (1, 1.0), (2, 1.0), (3, 3.5), (4, 3.5)]
+
+
 def test_bigquery_weeks_and_time_zones_answer_as_in_bigquery_r27(conn: Any) -> None:
     """SPEC R27 (rewind.sql.bigquery_answers): ``FORMAT_TIMESTAMP`` and ``TIMESTAMP_TRUNC``
     dropped their time zone (the UTC wall clock), ``EXTRACT(WEEK ...)`` answered the ISO

@@ -31,7 +31,9 @@ counterpart of :func:`rewind.sql.spark_sql._snowflake_answers` for ``--dialect b
   WEEK)`` (and ``ISOWEEK``, ``QUARTER``, ``YEAR``) was refused; ``IEEE_DIVIDE`` and
   ``ARRAY_REVERSE`` were no Spark functions; ``GENERATE_ARRAY(5, 1)`` counted down
   (BigQuery's step is 1: []), ``TIMESTAMP(text, zone)``, ``EXTRACT(DAYOFYEAR ...)``,
-  ``ARRAY_CONCAT_AGG`` and ``JSON_VALUE_ARRAY`` failed.
+  ``ARRAY_CONCAT_AGG`` and ``JSON_VALUE_ARRAY`` failed; so did ``ANY_VALUE(x HAVING MAX
+  y)`` and ``PERCENTILE_CONT(x, p) OVER (...)``; ``APPROX_TOP_COUNT``'s structs are
+  (value, count), as BigQuery's (Spark's: item).
 """
 
 from __future__ import annotations
@@ -394,6 +396,35 @@ _REWRITES: Rewrites = [
     (exp.LastDay, lambda node: last_day(node, {"ISOWEEK": "SU"}, _inner)),
     (exp.Array, _array_subquery),
     ((exp.GenerateSeries, exp.GenerateDateArray, exp.GenerateTimestampArray), _sequence),
+    (  # ANY_VALUE(x HAVING MAX|MIN y): x of the row with the largest | smallest y
+        exp.AnyValue,
+        lambda node: (
+            call(
+                "MAX_BY" if node.this.args.get("max") else "MIN_BY",
+                _inner(node.this.this),
+                _inner(node.this.expression),
+            )
+            if isinstance(node.this, exp.HavingMax)
+            else None
+        ),
+    ),
+    (  # PERCENTILE_CONT(x, p) OVER (...): Spark's PERCENTILE interpolates alike
+        exp.PercentileCont,
+        lambda node: (
+            call("PERCENTILE", _inner(node.this), _inner(node.expression))
+            if node.expression is not None
+            else None
+        ),
+    ),
+    (  # APPROX_TOP_COUNT(x, n): BigQuery's structs are (value, count); Spark's (item, count)
+        exp.ApproxTopK,
+        lambda node: template(
+            "TRANSFORM(APPROX_TOP_K(__rw_x, __rw_n), __rw_e -> NAMED_STRUCT('value', "
+            "__rw_e.item, 'count', __rw_e.count))",
+            x=_inner(node.this),
+            n=_inner(node.expression),
+        ),
+    ),
     (exp.ArrayConcatAgg, lambda node: call("FLATTEN", call("COLLECT_LIST", _inner(node.this)))),
     (  # JSON_VALUE_ARRAY(json [, path]): its array's scalar values as text
         exp.JSONValueArray,
