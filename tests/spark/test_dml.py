@@ -1057,6 +1057,34 @@ def test_bigquery_any_value_having_percentile_cont_and_top_count_r27(conn: Any) 
     assert [tuple(r) for r in medians] == [(0, 1.0), (1, 1.0), (2, 1.0), (3, 3.5), (4, 3.5)]
 
 
+def test_a_not_null_column_beside_a_timestamp_ntz_keeps_the_table_readable_r40(
+    conn: Any, home: Path
+) -> None:
+    """SPEC R40 (and R4: Rewind's own tables): a table with a NOT NULL column and a
+    TIMESTAMP_NTZ (DATETIME) one got delta-rs's protocol with the ``timestampNtz`` feature
+    alone, and delta-spark then refused every read of it ("features enabled in metadata but
+    not listed in protocol: invariants") — created so, or made so by ALTER TABLE ... ADD
+    COLUMN of a DATETIME or ALTER COLUMN ... SET NOT NULL. Each now lists ``invariants``
+    and reads, its rows whole."""
+    conn.sql(
+        "CREATE TABLE MADE (ID INT NOT NULL, AT DATETIME); "
+        "INSERT INTO MADE VALUES (1, '2026-01-01 10:00'); "
+        "CREATE TABLE WIDENED (ID INT NOT NULL); INSERT INTO WIDENED VALUES (2); "
+        "ALTER TABLE WIDENED ADD COLUMN AT DATETIME; "
+        "CREATE TABLE TIGHTENED (ID INT, AT DATETIME); INSERT INTO TIGHTENED VALUES (3, NULL); "
+        "ALTER TABLE TIGHTENED ALTER COLUMN ID SET NOT NULL"
+    )
+    for name, expected in [("MADE", 1), ("WIDENED", 2), ("TIGHTENED", 3)]:
+        assert query(conn, f"SELECT ID FROM {name}") == [(expected,)], name
+        protocol = DeltaTable(str(table_root(home, name))).protocol()
+        assert "invariants" in (protocol.writer_features or []), (name, protocol)
+    conn.sql("INSERT INTO WIDENED VALUES (4, '2026-01-02 00:00')")
+    assert query(conn, "SELECT ID, AT FROM WIDENED ORDER BY ID") == [
+        (2, None),
+        (4, datetime(2026, 1, 2)),
+    ]
+
+
 def test_bigquery_weeks_and_time_zones_answer_as_in_bigquery_r27(conn: Any) -> None:
     """SPEC R27 (rewind.sql.bigquery_answers): ``FORMAT_TIMESTAMP`` and ``TIMESTAMP_TRUNC``
     dropped their time zone (the UTC wall clock), ``EXTRACT(WEEK ...)`` answered the ISO

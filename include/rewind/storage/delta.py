@@ -56,7 +56,7 @@ from rewind.constants import (
 from rewind.errors import ConcurrentWrite, StorageError, UnsupportedTableFeature
 from rewind.storage import location, log, running
 from rewind.storage.location import Root
-from rewind.storage.snapshot import DataFile, Snapshot
+from rewind.storage.snapshot import DataFile, Snapshot, legacy_features
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -95,6 +95,64 @@ STAGING = "_rewind_staging"
 
 def _ms(when: datetime) -> int:
     return int(when.timestamp() * 1000)
+
+
+def _not_null(schema: DeltaSchema) -> bool:
+    """Whether a column of ``schema`` is NOT NULL: delta-spark reads that as an invariant,
+    which a protocol with a feature list must list (``invariants``)."""
+    return any(not field.nullable for field in schema.fields)
+
+
+_READER_WRITER_FEATURES = {
+    "columnMapping",
+    "deletionVectors",
+    "timestampNtz",
+    "typeWidening",
+    "v2Checkpoint",
+    "vacuumProtocolCheck",
+    "variantType",
+}
+
+
+def _protocol_for(protocol: dict[str, Any], metadata: dict[str, Any]) -> dict[str, Any] | None:
+    """The protocol a version with ``metadata`` needs after ``protocol``; None where that
+    one serves. A TIMESTAMP_NTZ column needs ``timestampNtz`` (reader 3 / writer 7: a
+    legacy protocol's features listed as its version implies them), a NOT NULL column
+    ``invariants`` once features are listed: delta-spark refused to read a table whose
+    ALTER TABLE added the first or set the second without them ("features enabled in
+    metadata but not listed in protocol")."""
+    text = metadata.get("schemaString") or ""
+    writer = int(str(protocol.get("minWriterVersion") or 1))
+    listed = {*(protocol.get("readerFeatures") or []), *(protocol.get("writerFeatures") or [])}
+    needed = {"timestampNtz"} if '"timestamp_ntz"' in text else set()
+    if writer >= 7 and '"nullable":false' in text.replace(" ", ""):
+        needed.add("invariants")
+    if writer < 7 and needed:
+        listed = legacy_features(writer, metadata)
+    if needed <= listed and (writer >= 7 or not needed):
+        return None
+    features = sorted(listed | needed)
+    return {
+        "minReaderVersion": 3,
+        "minWriterVersion": 7,
+        "readerFeatures": [f for f in features if f in _READER_WRITER_FEATURES],
+        "writerFeatures": features,
+    }
+
+
+def _schema_actions(protocol: dict[str, Any], metadata: dict[str, Any]) -> list[dict[str, Any]]:
+    """A schema change's actions: its ``metaData``, and the ``protocol`` it needs
+    (:func:`_protocol_for`) where the table's does not serve."""
+    needed = _protocol_for(protocol, metadata)
+    return [{"metaData": metadata}] + ([{"protocol": needed}] if needed else [])
+
+
+def _needs_feature_list(schema: DeltaSchema) -> bool:
+    """Whether version 0 of ``schema`` needs a protocol with a feature list that delta-rs
+    would write without ``invariants``: a TIMESTAMP_NTZ column (writer 7) and a NOT NULL
+    one. delta-spark then refused to read the table at all ("features enabled in metadata
+    but not listed in protocol: invariants"); Rewind writes that version itself."""
+    return '"timestamp_ntz"' in schema.to_json() and _not_null(schema)
 
 
 def _props(
@@ -380,8 +438,8 @@ class TableStore:
         if location.is_dir(path / "_delta_log"):
             raise self._not_ours(table_id)
         location.make_dir(path)
-        if mapping or any(f.vector for f in adds):
-            own = schema if isinstance(schema, DeltaSchema) else DeltaSchema.from_arrow(schema)
+        own = schema if isinstance(schema, DeltaSchema) else DeltaSchema.from_arrow(schema)
+        if mapping or any(f.vector for f in adds) or _needs_feature_list(own):
             return self._created_own(
                 table_id, own, query_id, now, adds, partition_by, mapping or {}
             )
@@ -417,8 +475,10 @@ class TableStore:
         applies them (SPEC R24, R40, R47). The protocol is the one delta-spark gives such a
         table: reader 2 / writer 5 for column mapping alone, else reader 3 / writer 7 with
         the features listed (``timestampNtz`` too where a column is a TIMESTAMP_NTZ, which
-        no legacy protocol reads). Row tracking is the source's, not the clone's: its
-        files' row ids are left out."""
+        no legacy protocol reads, and the writer feature ``invariants`` where one is NOT
+        NULL). Row tracking is the source's, not the clone's: its files' row ids are left
+        out. Also version 0 of a new table that delta-rs would list too few features for
+        (:func:`_needs_feature_list`)."""
         root = self.root(table_id)
         configuration = {**DELTA_TABLE_CONFIG, **mapping}
         text = schema.to_json()
@@ -431,7 +491,7 @@ class TableStore:
                 "minReaderVersion": 3,
                 "minWriterVersion": 7,
                 "readerFeatures": features,
-                "writerFeatures": features,
+                "writerFeatures": features + (["invariants"] if _not_null(schema) else []),
             }
         marks = _props(query_id, now, str(uuid.uuid4()))
         info = self._info(root, -1, configuration, "CREATE TABLE", {}, marks)
@@ -626,7 +686,9 @@ class TableStore:
         """Add nullable columns to the Delta schema (a metadata-only version); written by
         Rewind itself on a table delta-rs commits nothing to (``by_rewind``,
         :meth:`_columns_added`)."""
-        if by_rewind:
+        if by_rewind or any('"timestamp_ntz"' in f.to_json() for f in fields):
+            # delta-rs listed timestampNtz alone, dropping the invariants a legacy
+            # protocol implied (_protocol_for): Rewind writes that commit itself
             return self._columns_added(table_id, base_version, fields, query_id, now)
         commit_id = str(uuid.uuid4())
         dt = self._delta_table(table_id, base_version)
@@ -671,7 +733,7 @@ class TableStore:
             }
             parameters = {"columns": json.dumps([f["name"] for f in new])}
             info = self._info(root, base, configuration, "ADD COLUMNS", parameters, marks)
-            return [{"commitInfo": info}, {"metaData": metadata}], configuration
+            return [{"commitInfo": info}, *_schema_actions(state.protocol, metadata)], configuration
 
         marks = _props(query_id, now, str(uuid.uuid4()))
         return self._put(table_id, base_version, build, "the column was not added")
@@ -711,7 +773,7 @@ class TableStore:
             configuration = dict(state.metadata.get("configuration") or {})
             parameters = {"column": json.dumps({"name": name})}
             info = self._info(root, base, configuration, "CHANGE COLUMN", parameters, marks)
-            return [{"commitInfo": info}, {"metaData": metadata}], configuration
+            return [{"commitInfo": info}, *_schema_actions(state.protocol, metadata)], configuration
 
         marks = _props(query_id, now, str(uuid.uuid4()))
         return self._put(table_id, base_version, build, "the column was not changed")

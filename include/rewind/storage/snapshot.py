@@ -71,7 +71,7 @@ WRITABLE_FEATURES = {
 }
 # What a legacy protocol (writer version 2 to 6, no feature list; older Delta writers)
 # binds a writer to: the features of each version up to the table's, the Delta protocol's
-# table. The last three bind only a table that uses them (:meth:`Snapshot._legacy_features`).
+# table. The last three bind only a table that uses them (:func:`legacy_features`).
 _LEGACY_FEATURES = (
     (2, "appendOnly"),
     (2, "invariants"),
@@ -81,6 +81,24 @@ _LEGACY_FEATURES = (
     (5, "columnMapping"),
     (6, "identityColumns"),
 )
+
+
+def legacy_features(writer: int, metadata: dict[str, Any] | None) -> set[str]:
+    """The features a legacy protocol of writer version ``writer`` binds a writer of a
+    version with ``metadata`` to (none from version 7: it lists them); a generated or
+    identity column and column mapping only where the table has one."""
+    if writer >= 7:
+        return set()
+    fields = delta_fields(metadata) if metadata else []
+    keys = {key for f in fields for key in (f.get("metadata") or {})}
+    used = {
+        "generatedColumns": "delta.generationExpression" in keys,
+        "identityColumns": any(key.startswith("delta.identity.") for key in keys),
+        "columnMapping": column_mapped((metadata or {}).get("configuration") or {}),
+    }
+    return {f for v, f in _LEGACY_FEATURES if writer >= v and used.get(f, True)}
+
+
 _CONSTRAINT = "delta.constraints."  # a CHECK constraint's property: the prefix of its name
 _APPEND_ONLY = "delta.appendOnly"
 _CHANGE_FEED = "delta.enableChangeDataFeed"
@@ -373,19 +391,7 @@ class Snapshot:
         return self.configuration.get(key, "").lower() == "true"
 
     def _legacy_features(self, writer: int) -> set[str]:
-        """The features a legacy protocol of writer version ``writer`` binds a writer of
-        this version to (none from version 7: it lists them); a generated or identity
-        column and column mapping only where the table has one."""
-        if writer >= 7:
-            return set()
-        fields = delta_fields(self.metadata) if self.metadata else []
-        keys = {key for f in fields for key in (f.get("metadata") or {})}
-        used = {
-            "generatedColumns": "delta.generationExpression" in keys,
-            "identityColumns": any(key.startswith("delta.identity.") for key in keys),
-            "columnMapping": self.column_mapped,
-        }
-        return {f for v, f in _LEGACY_FEATURES if writer >= v and used.get(f, True)}
+        return legacy_features(writer, self.metadata)
 
     @property
     def uris(self) -> list[str]:
