@@ -1085,6 +1085,30 @@ def test_a_not_null_column_beside_a_timestamp_ntz_keeps_the_table_readable_r40(
     ]
 
 
+def test_primary_unique_and_foreign_keys_are_accepted_as_in_snowflake_r27(conn: Any) -> None:
+    """SPEC R27: ``CREATE TABLE t (id INT PRIMARY KEY, ...)`` — Snowflake's usual DDL — was
+    refused. As in Snowflake, PRIMARY KEY, UNIQUE and FOREIGN KEY / REFERENCES are declared,
+    not enforced, but a primary key's columns are NOT NULL (that Snowflake enforces); a key
+    of a column the table has not is "invalid identifier"."""
+    conn.sql(
+        "CREATE TABLE KEYED (ID INT PRIMARY KEY, V VARCHAR UNIQUE, W INT REFERENCES T (ID)); "
+        "CREATE TABLE PAIRED (A INT, B INT, C VARCHAR, CONSTRAINT PK_PAIRED PRIMARY KEY (A, B), "
+        "UNIQUE (C), FOREIGN KEY (A) REFERENCES KEYED (ID))"
+    )
+    conn.sql("INSERT INTO KEYED VALUES (1, 'a', 1), (1, 'a', 2)")  # not enforced
+    assert query(conn, "SELECT COUNT(*) FROM KEYED") == [(2,)]
+    described = {row[0]: row[3] for row in conn.sql("DESCRIBE TABLE PAIRED")[-1].rows}
+    assert described == {"A": "N", "B": "N", "C": "Y"}  # null?
+    for statement, code in [
+        ("INSERT INTO KEYED VALUES (NULL, 'b', 3)", "INVALID_VALUE"),
+        ("CREATE TABLE BADKEY (A INT, PRIMARY KEY (Z))", "SQL_COMPILATION_ERROR"),
+        ("CREATE TABLE DEFAULTED (A INT DEFAULT 1)", "UNSUPPORTED"),
+    ]:
+        with pytest.raises(RewindError) as refused:
+            conn.sql(statement)
+        assert refused.value.code == code, statement
+
+
 def test_bigquery_weeks_and_time_zones_answer_as_in_bigquery_r27(conn: Any) -> None:
     """SPEC R27 (rewind.sql.bigquery_answers): ``FORMAT_TIMESTAMP`` and ``TIMESTAMP_TRUNC``
     dropped their time zone (the UTC wall clock), ``EXTRACT(WEEK ...)`` answered the ISO

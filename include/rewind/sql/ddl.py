@@ -313,7 +313,11 @@ def _column_defs(schema: exp.Schema) -> tuple[list[Column], set[str], dict[str, 
     columns: list[Column] = []
     not_null: set[str] = set()
     comments: dict[str, str] = {}
+    keys: list[str] = []
     for col in schema.expressions:
+        if not isinstance(col, exp.ColumnDef) and (named := _table_keys(col)) is not None:
+            keys += named
+            continue
         if not isinstance(col, exp.ColumnDef) or col.args.get("kind") is None:
             raise UnsupportedError(f"Unsupported column definition: {col.sql('snowflake')}.")
         columns = add_column(columns, normalize(col.this), col.args["kind"], set())
@@ -325,25 +329,54 @@ def _column_defs(schema: exp.Schema) -> tuple[list[Column], set[str], dict[str, 
             comments[physical] = comment
     if not columns:
         raise SqlSyntaxError("SQL compilation error: a table needs at least one column.")
+    by_name = {c.name: c.physical for c in columns}
+    for key in keys:
+        if key not in by_name:
+            raise RewindError(
+                f"SQL compilation error: invalid identifier '{key}'.", code="SQL_COMPILATION_ERROR"
+            )
+        not_null.add(by_name[key])
     return columns, not_null, comments
+
+
+# Snowflake's informational constraints: declared, not enforced (a PRIMARY KEY's columns
+# are NOT NULL, which is). Rewind accepts them as Snowflake does.
+_INFORMATIONAL = (exp.UniqueColumnConstraint, exp.Reference, exp.ForeignKey)
 
 
 def column_constraints(col: exp.ColumnDef) -> tuple[bool, str | None]:
     """Whether a column definition allows NULL, and its ``COMMENT '...'``: the constraints
-    Rewind keeps (a DEFAULT or a key is refused)."""
+    Rewind keeps; a PRIMARY KEY is NOT NULL and UNIQUE / REFERENCES are accepted unenforced,
+    as in Snowflake (a DEFAULT or an identity is refused)."""
     nullable, comment = True, None
     for constraint in col.args.get("constraints") or []:
         kind = constraint.args.get("kind")
         if isinstance(kind, exp.NotNullColumnConstraint):
             nullable = bool(kind.args.get("allow_null"))
+        elif isinstance(kind, exp.PrimaryKeyColumnConstraint):
+            nullable = False
         elif isinstance(kind, exp.CommentColumnConstraint):
             comment = str(literal(kind.this))
-        else:
+        elif not isinstance(kind, _INFORMATIONAL):
             raise UnsupportedError(
-                "Column constraints other than NOT NULL and COMMENT are not supported: "
-                f"{col.sql('snowflake')}."
+                "Column constraints other than NOT NULL, COMMENT, PRIMARY KEY, UNIQUE and "
+                f"REFERENCES are not supported: {col.sql('snowflake')}."
             )
     return nullable, comment
+
+
+def _table_keys(constraint: exp.Expression) -> list[str] | None:
+    """The columns a table constraint's PRIMARY KEY makes NOT NULL ([] for UNIQUE or FOREIGN
+    KEY, accepted unenforced); None for anything else."""
+    key = constraint
+    if isinstance(constraint, exp.Constraint):  # CONSTRAINT name <key>
+        key = constraint.expressions[0] if len(constraint.expressions) == 1 else constraint
+    if isinstance(key, exp.PrimaryKey):
+        return [
+            normalize(part.this if isinstance(part, exp.Ordered) else part)
+            for part in key.expressions
+        ]
+    return [] if isinstance(key, _INFORMATIONAL) else None
 
 
 # -- DROP / UNDROP (SPEC R21) ----------------------------------------------------------------
