@@ -7,10 +7,30 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
-from rewind.errors import InvalidValue
+from rewind.errors import InvalidValue, UnsupportedError
 
 MAX_IDENTIFIER_LENGTH = 255
 _PLAIN = re.compile(r"[A-Z_][A-Z0-9_$]*")
+
+
+def set_column(assignment: exp.Expression, target: exp.Expression) -> str:
+    """The column ``SET x = ...`` sets in an UPDATE or a MERGE into ``target`` (its stored
+    name; ``t.x`` names the target's own column ``x``).
+
+    Raises:
+        UnsupportedError: for a field of a struct column (BigQuery's ``SET addr.city =
+            ...``), which read as a column CITY that "does not exist".
+    """
+    column = assignment.this
+    qualifier = column.args.get("table") if isinstance(column, exp.Column) else None
+    if qualifier is not None:
+        own = {normalize(target.alias_or_name)} if isinstance(target, exp.Table) else set()
+        if normalize(qualifier) not in own:
+            raise UnsupportedError(
+                f"SET {column.sql('snowflake')} = ... sets a field of a column: set the whole "
+                f"column instead ({normalize(qualifier)} = STRUCT(...))."
+            )
+    return normalize(column.this)
 
 
 def normalize(identifier: exp.Identifier | str, quoted: bool = False) -> str:

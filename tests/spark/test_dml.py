@@ -325,9 +325,7 @@ def test_not_null_columns_refuse_null_from_every_statement(conn: Any, home: Path
     with pytest.raises(RewindError) as refused:
         conn.sql("ALTER TABLE N DROP COLUMN ID")
     assert refused.value.code == "UNSUPPORTED"
-    with pytest.raises(RewindError) as refused:
-        conn.sql("CREATE TABLE P (ID INT PRIMARY KEY)")
-    assert refused.value.code == "UNSUPPORTED"
+    # a PRIMARY KEY is NOT NULL (test_primary_unique_and_foreign_keys_are_accepted_...)
 
 
 def test_a_declared_length_refuses_longer_strings_from_every_statement_r26_r40(
@@ -1107,6 +1105,31 @@ def test_primary_unique_and_foreign_keys_are_accepted_as_in_snowflake_r27(conn: 
         with pytest.raises(RewindError) as refused:
             conn.sql(statement)
         assert refused.value.code == code, statement
+
+
+def test_update_and_merge_set_a_struct_column_by_position_r27(conn: Any) -> None:
+    """SPEC R27: BigQuery's ``UPDATE t SET addr = STRUCT('Lyon', 69000)`` failed (Spark
+    refused a struct whose field names were not the column's; an INSERT's took them by
+    position), and so did a MERGE's; ``SET addr.city = ...`` said column CITY did not exist:
+    it is refused by name. ``SET t.id = ...`` names the target's own column."""
+    conn.sql(
+        "CREATE TABLE PLACES (ID INT, ADDR OBJECT(CITY VARCHAR, ZIP INT), TAGS ARRAY(VARCHAR)); "
+        "INSERT INTO PLACES SELECT 1, NULL, NULL UNION ALL SELECT 2, NULL, NULL"
+    )
+    conn.sql(
+        "UPDATE PLACES SET addr = STRUCT('Lyon', 69000), tags = ['x'] WHERE id = 1; "
+        "MERGE PLACES t USING (SELECT 2 AS id) s ON t.id = s.id "
+        "WHEN MATCHED THEN UPDATE SET addr = STRUCT('Nice', 6000), t.tags = ARRAY<STRING>[]",
+        dialect="bigquery",
+    )
+    assert query(conn, "SELECT ID, ADDR, TAGS FROM PLACES ORDER BY ID") == [
+        (1, {"CITY": "Lyon", "ZIP": 69000}, ["x"]),
+        (2, {"CITY": "Nice", "ZIP": 6000}, []),
+    ]
+    with pytest.raises(RewindError) as refused:
+        conn.sql("UPDATE PLACES SET addr.city = 'Paris' WHERE id = 1", dialect="bigquery")
+    assert refused.value.code == "UNSUPPORTED"
+    assert "set the whole column" in refused.value.message
 
 
 def test_bigquery_weeks_and_time_zones_answer_as_in_bigquery_r27(conn: Any) -> None:

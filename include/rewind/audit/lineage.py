@@ -21,7 +21,7 @@ from sqlglot.optimizer.qualify import qualify
 from sqlglot.optimizer.scope import Scope, build_scope
 from sqlglot.schema import MappingSchema
 
-from rewind.identifiers import normalize
+from rewind.identifiers import normalize, set_column
 
 DIALECT = "snowflake"
 
@@ -272,7 +272,7 @@ def joined(select: exp.Select, tables: Sequence[exp.Expression]) -> exp.Select:
 
 def _update_query(tree: exp.Update) -> tuple[exp.Select, list[str]]:
     """UPDATE t SET a = e WHERE w as ``SELECT e FROM t WHERE w``, targets [a]."""
-    targets = [normalize(eq.this.this) for eq in tree.expressions]
+    targets = [set_column(eq, tree.this) for eq in tree.expressions]
     query = exp.select(*[eq.expression.copy() for eq in tree.expressions]).from_(tree.this.copy())
     query = joined(query, other_tables(tree))
     if tree.args.get("where"):
@@ -300,7 +300,7 @@ def _merge_query(
             conditions.append(when.args["condition"].copy())
         then = when.args["then"]
         if isinstance(then, exp.Update):
-            pairs = [(normalize(eq.this.this), eq.expression) for eq in then.expressions]
+            pairs = [(set_column(eq, tree.this), eq.expression) for eq in then.expressions]
         elif isinstance(then, exp.Insert) and inserts_row(then):  # sources: by position
             pairs = [(column, exp.null()) for column in every]
         elif isinstance(then, exp.Insert):

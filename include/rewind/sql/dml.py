@@ -16,7 +16,7 @@ from sqlglot import exp
 from rewind.audit.lineage import joined, other_tables
 from rewind.catalog.models import CatalogObject
 from rewind.errors import InvalidValue, ObjectNotFound, SqlSyntaxError, UnsupportedError
-from rewind.identifiers import normalize
+from rewind.identifiers import normalize, set_column
 from rewind.result import Result
 from rewind.spark import functions
 from rewind.sql import names
@@ -46,7 +46,7 @@ from rewind.statement import Context
 from rewind.storage import location
 from rewind.storage.columns import Column, add_column, column_named, table_columns
 from rewind.storage.snapshot import DataFile, Snapshot
-from rewind.types import from_spark
+from rewind.types import from_spark, is_nested
 
 if TYPE_CHECKING:
     from pyspark.sql import Column as SparkColumn
@@ -128,6 +128,15 @@ class Target:
 
     def col(self, name: str) -> exp.Column:
         return exp.column(exp.to_identifier(name, quoted=True), table=self.alias.copy())
+
+    def assigned(self, column: Column, value: exp.Expression) -> exp.Expression:
+        """``value`` as an UPDATE or MERGE sets ``column`` to it: an array, object or
+        struct value cast to the column's type (``SET addr = STRUCT('Lyon', 69000)``, its
+        fields by position, as BigQuery and Snowflake assign them; Spark refused a struct
+        whose field names differ from the column's)."""
+        if not is_nested(column.spark):
+            return value
+        return exp.Cast(this=value, to=exp.DataType.build(column.spark, dialect="spark"))
 
     def keys(self, changed: exp.Expr | None = None) -> list[exp.Expr]:
         """What a rewrite's rows carry after the columns (:meth:`rewrite`): their file,
@@ -349,7 +358,7 @@ def update(ctx: Context, tree: exp.Update) -> Result:
     try:
         target = Target(ctx, tree.this, binding)
         values = {
-            target.column(normalize(eq.this.this)).name: eq.expression for eq in tree.expressions
+            target.column(set_column(eq, tree.this)).name: eq.expression for eq in tree.expressions
         }
         target.settable(values)
         updated: exp.Expr
@@ -373,7 +382,8 @@ def update(ctx: Context, tree: exp.Update) -> Result:
         if uris:
             projection = [
                 exp.Case(
-                    ifs=[exp.If(this=updated.copy(), true=new[c.name])], default=target.col(c.name)
+                    ifs=[exp.If(this=updated.copy(), true=target.assigned(c, new[c.name]))],
+                    default=target.col(c.name),
                 ).as_(c.name, quoted=True)
                 if c.name in new
                 else target.col(c.name)

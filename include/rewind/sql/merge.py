@@ -9,7 +9,7 @@ from sqlglot import exp
 
 from rewind.audit.lineage import inserts_row
 from rewind.errors import ExecutionError, InvalidValue
-from rewind.identifiers import normalize
+from rewind.identifiers import normalize, set_column
 from rewind.result import Result
 from rewind.spark import functions
 from rewind.sql.dml import CHANGED, Target, aliased, file_rows, is_true
@@ -58,8 +58,9 @@ class _Merge:
         self.unmatched = [w for w in whens if not (w.args.get("matched") or w.args.get("source"))]
         self.acting = self.matched + self.by_source  # action i + 1: this clause's
         self.target = Target(ctx, tree.this, binding)
+        self.into = tree.this
         self.target.settable(
-            normalize(eq.this.this)
+            set_column(eq, tree.this)
             for w in self.acting
             if isinstance(w.args["then"], exp.Update)
             for eq in w.args["then"].expressions
@@ -97,8 +98,8 @@ class _Merge:
             def value(_i: int, when: exp.When, column: Column = column) -> exp.Expression:
                 then = when.args["then"]
                 for eq in then.expressions if isinstance(then, exp.Update) else []:
-                    if normalize(eq.this.this) == column.name:
-                        return eq.expression.copy()
+                    if set_column(eq, self.into) == column.name:
+                        return target.assigned(column, eq.expression.copy())
                 return target.col(column.name)
 
             projection.append(
