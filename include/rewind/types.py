@@ -255,6 +255,11 @@ def column_type(data_type: exp.DataType) -> ColumnType:
         return _string(data_type)
     if kind in _STRUCTURED:
         return from_spark(_nested_spark(data_type))
+    if kind in (exp.DataType.Type.VARIANT, exp.DataType.Type.JSON):
+        raise UnsupportedError(
+            f"Column type {kind.value} is not supported: keep the JSON text in a VARCHAR "
+            "(STRING) column; PARSE_JSON and paths (j:a.b, JSON_VALUE) read it."
+        )
     raise UnsupportedError(f"Column type {data_type.sql('snowflake')} is not supported.")
 
 

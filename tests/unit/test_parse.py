@@ -358,6 +358,11 @@ def test_an_untyped_array_or_object_column_is_refused_with_what_to_write_instead
     assert column_type(sqlglot.parse_one("CAST(x AS ARRAY(VARCHAR))", "snowflake").to).spark == (
         "array<string>"
     )
+    # VARIANT (BigQuery's JSON, which read as "VARIANT") says where JSON text goes
+    for declared, dialect in [("VARIANT", "snowflake"), ("JSON", "bigquery")]:
+        tree = sqlglot.parse_one(f"CREATE TABLE t (c {declared})", dialect)
+        with pytest.raises(UnsupportedError, match=f"Column type {declared} .*VARCHAR"):
+            column_type(tree.this.expressions[0].args["kind"])
 
 
 def test_qualify_reaches_spark_as_qualify() -> None:
