@@ -365,6 +365,18 @@ def test_an_untyped_array_or_object_column_is_refused_with_what_to_write_instead
             column_type(tree.this.expressions[0].args["kind"])
 
 
+def test_a_temporary_table_is_refused_saying_what_to_use() -> None:
+    """Snowflake's and BigQuery's TEMPORARY tables read "Unsupported property: TEMPORARY";
+    the refusal says Rewind keeps its tables and names TRANSIENT instead."""
+    for text, dialect in [
+        ("CREATE TEMPORARY TABLE t (a INT)", "snowflake"),
+        ("CREATE TEMP TABLE t AS SELECT 1 AS x", "bigquery"),
+    ]:
+        properties = sqlglot.parse_one(text, dialect).args["properties"]
+        with pytest.raises(UnsupportedError, match="TRANSIENT"):
+            object_properties(properties)
+
+
 def test_qualify_reaches_spark_as_qualify() -> None:
     """sqlglot's Spark SQL rewrote QUALIFY as a subquery with a ``_w`` column that
     ``SELECT *`` returned; Spark 4 reads QUALIFY (the Spark-backed check:

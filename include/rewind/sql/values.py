@@ -111,6 +111,11 @@ def object_properties(props: exp.Properties | None) -> ObjectProperties:
             result.cluster_by = layout_text(list(prop.expressions))
         elif isinstance(prop, exp.PartitionedByProperty):
             result.partition_by = layout_text([prop.this])
+        elif isinstance(prop, exp.TemporaryProperty):
+            raise UnsupportedError(
+                "TEMPORARY tables are not supported: Rewind keeps every table it creates; "
+                "create a TRANSIENT one and drop it when done."
+            )
         elif isinstance(prop, exp.TransientProperty):
             result.transient = True
         elif isinstance(prop, exp.CopyGrantsProperty):
