@@ -47,6 +47,14 @@ def query(conn: Any, sql: str) -> list[tuple[Any, ...]]:
     return [tuple(row) for row in conn.sql(sql)[-1].rows]
 
 
+def assert_refused(conn: Any, cases: list[tuple[str, str]], dialect: str = "snowflake") -> None:
+    """Each (statement, code) of ``cases`` fails with that error code."""
+    for statement, code in cases:
+        with pytest.raises(RewindError) as refused:
+            conn.sql(statement, dialect=dialect)
+        assert refused.value.code == code, statement
+
+
 def catalog(home: Path, sql: str, *params: object) -> list[tuple[Any, ...]]:
     """Read the catalog SQLite file directly, as an operator would."""
     with closing(sqlite3.connect(home / "catalog.db")) as db:
@@ -653,13 +661,13 @@ def test_regexp_substr_and_instr_take_a_position_an_occurrence_and_parameters_r2
         -1
     ].rows
     assert [tuple(row) for row in bigquery] == [("22",)]
-    for statement, code in [
-        ("SELECT REGEXP_INSTR('x1y2y', 'y', 1, 2)", "UNSUPPORTED"),
-        ("SELECT REGEXP_SUBSTR('abc', 'b', 1, 1, 'q')", "INVALID_VALUE"),
-    ]:
-        with pytest.raises(RewindError) as refused:
-            conn.sql(statement)
-        assert refused.value.code == code, statement
+    assert_refused(
+        conn,
+        [
+            ("SELECT REGEXP_INSTR('x1y2y', 'y', 1, 2)", "UNSUPPORTED"),
+            ("SELECT REGEXP_SUBSTR('abc', 'b', 1, 1, 'q')", "INVALID_VALUE"),
+        ],
+    )
 
 
 def test_bigquery_format_and_generated_arrays_answer_as_in_bigquery_r27(conn: Any) -> None:
@@ -689,13 +697,14 @@ def test_bigquery_format_and_generated_arrays_answer_as_in_bigquery_r27(conn: An
         dialect="bigquery",
     )[-1].rows
     assert [tuple(row) for row in arrays] == [([3, 2], [4, 6], [])]
-    for statement in [
-        "SELECT FORMAT('%*d', 3, 4)",
-        "SELECT ARRAY(SELECT x FROM UNNEST([1, 1]) AS x GROUP BY x)",
-    ]:
-        with pytest.raises(RewindError) as refused:
-            conn.sql(statement, dialect="bigquery")
-        assert refused.value.code == "UNSUPPORTED", statement
+    assert_refused(
+        conn,
+        [
+            ("SELECT FORMAT('%*d', 3, 4)", "UNSUPPORTED"),
+            ("SELECT ARRAY(SELECT x FROM UNNEST([1, 1]) AS x GROUP BY x)", "UNSUPPORTED"),
+        ],
+        dialect="bigquery",
+    )
 
 
 def test_last_day_of_a_week_quarter_year_and_array_slice_answer_as_in_each_product_r27(
@@ -757,14 +766,14 @@ def test_a_date_spine_from_generator_and_seq4_r27_r38(conn: Any) -> None:
         "SELECT COUNT(*), MAX(S) FROM (SELECT SEQ8() S FROM TABLE(GENERATOR(ROWCOUNT => 1000)) g)"
         " UNION ALL SELECT COUNT(*), 0 FROM TABLE(GENERATOR(ROWCOUNT => 0))",
     ) == [(1000, 999), (0, 0)]
-    for statement, code in [
-        ("SELECT 1 FROM TABLE(GENERATOR(TIMELIMIT => 1))", "UNSUPPORTED"),
-        ("SELECT 1 FROM SPINE, TABLE(GENERATOR(ROWCOUNT => DAY))", "INVALID_VALUE"),
-        ("SELECT * FROM TABLE(READ_FILES('/etc/passwd'))", "UNSUPPORTED"),
-    ]:
-        with pytest.raises(RewindError) as refused:
-            conn.sql(statement)
-        assert refused.value.code == code, statement
+    assert_refused(
+        conn,
+        [
+            ("SELECT 1 FROM TABLE(GENERATOR(TIMELIMIT => 1))", "UNSUPPORTED"),
+            ("SELECT 1 FROM SPINE, TABLE(GENERATOR(ROWCOUNT => DAY))", "INVALID_VALUE"),
+            ("SELECT * FROM TABLE(READ_FILES('/etc/passwd'))", "UNSUPPORTED"),
+        ],
+    )
 
 
 def test_conditional_true_event_and_object_agg_answer_as_in_snowflake_r27(conn: Any) -> None:
@@ -914,14 +923,14 @@ def test_cluster_by_and_partition_by_are_kept_and_shown_r27(conn: Any) -> None:
         ("TS", "YES", None),
         ("AMOUNT", "NO", None),
     ]
-    for statement, code in [
-        ("ALTER TABLE LAID CLUSTER BY (NOPE)", "SQL_COMPILATION_ERROR"),
-        ("CREATE TABLE LAID_BAD (ID INT) CLUSTER BY (DAY)", "SQL_COMPILATION_ERROR"),
-        ("CREATE SCHEMA LAID_SCHEMA CLUSTER BY (X)", "UNSUPPORTED"),
-    ]:
-        with pytest.raises(RewindError) as refused:
-            conn.sql(statement)
-        assert refused.value.code == code, statement
+    assert_refused(
+        conn,
+        [
+            ("ALTER TABLE LAID CLUSTER BY (NOPE)", "SQL_COMPILATION_ERROR"),
+            ("CREATE TABLE LAID_BAD (ID INT) CLUSTER BY (DAY)", "SQL_COMPILATION_ERROR"),
+            ("CREATE SCHEMA LAID_SCHEMA CLUSTER BY (X)", "UNSUPPORTED"),
+        ],
+    )
     assert keys()["LAID"] == "LINEAR(ID)"  # the failed ALTER changed nothing
 
 
@@ -966,14 +975,8 @@ def test_ranges_number_formats_insert_and_times_of_day_r15_r27(conn: Any) -> Non
         "ARRAY_GENERATE_RANGE(5, 2), ARRAY_GENERATE_RANGE(2, 5), TO_CHAR(123.456, '999.99'), "
         "TO_CHAR(1234.5, '9,999.9'), TO_CHAR(0.125, '0.99'), INSERT('abcdef', 2, 3, 'X')",
     ) == [([0, 2, 4], [5, 3, 1], [], [2, 3, 4], "123.46", "1,234.5", "0.13", "aXef")]
-    for statement in [
-        "SELECT TO_TIME('10:11:12')",
-        "SELECT '10:00'::TIME",
-        "SELECT CURRENT_TIME()",
-    ]:
-        with pytest.raises(RewindError) as refused:
-            conn.sql(statement)
-        assert refused.value.code == "UNSUPPORTED", statement
+    times = ["SELECT TO_TIME('10:11:12')", "SELECT '10:00'::TIME", "SELECT CURRENT_TIME()"]
+    assert_refused(conn, [(statement, "UNSUPPORTED") for statement in times])
 
 
 def test_bigquery_generated_arrays_zones_and_json_arrays_r15_r27(conn: Any) -> None:
@@ -1097,14 +1100,14 @@ def test_primary_unique_and_foreign_keys_are_accepted_as_in_snowflake_r27(conn: 
     assert query(conn, "SELECT COUNT(*) FROM KEYED") == [(2,)]
     described = {row[0]: row[3] for row in conn.sql("DESCRIBE TABLE PAIRED")[-1].rows}
     assert described == {"A": "N", "B": "N", "C": "Y"}  # null?
-    for statement, code in [
-        ("INSERT INTO KEYED VALUES (NULL, 'b', 3)", "INVALID_VALUE"),
-        ("CREATE TABLE BADKEY (A INT, PRIMARY KEY (Z))", "SQL_COMPILATION_ERROR"),
-        ("CREATE TABLE DEFAULTED (A INT DEFAULT 1)", "UNSUPPORTED"),
-    ]:
-        with pytest.raises(RewindError) as refused:
-            conn.sql(statement)
-        assert refused.value.code == code, statement
+    assert_refused(
+        conn,
+        [
+            ("INSERT INTO KEYED VALUES (NULL, 'b', 3)", "INVALID_VALUE"),
+            ("CREATE TABLE BADKEY (A INT, PRIMARY KEY (Z))", "SQL_COMPILATION_ERROR"),
+            ("CREATE TABLE DEFAULTED (A INT DEFAULT 1)", "UNSUPPORTED"),
+        ],
+    )
 
 
 def test_update_and_merge_set_a_struct_column_by_position_r27(conn: Any) -> None:
@@ -1806,10 +1809,7 @@ def test_sql_functions_are_inlined_wherever_they_are_called(
         (2, Decimal("20.00")),
         (3, Decimal("60.00")),
     ]
-    for statement, code in FUNCTION_REFUSALS:
-        with pytest.raises(RewindError) as error:
-            later.sql(statement)
-        assert error.value.code == code, statement
+    assert_refused(later, FUNCTION_REFUSALS)
     later.sql("CREATE OR REPLACE FUNCTION TWICE(X NUMBER(10,2)) RETURNS NUMBER(10,2) AS 'X + X'")
     assert query(later, "SELECT TWICE(1.5)") == [(Decimal("3.00"),)]
     later.sql("DROP FUNCTION TWICE(NUMBER); DROP FUNCTION IF EXISTS TWICE(NUMBER)")
