@@ -154,6 +154,8 @@ def test_every_write_is_one_delta_version_stamped_with_its_statement(history: Hi
         # The retention floor (1 day by default) is inclusive.
         (f"AT(TIMESTAMP => {ts(hours=1)})", 25, 1),
         ("AT(OFFSET => -86400)", 25, 1),
+        # an OFFSET computed by Spark, on the session's clock (it was "not a constant")
+        (f"AT(OFFSET => -DATEDIFF(second, {ts(hours=2, minutes=30)}, CURRENT_TIMESTAMP()))", 5, 3),
     ],
 )
 def test_a_point_reads_the_version_it_names(

@@ -7,6 +7,7 @@ import operator
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
+from typing import Any
 
 from sqlglot import exp
 
@@ -71,7 +72,7 @@ def point_of(ctx: Context, when: exp.HistoricalData) -> timetravel.Point:
     kind = str(when.args.get("kind")).upper()
     value = when.expression
     if kind == "OFFSET":
-        return timetravel.Point(direction, offset_seconds=float(_number(value)))
+        return timetravel.Point(direction, offset_seconds=_offset(ctx, value))
     if kind == "STATEMENT":
         text = literal(with_session(ctx, value))  # LAST_QUERY_ID() names one too
         if not isinstance(text, str):
@@ -93,6 +94,18 @@ _ARITHMETIC: dict[type[exp.Expression], Callable[[Decimal, Decimal], Decimal]] =
     exp.Mul: operator.mul,
     exp.Div: operator.truediv,
 }
+
+
+def _offset(ctx: Context, node: exp.Expression) -> float:
+    """OFFSET's seconds: constant arithmetic (``-60*5``), or an expression of functions
+    computed by Spark (``-DATEDIFF(second, '...'::TIMESTAMP_NTZ, CURRENT_TIMESTAMP())``,
+    which was "not a constant"), CURRENT_TIMESTAMP the session's clock (SPEC R15)."""
+    if node.find(exp.Func) is None:
+        return float(_number(node))
+    seconds = _computed(ctx, node, "DOUBLE", "OFFSET =>")
+    if abs(seconds) > 10**12:
+        raise InvalidValue(f"OFFSET => {seconds} is out of range.")
+    return float(seconds)
 
 
 def _number(node: exp.Expression) -> Decimal:
@@ -131,17 +144,28 @@ def constant_timestamp(ctx: Context, node: exp.Expression, what: str = "TIMESTAM
         inner = inner.this
     if isinstance(inner, exp.Literal) and inner.is_string:
         return parse_timestamp_input(inner.this).astimezone(UTC)
+    value = _computed(ctx, node, "TIMESTAMP", what)
+    return parse_timestamp(value.isoformat())
+
+
+def _computed(ctx: Context, node: exp.Expression, spark_type: str, what: str) -> Any:
+    """The value of the constant expression ``node`` as Spark computes it, cast to
+    ``spark_type``, CURRENT_TIMESTAMP and the session's functions read first (SPEC R15).
+
+    Raises:
+        InvalidValue: for an expression of columns or a query, out of range, or NULL.
+    """
     bound = with_session(ctx, node)
     if list(bound.find_all(exp.Column, exp.Select)):
         raise InvalidValue(f"{what} needs a constant, got '{node.sql('snowflake')}'.")
-    sql = to_spark(exp.select(exp.cast(bound, "TIMESTAMP").as_("ts")))
+    sql = to_spark(exp.select(exp.cast(bound, spark_type).as_("value")))
     try:
         value = to_arrow(query(ctx.spark(), sql, {})).column(0)[0].as_py()
     except OverflowError:  # Spark reaches years Python's datetime does not (R39)
         raise InvalidValue(f"{what} '{node.sql('snowflake')}' is out of range.") from None
     if value is None:
         raise InvalidValue(f"{what} '{node.sql('snowflake')}' is NULL.")
-    return parse_timestamp(value.isoformat())
+    return value
 
 
 def point_instant(ctx: Context, point: timetravel.Point | None) -> datetime:
