@@ -97,10 +97,10 @@ def _ms(when: datetime) -> int:
     return int(when.timestamp() * 1000)
 
 
-def _not_null(schema: DeltaSchema) -> bool:
-    """Whether a column of ``schema`` is NOT NULL: delta-spark reads that as an invariant,
-    which a protocol with a feature list must list (``invariants``)."""
-    return any(not field.nullable for field in schema.fields)
+def _not_null(schema_json: str) -> bool:
+    """Whether a field of the schema ``schema_json`` is NOT NULL: delta-spark reads that
+    as an invariant, which a protocol with a feature list must list (``invariants``)."""
+    return '"nullable":false' in schema_json.replace(" ", "")
 
 
 _READER_WRITER_FEATURES = {
@@ -125,7 +125,7 @@ def _protocol_for(protocol: dict[str, Any], metadata: dict[str, Any]) -> dict[st
     writer = int(str(protocol.get("minWriterVersion") or 1))
     listed = {*(protocol.get("readerFeatures") or []), *(protocol.get("writerFeatures") or [])}
     needed = {"timestampNtz"} if '"timestamp_ntz"' in text else set()
-    if writer >= 7 and '"nullable":false' in text.replace(" ", ""):
+    if writer >= 7 and _not_null(text):
         needed.add("invariants")
     if writer < 7 and needed:
         listed = legacy_features(writer, metadata)
@@ -152,7 +152,8 @@ def _needs_feature_list(schema: DeltaSchema) -> bool:
     would write without ``invariants``: a TIMESTAMP_NTZ column (writer 7) and a NOT NULL
     one. delta-spark then refused to read the table at all ("features enabled in metadata
     but not listed in protocol: invariants"); Rewind writes that version itself."""
-    return '"timestamp_ntz"' in schema.to_json() and _not_null(schema)
+    text = schema.to_json()
+    return '"timestamp_ntz"' in text and _not_null(text)
 
 
 def _props(
@@ -491,7 +492,7 @@ class TableStore:
                 "minReaderVersion": 3,
                 "minWriterVersion": 7,
                 "readerFeatures": features,
-                "writerFeatures": features + (["invariants"] if _not_null(schema) else []),
+                "writerFeatures": features + (["invariants"] if _not_null(text) else []),
             }
         marks = _props(query_id, now, str(uuid.uuid4()))
         info = self._info(root, -1, configuration, "CREATE TABLE", {}, marks)

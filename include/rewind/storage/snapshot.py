@@ -382,16 +382,14 @@ class Snapshot:
     @property
     def features(self) -> set[str]:
         """The Delta features the version's protocol binds a writer to: those it lists,
-        or those its legacy writer version implies (:meth:`_legacy_features`)."""
+        or those its legacy writer version implies (:func:`legacy_features`)."""
         protocol = self.protocol or {}
         listed = {*(protocol.get("writerFeatures") or []), *(protocol.get("readerFeatures") or [])}
-        return listed | self._legacy_features(int(str(protocol.get("minWriterVersion") or 1)))
+        writer = int(str(protocol.get("minWriterVersion") or 1))
+        return listed | legacy_features(writer, self.metadata)
 
     def _on(self, key: str) -> bool:
         return self.configuration.get(key, "").lower() == "true"
-
-    def _legacy_features(self, writer: int) -> set[str]:
-        return legacy_features(writer, self.metadata)
 
     @property
     def uris(self) -> list[str]:
