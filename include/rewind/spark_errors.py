@@ -146,6 +146,16 @@ _NUMERIC_TYPES = ("TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE", "DE
 _NAMED_VALUES = {"DATE": "Date", "TIMESTAMP": "Timestamp", "TIMESTAMP_NTZ": "Timestamp"}
 
 
+# A table whose Delta protocol lists fewer features than its schema uses (a NOT NULL column
+# beside a TIMESTAMP_NTZ one, written so by delta-rs and by Rewind before 2026-12-07):
+# delta-spark reads none of it; a schema change of Rewind's writes the protocol it needs.
+_PROTOCOL_SHORT = (
+    "The table's Delta protocol does not list a feature its columns use (invariants: a NOT "
+    "NULL column), so Spark reads none of it; its data is whole. Any change of its columns "
+    "writes the protocol they need, e.g. COMMENT ON COLUMN <table>.<column> IS '...'."
+)
+
+
 def _bad_value(condition: str, params: dict[str, str]) -> str | None:
     """Spark's error about a value the statement gave or computed, in Snowflake's words
     (a value that is no number or date, a number too large for its column, a division
@@ -186,6 +196,8 @@ def spark_error(exc: BaseException) -> RewindError | None:
     unreachable = _unreachable(exc)
     if unreachable is not None:
         return unreachable
+    if "[DELTA_FEATURES_PROTOCOL_METADATA_MISMATCH]" in str(exc):
+        return StorageError(_PROTOCOL_SHORT)
     violation = _VIOLATION.search(str(exc))
     if violation:
         return InvalidValue(f"{violation[0].strip()}: nothing was written.")

@@ -1135,6 +1135,31 @@ def test_update_and_merge_set_a_struct_column_by_position_r27(conn: Any) -> None
     assert "set the whole column" in refused.value.message
 
 
+def test_a_table_whose_protocol_lacks_invariants_says_how_to_repair_it_r39_r40(
+    conn: Any, home: Path
+) -> None:
+    """SPEC R39, R40: a table written before b024c6e (a NOT NULL and a DATETIME column,
+    delta-rs's protocol without ``invariants``) answered Spark's EXECUTION_ERROR on every
+    read; it is STORAGE_ERROR saying its data is whole and how to write the protocol it
+    needs — and COMMENT ON COLUMN (a change of its columns, no Spark read) does."""
+    conn.sql(
+        "CREATE TABLE OLD (ID INT NOT NULL, AT DATETIME); "
+        "INSERT INTO OLD VALUES (1, '2026-01-01 10:00')"
+    )
+    first = table_root(home, "OLD") / "_delta_log" / f"{0:020d}.json"
+    actions = [json.loads(line) for line in first.read_text().splitlines()]
+    for action in actions:  # as delta-rs wrote it, and Rewind before the fix
+        if "protocol" in action:
+            action["protocol"]["writerFeatures"] = ["timestampNtz"]
+    first.write_text("".join(json.dumps(a) + "\n" for a in actions))
+    with pytest.raises(RewindError) as short:
+        conn.sql("SELECT * FROM OLD")
+    assert short.value.code == "STORAGE_ERROR"
+    assert "COMMENT ON COLUMN" in short.value.message
+    conn.sql("COMMENT ON COLUMN OLD.ID IS 'the key'")
+    assert query(conn, "SELECT ID, AT FROM OLD") == [(1, datetime(2026, 1, 1, 10))]
+
+
 def test_bigquery_weeks_and_time_zones_answer_as_in_bigquery_r27(conn: Any) -> None:
     """SPEC R27 (rewind.sql.bigquery_answers): ``FORMAT_TIMESTAMP`` and ``TIMESTAMP_TRUNC``
     dropped their time zone (the UTC wall clock), ``EXTRACT(WEEK ...)`` answered the ISO
