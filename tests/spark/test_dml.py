@@ -1160,6 +1160,16 @@ def test_a_table_whose_protocol_lacks_invariants_says_how_to_repair_it_r39_r40(
     assert query(conn, "SELECT ID, AT FROM OLD") == [(1, datetime(2026, 1, 1, 10))]
 
 
+def test_a_json_string_cast_to_text_is_its_value_r27(conn: Any) -> None:
+    """SPEC R27: ``PARSE_JSON('"text"')::STRING`` kept the JSON quotes (``"text"``; in
+    Snowflake a VARIANT string cast to VARCHAR is its value); other JSON is its text."""
+    assert query(
+        conn,
+        "SELECT PARSE_JSON('\"text\"')::STRING, PARSE_JSON('{\"a\": 1}')::VARCHAR, "
+        "CAST(PARSE_JSON('12') AS VARCHAR), TRY_PARSE_JSON('\"q\"')::STRING",
+    ) == [("text", '{"a":1}', "12", "q")]
+
+
 def test_bigquery_weeks_and_time_zones_answer_as_in_bigquery_r27(conn: Any) -> None:
     """SPEC R27 (rewind.sql.bigquery_answers): ``FORMAT_TIMESTAMP`` and ``TIMESTAMP_TRUNC``
     dropped their time zone (the UTC wall clock), ``EXTRACT(WEEK ...)`` answered the ISO

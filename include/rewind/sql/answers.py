@@ -336,6 +336,20 @@ def parsed_json(
     return exp.If(this=valid, true=text, false=invalid)
 
 
+_TEXT_TYPES = {exp.DataType.Type.VARCHAR, exp.DataType.Type.TEXT, exp.DataType.Type.CHAR}
+
+
+def json_as_text(
+    node: exp.Cast, inner: Callable[[exp.Expression], exp.Expression]
+) -> exp.Expression | None:
+    """``PARSE_JSON('"text"')::VARCHAR``: a JSON string's value (``text``), other JSON
+    as its text, as a VARIANT cast to text is in Snowflake (it kept the quotes:
+    ``"text"``). None for another cast."""
+    if not (isinstance(node.this, exp.ParseJSON) and node.to.this in _TEXT_TYPES):
+        return None
+    return call("GET_JSON_OBJECT", inner(node.this), exp.Literal.string("$"))
+
+
 # (node kinds, their rewrite): a rewrite answers None to leave a node as sqlglot writes it.
 Rewrites = list[
     tuple[

@@ -49,6 +49,7 @@ from rewind.sql.answers import (
     boundaries,
     call,
     initcap,
+    json_as_text,
     last_day,
     ordered_array,
     parsed_json,
@@ -453,6 +454,7 @@ _REWRITES: Rewrites = [
         lambda node: _difference(node) if node.args.get("date_part_boundary") else None,
     ),
     (exp.Cast, lambda node: rounded_to_integer(node, _inner)),
+    (exp.Cast, lambda node: json_as_text(node, _inner)),
     (exp.RegexpExtract, lambda node: regexp_extract(node, _inner)),
     (  # ARRAY_AGG(x IGNORE NULLS ...): its NULLs are left out anyway
         exp.IgnoreNulls,

@@ -28,6 +28,7 @@ from rewind.sql.answers import (
     boundaries,
     call,
     initcap,
+    json_as_text,
     last_day,
     ordered_array,
     parsed_json,
@@ -492,6 +493,7 @@ _REWRITES: Rewrites = [
     ),
     (exp.Hll, lambda node: call("APPROX_COUNT_DISTINCT", _inner(node.this))),  # HLL's NDV
     (exp.Cast, lambda node: rounded_to_integer(node, _inner)),
+    (exp.Cast, lambda node: json_as_text(node, _inner)),
     (exp.RegexpExtract, lambda node: regexp_extract(node, _inner)),
     (exp.RegexpInstr, lambda node: regexp_instr(node, _inner)),
     (exp.LastDay, lambda node: last_day(node, {"WEEK": "SU"}, _inner)),
