@@ -1162,12 +1162,19 @@ def test_a_table_whose_protocol_lacks_invariants_says_how_to_repair_it_r39_r40(
 
 def test_a_json_string_cast_to_text_is_its_value_r27(conn: Any) -> None:
     """SPEC R27: ``PARSE_JSON('"text"')::STRING`` kept the JSON quotes (``"text"``; in
-    Snowflake a VARIANT string cast to VARCHAR is its value); other JSON is its text."""
+    Snowflake a VARIANT string cast to VARCHAR is its value); other JSON is its text.
+    ``ARRAY_SIZE`` of JSON text failed (Spark's SIZE takes arrays): its array's length,
+    NULL for other JSON."""
     assert query(
         conn,
         "SELECT PARSE_JSON('\"text\"')::STRING, PARSE_JSON('{\"a\": 1}')::VARCHAR, "
         "CAST(PARSE_JSON('12') AS VARCHAR), TRY_PARSE_JSON('\"q\"')::STRING",
     ) == [("text", '{"a":1}', "12", "q")]
+    assert query(
+        conn,
+        "SELECT ARRAY_SIZE(PARSE_JSON('[1, 2, 3]')), ARRAY_SIZE(PARSE_JSON('{\"a\": [1, 2]}'):a), "
+        "ARRAY_SIZE(PARSE_JSON('{\"a\": 1}'))",
+    ) == [(3, 2, None)]
 
 
 def test_bigquery_weeks_and_time_zones_answer_as_in_bigquery_r27(conn: Any) -> None:

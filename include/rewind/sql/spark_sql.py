@@ -499,6 +499,14 @@ _REWRITES: Rewrites = [
     (exp.LastDay, lambda node: last_day(node, {"WEEK": "SU"}, _inner)),
     (exp.ArraySlice, lambda node: _array_slice(node)),
     (exp.ArrayPosition, _array_position),
+    (  # ARRAY_SIZE of JSON text (PARSE_JSON, a path into JSON text): its array's length
+        exp.ArraySize,
+        lambda node: (
+            call("JSON_ARRAY_LENGTH", _inner(node.this))
+            if isinstance(node.this, exp.ParseJSON | exp.JSONExtract)
+            else None
+        ),
+    ),
     ((exp.Kurtosis, exp.Skewness), _sample_moment),
     (  # BOOLXOR_AGG(b): exactly one of the group's values is true (NULL: all are NULL)
         exp.BoolxorAgg,
