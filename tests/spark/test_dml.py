@@ -42,9 +42,9 @@ def open_at(connect: Callable[..., Any], **delta: float) -> Any:
     return conn
 
 
-def query(conn: Any, sql: str) -> list[tuple[Any, ...]]:
-    """The rows of the last statement of ``sql``."""
-    return [tuple(row) for row in conn.sql(sql)[-1].rows]
+def query(conn: Any, sql: str, dialect: str = "snowflake") -> list[tuple[Any, ...]]:
+    """The rows of the last statement of ``sql`` (in ``dialect``)."""
+    return [tuple(row) for row in conn.sql(sql, dialect=dialect)[-1].rows]
 
 
 def assert_refused(conn: Any, cases: list[tuple[str, str]], dialect: str = "snowflake") -> None:
@@ -531,12 +531,12 @@ def test_a_cast_to_an_integer_rounds_half_away_from_zero_in_both_dialects_r26_r2
         "TRY_CAST(S AS INT), TRUE::INT, 7::INT FROM R ORDER BY X DESC",
     )
     assert snowflake == [(2, -1, 2, 3, 3, 3, 1, 7), (2, -1, 2, -2, -2, None, 1, 7)]
-    bigquery = conn.sql(
+    assert query(
+        conn,
         "SELECT CAST(X AS INT64), CAST(F AS INT64), SAFE_CAST(S AS INT64) "
         "FROM D.PUBLIC.R ORDER BY X DESC",
         dialect="bigquery",
-    )[-1].rows
-    assert [tuple(row) for row in bigquery] == [(3, 3, 3), (-2, -2, None)]
+    ) == [(3, 3, 3), (-2, -2, None)]
 
 
 def test_truncate_to_a_scale_goes_toward_zero_r26(conn: Any) -> None:
@@ -629,12 +629,12 @@ def test_a_regular_expression_that_matches_nothing_extracts_null_in_both_dialect
         "REGEXP_SUBSTR('x12y3', '([a-z])(\\\\d)', 1, 1, 'e', 2)",
     )
     assert snowflake == [(None, "12", "1", "1")]
-    bigquery = conn.sql(
+    assert query(
+        conn,
         "SELECT REGEXP_EXTRACT('x123y', r'\\d+'), REGEXP_EXTRACT('x123y', r'x(\\d+)'), "
         "REGEXP_EXTRACT('abc', r'\\d'), REGEXP_EXTRACT_ALL('a1b2', r'[a-z](\\d)')",
         dialect="bigquery",
-    )[-1].rows
-    assert [tuple(row) for row in bigquery] == [("123", "123", None, ["1", "2"])]
+    ) == [("123", "123", None, ["1", "2"])]
 
 
 def test_regexp_substr_and_instr_take_a_position_an_occurrence_and_parameters_r27(
@@ -676,27 +676,27 @@ def test_bigquery_format_and_generated_arrays_answer_as_in_bigquery_r27(conn: An
     text bounds failed and ``GENERATE_TIMESTAMP_ARRAY`` was no Spark function;
     ``ARRAY(SELECT ...)`` failed in Spark's parser. A ``*`` width and an ARRAY of a
     grouped subquery are refused by name."""
-    rows = conn.sql(
+    assert query(
+        conn,
         "SELECT FORMAT('%d items at %.2f %t %%, %\\'d|%-4s|', 3, 2.5, DATE '2026-01-02', "
         "1234567, 'ab'), GENERATE_DATE_ARRAY('2026-01-01', '2026-01-05', INTERVAL 2 DAY), "
         "GENERATE_TIMESTAMP_ARRAY('2026-01-01 00:00:00', '2026-01-01 02:00:00', "
         "INTERVAL 1 HOUR)",
         dialect="bigquery",
-    )[-1].rows
-    assert [tuple(row) for row in rows] == [
+    ) == [
         (
             "3 items at 2.50 2026-01-02 %, 1,234,567|ab  |",
             [date(2026, 1, 1), date(2026, 1, 3), date(2026, 1, 5)],
             [datetime(2026, 1, 1, hour, tzinfo=UTC) for hour in range(3)],
         )
     ]
-    arrays = conn.sql(
+    assert query(
+        conn,
         "SELECT ARRAY(SELECT x FROM UNNEST([3, 1, 2]) AS x ORDER BY x DESC LIMIT 2), "
         "ARRAY(SELECT x * 2 FROM UNNEST([1, 2, 3]) AS x WHERE x > 1), "
         "ARRAY(SELECT x FROM UNNEST([1]) AS x WHERE x > 1)",
         dialect="bigquery",
-    )[-1].rows
-    assert [tuple(row) for row in arrays] == [([3, 2], [4, 6], [])]
+    ) == [([3, 2], [4, 6], [])]
     assert_refused(
         conn,
         [
@@ -739,14 +739,12 @@ def test_last_day_of_a_week_quarter_year_and_array_slice_answer_as_in_each_produ
             [],
         )
     ]
-    bigquery = conn.sql(
+    assert query(
+        conn,
         "SELECT LAST_DAY(DATE '2026-02-03', WEEK), LAST_DAY(DATE '2026-02-03', WEEK(MONDAY)), "
         "LAST_DAY(DATE '2026-02-03', ISOWEEK), LAST_DAY(DATE '2026-02-03', QUARTER)",
         dialect="bigquery",
-    )[-1].rows
-    assert [tuple(row) for row in bigquery] == [
-        (day("2026-02-07"), day("2026-02-08"), day("2026-02-08"), day("2026-03-31"))
-    ]
+    ) == [(day("2026-02-07"), day("2026-02-08"), day("2026-02-08"), day("2026-03-31"))]
 
 
 def test_a_date_spine_from_generator_and_seq4_r27_r38(conn: Any) -> None:
@@ -913,12 +911,12 @@ def test_cluster_by_and_partition_by_are_kept_and_shown_r27(conn: Any) -> None:
         "PARTITION BY DATE(ts) CLUSTER BY id OPTIONS (description = 'events')",
         dialect="bigquery",
     )
-    columns = conn.sql(
+    assert query(
+        conn,
         "SELECT column_name, is_partitioning_column, clustering_ordinal_position "
         "FROM PUBLIC.INFORMATION_SCHEMA.COLUMNS WHERE table_name = 'EVENTS'",
         dialect="bigquery",
-    )[-1].rows
-    assert [tuple(row) for row in columns] == [
+    ) == [
         ("ID", "NO", 1),
         ("TS", "YES", None),
         ("AMOUNT", "NO", None),
@@ -1051,11 +1049,11 @@ def test_bigquery_any_value_having_percentile_cont_and_top_count_r27(conn: Any) 
         dialect="bigquery",
     )[-1].rows
     assert tuple(row) == ("b", "a", [{"value": "a", "count": 3}])
-    medians = conn.sql(
+    assert query(
+        conn,
         "SELECT Y, PERCENTILE_CONT(Y, 0.5) OVER (PARTITION BY G) FROM SCORES ORDER BY Y",
         dialect="bigquery",
-    )[-1].rows
-    assert [tuple(r) for r in medians] == [(0, 1.0), (1, 1.0), (2, 1.0), (3, 3.5), (4, 3.5)]
+    ) == [(0, 1.0), (1, 1.0), (2, 1.0), (3, 3.5), (4, 3.5)]
 
 
 def test_a_not_null_column_beside_a_timestamp_ntz_keeps_the_table_readable_r40(
@@ -1245,7 +1243,8 @@ def test_bigquery_weeks_and_time_zones_answer_as_in_bigquery_r27(conn: Any) -> N
     ]
     # DATE_DIFF and DATETIME_DIFF count unit boundaries (they counted whole months, 0, and
     # refused weeks); TIMESTAMP_DIFF whole units, as before.
-    differences = conn.sql(
+    assert query(
+        conn,
         "SELECT DATE_DIFF(DATE '2026-02-01', DATE '2026-01-31', MONTH), "
         "DATE_DIFF(DATE '2027-01-01', DATE '2026-12-31', YEAR), "
         "DATE_DIFF(DATE '2026-11-29', DATE '2026-11-28', WEEK), "
@@ -1255,8 +1254,7 @@ def test_bigquery_weeks_and_time_zones_answer_as_in_bigquery_r27(conn: Any) -> N
         "DATETIME_DIFF(DATETIME '2026-01-02 00:00:00', DATETIME '2026-01-01 23:00:00', DAY), "
         "TIMESTAMP_DIFF(TIMESTAMP '2026-01-01 01:59:00', TIMESTAMP '2026-01-01 01:00:00', HOUR)",
         dialect="bigquery",
-    )[-1].rows
-    assert [tuple(row) for row in differences] == [(1, 1, 1, 0, 1, -1, 1, 0)]
+    ) == [(1, 1, 1, 0, 1, -1, 1, 0)]
 
 
 def test_text_parsed_with_a_format_fails_or_is_null_as_in_each_product_r26_r27(
@@ -1295,7 +1293,7 @@ def test_text_parsed_with_a_format_fails_or_is_null_as_in_each_product_r26_r27(
     )
 
     def bq(sql: str) -> list[tuple[Any, ...]]:
-        return [tuple(row) for row in conn.sql(sql, dialect="bigquery")[-1].rows]
+        return query(conn, sql, dialect="bigquery")
 
     assert bq(
         "SELECT ID, SAFE.PARSE_DATE('%Y-%m-%d', S), SAFE.PARSE_TIMESTAMP('%F', S), "
@@ -1411,17 +1409,17 @@ def test_typed_array_struct_and_map_columns_are_created_and_written_r20_r27(conn
         "UPDATE D.PUBLIC.NEST SET tags = ARRAY_CONCAT(tags, ['c']) WHERE id = 1",
         dialect=bq,
     )
-    rows = conn.sql(
+    assert query(
+        conn,
         "SELECT id, ARRAY_LENGTH(tags), s.x, s.y[OFFSET(0)].z FROM D.PUBLIC.NEST ORDER BY id",
         dialect=bq,
-    )[-1].rows
-    assert [tuple(row) for row in rows] == [(1, 3, 5, Decimal("1.5")), (2, 0, None, None)]
-    types = conn.sql(
+    ) == [(1, 3, 5, Decimal("1.5")), (2, 0, None, None)]
+    assert query(
+        conn,
         "SELECT column_name, data_type FROM D.PUBLIC.INFORMATION_SCHEMA.COLUMNS "
         "WHERE table_name = 'NEST'",
         dialect=bq,
-    )[-1].rows
-    assert [tuple(row) for row in types] == [
+    ) == [
         ("ID", "INT64"),
         ("TAGS", "ARRAY<STRING>"),
         ("S", "STRUCT<X INT64, Y ARRAY<STRUCT<Z NUMERIC(38, 9)>>>"),
