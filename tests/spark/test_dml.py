@@ -1175,6 +1175,39 @@ def test_a_json_string_cast_to_text_is_its_value_r27(conn: Any) -> None:
     ) == [(3, 2, None)]
 
 
+def test_a_variant_is_subscripted_and_serialized_as_in_snowflake_r27(conn: Any) -> None:
+    """SPEC R27: ``PARSE_JSON(t)['a']`` (Snowflake's subscript of a VARIANT, the same as
+    ``:a``) and ``TO_JSON(PARSE_JSON(t))`` failed to compile (Spark subscripted the JSON
+    text); ``TO_TIMESTAMP_NTZ(epoch)`` answered a TIMESTAMP with a zone."""
+    assert query(
+        conn,
+        "SELECT PARSE_JSON('{\"a\": {\"b c\": 2}}')['a']['b c'], PARSE_JSON('[5, 6]')[1], "
+        "PARSE_JSON('{\"a\": [5, {\"x\": 7}]}'):a[1]['x'], PARSE_JSON('{\"a\": 1}')['z'], "
+        "PARSE_JSON('[5]')[9]",
+    ) == [("2", "6", "7", None, None)]
+    assert query(
+        conn,
+        "SELECT TO_JSON(PARSE_JSON(' { \"a\" : [1, 2] } ')), TO_JSON(PARSE_JSON(' 12 ')), "
+        'TO_JSON(PARSE_JSON(\'{"a": {"b": 1}}\'):a)',
+    ) == [('{"a":[1,2]}', "12", '{"b":1}')]
+    assert query(
+        conn,
+        "SELECT TO_TIMESTAMP_NTZ(0), TO_TIMESTAMP_NTZ(1700000000000, 3), "
+        "TYPEOF(TO_TIMESTAMP_NTZ(0))",
+    ) == [(datetime(1970, 1, 1), datetime(2023, 11, 14, 22, 13, 20), "timestamp_ntz")]
+
+
+def test_bigquery_datetime_constructors_answer_a_datetime_r27(conn: Any) -> None:
+    """SPEC R27: BigQuery's ``DATETIME(y, m, d, h, mi, s)``, ``DATETIME('...')`` and
+    ``DATETIME(a_date)`` answered a TIMESTAMP (an instant with a zone), not a DATETIME."""
+    assert query(
+        conn,
+        "SELECT DATETIME(2026, 1, 2, 3, 4, 5), DATETIME('2026-01-02 03:04:05'), "
+        "DATETIME(DATE '2026-01-02')",
+        dialect="bigquery",
+    ) == [(datetime(2026, 1, 2, 3, 4, 5), datetime(2026, 1, 2, 3, 4, 5), datetime(2026, 1, 2))]
+
+
 def test_bigquery_weeks_and_time_zones_answer_as_in_bigquery_r27(conn: Any) -> None:
     """SPEC R27 (rewind.sql.bigquery_answers): ``FORMAT_TIMESTAMP`` and ``TIMESTAMP_TRUNC``
     dropped their time zone (the UTC wall clock), ``EXTRACT(WEEK ...)`` answered the ISO

@@ -477,6 +477,17 @@ _REWRITES: Rewrites = [
             else None
         ),
     ),
+    (  # DATETIME(y, m, d, h, mi, s): a DATETIME (sqlglot wrote Spark's TIMESTAMP)
+        exp.TimestampFromParts,
+        lambda node: call(
+            "MAKE_TIMESTAMP_NTZ",
+            *(_inner(node.args[part]) for part in ("year", "month", "day", "hour", "min", "sec")),
+        ),
+    ),
+    (  # DATETIME('2026-01-02 03:04:05') / DATETIME(a_date): a DATETIME, not a TIMESTAMP
+        exp.TsOrDsToDatetime,
+        lambda node: exp.cast(_inner(node.this), exp.DataType.build("TIMESTAMPNTZ")),
+    ),
     (exp.SafeFunc, _safe),
     (
         (exp.StrToTime, exp.ParseDatetime),

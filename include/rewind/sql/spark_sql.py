@@ -340,6 +340,42 @@ def _element(value: exp.Expression) -> exp.Expression:
     return _inner(value)
 
 
+def _unix_to_ntz(node: exp.UnixToTime) -> exp.Expression | None:
+    """``TO_TIMESTAMP_NTZ(seconds [, scale])``: a TIMESTAMP_NTZ, the epoch's wall clock in
+    UTC, as Snowflake's (sqlglot wrote Spark's TIMESTAMP, a time zone's instant)."""
+    target = node.args.get("target_type")
+    if target is None or not target.is_type(exp.DataType.Type.TIMESTAMPNTZ):
+        return None
+    instant = node.copy()
+    instant.set("target_type", None)
+    return exp.Cast(this=_inner(instant), to=exp.DataType.build("TIMESTAMPNTZ"))
+
+
+def _is_json_text(node: exp.Expression) -> bool:
+    """Whether ``node`` is JSON text (Rewind's VARIANT): PARSE_JSON's value, a path into
+    it (``v:a``), a subscript of either (``v['a']``)."""
+    while isinstance(node, exp.Bracket):
+        node = node.this
+    return isinstance(node, exp.ParseJSON | exp.JSONExtract)
+
+
+def _json_subscript(node: exp.Bracket) -> exp.Expression | None:
+    """``PARSE_JSON(t)['a']`` / ``v:a[0]['b']``: Snowflake's subscript of a VARIANT is its
+    path (``v:a``), which Rewind reads from the JSON text (a Spark subscript of text failed
+    to compile). None for any other subscript."""
+    if not _is_json_text(node.this) or len(node.expressions) != 1:
+        return None
+    key = node.expressions[0]
+    if key.is_string:
+        step: exp.Expression = exp.JSONPathKey(this=key.name, quoted=True)
+    elif key.is_int:
+        step = exp.JSONPathSubscript(this=int(key.name))
+    else:
+        return None
+    path = exp.JSONPath(expressions=[exp.JSONPathRoot(), step])
+    return exp.JSONExtract(this=_inner(node.this), expression=path)
+
+
 def _array_position(node: exp.ArrayPosition) -> exp.Expression | None:
     """Snowflake's ``ARRAY_POSITION(value, array)``: counted from 0, NULL where the value is
     not there (Spark's counts from 1, 0 where it is not: one more than Snowflake's)."""
@@ -562,6 +598,19 @@ _REWRITES: Rewrites = [
     (  # Spark has no WEEK function
         exp.Week,
         lambda node: None if node.args.get("mode") else call("WEEKOFYEAR", _inner(node.this)),
+    ),
+    (exp.UnixToTime, lambda node: _unix_to_ntz(node)),
+    (exp.Bracket, lambda node: _json_subscript(node)),
+    (  # TO_JSON of a VARIANT (JSON text): its text, an object's or array's compact
+        exp.JSONFormat,
+        lambda node: (
+            template(
+                "IF(TRIM(__rw_j) RLIKE '^[\\\\[{]', GET_JSON_OBJECT(__rw_j, '$'), TRIM(__rw_j))",
+                j=_inner(node.this),
+            )
+            if _is_json_text(node.this)
+            else None
+        ),
     ),
     (  # Snowflake's ARRAY[i] is NULL past either end, ANSI Spark's fails: Spark's GET
         exp.Bracket,
