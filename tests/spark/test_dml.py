@@ -774,6 +774,52 @@ def test_a_date_spine_from_generator_and_seq4_r27_r38(conn: Any) -> None:
     )
 
 
+def test_a_select_alias_and_seq4_filter_in_where_as_in_snowflake_r27(conn: Any) -> None:
+    """SPEC R27: Snowflake reads a select alias in WHERE (a name no source has), Spark
+    does not (invalid identifier): ``WHERE NXT > 3`` filters on ``ID + 1``; a source's own
+    column of that name wins, as in Snowflake. SEQ4() over a generator filtered in WHERE
+    was a window function there (refused); it is the generator's row number."""
+    conn.sql(
+        "CREATE TABLE NUMS AS SELECT SEQ4() AS ID, ID * 2 AS TWICE "
+        "FROM TABLE(GENERATOR(ROWCOUNT => 5))"
+    )
+    assert query(conn, "SELECT ID + 1 AS NXT FROM NUMS WHERE NXT > 3 ORDER BY 1") == [(4,), (5,)]
+    assert query(conn, "SELECT ID * 10 AS TWICE FROM NUMS WHERE TWICE > 6") == [(40,)]
+    assert query(
+        conn,
+        "WITH W AS (SELECT ID FROM NUMS) SELECT ID * 3 AS Z FROM W WHERE Z > 9 ORDER BY 1",
+    ) == [(12,)]
+    result = conn.sql(
+        "SELECT SEQ8(), SEQ4() + 1 FROM TABLE(GENERATOR(ROWCOUNT => 4)) WHERE SEQ8() = 2"
+    )[-1]
+    assert (result.columns, [tuple(r) for r in result.rows]) == (["SEQ8()", "SEQ4() + 1"], [(2, 3)])
+    assert query(conn, "SELECT SEQ4() AS N FROM TABLE(GENERATOR(ROWCOUNT => 5)) WHERE N > 2") == [
+        (3,),
+        (4,),
+    ]
+    assert_refused(
+        conn,
+        [("SELECT ID + 1 AS NXT FROM NUMS WHERE NXT > 3", "SQL_COMPILATION_ERROR")],
+        dialect="bigquery",
+    )
+
+
+def test_random_uniform_and_normal_draw_as_in_snowflake_r27(conn: Any) -> None:
+    """SPEC R27: ``UNIFORM(1, 10, RANDOM())`` — how Snowflake's users make test data —
+    failed (Spark's UNIFORM takes a constant seed, and sqlglot made RANDOM() a DOUBLE): an
+    integer in [1, 10] per row; a float where a bound is one; the same value on every row
+    for a constant generator; NORMAL's draws have its mean and deviation; RANDOM() is a
+    64-bit integer."""
+    assert query(
+        conn,
+        "SELECT MIN(U), MAX(U), COUNT(DISTINCT U), MIN(F) >= -5 AND MAX(F) < 5.5, "
+        "COUNT(DISTINCT F) > 100, ABS(AVG(N)) < 0.2 AND STDDEV(N) BETWEEN 0.8 AND 1.2, "
+        "COUNT(DISTINCT C), MIN(R) < 0 AND MAX(R) > 0, TYPEOF(MAX(R)), TYPEOF(MAX(U)) FROM ("
+        "SELECT UNIFORM(1, 10, RANDOM()) U, UNIFORM(-5, 5.5, RANDOM()) F, NORMAL(0, 1, RANDOM()) N,"
+        " UNIFORM(1, 1000, 42) C, RANDOM() R FROM TABLE(GENERATOR(ROWCOUNT => 3000)))",
+    ) == [(1, 10, 10, True, True, True, 1, True, "bigint", "bigint")]
+
+
 def test_conditional_true_event_and_object_agg_answer_as_in_snowflake_r27(conn: Any) -> None:
     """SPEC R27: ``CONDITIONAL_TRUE_EVENT(cond) OVER (...)`` and ``OBJECT_AGG(k, v)`` were
     unknown functions: the running count of rows that met the condition, and an object of

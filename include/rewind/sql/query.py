@@ -92,12 +92,59 @@ class Binding:
         tree = tree.copy()
         paths.typed(tree, self.types)
         _expand_stars(tree, self.types)
+        if dialect == "snowflake":
+            _where_aliases(tree, self.types)
         text = to_spark(tree, dialect)
         if self.frames:
             text = text.replace("{", "{{").replace("}", "}}")
             for name in self.frames:
                 text = text.replace(quote(name), "{" + name + "}")
         return query(spark, text, self.frames)
+
+
+def _where_aliases(tree: exp.Expression, types: dict[str, dict[str, str]]) -> None:
+    """Snowflake's select aliases in WHERE (``SELECT id + 1 AS nxt FROM t WHERE nxt >
+    3``): a name that none of the select's sources has is the expression of the select's
+    alias of that name, as Snowflake reads it (Spark has no alias there: the statement
+    failed, invalid identifier). A source whose columns are not known (a CTE, a star)
+    leaves the select as written."""
+    ctes = {normalize(cte.args["alias"].this): cte.this for cte in tree.find_all(exp.CTE)}
+    for select in list(tree.find_all(exp.Select)):
+        where = select.args.get("where")
+        known = _source_columns(select, types, ctes) if where is not None else None
+        if known is None:
+            continue
+        aliases = {
+            normalize(e.args["alias"]): e.this
+            for e in select.expressions
+            if isinstance(e, exp.Alias) and not e.this.find(exp.AggFunc, exp.Window)
+        }
+        for column in list(where.find_all(exp.Column)):
+            if column.table or column.find_ancestor(exp.Select) is not select:
+                continue
+            name = normalize(column.this)
+            if name in aliases and name not in known:
+                column.replace(exp.Paren(this=aliases[name].copy()))
+
+
+def _source_columns(
+    select: exp.Select, types: dict[str, dict[str, str]], ctes: dict[str, exp.Query]
+) -> set[str] | None:
+    """The column names of ``select``'s sources (bound tables, subqueries and CTEs that
+    name their columns), or None where one of them is not known."""
+    sources = [select.args.get("from_"), *(select.args.get("joins") or [])]
+    names: set[str] = set()
+    for source in (s.this for s in sources if s is not None):
+        query = source.this if isinstance(source, exp.Subquery) else None
+        if isinstance(source, exp.Table) and source.name in types:
+            names.update(types[source.name])
+            continue
+        if isinstance(source, exp.Table) and not source.args.get("db"):
+            query = ctes.get(normalize(source.this))
+        if not isinstance(query, exp.Query) or query.is_star:
+            return None
+        names.update(name.upper() for name in query.named_selects)
+    return names
 
 
 def _expand_stars(tree: exp.Expression, types: dict[str, dict[str, str]]) -> None:

@@ -340,6 +340,53 @@ def _element(value: exp.Expression) -> exp.Expression:
     return _inner(value)
 
 
+def _random(node: exp.Rand) -> exp.Expression | None:
+    """Snowflake's ``RANDOM([seed])``: a random 64-bit integer (sqlglot wrote a DOUBLE,
+    which UNIFORM and the arithmetic users do on it refused or answered wrong)."""
+    if node.args.get("lower") is None:  # Spark's RAND, BigQuery's
+        return None
+    draw = call("RAND", _inner(node.this)) if node.this is not None else call("RAND")
+    return template("CAST((__rw_u - 0.5) * 1.8E19 AS BIGINT)", u=draw)
+
+
+# A number in [0, 1) that is a function of the generator __rw_g (53 bits of its hash).
+_UNIT = "(PMOD(XXHASH64(__rw_g{salt}), 9007199254740992) / 9007199254740992)"
+_DRAWN = {
+    "integer": "__rw_lo + PMOD(XXHASH64(__rw_g), __rw_hi - __rw_lo + 1)",
+    "float": "__rw_lo + (__rw_hi - __rw_lo) * " + _UNIT.format(salt=""),
+    "normal": "__rw_lo + __rw_hi * SQRT(-2 * LN(1 - "
+    + _UNIT.format(salt="")
+    + ")) * COS(2 * PI() * "
+    + _UNIT.format(salt=", 1")
+    + ")",
+}
+
+
+def _integral(node: exp.Expression) -> bool:
+    """Whether a bound of UNIFORM is an integer (a literal, a cast; any other expression
+    is taken for one, as a column of ids usually is)."""
+    if isinstance(node, exp.Neg | exp.Paren):
+        return _integral(node.this)
+    if isinstance(node, exp.Literal):
+        return node.is_int
+    if isinstance(node, exp.Cast):
+        return node.to.is_type(*exp.DataType.INTEGER_TYPES)
+    return True
+
+
+def _drawn(node: exp.Uniform | exp.Normal) -> exp.Expression:
+    """``UNIFORM(min, max, gen)`` / ``NORMAL(mean, stddev, gen)``: a value that is a
+    function of ``gen`` (random per row with ``RANDOM()``, the same on every row with a
+    constant), an integer in [min, max] where both bounds are integers, as Snowflake's
+    (Spark's UNIFORM takes only a constant seed: the call failed)."""
+    if isinstance(node, exp.Normal):
+        kind, high = "normal", node.args["stddev"]
+    else:
+        high = node.expression
+        kind = "integer" if _integral(node.this) and _integral(high) else "float"
+    return template(_DRAWN[kind], lo=_inner(node.this), hi=_inner(high), g=_inner(node.args["gen"]))
+
+
 def _unix_to_ntz(node: exp.UnixToTime) -> exp.Expression | None:
     """``TO_TIMESTAMP_NTZ(seconds [, scale])``: a TIMESTAMP_NTZ, the epoch's wall clock in
     UTC, as Snowflake's (sqlglot wrote Spark's TIMESTAMP, a time zone's instant)."""
@@ -600,6 +647,8 @@ _REWRITES: Rewrites = [
         lambda node: None if node.args.get("mode") else call("WEEKOFYEAR", _inner(node.this)),
     ),
     (exp.UnixToTime, lambda node: _unix_to_ntz(node)),
+    (exp.Rand, _random),
+    ((exp.Uniform, exp.Normal), _drawn),
     (exp.Bracket, lambda node: _json_subscript(node)),
     (  # TO_JSON of a VARIANT (JSON text): its text, an object's or array's compact
         exp.JSONFormat,
