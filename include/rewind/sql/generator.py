@@ -57,7 +57,7 @@ def _numbered(source: exp.TableFromRows, alias: str | None) -> None:
     for seq in list(select.find_all(exp.Seq4, exp.Seq8)):
         if seq.find_ancestor(exp.Select) is not select:
             continue
-        number: exp.Expression = exp.column("__rw_row", table=alias)
+        number: exp.Expr = exp.column("__rw_row", table=alias)
         if seq.parent is select:  # a result column, headed as written (SEQ4())
             header = exp.to_identifier(seq.sql("snowflake").upper(), quoted=True)
             number = exp.alias_(number, header)

@@ -112,7 +112,7 @@ def _where_aliases(tree: exp.Expression, types: dict[str, dict[str, str]]) -> No
     for select in list(tree.find_all(exp.Select)):
         where = select.args.get("where")
         known = _source_columns(select, types, ctes) if where is not None else None
-        if known is None:
+        if where is None or known is None:
             continue
         aliases = {
             normalize(e.args["alias"]): e.this
