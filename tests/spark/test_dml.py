@@ -804,6 +804,52 @@ def test_a_select_alias_and_seq4_filter_in_where_as_in_snowflake_r27(conn: Any) 
     )
 
 
+def test_percentiles_distinct_counts_and_named_windows_r27(conn: Any) -> None:
+    """SPEC R27: ``PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY v)`` was Spark's
+    PERCENTILE_APPROX (the median of 10 and 20 answered 10, DESC ignored) — a wrong answer,
+    grouped or over a window; ``COUNT(DISTINCT v) OVER (...)`` was refused (both
+    products); BigQuery's ``PERCENTILE_DISC(x, p) OVER`` and ``OVER (w ORDER BY ...)``
+    of a named window failed."""
+    conn.sql(
+        "CREATE TABLE PCT (ID INT, G VARCHAR, V NUMBER(10, 2)); INSERT INTO PCT VALUES "
+        "(1, 'a', 10), (2, 'a', 20), (3, 'a', NULL), (4, 'b', 5), (5, 'b', 5), (6, 'b', 7)"
+    )
+    assert query(
+        conn,
+        "SELECT G, PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY V), "
+        "PERCENTILE_CONT(0.25) WITHIN GROUP (ORDER BY V DESC), "
+        "PERCENTILE_DISC(0.5) WITHIN GROUP (ORDER BY V DESC) FROM PCT GROUP BY G ORDER BY G",
+    ) == [("a", 15.0, 17.5, 20.0), ("b", 5.0, 6.0, 5.0)]
+    assert query(
+        conn,
+        "SELECT ID, PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY V) OVER (PARTITION BY G), "
+        "COUNT(DISTINCT V) OVER (PARTITION BY G), COUNT(DISTINCT G) OVER () FROM PCT "
+        "QUALIFY ID IN (1, 4) ORDER BY ID",
+    ) == [(1, 15.0, 2, 2), (4, 5.0, 2, 2)]
+    conn.sql("CREATE SCHEMA BQ")
+    conn.sql("CREATE TABLE BQ.PCT AS SELECT * FROM PUBLIC.PCT")
+    database = query(conn, "SELECT CURRENT_DATABASE()")[0][0]
+    assert query(
+        conn,
+        f"SELECT ID, PERCENTILE_DISC(V, 0.5) OVER (PARTITION BY G), "
+        f"COUNT(DISTINCT V) OVER (PARTITION BY G), SUM(V) OVER (w ORDER BY ID), MAX(V) OVER w "
+        f"FROM {database}.BQ.PCT WINDOW w AS (PARTITION BY G) ORDER BY ID",
+        dialect="bigquery",
+    ) == [
+        (1, 10.0, 2, Decimal("10.00"), Decimal("20.00")),
+        (2, 10.0, 2, Decimal("30.00"), Decimal("20.00")),
+        (3, 10.0, 2, Decimal("30.00"), Decimal("20.00")),
+        (4, 5.0, 2, Decimal("5.00"), Decimal("7.00")),
+        (5, 5.0, 2, Decimal("10.00"), Decimal("7.00")),
+        (6, 5.0, 2, Decimal("17.00"), Decimal("7.00")),
+    ]
+    assert_refused(
+        conn,
+        [(f"SELECT SUM(V) OVER (z ORDER BY ID) FROM {database}.BQ.PCT", "SQL_COMPILATION_ERROR")],
+        dialect="bigquery",
+    )
+
+
 def test_random_uniform_and_normal_draw_as_in_snowflake_r27(conn: Any) -> None:
     """SPEC R27: ``UNIFORM(1, 10, RANDOM())`` — how Snowflake's users make test data —
     failed (Spark's UNIFORM takes a constant seed, and sqlglot made RANDOM() a DOUBLE): an

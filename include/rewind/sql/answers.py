@@ -372,3 +372,18 @@ def rewritten(node: exp.Expression, rewrites: Rewrites) -> exp.Expression:
 def call(name: str, *args: exp.Expression) -> exp.Anonymous:
     """A call of Spark's function ``name`` (written as it is named here)."""
     return exp.Anonymous(this=name, expressions=list(args))
+
+
+def distinct_count(
+    node: exp.Window, inner: Callable[[exp.Expression], exp.Expression]
+) -> exp.Expression | None:
+    """``COUNT(DISTINCT x) OVER (...)`` (both products): the size of the window's set of
+    values, NULL left out (Spark has no DISTINCT in a window function: refused). None
+    for any other window."""
+    count = node.this
+    distinct = count.this if isinstance(count, exp.Count) else None
+    if not isinstance(distinct, exp.Distinct) or len(distinct.expressions) != 1:
+        return None
+    window = node.copy()
+    window.set("this", call("COLLECT_SET", distinct.expressions[0].copy()))
+    return call("SIZE", inner(window))

@@ -42,12 +42,13 @@ import re
 
 from sqlglot import exp
 
-from rewind.errors import UnsupportedError
+from rewind.errors import RewindError, UnsupportedError
 from rewind.sql.answers import (
     TRUNCATED_UNITS,
     Rewrites,
     boundaries,
     call,
+    distinct_count,
     initcap,
     json_as_text,
     last_day,
@@ -389,6 +390,28 @@ def _sequence(
     return template(_GENERATED, up=up, step=step, **bounds)
 
 
+def _named_window(node: exp.Window) -> exp.Expression | None:
+    """``OVER (w ORDER BY ...)``: the select's ``WINDOW w AS (...)`` with what the call
+    adds to it (Spark reads ``OVER w`` alone: a syntax error). None for other windows."""
+    extended = any(node.args.get(k) for k in ("partition_by", "order", "spec"))
+    select = node.find_ancestor(exp.Select)
+    if node.args.get("alias") is None or not extended or select is None:
+        return None
+    named = {w.name: w for w in select.args.get("windows") or []}
+    base = named.get(node.alias)
+    if base is None:
+        raise RewindError(
+            f"SQL compilation error: Unrecognized window alias {node.alias}.",
+            code="SQL_COMPILATION_ERROR",
+        )
+    window = node.copy()
+    window.set("alias", None)
+    for key in ("partition_by", "order", "spec"):
+        if not node.args.get(key) and base.args.get(key):
+            window.set(key, base.args[key])
+    return _inner(window)
+
+
 _REWRITES: Rewrites = [
     (exp.TimeToStr, _formatted),
     (exp.Format, _format),
@@ -417,6 +440,19 @@ _REWRITES: Rewrites = [
             else None
         ),
     ),
+    (  # PERCENTILE_DISC(x, p) OVER (...): Spark's takes p, its values ordered
+        exp.PercentileDisc,
+        lambda node: (
+            exp.WithinGroup(
+                this=call("PERCENTILE_DISC", _inner(node.expression)),
+                expression=exp.Order(expressions=[exp.Ordered(this=_inner(node.this))]),
+            )
+            if node.expression is not None
+            else None
+        ),
+    ),
+    (exp.Window, lambda node: distinct_count(node, _inner)),
+    (exp.Window, _named_window),
     (  # APPROX_TOP_COUNT(x, n): BigQuery's structs are (value, count); Spark's (item, count)
         exp.ApproxTopK,
         lambda node: template(

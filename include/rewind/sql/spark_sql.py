@@ -27,6 +27,7 @@ from rewind.sql.answers import (
     Rewrites,
     boundaries,
     call,
+    distinct_count,
     initcap,
     json_as_text,
     last_day,
@@ -620,6 +621,7 @@ _REWRITES: Rewrites = [
         lambda node: call("ARRAYS_OVERLAP", _inner(node.this), _inner(node.expression)),
     ),
     (exp.Window, _true_events),
+    (exp.Window, lambda node: distinct_count(node, _inner)),
     (  # OBJECT_AGG(k, v): a MAP of the rows whose key and value are not NULL
         exp.ObjectAgg,
         lambda node: template(
@@ -634,6 +636,21 @@ _REWRITES: Rewrites = [
         lambda node: template("ROW_NUMBER() OVER (ORDER BY MONOTONICALLY_INCREASING_ID()) - 1"),
     ),
     (exp.Trunc, lambda node: _truncated_number(node)),
+    (  # PERCENTILE_CONT / _DISC(p) WITHIN GROUP (ORDER BY x): Spark's own, exact
+        # (sqlglot wrote PERCENTILE_APPROX: 10 for the median of 10 and 20, DESC dropped)
+        exp.WithinGroup,
+        lambda node: (
+            exp.WithinGroup(
+                this=exp.Anonymous(
+                    this=type(node.this).__name__.replace("Percentile", "PERCENTILE_").upper(),
+                    expressions=[_inner(node.this.this)],
+                ),
+                expression=_inner(node.expression),
+            )
+            if isinstance(node.this, exp.PercentileCont | exp.PercentileDisc)
+            else None
+        ),
+    ),
     (exp.WithinGroup, lambda node: _ordered_array_agg(node)),
     (  # Spark has no YEAR_OF_WEEK: its EXTRACT's ISO year (Snowflake's default policy)
         (exp.YearOfWeek, exp.YearOfWeekIso),
