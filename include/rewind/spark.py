@@ -18,6 +18,7 @@ from urllib.parse import urlparse
 if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql.types import DataType
 
 LOG4J = Path(__file__).with_name("log4j2.properties")
 # `make setup` copies Delta Lake's jars here from Maven Central (deploy/delta/pom.xml).
@@ -219,18 +220,51 @@ def to_arrow(frame: DataFrame) -> pa.Table:
     """``frame.toArrow()``, in one round trip on Spark Connect: pyspark's own first asks
     the server for the schema (an AnalyzePlan, which plans the query once more), yet the
     query's answer carries that schema too. The rows are cast to it as pyspark's
-    ``toArrow`` casts them (timestamps in UTC)."""
+    ``toArrow`` casts them (timestamps in UTC), an empty array's or map's elements
+    nullable (:func:`_nullable_voids`)."""
+    import pyarrow as pa
+    from pyspark.sql.classic.dataframe import DataFrame as ClassicFrame
     from pyspark.sql.connect.dataframe import DataFrame as ConnectFrame
-
-    if not isinstance(frame, ConnectFrame):
-        return frame.toArrow()
     from pyspark.sql.pandas.types import to_arrow_schema
+    from pyspark.sql.types import StructType
 
-    table, schema = frame._to_table()  # pyspark's toArrow and collect call it, as here
-    schema = schema or frame.schema
-    return table.cast(
-        to_arrow_schema(schema, error_on_duplicated_field_names_in_struct=True, timezone="UTC")
+    if isinstance(frame, ClassicFrame):  # as pyspark's classic toArrow reads it
+        batches = frame._collect_as_arrow(split_batches=False, empty_list_if_zero_records=False)
+        table, schema = pa.Table.from_batches(batches), None
+    else:
+        assert isinstance(frame, ConnectFrame)
+        table, schema = frame._to_table()  # pyspark's toArrow and collect call it, as here
+    nullable = _nullable_voids(schema or frame.schema)
+    assert isinstance(nullable, StructType)
+    arrow = to_arrow_schema(
+        nullable, error_on_duplicated_field_names_in_struct=True, timezone="UTC"
     )
+    return table.cast(arrow)
+
+
+def _nullable_voids(kind: DataType) -> DataType:
+    """``kind`` with every array element, map value and struct field of no type (Spark's
+    VOID: ``ARRAY_CONSTRUCT()``'s element, an empty MAP's value) nullable, which Arrow
+    requires of a null type (the conversion failed: "A null type field may not be
+    non-nullable"), and a map key of no type text."""
+    from pyspark.sql.types import ArrayType, MapType, NullType, StringType, StructField, StructType
+
+    if isinstance(kind, ArrayType):
+        element = _nullable_voids(kind.elementType)
+        return ArrayType(element, kind.containsNull or isinstance(element, NullType))
+    if isinstance(kind, MapType):  # a key is never null: an empty map's key is text
+        key, value = _nullable_voids(kind.keyType), _nullable_voids(kind.valueType)
+        key = StringType() if isinstance(key, NullType) else key
+        return MapType(key, value, kind.valueContainsNull or isinstance(value, NullType))
+    if isinstance(kind, StructType):
+        fields = [(f, _nullable_voids(f.dataType)) for f in kind.fields]
+        return StructType(
+            [
+                StructField(f.name, t, f.nullable or isinstance(t, NullType), f.metadata)
+                for f, t in fields
+            ]
+        )
+    return kind
 
 
 def functions(spark: SparkSession) -> ModuleType:

@@ -850,6 +850,42 @@ def test_percentiles_distinct_counts_and_named_windows_r27(conn: Any) -> None:
     )
 
 
+def test_objects_built_from_a_row_and_empty_arrays_answer_r27(conn: Any) -> None:
+    """SPEC R27: ``SELECT ARRAY_CONSTRUCT()`` and ``OBJECT_CONSTRUCT(*)`` reached the user
+    as INTERNAL_ERROR (Arrow refuses Spark's empty array of no type); OBJECT_CONSTRUCT(*)
+    over a table was Spark's MAP(*) (columns taken for keys and values in turn: refused);
+    a path into an OBJECT_CONSTRUCT (``:a``, GET) failed to compile, a key it lacks too
+    (NULL in Snowflake); OBJECT_KEYS of one failed; OBJECT_CONSTRUCT_KEEP_NULL was a
+    syntax error."""
+    conn.sql(
+        "CREATE TABLE ROWS_ (ID INT, NAME VARCHAR, NOTE VARCHAR); "
+        "INSERT INTO ROWS_ VALUES (1, 'x', NULL), (2, 'y', 'n')"
+    )
+    assert query(conn, "SELECT ARRAY_CONSTRUCT(), OBJECT_CONSTRUCT(), ARRAY_CONSTRUCT(1)") == [
+        ([], {}, [1])
+    ]
+    assert query(
+        conn,
+        "SELECT OBJECT_CONSTRUCT(*), TO_JSON(OBJECT_CONSTRUCT(r.*)), OBJECT_CONSTRUCT(*):NAME, "
+        "OBJECT_KEYS(OBJECT_CONSTRUCT(*)) FROM ROWS_ r ORDER BY ID",
+    ) == [
+        ({"ID": 1, "NAME": "x", "NOTE": None}, '{"ID":1,"NAME":"x"}', "x", ["ID", "NAME", "NOTE"]),
+        (
+            {"ID": 2, "NAME": "y", "NOTE": "n"},
+            '{"ID":2,"NAME":"y","NOTE":"n"}',
+            "y",
+            ["ID", "NAME", "NOTE"],
+        ),
+    ]
+    assert query(
+        conn,
+        "SELECT OBJECT_CONSTRUCT('a', 1):a, GET(OBJECT_CONSTRUCT('a', 1), 'a'), "
+        "OBJECT_CONSTRUCT('a', 1):zz, OBJECT_CONSTRUCT('a', OBJECT_CONSTRUCT('b', 2)):a.b, "
+        "GET(ARRAY_CONSTRUCT(5, 6), 1), OBJECT_KEYS(OBJECT_CONSTRUCT('a', 1, 'b', 2)), "
+        "OBJECT_CONSTRUCT_KEEP_NULL('a', 1, 'b', NULL)",
+    ) == [(1, 1, None, 2, 6, ["a", "b"], {"a": 1, "b": None})]
+
+
 def test_random_uniform_and_normal_draw_as_in_snowflake_r27(conn: Any) -> None:
     """SPEC R27: ``UNIFORM(1, 10, RANDOM())`` — how Snowflake's users make test data —
     failed (Spark's UNIFORM takes a constant seed, and sqlglot made RANDOM() a DOUBLE): an

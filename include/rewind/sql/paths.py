@@ -1,6 +1,7 @@
 """Snowflake's paths into a structured column: ``addr:city``, ``addr:geo.lat``,
 ``t.events:items[0].sku``, ``GET(tags, 0)``, ``GET_PATH(addr, 'geo.lat')`` on the
-ARRAY, OBJECT and MAP columns of another engine's table (Spark's array, struct and map).
+ARRAY, OBJECT and MAP columns of another engine's table (Spark's array, struct and map),
+and on what OBJECT_CONSTRUCT and ARRAY_CONSTRUCT build.
 
 sqlglot writes a path as Spark's ``GET_JSON_OBJECT``, which reads JSON text: right for a
 VARCHAR column holding JSON, a compilation error on a nested column. Which one a column
@@ -37,10 +38,14 @@ def typed(tree: exp.Expression, types: Mapping[str, Mapping[str, str]]) -> None:
     (``types``: a bound table's name, then each of its columns' Spark type), and the
     functions Snowflake applies to such a column that sqlglot writes for JSON text:
     ``OBJECT_KEYS(addr)`` is the struct's field names (NULL for a NULL value) or the map's
-    keys; and the dates and truncations :func:`_typed_dates` types."""
+    keys (an OBJECT_CONSTRUCT's, its keys); and the dates and truncations
+    :func:`_typed_dates` types."""
     for node in list(tree.find_all(*_PATHS)):
-        steps = _steps(node.expression) if _nested(node.this, types) else None
-        if steps is not None:
+        nested = _nested(node.this, types) or isinstance(node.this, exp.Struct | exp.Array)
+        steps = _steps(node.expression) if nested else None
+        if steps is not None and _missing(node.this, steps[0]):
+            node.replace(exp.Null())  # a key OBJECT_CONSTRUCT did not name: NULL
+        elif steps is not None:
             value: exp.Expression = node.this.copy()
             for step in steps:
                 value = exp.Bracket(this=value, expressions=[step])
@@ -49,8 +54,9 @@ def typed(tree: exp.Expression, types: Mapping[str, Mapping[str, str]]) -> None:
         kind, column = _nested(keys.this, types), keys.this
         if kind.startswith("map<"):
             keys.replace(exp.Anonymous(this="MAP_KEYS", expressions=[column.copy()]))
-        elif kind.startswith("struct<"):
-            names = [exp.Literal.string(name) for name in struct_fields(kind)]
+        elif kind.startswith("struct<") or isinstance(column, exp.Struct):
+            fields = struct_fields(kind) if kind else _keys(column)
+            names = [exp.Literal.string(name) for name in fields]
             keys.replace(
                 exp.If(
                     this=exp.Is(this=column.copy(), expression=exp.Null()),
@@ -59,6 +65,17 @@ def typed(tree: exp.Expression, types: Mapping[str, Mapping[str, str]]) -> None:
                 )
             )
     _typed_dates(tree, types)
+
+
+def _keys(value: exp.Expression) -> list[str]:
+    """The keys the OBJECT_CONSTRUCT ``value`` names."""
+    return [e.this.name for e in value.expressions if isinstance(e, exp.PropertyEQ)]
+
+
+def _missing(value: exp.Expression, step: exp.Expression) -> bool:
+    """Whether ``step`` is a key that the object ``value`` builds has not (keys are
+    case-sensitive, as in Snowflake; Spark refused the statement)."""
+    return isinstance(value, exp.Struct) and step.is_string and step.name not in _keys(value)
 
 
 def _typed_dates(tree: exp.Expression, types: Mapping[str, Mapping[str, str]]) -> None:

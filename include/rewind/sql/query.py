@@ -90,6 +90,8 @@ class Binding:
         literal's, a JSON path's). Snowflake's paths into the frames' nested columns
         become subscripts first (:func:`rewind.sql.paths.typed`)."""
         tree = tree.copy()
+        if dialect == "snowflake":
+            _object_stars(tree, self.types)
         paths.typed(tree, self.types)
         _expand_stars(tree, self.types)
         if dialect == "snowflake":
@@ -125,6 +127,34 @@ def _where_aliases(tree: exp.Expression, types: dict[str, dict[str, str]]) -> No
             name = normalize(column.this)
             if name in aliases and name not in known:
                 column.replace(exp.Paren(this=aliases[name].copy()))
+
+
+def _object_stars(tree: exp.Expression, types: dict[str, dict[str, str]]) -> None:
+    """``OBJECT_CONSTRUCT(*)`` / ``OBJECT_CONSTRUCT(t.*)``: an object of the row's
+    columns, named as they are (Spark's ``MAP(*)`` took the columns for keys and values
+    in turn). A star over a source whose columns are not known stays as written."""
+    for star_map in list(tree.find_all(exp.StarMap)):
+        select = star_map.find_ancestor(exp.Select)
+        star = star_map.this
+        qualifier = star.table if isinstance(star, exp.Column) else ""
+        sources = [select.args.get("from_"), *(select.args.get("joins") or [])] if select else []
+        fields: list[exp.Expression] = []
+        for source in (s.this for s in sources if s is not None):
+            named = source.alias_or_name if isinstance(source, exp.Table) else None
+            if qualifier and named != qualifier:
+                continue
+            if not isinstance(source, exp.Table) or source.name not in types:
+                fields = []
+                break
+            fields += [
+                exp.PropertyEQ(
+                    this=exp.Literal.string(name),
+                    expression=exp.column(exp.to_identifier(name, quoted=True), table=named),
+                )
+                for name in types[source.name]
+            ]
+        if fields:
+            star_map.replace(exp.Struct(expressions=fields))
 
 
 def _source_columns(

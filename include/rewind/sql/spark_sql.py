@@ -622,6 +622,19 @@ _REWRITES: Rewrites = [
     ),
     (exp.Window, _true_events),
     (exp.Window, lambda node: distinct_count(node, _inner)),
+    (  # OBJECT_CONSTRUCT_KEEP_NULL(k, v, ...): an object, as OBJECT_CONSTRUCT's
+        exp.JSONObject,
+        lambda node: (
+            exp.Struct(
+                expressions=[
+                    exp.PropertyEQ(this=pair.this.copy(), expression=_inner(pair.expression))
+                    for pair in node.expressions
+                ]
+            )
+            if all(isinstance(p, exp.JSONKeyValue) and p.this.is_string for p in node.expressions)
+            else None
+        ),
+    ),
     (  # OBJECT_AGG(k, v): a MAP of the rows whose key and value are not NULL
         exp.ObjectAgg,
         lambda node: template(
