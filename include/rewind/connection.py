@@ -42,7 +42,7 @@ from rewind.home import prepare_home, prepare_roots
 from rewind.query_type import query_type
 from rewind.result import Result
 from rewind.security import refresh_role, require_lifecycle, session_role
-from rewind.spark_errors import spark_error
+from rewind.spark_errors import lost_jvm, spark_error
 from rewind.sql.execute import execute, prepare
 from rewind.sql.parse import flow_parts, parse, split
 from rewind.sql.tables import naming_table
@@ -459,6 +459,9 @@ def as_rewind_error(exc: BaseException, dialect: str = "snowflake") -> RewindErr
     if isinstance(exc, SQLAlchemyError):
         return CatalogError(_first_line(exc))
     if isinstance(exc, OSError):
+        lost = lost_jvm(exc)
+        if lost is not None:
+            return lost
         return StorageError(f"{exc.strerror or _first_line(exc)}: {exc.filename or ''}".strip(": "))
     failure = spark_error(exc)
     if failure is not None:

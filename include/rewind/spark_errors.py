@@ -125,9 +125,36 @@ def _java_error(exc: BaseException) -> RewindError:
     return ExecutionError(_first_line(named) or root_class)
 
 
+_STOPPED = "Cannot call methods on a stopped SparkContext"
+
+
+def lost_jvm(exc: BaseException) -> RewindError | None:
+    """An in-process Spark whose JVM is gone (py4j's connection to it refused, after it
+    ran out of memory or was killed): Spark, not storage, is unavailable."""
+    if not isinstance(exc, ConnectionError):
+        return None
+    tb = exc.__traceback__
+    while tb is not None and "py4j" not in tb.tb_frame.f_code.co_filename:
+        tb = tb.tb_next
+    if tb is None:
+        return None
+    return SparkUnavailable(
+        "Spark does not answer: this process's Spark JVM is gone (it ran out of memory or "
+        "was stopped); a new process starts a new one."
+    )
+
+
 def _unreachable(exc: BaseException) -> RewindError | None:
-    """A Spark Connect server that does not answer or refuses the client's token."""
+    """A Spark Connect server that does not answer or refuses the client's token; a
+    Spark that stopped while answering."""
     import grpc
+
+    if _STOPPED in str(exc):  # the JVM exited mid-statement (most often out of memory)
+        return SparkUnavailable(
+            "Spark stopped while answering this statement, most often because a value of "
+            "its result was too large to hold in memory (a very long string or array); "
+            "no change of the statement was committed."
+        )
 
     if isinstance(exc, grpc.RpcError):
         status = exc.code()

@@ -347,6 +347,23 @@ def test_a_killed_server_is_reported_by_a_session_started_again_by_the_cli_idle_
     assert "idle for 2 s" in spark_server.log_file(home).read_text()
 
 
+def test_a_statement_that_exhausts_sparks_memory_says_so_and_the_next_one_answers_r39(
+    homes: Callable[[str], Path],
+) -> None:
+    """SPEC R39: a result too large for Spark's memory (a 100-million-character string)
+    made the server's JVM exit (out of memory): the statement answered EXECUTION_ERROR
+    "Cannot call methods on a stopped SparkContext", and in process STORAGE_ERROR
+    "Connection refused" for it and every later one. Both now say Spark stopped, with a
+    stable code; the next CLI call starts a server and answers."""
+    home = homes("home")
+    huge = "SELECT REPEAT('x', 100000000)"
+    served = run(home, "sql", huge)
+    assert error(served).startswith("error: SPARK_UNAVAILABLE: Spark stopped while answering")
+    assert sql(home, "SELECT 1 AS n")[0]["rows"] == [[1]]
+    in_process = run(home, "sql", huge, env={"REWIND_SPARK_SERVER": "off"})
+    assert error(in_process).startswith("error: SPARK_UNAVAILABLE: Spark ")  # stopped, or gone
+
+
 def test_off_runs_in_process(homes: Callable[[str], Path]) -> None:
     home = homes("home")
     sql(home, SETUP, env={"REWIND_SPARK_SERVER": "off"})

@@ -884,6 +884,23 @@ def test_objects_built_from_a_row_and_empty_arrays_answer_r27(conn: Any) -> None
         "GET(ARRAY_CONSTRUCT(5, 6), 1), OBJECT_KEYS(OBJECT_CONSTRUCT('a', 1, 'b', 2)), "
         "OBJECT_CONSTRUCT_KEEP_NULL('a', 1, 'b', NULL)",
     ) == [(1, 1, None, 2, 6, ["a", "b"], {"a": 1, "b": None})]
+    # An object literal's keys are text: they kept their case only when quoted ({'A': 1}).
+    assert query(conn, "SELECT {'a': 1, 'B c': 2}, {'a': 1}:a, {'a': 1}:A") == [
+        ({"a": 1, "B c": 2}, 1, None)
+    ]
+    assert query(conn, "SELECT STRUCT(1 AS a).a", dialect="bigquery") == [(1,)]
+
+
+def test_a_date_past_the_year_9999_is_refused_by_name_r39(conn: Any) -> None:
+    """SPEC R39: a result date after 9999-12-31 or before the year 1 (Spark computes them,
+    Python's dates end there) reached the user as INTERNAL_ERROR (OverflowError)."""
+    assert_refused(
+        conn,
+        [
+            ("SELECT DATEADD(year, 10000, '2026-01-01'::DATE)", "INVALID_VALUE"),
+            ("SELECT '9999-12-31'::DATE + 1", "INVALID_VALUE"),
+        ],
+    )
 
 
 def test_random_uniform_and_normal_draw_as_in_snowflake_r27(conn: Any) -> None:

@@ -16,6 +16,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
+from rewind.errors import InvalidValue
 from rewind.spark import functions, to_arrow
 from rewind.spark_errors import (
     CHECK_VIOLATION,
@@ -608,5 +609,11 @@ def collect(frame: DataFrame) -> tuple[list[str], list[list[object]]]:
     """Column names and rows of a result, with aware UTC timestamps; a MAP's value is a
     dict (Arrow gives its pairs)."""
     table = to_arrow(frame)
-    columns = [c.to_pylist(maps_as_pydicts="lossy") for c in table.columns]
+    try:
+        columns = [c.to_pylist(maps_as_pydicts="lossy") for c in table.columns]
+    except OverflowError:  # Python's dates end at the years 1 and 9999, Spark's do not
+        raise InvalidValue(
+            "Date out of range: a date or timestamp of the result is before the year 1 or "
+            "after 9999."
+        ) from None
     return table.column_names, [list(row) for row in zip(*columns, strict=True)]

@@ -972,6 +972,16 @@ def _refuse_times_of_day(tree: exp.Expression) -> None:
             )
 
 
+def _keys_as_written(tree: exp.Expression) -> None:
+    """Snowflake's object literal's keys (``{'a': 1}``) keep their case: they are text,
+    not names (sqlglot read them as names, which R4 upper-cased). BigQuery's STRUCT field
+    names are names (``s.a`` reads ``STRUCT(1 AS A)``)."""
+    for struct in tree.find_all(exp.Struct):
+        for field in struct.expressions:
+            if isinstance(field, exp.PropertyEQ) and isinstance(field.this, exp.Identifier):
+                field.this.set("quoted", True)
+
+
 def to_spark(tree: exp.Expression, dialect: str = "snowflake") -> str:
     """Spark SQL for a (bound) tree of a statement in ``dialect`` (Snowflake's functions
     answer as in Snowflake: :func:`_snowflake_answers`); unquoted names fold to upper
@@ -983,8 +993,11 @@ def to_spark(tree: exp.Expression, dialect: str = "snowflake") -> str:
     """
     _refuse_unwritable(tree)
     _refuse_times_of_day(tree)
+    spark_tree = tree.copy()
+    if dialect == "snowflake":
+        _keys_as_written(spark_tree)
     spark_tree = (
-        normalize_identifiers(tree.copy(), dialect="snowflake")
+        normalize_identifiers(spark_tree, dialect="snowflake")
         .transform(_keep_unit, copy=False)
         .transform(timestamp_literal, copy=False)
     )
