@@ -183,6 +183,17 @@ _PROTOCOL_SHORT = (
 )
 
 
+# Spark's conditions about a bad value, in Snowflake's words: (the parameters they need,
+# the message), as :func:`_bad_value` answers them.
+_WORDED = {
+    "DUPLICATED_MAP_KEY": (("key",), "Duplicate field key '{key}'."),  # OBJECT_AGG
+    # a check a rewritten function makes (PARSE_JSON)
+    "USER_RAISED_EXCEPTION": (("errorMessage",), "{errorMessage}"),
+    # BASE64_DECODE_STRING / HEX_DECODE_STRING of malformed text
+    "CONVERSION_INVALID_INPUT": (("str", "fmt"), "The string {str} is not valid {fmt}."),
+}
+
+
 def _bad_value(condition: str, params: dict[str, str]) -> str | None:
     """Spark's error about a value the statement gave or computed, in Snowflake's words
     (a value that is no number or date, a number too large for its column, a division
@@ -201,10 +212,9 @@ def _bad_value(condition: str, params: dict[str, str]) -> str | None:
         found = re.search(r"Text '(?P<text>.*)' could not be parsed", params.get("message", ""))
         text = f" '{found['text']}'" if found else ""
         return f"Can't parse{text} as a date or time with its format."
-    if condition == "DUPLICATED_MAP_KEY" and "key" in params:  # OBJECT_AGG of a key twice
-        return f"Duplicate field key '{params['key']}'."
-    if condition == "USER_RAISED_EXCEPTION" and params.get("errorMessage"):
-        return params["errorMessage"]  # a check a rewritten function makes (PARSE_JSON)
+    worded = _WORDED.get(condition)
+    if worded is not None and all(params.get(key) for key in worded[0]):
+        return worded[1].format_map(params)
     if condition.startswith("NUMERIC_VALUE_OUT_OF_RANGE") and "value" in params:
         number = f"NUMBER({params.get('precision')},{params.get('scale')})"
         return f"Numeric value '{params['value'].strip()}' is out of range for {number}."

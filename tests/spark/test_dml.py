@@ -903,6 +903,42 @@ def test_a_date_past_the_year_9999_is_refused_by_name_r39(conn: Any) -> None:
     )
 
 
+def test_encodings_json_checks_split_part_and_haversine_r27_r39(conn: Any) -> None:
+    """SPEC R27, R39: BASE64_ENCODE, BASE64_DECODE_STRING (and TRY_), HEX_DECODE_STRING,
+    RTRIMMED_LENGTH, OCTET_LENGTH, CHECK_JSON, HAVERSINE and CURRENT_WAREHOUSE were
+    unknown functions; SPLIT_PART(s, d, 0) failed (Snowflake's first part); malformed
+    BASE64 is INVALID_VALUE, not Spark's EXECUTION_ERROR."""
+    assert query(
+        conn,
+        "SELECT BASE64_ENCODE('hello'), BASE64_DECODE_STRING('aGVsbG8='), "
+        "TRY_BASE64_DECODE_STRING('!!!'), HEX_DECODE_STRING('41'), RTRIMMED_LENGTH('ab  '), "
+        "OCTET_LENGTH('héllo'), CHECK_JSON('{\"a\":'), CHECK_JSON('{\"a\": 1}'), "
+        "SPLIT_PART('a,b,c', ',', 0), ROUND(HAVERSINE(40.7127, -74.0059, 34.05, -118.25), 6), "
+        "CURRENT_WAREHOUSE()",
+    ) == [
+        (
+            "aGVsbG8=",
+            "hello",
+            None,
+            "A",
+            2,
+            6,
+            "Error parsing JSON: the text is not JSON.",
+            None,
+            "a",
+            3936.385096,
+            None,
+        )
+    ]
+    assert_refused(
+        conn,
+        [
+            ("SELECT BASE64_DECODE_STRING('!!!')", "INVALID_VALUE"),
+            ("SELECT HEX_DECODE_STRING('zz')", "INVALID_VALUE"),
+        ],
+    )
+
+
 def test_random_uniform_and_normal_draw_as_in_snowflake_r27(conn: Any) -> None:
     """SPEC R27: ``UNIFORM(1, 10, RANDOM())`` — how Snowflake's users make test data —
     failed (Spark's UNIFORM takes a constant seed, and sqlglot made RANDOM() a DOUBLE): an

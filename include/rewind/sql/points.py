@@ -33,6 +33,7 @@ def with_session(ctx: Context, tree: exp.Expression) -> exp.Expression:
         exp.CurrentRole: state.role,
         exp.CurrentDatabase: state.database,
         exp.CurrentSchema: state.schema,
+        exp.CurrentWarehouse: None,  # Rewind has no warehouses: none is in use
     }
 
     def constant(node: exp.Expression) -> exp.Expression:

@@ -388,6 +388,22 @@ def _drawn(node: exp.Uniform | exp.Normal) -> exp.Expression:
     return template(_DRAWN[kind], lo=_inner(node.this), hi=_inner(high), g=_inner(node.args["gen"]))
 
 
+# HAVERSINE(lat1, lon1, lat2, lon2): the great-circle distance in km on Snowflake's
+# sphere of radius 6,371 km.
+_HAVERSINE = (
+    "2 * 6371 * ASIN(SQRT(POWER(SIN(RADIANS(__rw_c - __rw_a) / 2), 2) + COS(RADIANS(__rw_a)) "
+    "* COS(RADIANS(__rw_c)) * POWER(SIN(RADIANS(__rw_d - __rw_b) / 2), 2)))"
+)
+
+
+def _haversine(node: exp.Anonymous) -> exp.Expression | None:
+    """Snowflake's HAVERSINE (no Spark function); None for any other call."""
+    if node.name.upper() != "HAVERSINE" or len(node.expressions) != 4:
+        return None
+    a, b, c, d = (_inner(e) for e in node.expressions)
+    return template(_HAVERSINE, a=a, b=b, c=c, d=d)
+
+
 def _unix_to_ntz(node: exp.UnixToTime) -> exp.Expression | None:
     """``TO_TIMESTAMP_NTZ(seconds [, scale])``: a TIMESTAMP_NTZ, the epoch's wall clock in
     UTC, as Snowflake's (sqlglot wrote Spark's TIMESTAMP, a time zone's instant)."""
@@ -622,6 +638,45 @@ _REWRITES: Rewrites = [
     ),
     (exp.Window, _true_events),
     (exp.Window, lambda node: distinct_count(node, _inner)),
+    (  # BASE64_ENCODE(x) (a line length or alphabet is Snowflake's own: left as written)
+        exp.Base64Encode,
+        lambda node: None if len(node.args) > 1 else call("BASE64", _inner(node.this)),
+    ),
+    (  # the text BASE64 or hex encodes: invalid input fails, or is NULL for TRY_
+        (exp.Base64DecodeString, exp.TryBase64DecodeString, exp.HexDecodeString),
+        lambda node: exp.cast(
+            call(
+                "TRY_TO_BINARY" if isinstance(node, exp.TryBase64DecodeString) else "TO_BINARY",
+                _inner(node.this),
+                exp.Literal.string("hex" if isinstance(node, exp.HexDecodeString) else "base64"),
+            ),
+            "STRING",
+        ),
+    ),
+    (exp.RtrimmedLength, lambda node: call("LENGTH", call("RTRIM", _inner(node.this)))),
+    (exp.Anonymous, lambda node: _haversine(node)),
+    (exp.ByteLength, lambda node: call("OCTET_LENGTH", _inner(node.this))),
+    (  # CHECK_JSON(t): NULL for JSON (or NULL), else why it is not
+        exp.CheckJson,
+        lambda node: template(
+            "IF(__rw_t IS NULL OR GET_JSON_OBJECT(__rw_t, '$') IS NOT NULL OR TRIM(__rw_t) = "
+            "'null', NULL, 'Error parsing JSON: the text is not JSON.')",
+            t=_inner(node.this),
+        ),
+    ),
+    (  # SPLIT_PART(s, d, 0) is the first part, as 1 (Spark refused index 0)
+        exp.SplitPart,
+        lambda node: (
+            template(
+                "SPLIT_PART(__rw_s, __rw_d, IF(__rw_n = 0, 1, __rw_n))",
+                s=_inner(node.this),
+                d=_inner(node.args["delimiter"]),
+                n=_inner(node.args["part_index"]),
+            )
+            if node.args.get("part_index_zero_as_one") and node.args.get("part_index")
+            else None
+        ),
+    ),
     (  # OBJECT_CONSTRUCT_KEEP_NULL(k, v, ...): an object, as OBJECT_CONSTRUCT's
         exp.JSONObject,
         lambda node: (
