@@ -182,6 +182,8 @@ def spark_arrow(spark: str) -> pa.DataType:
     if spark.startswith("map<"):
         key, value = nested_parts(spark[4:-1])
         return pa.map_(spark_arrow(key), spark_arrow(value))
+    if spark == "struct<>":
+        raise UnsupportedError("A column cannot hold an OBJECT of no keys: give it its keys.")
     if spark.startswith("struct<"):
         fields = [part.split(":", 1) for part in nested_parts(spark[7:-1])]
         return pa.struct([pa.field(name, spark_arrow(inner)) for name, inner in fields])
@@ -236,6 +238,11 @@ def column_type(data_type: exp.DataType) -> ColumnType:
     if kind in _DECIMAL:
         params = [int(p.name) for p in data_type.expressions] or [38, 0]
         precision, scale = [*params, 0][:2]
+        if not (1 <= precision <= 38 and 0 <= scale <= precision):
+            raise InvalidValue(
+                f"SQL compilation error: {data_type.sql('snowflake')}: a NUMBER's precision is "
+                "1 to 38 digits and its scale 0 to its precision."
+            )
         if scale == 0:
             return ColumnType("NUMBER(38,0)", "bigint")
         return ColumnType(f"NUMBER({precision},{scale})", f"decimal({precision},{scale})")
@@ -370,6 +377,8 @@ def type_name(spark: str, names: TypeNames) -> str:
     if spark.startswith("map<"):
         key, value = nested_parts(spark[4:-1])
         return names.map.format(type_name(key, names), type_name(value, names))
+    if spark == "struct<>":
+        raise UnsupportedError("A column cannot hold an OBJECT of no keys: give it its keys.")
     if spark.startswith("struct<"):
         fields = [part.split(":", 1) for part in nested_parts(spark[7:-1])]
         inner = ", ".join(f"{name} {type_name(kind, names)}" for name, kind in fields)

@@ -1651,6 +1651,46 @@ def test_typed_array_struct_and_map_columns_are_created_and_written_r20_r27(conn
         assert error.value.code == "UNSUPPORTED"
 
 
+def test_objects_and_json_are_stored_into_structured_columns_by_key_r27_r39(conn: Any) -> None:
+    """SPEC R27, R39: ``OBJECT_CONSTRUCT('y', 'c', 'x', 3)`` into an ``OBJECT(x INT, y
+    VARCHAR)`` column was cast by position ('c' into x: refused, or a wrong row where the
+    types agree); PARSE_JSON text into an OBJECT, ARRAY or MAP column and an object into
+    a MAP column were refused; ``a:x`` and ``a['x']`` on the declared (upper-cased)
+    field X failed. A JSON array into an OBJECT column fails the write (it filled the
+    fields with NULL); ``DECIMAL(10, 11)`` and a column of an empty object were
+    INTERNAL_ERROR."""
+    conn.sql(
+        "CREATE TABLE SHAPED (A OBJECT(x INT, y VARCHAR, z ARRAY(INT)), M MAP(VARCHAR, INT), "
+        "L ARRAY(INT))"
+    )
+    conn.sql(
+        "INSERT INTO SHAPED SELECT OBJECT_CONSTRUCT('y', 'c', 'x', 3), OBJECT_CONSTRUCT('k', 1), "
+        "PARSE_JSON('[1, 2]')"
+    )
+    conn.sql(
+        'INSERT INTO SHAPED SELECT PARSE_JSON(\'{"x": 4, "Y": "d", "z": [1, 2]}\'), '
+        "PARSE_JSON('{\"k\": 5}'), NULL"
+    )
+    conn.sql("INSERT INTO SHAPED SELECT NULL, OBJECT_CONSTRUCT(), ARRAY_CONSTRUCT()")
+    assert query(
+        conn, "SELECT A:x, A:y, A:z[1], A['x'], M, L FROM SHAPED ORDER BY 1 NULLS LAST"
+    ) == [
+        (3, "c", None, 3, {"k": 1}, [1, 2]),
+        (4, "d", 2, 4, {"k": 5}, None),
+        (None, None, None, None, {}, []),
+    ]
+    assert_refused(
+        conn,
+        [
+            ("INSERT INTO SHAPED (A) SELECT PARSE_JSON('[1]')", "INVALID_VALUE"),
+            ("CREATE TABLE BAD (N DECIMAL(10, 11))", "INVALID_VALUE"),
+            ("CREATE TABLE BAD (N NUMBER(39, 0))", "INVALID_VALUE"),
+            ("CREATE TABLE BAD AS SELECT OBJECT_CONSTRUCT() AS E", "UNSUPPORTED"),
+        ],
+    )
+    assert query(conn, "SELECT COUNT(*) FROM SHAPED") == [(3,)]
+
+
 def test_columns_whose_names_differ_only_in_case_are_two_columns_r4_r20(
     conn: Any, home: Path
 ) -> None:

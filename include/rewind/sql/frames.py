@@ -219,13 +219,73 @@ def _stored_as(
 
     A fraction stored into an integer column is rounded half away from zero, as
     Snowflake does for NUMBER(p,0), where a plain Spark cast would truncate (SPEC R26).
+    An object (OBJECT_CONSTRUCT, a struct) stored into an OBJECT column goes by its keys,
+    as Snowflake casts it (Spark's cast goes by position: ``OBJECT_CONSTRUCT('y', 'c',
+    'x', 3)`` put 'c' into x); into a MAP column its keys become the map's; JSON text
+    (PARSE_JSON) stored into an ARRAY, OBJECT or MAP column is parsed into it (Spark
+    cannot cast text to them).
     """
     import pyarrow as pa
-    from pyspark.sql.types import DecimalType, DoubleType, FloatType
+    from pyspark.sql.types import DecimalType, DoubleType, FloatType, StringType, StructType
 
+    kind = arrow_spark(target)
     if pa.types.is_integer(target) and isinstance(given, DecimalType | DoubleType | FloatType):
         value = F.round(value)
-    return value.cast(arrow_spark(target))
+    elif isinstance(given, StructType) and pa.types.is_struct(target):
+        value = _by_key(F, value, given, target)
+    elif isinstance(given, StructType) and pa.types.is_map(target):
+        keys = F.array(*[F.lit(f.name) for f in given.fields])
+        item = arrow_spark(target.item_type)
+        items = F.array(*[value.getField(f.name).cast(item) for f in given.fields])
+        value = F.when(value.isNull(), None).otherwise(F.map_from_arrays(keys, items))
+    elif isinstance(given, StringType) and pa.types.is_struct(target):
+        value = _parsed_object(F, value, target)
+    elif isinstance(given, StringType) and pa.types.is_nested(target):
+        value = F.from_json(value, kind)
+    return value.cast(kind)
+
+
+def _parsed_object(F: ModuleType, text: SparkColumn, target: pa.StructType) -> SparkColumn:
+    """JSON text (PARSE_JSON's) as the OBJECT column type ``target``: each field the
+    object's key of its name (else the one that differs only in case: a declared field is
+    upper-cased, SPEC R4), NULL for a key it has not; text that is no JSON object fails
+    the write (it filled every field with NULL)."""
+    import pyarrow as pa
+
+    entries = F.from_json(text, "map<string,string>")
+    fields = []
+    for field in target:
+        name = field.name
+        same = F.upper(F.lit(name))
+        folded = F.map_values(F.map_filter(entries, lambda k, _v: F.upper(k) == same))  # noqa: B023
+        raw = F.coalesce(entries.getItem(name), F.try_element_at(folded, F.lit(1)))
+        kind = arrow_spark(field.type)
+        typed = F.from_json(raw, kind) if pa.types.is_nested(field.type) else raw.cast(kind)
+        fields.append(typed.alias(name))
+    not_object = F.raise_error(F.lit("An OBJECT column holds JSON objects: the text is not one."))
+    return (
+        F.when(text.isNull(), None).when(entries.isNull(), not_object).otherwise(F.struct(*fields))
+    )
+
+
+def _by_key(
+    F: ModuleType, value: SparkColumn, given: DataType, target: pa.StructType
+) -> SparkColumn:
+    """The struct ``value`` as the fields of ``target`` by their names (the same name, else
+    the one that differs only in case), NULL for a key it has not; as it is where no name
+    matches (a struct of unnamed fields: by position)."""
+    names = [f.name for f in given.fields]  # type: ignore[attr-defined]
+    folded = {n.upper(): n for n in names}
+    found = [t.name if t.name in names else folded.get(t.name.upper()) for t in target]
+    if not any(found):
+        return value
+    fields = [
+        (value.getField(name) if name is not None else F.lit(None))
+        .cast(arrow_spark(t.type))
+        .alias(t.name)
+        for name, t in zip(found, target, strict=True)
+    ]
+    return F.when(value.isNull(), None).otherwise(F.struct(*fields))
 
 
 def write_frame(

@@ -46,10 +46,15 @@ def typed(tree: exp.Expression, types: Mapping[str, Mapping[str, str]]) -> None:
         if steps is not None and _missing(node.this, steps[0]):
             node.replace(exp.Null())  # a key OBJECT_CONSTRUCT did not name: NULL
         elif steps is not None:
+            steps[0] = _field_named(_nested(node.this, types), steps[0])
             value: exp.Expression = node.this.copy()
             for step in steps:
                 value = exp.Bracket(this=value, expressions=[step])
             node.replace(value)
+    for bracket in list(tree.find_all(exp.Bracket)):  # a['x'] on an OBJECT column
+        if len(bracket.expressions) == 1:
+            key = _field_named(_nested(bracket.this, types), bracket.expressions[0])
+            bracket.set("expressions", [key])
     for keys in list(tree.find_all(exp.JSONKeys)):
         kind, column = _nested(keys.this, types), keys.this
         if kind.startswith("map<"):
@@ -65,6 +70,19 @@ def typed(tree: exp.Expression, types: Mapping[str, Mapping[str, str]]) -> None:
                 )
             )
     _typed_dates(tree, types)
+
+
+def _field_named(kind: str, step: exp.Expression) -> exp.Expression:
+    """A path's first key into a struct column of Spark type ``kind``: the field of that
+    name, else the one that differs from it only in case (an OBJECT column's declared
+    fields are upper-cased, SPEC R4: ``a:x`` reads the field ``X``)."""
+    if not (kind.startswith("struct<") and step.is_string):
+        return step
+    fields = struct_fields(kind)
+    folded = [f for f in fields if f.upper() == step.name.upper()]
+    if step.name in fields or len(folded) != 1:
+        return step
+    return exp.Literal.string(folded[0])
 
 
 def _keys(value: exp.Expression) -> list[str]:
