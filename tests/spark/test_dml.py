@@ -1691,6 +1691,45 @@ def test_objects_and_json_are_stored_into_structured_columns_by_key_r27_r39(conn
     assert query(conn, "SELECT COUNT(*) FROM SHAPED") == [(3,)]
 
 
+def test_add_and_drop_column_if_exists_and_bigquery_column_descriptions_r20_r27(
+    conn: Any,
+) -> None:
+    """SPEC R20, R27: ``ADD COLUMN IF NOT EXISTS`` of a column there was OBJECT_ALREADY_EXISTS
+    and ``DROP COLUMN IF EXISTS`` of one not there OBJECT_NOT_FOUND (both do nothing in
+    Snowflake and BigQuery); BigQuery's ``ALTER COLUMN c SET OPTIONS (description = ...)``
+    was refused (it is the column's comment)."""
+    conn.sql("CREATE TABLE COLS (ID INT, NAME VARCHAR)")
+    conn.sql("ALTER TABLE COLS ADD COLUMN IF NOT EXISTS NAME VARCHAR")
+    conn.sql("ALTER TABLE COLS ADD COLUMN IF NOT EXISTS EXTRA INT")
+    conn.sql("ALTER TABLE COLS DROP COLUMN IF EXISTS NOPE, EXTRA")
+    database = query(conn, "SELECT CURRENT_DATABASE()")[0][0]
+    table = f"{database}.PUBLIC.COLS"
+    conn.sql(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS id INT64", dialect="bigquery")
+    conn.sql(
+        f"ALTER TABLE {table} ALTER COLUMN name SET OPTIONS (description = 'who')",
+        dialect="bigquery",
+    )
+    described = query(conn, "DESCRIBE TABLE COLS")
+    assert [(row[0], row[9]) for row in described] == [("ID", None), ("NAME", "who")]
+    assert_refused(
+        conn,
+        [
+            ("ALTER TABLE COLS DROP COLUMN NOPE", "OBJECT_NOT_FOUND"),
+            ("ALTER TABLE COLS ADD COLUMN NAME VARCHAR", "OBJECT_ALREADY_EXISTS"),
+        ],
+    )
+    assert_refused(
+        conn,
+        [
+            (
+                f"ALTER TABLE {table} ALTER COLUMN name SET OPTIONS (rounding_mode = 'x')",
+                "UNSUPPORTED",
+            )
+        ],
+        dialect="bigquery",
+    )
+
+
 def test_columns_whose_names_differ_only_in_case_are_two_columns_r4_r20(
     conn: Any, home: Path
 ) -> None:

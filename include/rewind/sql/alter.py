@@ -93,14 +93,25 @@ def _alter_table_action(ctx: Context, obj: CatalogObject, action: exp.Expression
         renamed = rename_column(table_columns(obj), normalize(action.this.this), new)
         obj.columns = [c.as_json() for c in renamed]
     elif isinstance(action, exp.Drop) and str(action.args.get("kind")).upper() == "COLUMN":
-        dropped = action.args.get("tables") or []
-        _refuse_dropping_not_null(ctx, obj, [normalize(c.this) for c in dropped])
-        for column in dropped:
-            obj.columns = [
-                c.as_json() for c in drop_column(table_columns(obj), normalize(column.this))
-            ]
+        _drop_columns(ctx, obj, action)
     else:
         raise UnsupportedError(f"Unsupported ALTER TABLE action: {action.sql('snowflake')}.")
+
+
+def _drop_columns(ctx: Context, obj: CatalogObject, action: exp.Drop) -> None:
+    """DROP COLUMN a, b (IF EXISTS: those of them the table has)."""
+    dropped = action.args.get("tables") or []
+    if action.args.get("exists"):
+        dropped = [c for c in dropped if _has_column(obj, c.this)]
+    _refuse_dropping_not_null(ctx, obj, [normalize(c.this) for c in dropped])
+    for column in dropped:
+        obj.columns = [c.as_json() for c in drop_column(table_columns(obj), normalize(column.this))]
+
+
+def _has_column(obj: CatalogObject, name: exp.Identifier) -> bool:
+    """Whether the table ``obj`` has a column of that name (ADD / DROP COLUMN IF [NOT]
+    EXISTS: Snowflake and BigQuery then do nothing for it)."""
+    return any(c.name == normalize(name) for c in table_columns(obj))
 
 
 def _set_clustering(obj: CatalogObject, action: exp.Expression) -> None:
@@ -136,9 +147,11 @@ def _refuse_dropping_not_null(ctx: Context, obj: CatalogObject, dropped: list[st
 
 def add_column_to_table(ctx: Context, obj: CatalogObject, action: exp.ColumnDef) -> None:
     """ADD COLUMN: a new nullable column, with its COMMENT; old versions read it as NULL
-    (SPEC R18), so it cannot be NOT NULL."""
+    (SPEC R18), so it cannot be NOT NULL. IF NOT EXISTS: nothing for a column there."""
     from rewind.sql.tables import add_physical_column
 
+    if action.args.get("exists") and _has_column(obj, action.this):
+        return  # ADD COLUMN IF NOT EXISTS of a column the table has: nothing to do
     nullable, comment = column_constraints(action)
     if not nullable:
         raise UnsupportedError(

@@ -56,6 +56,11 @@ _ALTER_OPTIONS = re.compile(
     r"^ALTER\s+SCHEMA\s+(?P<if>IF\s+EXISTS\s+)?(?P<name>.+?)\s+SET\s+OPTIONS\s*\((?P<opts>.*)\)\s*$",
     re.IGNORECASE | re.DOTALL,
 )
+_COLUMN_OPTIONS = re.compile(
+    r"^\s*ALTER\s+TABLE\s+(?P<table>.+?)\s+ALTER\s+COLUMN\s+(?P<column>\S+)\s+SET\s+OPTIONS\s*"
+    r"\((?P<opts>.*)\)\s*$",
+    re.IGNORECASE | re.DOTALL,
+)
 MIN_HOURS, MAX_HOURS = 48, 168
 DEFAULT_HOURS = MAX_HOURS  # BigQuery's default time travel window of a dataset
 
@@ -140,6 +145,9 @@ def _parse_statement(statement: str) -> exp.Expression | AlterContainer:
     alter = _ALTER_OPTIONS.match(statement)
     if alter:
         return _alter_options(alter)
+    column = _COLUMN_OPTIONS.match(statement)
+    if column:
+        return _column_options(column)
     undrop = _UNDROP_SCHEMA.match(statement)
     if undrop:  # BigQuery's UNDROP SCHEMA: a deleted dataset back, within its window
         source = _bigquery_tree(_parse_one(f"SELECT * FROM {undrop['name']}"))
@@ -159,6 +167,29 @@ def _parse_statement(statement: str) -> exp.Expression | AlterContainer:
             tree.set("properties", options.args.get("properties"))
         return _bigquery_tree(tree)
     return _bigquery_tree(_parse_one(statement))
+
+
+def _column_options(match: re.Match[str]) -> exp.Expression:
+    """``ALTER TABLE t ALTER COLUMN c SET OPTIONS (description = '...')``: the column's
+    comment, as Snowflake's ``ALTER TABLE t ALTER COLUMN c COMMENT '...'`` (sqlglot read
+    no such statement); another option is refused by name."""
+    tree = _bigquery_tree(_parse_one(f"ALTER TABLE {match['table']} DROP COLUMN {match['column']}"))
+    options = _parse_one(f"CREATE TABLE t (c INT64) OPTIONS ({match['opts']})")
+    comment: exp.Expression | None = None
+    for option in options.find_all(exp.Property):
+        if option.name.lower() != "description":
+            raise UnsupportedError(f"Column option {option.name} is not supported.")
+        comment = option.args["value"]
+    if comment is None:
+        raise UnsupportedError("ALTER COLUMN ... SET OPTIONS: only description is supported.")
+    (drop,) = tree.args["actions"]
+    column = drop.args["tables"][0].this
+    text = literal(comment)
+    tree.set(
+        "actions",
+        [exp.AlterColumn(this=column.copy(), comment=exp.Literal.string(text or ""))],
+    )
+    return tree
 
 
 def _numeric(node: exp.Expression) -> exp.Expression:

@@ -195,7 +195,10 @@ class _Merge:
                 given = then.expression.expressions
             if len(names_) != len(given):
                 raise InvalidValue(
-                    "MERGE INSERT: the column list and the VALUES list differ in length."
+                    f"MERGE INSERT ROW: the source has {len(given)} columns, the target "
+                    f"{len(names_)}."
+                    if inserts_row(then)
+                    else "MERGE INSERT: the column list and the VALUES list differ in length."
                 )
             values.append(
                 {self.target.column(n).name: v for n, v in zip(names_, given, strict=True)}
