@@ -1730,6 +1730,26 @@ def test_add_and_drop_column_if_exists_and_bigquery_column_descriptions_r20_r27(
     )
 
 
+def test_identity_columns_number_new_rows_and_refuse_what_cannot_be_one_r40(conn: Any) -> None:
+    """SPEC R40: AUTOINCREMENT / IDENTITY were refused; rows inserted without the column
+    get start, start + step, ... (a value given is kept; UPDATE and DELETE leave the
+    numbers alone); a text column, a step of 0 and an identity added to a table are
+    refused by name. (Another engine's inserts: test_other_writers.py.)"""
+    conn.sql("CREATE TABLE SEQ (ID INT AUTOINCREMENT START 1 INCREMENT 1, NAME VARCHAR)")
+    conn.sql("INSERT INTO SEQ (NAME) VALUES ('a'), ('b'); INSERT INTO SEQ (NAME) SELECT 'c'")
+    conn.sql("DELETE FROM SEQ WHERE ID = 2; INSERT INTO SEQ (NAME) VALUES ('d')")
+    assert query(conn, "SELECT ID, NAME FROM SEQ ORDER BY ID") == [(1, "a"), (3, "c"), (4, "d")]
+    assert_refused(
+        conn,
+        [
+            ("CREATE TABLE BAD (ID VARCHAR AUTOINCREMENT)", "INVALID_VALUE"),
+            ("CREATE TABLE BAD (ID INT IDENTITY(1, 0))", "INVALID_VALUE"),
+            ("ALTER TABLE SEQ ADD COLUMN N INT AUTOINCREMENT", "UNSUPPORTED"),
+            ("CREATE TABLE BAD (ID INT DEFAULT 1)", "UNSUPPORTED"),
+        ],
+    )
+
+
 def test_columns_whose_names_differ_only_in_case_are_two_columns_r4_r20(
     conn: Any, home: Path
 ) -> None:

@@ -28,6 +28,7 @@ from rewind.sql import names, snapshots
 from rewind.sql.ddl import (
     check_layout,
     column_constraints,
+    identity,
     live_object,
     parent_and_name,
     refuse_reserved,
@@ -152,6 +153,11 @@ def add_column_to_table(ctx: Context, obj: CatalogObject, action: exp.ColumnDef)
 
     if action.args.get("exists") and _has_column(obj, action.this):
         return  # ADD COLUMN IF NOT EXISTS of a column the table has: nothing to do
+    if identity(action) is not None:
+        raise UnsupportedError(
+            f"ADD COLUMN ... AUTOINCREMENT is not supported ({action.sql('snowflake')}): "
+            "an identity column is declared when the table is created."
+        )
     nullable, comment = column_constraints(action)
     if not nullable:
         raise UnsupportedError(

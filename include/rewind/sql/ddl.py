@@ -154,11 +154,11 @@ def _table_storage(
     elif write_as is not None:
         write_as(obj)
     else:
-        columns, not_null, comments = _column_defs(tree.this)
+        columns, not_null, comments, identities = _column_defs(tree.this)
         check_layout(obj, {c.name for c in columns})
         obj.columns = [c.as_json() for c in columns]
         claim_storage(ctx, obj)
-        schema = delta_schema(columns, not_null, comments)
+        schema = delta_schema(columns, not_null, comments, identities)
         create_table_storage(ctx, obj, columns, schema=schema)
 
 
@@ -305,14 +305,18 @@ def _named_as(target: exp.Expression) -> list[str] | None:
     return [normalize(d) for d in declared]
 
 
-def _column_defs(schema: exp.Schema) -> tuple[list[Column], set[str], dict[str, str]]:
+def _column_defs(
+    schema: exp.Schema,
+) -> tuple[list[Column], set[str], dict[str, str], dict[str, tuple[int, int]]]:
     """The columns of ``CREATE TABLE t (...)``, the physical names of those declared
     NOT NULL (the Delta schema says so, nullable false, and every write checks it,
     :func:`rewind.sql.frames.write_frame`, Rewind's and, by Delta's protocol, others'),
-    and the columns' ``COMMENT '...'`` by physical name (the Delta field's comment)."""
+    the columns' ``COMMENT '...'`` by physical name (the Delta field's comment), and
+    the (start, step) of each ``AUTOINCREMENT`` / ``IDENTITY`` column (:func:`identity`)."""
     columns: list[Column] = []
     not_null: set[str] = set()
     comments: dict[str, str] = {}
+    identities: dict[str, tuple[int, int]] = {}
     keys: list[str] = []
     for col in schema.expressions:
         if not isinstance(col, exp.ColumnDef) and (named := _table_keys(col)) is not None:
@@ -327,6 +331,14 @@ def _column_defs(schema: exp.Schema) -> tuple[list[Column], set[str], dict[str, 
             not_null.add(physical)
         if comment is not None:
             comments[physical] = comment
+        numbered = identity(col)
+        if numbered is not None:
+            if columns[-1].spark != "bigint":
+                raise InvalidValue(
+                    f"SQL compilation error: an identity column is a whole number: "
+                    f"{col.sql('snowflake')}."
+                )
+            identities[physical] = numbered
     if not columns:
         raise SqlSyntaxError("SQL compilation error: a table needs at least one column.")
     by_name = {c.name: c.physical for c in columns}
@@ -336,7 +348,7 @@ def _column_defs(schema: exp.Schema) -> tuple[list[Column], set[str], dict[str, 
                 f"SQL compilation error: invalid identifier '{key}'.", code="SQL_COMPILATION_ERROR"
             )
         not_null.add(by_name[key])
-    return columns, not_null, comments
+    return columns, not_null, comments, identities
 
 
 # Snowflake's informational constraints: declared, not enforced (a PRIMARY KEY's columns
@@ -347,7 +359,7 @@ _INFORMATIONAL = (exp.UniqueColumnConstraint, exp.Reference, exp.ForeignKey)
 def column_constraints(col: exp.ColumnDef) -> tuple[bool, str | None]:
     """Whether a column definition allows NULL, and its ``COMMENT '...'``: the constraints
     Rewind keeps; a PRIMARY KEY is NOT NULL and UNIQUE / REFERENCES are accepted unenforced,
-    as in Snowflake (a DEFAULT or an identity is refused)."""
+    as in Snowflake; an identity is :func:`identity`'s (a DEFAULT is refused)."""
     nullable, comment = True, None
     for constraint in col.args.get("constraints") or []:
         kind = constraint.args.get("kind")
@@ -357,12 +369,44 @@ def column_constraints(col: exp.ColumnDef) -> tuple[bool, str | None]:
             nullable = False
         elif isinstance(kind, exp.CommentColumnConstraint):
             comment = str(literal(kind.this))
-        elif not isinstance(kind, _INFORMATIONAL):
+        elif not isinstance(kind, _INFORMATIONAL) and not _is_identity(kind):
             raise UnsupportedError(
-                "Column constraints other than NOT NULL, COMMENT, PRIMARY KEY, UNIQUE and "
-                f"REFERENCES are not supported: {col.sql('snowflake')}."
+                "Column constraints other than NOT NULL, COMMENT, PRIMARY KEY, UNIQUE, "
+                f"REFERENCES and AUTOINCREMENT are not supported: {col.sql('snowflake')}."
             )
     return nullable, comment
+
+
+def _is_identity(kind: exp.Expression) -> bool:
+    """Whether a column constraint is Snowflake's AUTOINCREMENT / IDENTITY (not a
+    generated column's ``AS (expr)``)."""
+    if isinstance(kind, exp.AutoIncrementColumnConstraint):
+        return True
+    return isinstance(kind, exp.GeneratedAsIdentityColumnConstraint) and not kind.args.get(
+        "expression"
+    )
+
+
+def identity(col: exp.ColumnDef) -> tuple[int, int] | None:
+    """A column's ``AUTOINCREMENT`` / ``IDENTITY [(start, step)]`` / ``... START s
+    INCREMENT i`` as (start, step), 1 and 1 by default; None for a column without one.
+    Rewind keeps it as Delta's identity column (``delta.identity.*``, delta-spark's
+    ``GENERATED BY DEFAULT AS IDENTITY``): a row inserted without a value gets the next
+    one, a value given is kept, as Snowflake's (SPEC R40)."""
+    for constraint in col.args.get("constraints") or []:
+        kind = constraint.args.get("kind")
+        if kind is not None and _is_identity(kind):
+            start, step = (
+                literal(kind.args[k]) if kind.args.get(k) is not None else 1
+                for k in ("start", "increment")
+            )
+            if not isinstance(start, int) or not isinstance(step, int) or step == 0:
+                raise InvalidValue(
+                    f"An identity's start and step are whole numbers, the step not 0: "
+                    f"{col.sql('snowflake')}."
+                )
+            return start, step
+    return None
 
 
 def _table_keys(constraint: exp.Expression) -> list[str] | None:

@@ -147,13 +147,17 @@ def _schema_actions(protocol: dict[str, Any], metadata: dict[str, Any]) -> list[
     return [{"metaData": metadata}] + ([{"protocol": needed}] if needed else [])
 
 
+_IDENTITY_START = '"delta.identity.start"'
+_EXPLICIT = '"delta.identity.allowExplicitInsert"'
+
+
 def _needs_feature_list(schema: DeltaSchema) -> bool:
     """Whether version 0 of ``schema`` needs a protocol with a feature list that delta-rs
     would write without ``invariants``: a TIMESTAMP_NTZ column (writer 7) and a NOT NULL
     one. delta-spark then refused to read the table at all ("features enabled in metadata
     but not listed in protocol: invariants"); Rewind writes that version itself."""
     text = schema.to_json()
-    return '"timestamp_ntz"' in text and _not_null(text)
+    return ('"timestamp_ntz"' in text and _not_null(text)) or _IDENTITY_START in text
 
 
 def _props(
@@ -482,17 +486,21 @@ class TableStore:
         (:func:`_needs_feature_list`)."""
         root = self.root(table_id)
         configuration = {**DELTA_TABLE_CONFIG, **mapping}
-        text = schema.to_json()
+        # delta-rs's schema keeps a boolean of a field's metadata as text ("true"), which
+        # delta-spark reads as no identity flag (its INSERT failed): JSON's true
+        text = schema.to_json().replace(f'{_EXPLICIT}:"true"', f"{_EXPLICIT}:true")
         features = ["columnMapping"] if mapping else []
         features += ["deletionVectors"] if any(f.vector for f in adds) else []
         features += ["timestampNtz"] if '"timestamp_ntz"' in text else []
+        writer_only = ["invariants"] if _not_null(text) else []
+        writer_only += ["identityColumns"] if _IDENTITY_START in text else []
         protocol: dict[str, Any] = {"minReaderVersion": 2, "minWriterVersion": 5}
-        if features != ["columnMapping"]:
+        if features != ["columnMapping"] or writer_only:
             protocol = {
-                "minReaderVersion": 3,
+                "minReaderVersion": 3 if features else 1,
                 "minWriterVersion": 7,
-                "readerFeatures": features,
-                "writerFeatures": features + (["invariants"] if _not_null(text) else []),
+                **({"readerFeatures": features} if features else {}),
+                "writerFeatures": features + writer_only,
             }
         marks = _props(query_id, now, str(uuid.uuid4()))
         info = self._info(root, -1, configuration, "CREATE TABLE", {}, marks)
