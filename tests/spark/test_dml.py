@@ -939,6 +939,42 @@ def test_encodings_json_checks_split_part_and_haversine_r27_r39(conn: Any) -> No
     )
 
 
+def test_flatten_of_an_object_values_columns_and_forms_spark_lacks_r27_r39(conn: Any) -> None:
+    """SPEC R27, R39: FLATTEN of a JSON object answered no row (its entries: KEY, VALUE);
+    ``SELECT column1 FROM VALUES (...)`` failed (Snowflake's names, Spark's are col1);
+    MATCH_RECOGNIZE, CONNECT BY, ASOF JOIN, PIVOT ... IN (ANY) and ``> ALL (subquery)``
+    were SYNTAX_ERROR, as if not Snowflake: UNSUPPORTED, saying what to write instead."""
+    assert query(
+        conn,
+        "SELECT f.key, f.value, f.index FROM TABLE(FLATTEN(input => "
+        'PARSE_JSON(\'{"a": 1, "b": [2]}\'))) f ORDER BY f.key',
+    ) == [("a", "1", None), ("b", "[2]", None)]
+    assert query(
+        conn, "SELECT f.index, f.value:x FROM TABLE(FLATTEN(PARSE_JSON('[{\"x\": 5}]'))) f"
+    ) == [(0, "5")]
+    assert query(conn, "SELECT column1, column2 FROM VALUES (1, 'a'), (2, 'b') ORDER BY 1") == [
+        (1, "a"),
+        (2, "b"),
+    ]
+    conn.sql("CREATE TABLE EV (ID INT, G VARCHAR, D DATE)")
+    assert_refused(
+        conn,
+        [
+            (
+                "SELECT * FROM EV MATCH_RECOGNIZE (ORDER BY ID PATTERN (A) DEFINE A AS ID > 0)",
+                "UNSUPPORTED",
+            ),
+            ("SELECT ID FROM EV START WITH ID = 1 CONNECT BY PRIOR ID = ID - 1", "UNSUPPORTED"),
+            (
+                "SELECT 1 FROM EV a ASOF JOIN EV b MATCH_CONDITION (a.D >= b.D) ON a.G = b.G",
+                "UNSUPPORTED",
+            ),
+            ("SELECT * FROM EV PIVOT (COUNT(ID) FOR G IN (ANY ORDER BY G))", "UNSUPPORTED"),
+            ("SELECT ID FROM EV WHERE ID > ALL (SELECT ID FROM EV)", "UNSUPPORTED"),
+        ],
+    )
+
+
 def test_random_uniform_and_normal_draw_as_in_snowflake_r27(conn: Any) -> None:
     """SPEC R27: ``UNIFORM(1, 10, RANDOM())`` — how Snowflake's users make test data —
     failed (Spark's UNIFORM takes a constant seed, and sqlglot made RANDOM() a DOUBLE): an

@@ -521,7 +521,12 @@ def test_flatten_becomes_a_spark_generator_with_snowflakes_six_columns() -> None
     assert "LATERAL INLINE(TRANSFORM(`A`.`ARR`, " in spark
     assert "AS `F`(`SEQ`, `KEY`, `PATH`, `INDEX`, `VALUE`, `THIS`)" in spark
     nested = to_spark(parse("SELECT c.value FROM t, LATERAL FLATTEN(input => v:cols) c").tree)
-    assert "INLINE(TRANSFORM(FROM_JSON(GET_JSON_OBJECT(`V`, '$.cols'), 'ARRAY<STRING>')" in nested
+    # JSON text: an object's entries, else an array's elements
+    assert (
+        "TRANSFORM(MAP_ENTRIES(FROM_JSON(GET_JSON_OBJECT(`V`, '$.cols'), 'MAP<STRING, STRING>'"
+        in nested
+    )
+    assert "TRANSFORM(FROM_JSON(GET_JSON_OBJECT(`V`, '$.cols'), 'ARRAY<STRING>')" in nested
 
 
 def test_bigquery_numeric_keeps_its_nine_decimals_and_bignumeric_is_refused() -> None:

@@ -9,9 +9,10 @@ rewrites it into a Spark generator that fills them::
                                                   i AS INDEX, v AS VALUE, x AS THIS))) f
 
 so ``f.value``, ``f.index`` and ``f.value:field`` (JSON text) read as in Snowflake. An input
-that is itself a JSON path (``f.value:"columns"``) is JSON text: it is read as an array of
-JSON texts first. SEQ is NULL (Spark has no per-input-row sequence here); only arrays
-flatten (an object's keys, ``path``, ``recursive`` and ``mode`` are refused).
+that is JSON text (PARSE_JSON, a path ``f.value:"columns"``) is read as an object's
+entries (``f.key``, ``f.value``; it flattened to no row) or an array's elements, each as
+JSON text. SEQ is NULL (Spark has no per-input-row sequence here); ``path``,
+``recursive`` and ``mode`` are refused.
 """
 
 from __future__ import annotations
@@ -32,6 +33,17 @@ _GENERATOR = (
     "__rw_v AS VALUE, __rw_input AS THIS)))"
 )
 _JSON_TEXT = (exp.JSONExtract, exp.JSONExtractScalar, exp.ParseJSON)
+# JSON text: an object's entries (KEY and PATH its key, INDEX NULL), else an array's
+# elements, each value as JSON text.
+_JSON_GENERATOR = (
+    "{name}(IF(LTRIM(__rw_input) LIKE '{{%', TRANSFORM(MAP_ENTRIES(FROM_JSON(__rw_input, "
+    "'MAP<STRING, STRING>')), (__rw_e, __rw_i) -> STRUCT(CAST(NULL AS BIGINT) AS SEQ, "
+    "__rw_e['key'] AS KEY, __rw_e['key'] AS PATH, CAST(NULL AS INT) AS INDEX, __rw_e['value'] AS "
+    "VALUE, __rw_input AS THIS)), TRANSFORM(FROM_JSON(__rw_input, 'ARRAY<STRING>'), "
+    "(__rw_v, __rw_i) -> STRUCT(CAST(NULL AS BIGINT) AS SEQ, CAST(NULL AS STRING) AS KEY, "
+    "CONCAT('[', __rw_i, ']') AS PATH, __rw_i AS INDEX, __rw_v AS VALUE, __rw_input AS "
+    "THIS))))"
+)
 
 
 def rewrite(tree: T) -> T:
@@ -67,11 +79,8 @@ def _lateral(source: exp.Lateral | exp.TableFromRows) -> exp.Lateral:
         raise UnsupportedError("FLATTEN's OUTER => takes TRUE or FALSE.")
     name = "INLINE_OUTER" if outer is not None and outer.this else "INLINE"
     given = values["INPUT"]
-    if isinstance(given, _JSON_TEXT):  # a JSON path gives JSON text: its array's elements
-        given = exp.Anonymous(
-            this="FROM_JSON", expressions=[given, exp.Literal.string("ARRAY<STRING>")]
-        )
-    generator = template(_GENERATOR.format(name=name), input=given)
+    shape = _JSON_GENERATOR if isinstance(given, _JSON_TEXT) else _GENERATOR
+    generator = template(shape.format(name=name), input=given)
     alias = source.args.get("alias")
     named = (
         alias.this.copy() if alias is not None and alias.this else exp.to_identifier("_flattened")

@@ -1012,6 +1012,36 @@ def _refuse_unwritable(tree: exp.Expression) -> None:
             )
 
 
+# Snowflake's query forms Spark SQL has none of (its parser answered SYNTAX_ERROR, as if
+# the statement were not valid Snowflake), and how to write them instead.
+_NO_SPARK_FORM: dict[type[exp.Expression], str] = {
+    exp.MatchRecognize: "MATCH_RECOGNIZE is not supported: use window functions (LAG, "
+    "CONDITIONAL_TRUE_EVENT) over the rows.",
+    exp.Connect: "CONNECT BY is not supported: write the hierarchy as WITH RECURSIVE.",
+    exp.PivotAny: "PIVOT ... IN (ANY) is not supported: name the values, IN ('a', 'b').",
+}
+
+
+def _refuse_without_spark_form(tree: exp.Expression) -> None:
+    """Refuse, by name, what Spark SQL has no form of: :data:`_NO_SPARK_FORM`, an ASOF
+    JOIN, a comparison with ``ANY`` / ``ALL (subquery)``."""
+    for kind, message in _NO_SPARK_FORM.items():
+        if tree.find(kind):
+            raise UnsupportedError(message)
+    if any(join.args.get("match_condition") is not None for join in tree.find_all(exp.Join)):
+        raise UnsupportedError(
+            "ASOF JOIN is not supported: join on the latest earlier row with a window "
+            "(MAX_BY, or ROW_NUMBER over the candidates)."
+        )
+    for quantified in tree.find_all(exp.Any, exp.All):
+        if isinstance(quantified.this, exp.Subquery | exp.Query):
+            word = "ANY" if isinstance(quantified, exp.Any) else "ALL"
+            raise UnsupportedError(
+                f"A comparison with {word} (subquery) is not supported: compare with the "
+                f"subquery's {'MIN or MAX' if word == 'ANY' else 'MAX or MIN'} instead."
+            )
+
+
 _TIMES_OF_DAY = (exp.Localtime, exp.CurrentTime, exp.TsOrDsToTime, exp.TimeFromParts)
 
 
@@ -1025,6 +1055,20 @@ def _refuse_times_of_day(tree: exp.Expression) -> None:
                 "TIME values (a time of day) are not supported: use a TIMESTAMP_NTZ "
                 "(TO_TIMESTAMP_NTZ) or the time as text (TO_CHAR(ts, 'HH24:MI:SS'))."
             )
+
+
+def _values_columns(tree: exp.Expression) -> None:
+    """``FROM VALUES (1, 'a'), ...`` without column names: Snowflake names its columns
+    COLUMN1, COLUMN2, ... (Spark: col1, col2; ``SELECT column1`` failed)."""
+    for values in tree.find_all(exp.Values):
+        alias = values.args.get("alias")
+        if (alias is not None and alias.columns) or not values.expressions:
+            continue
+        first = values.expressions[0]
+        width = len(first.expressions) if isinstance(first, exp.Tuple) else 1
+        named = alias.this.copy() if alias is not None and alias.this else None
+        columns = [exp.to_identifier(f"COLUMN{i + 1}") for i in range(width)]
+        values.set("alias", exp.TableAlias(this=named, columns=columns))
 
 
 def _keys_as_written(tree: exp.Expression) -> None:
@@ -1047,10 +1091,12 @@ def to_spark(tree: exp.Expression, dialect: str = "snowflake") -> str:
             cannot write for Spark.
     """
     _refuse_unwritable(tree)
+    _refuse_without_spark_form(tree)
     _refuse_times_of_day(tree)
     spark_tree = tree.copy()
     if dialect == "snowflake":
         _keys_as_written(spark_tree)
+        _values_columns(spark_tree)
     spark_tree = (
         normalize_identifiers(spark_tree, dialect="snowflake")
         .transform(_keep_unit, copy=False)
