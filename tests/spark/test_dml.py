@@ -1412,6 +1412,19 @@ def test_a_variant_is_subscripted_and_serialized_as_in_snowflake_r27(conn: Any) 
         "SELECT TO_TIMESTAMP_NTZ(0), TO_TIMESTAMP_NTZ(1700000000000, 3), "
         "TYPEOF(TO_TIMESTAMP_NTZ(0))",
     ) == [(datetime(1970, 1, 1), datetime(2023, 11, 14, 22, 13, 20), "timestamp_ntz")]
+    # TIMESTAMP_NTZ_FROM_PARTS answered an instant; nanoseconds were taken for a time zone
+    assert query(
+        conn,
+        "SELECT TIMESTAMP_NTZ_FROM_PARTS(2026, 1, 2, 3, 4, 5), "
+        "TIMESTAMP_FROM_PARTS(2026, 1, 2, 3, 4, 5, 500000000), "
+        "TIMESTAMP_LTZ_FROM_PARTS(2026, 1, 2, 3, 4, 5)",
+    ) == [
+        (
+            datetime(2026, 1, 2, 3, 4, 5),
+            datetime(2026, 1, 2, 3, 4, 5, 500000),
+            datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC),
+        )
+    ]
 
 
 def test_bigquery_datetime_constructors_answer_a_datetime_r27(conn: Any) -> None:

@@ -387,3 +387,25 @@ def distinct_count(
     window = node.copy()
     window.set("this", call("COLLECT_SET", distinct.expressions[0].copy()))
     return call("SIZE", inner(window))
+
+
+_PARTS = ("year", "month", "day", "hour", "min", "sec")
+
+
+def wall_clock_from_parts(
+    node: exp.TimestampFromParts | exp.TimestampLtzFromParts,
+    inner: Callable[[exp.Expression], exp.Expression],
+) -> exp.Expression | None:
+    """Snowflake's ``TIMESTAMP_[NTZ_]FROM_PARTS(y, m, d, h, mi, s [, ns])`` (its default
+    TIMESTAMP is the wall clock), BigQuery's ``DATETIME(y, m, d, h, mi, s)``: a
+    TIMESTAMP_NTZ (sqlglot wrote Spark's TIMESTAMP, an instant, and took the nanoseconds
+    for a time zone); ``TIMESTAMP_LTZ_FROM_PARTS``: that instant in UTC. None for
+    another form."""
+    if set(node.args) - {*_PARTS, "nano"} or any(node.args.get(p) is None for p in _PARTS):
+        return None
+    parts = [inner(node.args[p]) for p in _PARTS]
+    if node.args.get("nano") is not None:
+        nanos = exp.Div(this=inner(node.args["nano"]), expression=exp.Literal.number(10**9))
+        parts[-1] = exp.Add(this=parts[-1], expression=exp.Paren(this=nanos))
+    zoned = isinstance(node, exp.TimestampLtzFromParts)
+    return call("MAKE_TIMESTAMP" if zoned else "MAKE_TIMESTAMP_NTZ", *parts)

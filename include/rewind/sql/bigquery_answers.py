@@ -58,6 +58,7 @@ from rewind.sql.answers import (
     rewritten,
     rounded_to_integer,
     template,
+    wall_clock_from_parts,
 )
 
 _DAYS = ("SUNDAY", "MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATURDAY")
@@ -513,13 +514,7 @@ _REWRITES: Rewrites = [
             else None
         ),
     ),
-    (  # DATETIME(y, m, d, h, mi, s): a DATETIME (sqlglot wrote Spark's TIMESTAMP)
-        exp.TimestampFromParts,
-        lambda node: call(
-            "MAKE_TIMESTAMP_NTZ",
-            *(_inner(node.args[part]) for part in ("year", "month", "day", "hour", "min", "sec")),
-        ),
-    ),
+    (exp.TimestampFromParts, lambda node: wall_clock_from_parts(node, _inner)),
     (  # DATETIME('2026-01-02 03:04:05') / DATETIME(a_date): a DATETIME, not a TIMESTAMP
         exp.TsOrDsToDatetime,
         lambda node: exp.cast(_inner(node.this), exp.DataType.build("TIMESTAMPNTZ")),

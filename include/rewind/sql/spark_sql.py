@@ -38,6 +38,7 @@ from rewind.sql.answers import (
     rewritten,
     rounded_to_integer,
     template,
+    wall_clock_from_parts,
 )
 from rewind.sql.bigquery_answers import bigquery_answers
 
@@ -732,6 +733,10 @@ _REWRITES: Rewrites = [
         lambda node: None if node.args.get("mode") else call("WEEKOFYEAR", _inner(node.this)),
     ),
     (exp.UnixToTime, lambda node: _unix_to_ntz(node)),
+    (
+        (exp.TimestampFromParts, exp.TimestampLtzFromParts),
+        lambda node: wall_clock_from_parts(node, _inner),
+    ),
     (exp.Rand, _random),
     ((exp.Uniform, exp.Normal), _drawn),
     (exp.Bracket, lambda node: _json_subscript(node)),
