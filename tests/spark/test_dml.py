@@ -975,6 +975,30 @@ def test_flatten_of_an_object_values_columns_and_forms_spark_lacks_r27_r39(conn:
     )
 
 
+def test_bigquery_digests_are_bytes_and_json_arrays_split_r27(conn: Any) -> None:
+    """SPEC R27: BigQuery's SHA256 / SHA512 answered hex text (BYTES in BigQuery), so
+    ``TO_HEX(SHA256(x))``, the usual idiom, hexed the hex text (a wrong answer) and SHA1
+    failed; BYTE_LENGTH, IS_INF and JSON_EXTRACT_ARRAY were unknown functions."""
+    assert query(
+        conn,
+        "SELECT TO_HEX(SHA256('a')), TO_HEX(SHA1('a')), LENGTH(SHA512('a')), "
+        "BYTE_LENGTH('héllo'), IS_INF(CAST('-inf' AS FLOAT64)), IS_INF(1.0), "
+        "JSON_EXTRACT_ARRAY('[1, \"a\", {\"b\": 2}]'), JSON_EXTRACT_ARRAY('{\"a\": [1]}', '$.a')",
+        dialect="bigquery",
+    ) == [
+        (
+            "ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb",
+            "86f7e437faa5a7fce15d1ddcb9eaeaea377667b8",
+            64,
+            6,
+            True,
+            False,
+            ["1", '"a"', '{"b":2}'],
+            ["1"],
+        )
+    ]
+
+
 def test_random_uniform_and_normal_draw_as_in_snowflake_r27(conn: Any) -> None:
     """SPEC R27: ``UNIFORM(1, 10, RANDOM())`` — how Snowflake's users make test data —
     failed (Spark's UNIFORM takes a constant seed, and sqlglot made RANDOM() a DOUBLE): an

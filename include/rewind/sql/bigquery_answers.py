@@ -515,6 +515,26 @@ _REWRITES: Rewrites = [
         ),
     ),
     (exp.TimestampFromParts, lambda node: wall_clock_from_parts(node, _inner)),
+    (  # SHA256 / SHA512 / SHA1 are BYTES in BigQuery (TO_HEX(SHA256(x)) hexed the hex text)
+        exp.SHA2Digest,
+        lambda node: call(
+            "UNHEX",
+            call("SHA2", _inner(node.this), node.args.get("length") or exp.Literal.number(256)),
+        ),
+    ),
+    (exp.SHA1Digest, lambda node: call("UNHEX", call("SHA1", _inner(node.this)))),
+    (exp.ByteLength, lambda node: call("OCTET_LENGTH", _inner(node.this))),
+    (  # IS_INF(x): +inf or -inf
+        exp.IsInf,
+        lambda node: template("ABS(__rw_x) = CAST('Infinity' AS DOUBLE)", x=_inner(node.this)),
+    ),
+    (  # JSON_EXTRACT_ARRAY(json [, path]): the array's elements, each as JSON text
+        exp.JSONExtractArray,
+        lambda node: template(
+            "TRANSFORM(FROM_JSON(__rw_a, 'ARRAY<VARIANT>'), __rw_v -> TO_JSON(__rw_v))",
+            a=exp.JSONExtract(this=_inner(node.this), expression=node.expression.copy()),
+        ),
+    ),
     (  # DATETIME('2026-01-02 03:04:05') / DATETIME(a_date): a DATETIME, not a TIMESTAMP
         exp.TsOrDsToDatetime,
         lambda node: exp.cast(_inner(node.this), exp.DataType.build("TIMESTAMPNTZ")),
