@@ -131,11 +131,15 @@ def store_mac(token: str) -> str:
 
 
 def running(home: Path) -> Endpoint | None:
-    """The home's server if it runs with this caller's object-store settings, else None: a
-    server started with other credentials (or with some, where the caller has none) does
-    not serve this caller (SPEC R45); :func:`start` replaces it."""
+    """The home's server if it runs with this caller's object-store settings and answers,
+    else None: a server started with other credentials (or with some, where the caller
+    has none) does not serve this caller (SPEC R45), and one whose port no longer answers
+    is going away (its JVM stopping, out of memory: the next statement failed on it);
+    :func:`start` replaces either."""
     endpoint = _live(home)
-    return endpoint if endpoint is not None and _serves_caller(endpoint) else None
+    if endpoint is None or not _serves_caller(endpoint) or not _answers(endpoint.port):
+        return None
+    return endpoint
 
 
 def _serves_caller(endpoint: Endpoint) -> bool:
@@ -219,9 +223,9 @@ def start(
     private_dir(log_file(home).parent)
     with _locked(home):
         endpoint = _live(home)
-        if endpoint is not None and _serves_caller(endpoint):
+        if endpoint is not None and running(home) == endpoint:
             return endpoint
-        if endpoint is not None:  # it serves other object-store settings: replaced
+        if endpoint is not None:  # it serves other object-store settings, or is going away
             _terminate(endpoint)
         with waiting() if waiting is not None else contextlib.nullcontext():
             return _spawn(home, master)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import stat
 import subprocess
 import sys
@@ -360,6 +361,21 @@ def test_a_statement_that_exhausts_sparks_memory_says_so_and_the_next_one_answer
     served = run(home, "sql", huge)
     assert error(served).startswith("error: SPARK_UNAVAILABLE: Spark stopped while answering")
     assert sql(home, "SELECT 1 AS n")[0]["rows"] == [[1]]
+    # What the CLI met right after (the JVM still exiting, its port closed): a published
+    # server whose processes run but whose port does not answer is not running, and the
+    # next call replaces it (it failed, "its Spark Connect server is gone").
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    token = "t" * 43
+    dying = spark_server.Endpoint(
+        port, token, os.getpid(), os.getpid(), 60, spark_server.store_mac(token), "s"
+    )
+    spark_server._publish(home, dying)
+    try:
+        assert spark_server.running(home) is None
+    finally:  # its "supervisor" is this process: nothing may stop it
+        spark_server._state_file(home).unlink()
     in_process = run(home, "sql", huge, env={"REWIND_SPARK_SERVER": "off"})
     assert error(in_process).startswith("error: SPARK_UNAVAILABLE: Spark ")  # stopped, or gone
 
