@@ -337,6 +337,8 @@ class Connection:
                 except BaseException as exc:
                     # Named before the rollback, which forgets a table being created (R39).
                     error = naming_table(ctx, as_rewind_error(exc, self.state.dialect))
+                    if isinstance(error, SparkUnavailable) and self._server is not None:
+                        spark_server.retire(self.config.home, self._server)
                     session.rollback()
                     for undo in reversed(ctx.undo):
                         undo()

@@ -277,6 +277,15 @@ def stop(home: Path) -> bool:
         return True
 
 
+def retire(home: Path, endpoint: Endpoint) -> None:
+    """Stop ``endpoint``, a server a statement found unusable (its Spark stopped, out of
+    memory, or it stopped answering), if it is still the home's: the next statement
+    starts a new one instead of meeting this one while it dies."""
+    with _locked(home):
+        if _live(home) == endpoint:
+            _terminate(endpoint)
+
+
 def _terminate(endpoint: Endpoint) -> None:
     """Stop a server's supervisor (it stops the JVM) and wait for it, a minute at most."""
     os.kill(endpoint.supervisor, signal.SIGTERM)
