@@ -137,9 +137,8 @@ def _object_stars(tree: exp.Expression, types: dict[str, dict[str, str]]) -> Non
         select = star_map.find_ancestor(exp.Select)
         star = star_map.this
         qualifier = star.table if isinstance(star, exp.Column) else ""
-        sources = [select.args.get("from_"), *(select.args.get("joins") or [])] if select else []
         fields: list[exp.Expression] = []
-        for source in (s.this for s in sources if s is not None):
+        for source in _sources(select) if select is not None else []:
             named = source.alias_or_name if isinstance(source, exp.Table) else None
             if qualifier and named != qualifier:
                 continue
@@ -157,14 +156,19 @@ def _object_stars(tree: exp.Expression, types: dict[str, dict[str, str]]) -> Non
             star_map.replace(exp.Struct(expressions=fields))
 
 
+def _sources(select: exp.Select) -> list[exp.Expression]:
+    """What ``select`` reads: its FROM's and its joins' tables or subqueries."""
+    clauses = [select.args.get("from_"), *(select.args.get("joins") or [])]
+    return [clause.this for clause in clauses if clause is not None]
+
+
 def _source_columns(
     select: exp.Select, types: dict[str, dict[str, str]], ctes: dict[str, exp.Query]
 ) -> set[str] | None:
     """The column names of ``select``'s sources (bound tables, subqueries and CTEs that
     name their columns), or None where one of them is not known."""
-    sources = [select.args.get("from_"), *(select.args.get("joins") or [])]
     names: set[str] = set()
-    for source in (s.this for s in sources if s is not None):
+    for source in _sources(select):
         query = source.this if isinstance(source, exp.Subquery) else None
         if isinstance(source, exp.Table) and source.name in types:
             names.update(types[source.name])
