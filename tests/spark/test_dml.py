@@ -428,7 +428,6 @@ def test_alter_column_widens_a_varchar_sets_and_drops_not_null_and_comments_r25_
         "ALTER TABLE A ALTER COLUMN CODE SET DATA TYPE VARCHAR(2)": "INVALID_VALUE",
         "ALTER TABLE A ALTER COLUMN ID SET DATA TYPE VARCHAR": "UNSUPPORTED",
         "ALTER TABLE A ALTER COLUMN NOTE SET NOT NULL": "INVALID_VALUE",  # a NULL in it
-        "ALTER TABLE A ALTER COLUMN ID SET DEFAULT 1": "UNSUPPORTED",
         "ALTER TABLE A ALTER COLUMN NOPE DROP NOT NULL": "OBJECT_NOT_FOUND",
         "ALTER TABLE A ADD COLUMN LATER INT NOT NULL": "UNSUPPORTED",  # its rows: NULL
     }.items():
@@ -1344,7 +1343,6 @@ def test_primary_unique_and_foreign_keys_are_accepted_as_in_snowflake_r27(conn: 
         [
             ("INSERT INTO KEYED VALUES (NULL, 'b', 3)", "INVALID_VALUE"),
             ("CREATE TABLE BADKEY (A INT, PRIMARY KEY (Z))", "SQL_COMPILATION_ERROR"),
-            ("CREATE TABLE DEFAULTED (A INT DEFAULT 1)", "UNSUPPORTED"),
         ],
     )
 
@@ -1818,7 +1816,7 @@ def test_identity_columns_number_new_rows_and_refuse_what_cannot_be_one_r40(conn
             ("CREATE TABLE BAD (ID VARCHAR AUTOINCREMENT)", "INVALID_VALUE"),
             ("CREATE TABLE BAD (ID INT IDENTITY(1, 0))", "INVALID_VALUE"),
             ("ALTER TABLE SEQ ADD COLUMN N INT AUTOINCREMENT", "UNSUPPORTED"),
-            ("CREATE TABLE BAD (ID INT DEFAULT 1)", "UNSUPPORTED"),
+            ("CREATE TABLE BAD (ID INT IDENTITY DEFAULT 1)", "UNSUPPORTED"),
         ],
     )
 
@@ -2251,3 +2249,111 @@ def test_unnamed_result_columns_carry_the_products_headers(conn: Any) -> None:
     sql = "SELECT COUNT(*), ID + 1, ID, MAX(NAME) AS TOP FROM D.PUBLIC.T GROUP BY ID"
     assert conn.sql(sql)[0].columns == ["COUNT(*)", "ID + 1", "ID", "TOP"]
     assert conn.sql(sql, dialect="bigquery")[0].columns == ["f0_", "f1_", "ID", "TOP"]
+
+
+def test_column_defaults_fill_what_a_statement_leaves_out_in_both_dialects_r40(
+    conn: Any, home: Path
+) -> None:
+    """SPEC R15, R26, R40: ``DEFAULT expr`` was refused by CREATE TABLE and DEFAULT as a
+    value was NULL. A default is Delta's (a field's CURRENT_DEFAULT, the writer feature
+    allowColumnDefaults): an INSERT that leaves a column out, a VALUES row's DEFAULT,
+    UPDATE and MERGE's ``SET c = DEFAULT`` and MERGE's INSERT give it, computed as each row
+    is written (CURRENT_TIMESTAMP the session's clock, a UUID one per row); ALTER COLUMN
+    SET / DROP DEFAULT change what later rows get; ADD COLUMN ... DEFAULT gives the rows
+    already there the default too, as in Snowflake; LIKE and CLONE keep the defaults;
+    DESCRIBE, SHOW COLUMNS and INFORMATION_SCHEMA show them."""
+    conn.sql(
+        "CREATE TABLE DEF (ID INT, LABEL VARCHAR DEFAULT 'none', AT TIMESTAMP_NTZ DEFAULT "
+        "CURRENT_TIMESTAMP(), N INT NOT NULL DEFAULT 5, U VARCHAR DEFAULT UUID_STRING())"
+    )
+    protocol = next(
+        json.loads(line)["protocol"]
+        for line in (table_root(home, "DEF") / "_delta_log" / f"{0:020d}.json")
+        .read_text()
+        .splitlines()
+        if "protocol" in json.loads(line)
+    )
+    assert {"allowColumnDefaults", "invariants"} <= set(protocol["writerFeatures"])
+    conn.sql("INSERT INTO DEF (ID) VALUES (1), (2)")
+    conn.sql("INSERT INTO DEF VALUES (3, DEFAULT, DEFAULT, DEFAULT, 'given')")
+    conn.sql("INSERT INTO DEF (N, ID, LABEL) SELECT 9, 4, 'x'")
+    now = datetime.fromisoformat(clock()).replace(tzinfo=None)
+    assert query(conn, "SELECT ID, LABEL, AT, N, LENGTH(U) FROM DEF ORDER BY ID") == [
+        (1, "none", now, 5, 36),
+        (2, "none", now, 5, 36),
+        (3, "none", now, 5, 5),
+        (4, "x", now, 9, 36),
+    ]
+    assert query(conn, "SELECT COUNT(DISTINCT U) FROM DEF") == [(4,)]
+    conn.sql("UPDATE DEF SET LABEL = DEFAULT, N = DEFAULT WHERE ID = 4")
+    conn.sql(
+        "MERGE INTO DEF USING (SELECT 1 AS ID UNION ALL SELECT 5) S ON DEF.ID = S.ID "
+        "WHEN MATCHED THEN UPDATE SET LABEL = 'merged' "
+        "WHEN NOT MATCHED THEN INSERT (ID, N) VALUES (S.ID, DEFAULT)"
+    )
+    conn.sql("ALTER TABLE DEF ALTER COLUMN LABEL SET DEFAULT 'later'")
+    conn.sql("INSERT INTO DEF (ID) VALUES (6)")
+    conn.sql("ALTER TABLE DEF ALTER COLUMN LABEL DROP DEFAULT")
+    conn.sql("INSERT INTO DEF (ID) VALUES (7)")
+    conn.sql("ALTER TABLE DEF ADD COLUMN SCORE FLOAT DEFAULT 0.5")
+    assert query(conn, "SELECT ID, LABEL, N, SCORE FROM DEF ORDER BY ID") == [
+        (1, "merged", 5, 0.5),
+        (2, "none", 5, 0.5),
+        (3, "none", 5, 0.5),
+        (4, "none", 5, 0.5),
+        (5, "none", 5, 0.5),
+        (6, "later", 5, 0.5),
+        (7, None, 5, 0.5),
+    ]
+    conn.sql("CREATE TABLE DEF_LIKE LIKE DEF; CREATE TABLE DEF_CLONE CLONE DEF")
+    conn.sql("INSERT INTO DEF_LIKE (ID) VALUES (1); INSERT INTO DEF_CLONE (ID) VALUES (8)")
+    assert query(conn, "SELECT N, SCORE FROM DEF_LIKE") == [(5, 0.5)]
+    assert query(conn, "SELECT N, SCORE FROM DEF_CLONE WHERE ID = 8") == [(5, 0.5)]
+    described = {row[0]: row[4] for row in conn.sql("DESCRIBE TABLE DEF")[0].rows}
+    assert described == {
+        "ID": None,
+        "LABEL": None,
+        "AT": "CURRENT_TIMESTAMP()",
+        "N": "5",
+        "U": "CAST(UUID() AS STRING)",
+        "SCORE": "0.5",
+    }
+    shown = conn.sql("SHOW COLUMNS IN TABLE DEF")[0]
+    assert shown.column("default") == ["", "", "CURRENT_TIMESTAMP()", "5", described["U"], "0.5"]
+    assert query(
+        conn,
+        "SELECT COLUMN_NAME, COLUMN_DEFAULT FROM INFORMATION_SCHEMA.COLUMNS "
+        "WHERE TABLE_NAME = 'DEF' AND COLUMN_DEFAULT IS NOT NULL ORDER BY 1",
+    ) == [("AT", "CURRENT_TIMESTAMP()"), ("N", "5"), ("SCORE", "0.5"), ("U", described["U"])]
+    # BigQuery's: an ARRAY of dates, CURRENT_DATETIME (UTC's wall clock), one RAND a row
+    conn.sql("CREATE SCHEMA DS")
+    bigquery = [
+        "CREATE TABLE D.DS.EVENTS (ID INT64, DAYS ARRAY<DATE> DEFAULT [CURRENT_DATE(), "
+        "DATE '2020-01-01'], SEEN DATETIME DEFAULT CURRENT_DATETIME(), R FLOAT64 DEFAULT RAND())",
+        "INSERT D.DS.EVENTS (ID) VALUES (1), (2)",
+        "INSERT INTO D.DS.EVENTS VALUES (3, DEFAULT, DATETIME '2020-01-01 00:00:00', 0.5)",
+    ]
+    for sql in bigquery:
+        conn.sql(sql, dialect="bigquery")
+    rows = query(
+        conn, "SELECT ID, DAYS, SEEN, R >= 0 AND R < 1 FROM D.DS.EVENTS ORDER BY ID", "bigquery"
+    )
+    days = [now.date(), date(2020, 1, 1)]
+    assert rows == [
+        (1, days, now, True),
+        (2, days, now, True),
+        (3, days, datetime(2020, 1, 1), True),
+    ]
+    assert query(conn, "SELECT COUNT(DISTINCT R) FROM D.DS.EVENTS", "bigquery") == [(3,)]
+    root = table_root(home, "DEF")
+    version = DeltaTable(str(root)).version()
+    assert_refused(
+        conn,
+        [
+            ("CREATE TABLE BAD (A INT, B INT DEFAULT A + 1)", "UNSUPPORTED"),
+            ("CREATE TABLE BAD (A INT DEFAULT (SELECT MAX(ID) FROM PUBLIC.DEF))", "UNSUPPORTED"),
+            ("ALTER TABLE PUBLIC.DEF ALTER COLUMN N SET DEFAULT ID", "UNSUPPORTED"),
+            ("INSERT INTO PUBLIC.DEF (ID, N) VALUES (9, NULL)", "INVALID_VALUE"),  # NOT NULL
+        ],
+    )
+    assert DeltaTable(str(root)).version() == version

@@ -143,6 +143,33 @@ def test_an_autoincrement_column_is_delta_identity_both_writers_number_r40_r43(
     assert ids[3] > ids[2] > ids[1]
 
 
+def test_column_defaults_are_deltas_and_both_writers_fill_them_r40_r43(
+    conn: Any, home: Path
+) -> None:
+    """SPEC R40, R43: a column default is Delta's (a field's CURRENT_DEFAULT, the writer
+    feature allowColumnDefaults, which Rewind refused to write): delta-spark's INSERT
+    fills the defaults Rewind's CREATE TABLE declared, and Rewind's INSERT fills one that
+    delta-spark's ALTER COLUMN ... SET DEFAULT set."""
+    conn.sql("CREATE TABLE DEFS (ID INT, LABEL VARCHAR DEFAULT 'none', N INT)")
+    conn.sql("INSERT INTO DEFS (ID) VALUES (1)")
+    root = table_root(home, "DEFS")
+    delta_spark(
+        root,
+        """
+        spark.sql(f"INSERT INTO delta.`{path}` (ID) VALUES (2)")
+        spark.sql(f"ALTER TABLE delta.`{path}` ALTER COLUMN N SET DEFAULT 7")
+        """,
+    )
+    for version in (2, 3):
+        stamp(root, version, T0)
+    conn.sql("INSERT INTO DEFS (ID) VALUES (3)")
+    assert query(conn, "SELECT ID, LABEL, N FROM DEFS ORDER BY ID") == [
+        (1, "none", None),
+        (2, "none", None),
+        (3, "none", 7),
+    ]
+
+
 def test_deletion_vectors_read_right_at_every_version_and_take_rewinds_writes_r16_r43(
     conn: Any, connect: Callable[..., Any], home: Path
 ) -> None:

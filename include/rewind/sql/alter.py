@@ -24,7 +24,7 @@ from rewind.errors import (
 )
 from rewind.identifiers import normalize
 from rewind.result import Result
-from rewind.sql import names, snapshots
+from rewind.sql import defaults, names, snapshots
 from rewind.sql.ddl import (
     check_layout,
     column_constraints,
@@ -35,7 +35,7 @@ from rewind.sql.ddl import (
     retention_target,
 )
 from rewind.sql.frames import quote, version_frame
-from rewind.sql.parse import AlterContainer
+from rewind.sql.parse import DEFAULT_KEYWORD, AlterContainer
 from rewind.sql.tables import (
     change_physical_column,
     check_clock,
@@ -53,7 +53,7 @@ from rewind.storage.columns import (
     table_columns,
 )
 from rewind.storage.delta import FieldChange
-from rewind.storage.snapshot import Snapshot
+from rewind.storage.snapshot import CURRENT_DEFAULT, Snapshot
 from rewind.types import DECLARED_TYPE, ColumnType, column_type, declared_length
 
 
@@ -148,7 +148,9 @@ def _refuse_dropping_not_null(ctx: Context, obj: CatalogObject, dropped: list[st
 
 def add_column_to_table(ctx: Context, obj: CatalogObject, action: exp.ColumnDef) -> None:
     """ADD COLUMN: a new nullable column, with its COMMENT; old versions read it as NULL
-    (SPEC R18), so it cannot be NOT NULL. IF NOT EXISTS: nothing for a column there."""
+    (SPEC R18), so it cannot be NOT NULL. With a DEFAULT, the rows already there get it
+    too, as in Snowflake: a second version of the statement's, an UPDATE of every row.
+    IF NOT EXISTS: nothing for a column there."""
     from rewind.sql.tables import add_physical_column
 
     if action.args.get("exists") and _has_column(obj, action.this):
@@ -164,7 +166,22 @@ def add_column_to_table(ctx: Context, obj: CatalogObject, action: exp.ColumnDef)
             f"ADD COLUMN ... NOT NULL is not supported: the rows already there hold NULL in "
             f"it ({action.sql('snowflake')}); add it, fill it, then ALTER COLUMN ... SET NOT NULL."
         )
-    add_physical_column(ctx, obj, normalize(action.this), action.args["kind"], comment)
+    name = normalize(action.this)
+    default = defaults.declared(action, ctx.state.dialect)
+    metadata = {"comment": comment, CURRENT_DEFAULT: default}
+    add_physical_column(ctx, obj, name, action.args["kind"], metadata)
+    if default is not None:
+        _set_to_default(ctx, obj, name)
+
+
+def _set_to_default(ctx: Context, obj: CatalogObject, name: str) -> None:
+    """``UPDATE t SET name = DEFAULT``: every row of ``obj`` gets the column's default."""
+    from rewind.sql.dml import update
+    from rewind.sql.query import own_reference
+
+    table = own_reference(ctx, obj)
+    column = exp.column(exp.to_identifier(name, quoted=True))
+    update(ctx, exp.Update(this=table, expressions=[column.eq(exp.Var(this=DEFAULT_KEYWORD))]))
 
 
 def _alter_column(ctx: Context, obj: CatalogObject, action: exp.AlterColumn) -> None:
@@ -172,7 +189,9 @@ def _alter_column(ctx: Context, obj: CatalogObject, action: exp.AlterColumn) -> 
     one of any length; Snowflake allows no shorter one, which would cut the strings it
     holds), ``SET NOT NULL`` (refused while a row holds NULL there), ``DROP NOT NULL``,
     ``COMMENT '...'``. Each is one metadata-only Delta version, delta-spark's CHANGE
-    COLUMN, which binds every writer after it (SPEC R40); another change is refused."""
+    COLUMN, which binds every writer after it (SPEC R40); ``SET DEFAULT expr`` / ``DROP
+    DEFAULT`` (BigQuery's; Snowflake's for a sequence), the value of the rows written
+    after it without one (:mod:`rewind.sql.defaults`). Another change is refused."""
     columns = table_columns(obj)
     column = column_named(columns, normalize(action.this))
     # sqlglot's flags default to False; SET NOT NULL is allow_null False
@@ -187,6 +206,11 @@ def _alter_column(ctx: Context, obj: CatalogObject, action: exp.AlterColumn) -> 
         change = FieldChange(nullable=nullable, alone=not nullable)
     elif given == {"comment"}:
         change = FieldChange(metadata={"comment": str(literal(action.args["comment"]))})
+    elif given == {"default"}:  # SET DEFAULT: the rows written after it get it
+        default = defaults.spark_text(action.args["default"], action, ctx.state.dialect)
+        change = FieldChange(metadata={CURRENT_DEFAULT: default})
+    elif given == {"drop"}:  # DROP DEFAULT
+        change = FieldChange(metadata={CURRENT_DEFAULT: None})
     else:
         raise UnsupportedError(f"Unsupported ALTER TABLE action: {action.sql('snowflake')}.")
     check_clock(ctx, obj)

@@ -118,9 +118,9 @@ def clone_table_into(
     elif rows:
         files = _shared_files(ctx, source, snap, target)
         partitioned_by = snap.partition_columns
-    comments = (now if own is None else snap).comments
+    metadata = (now if own is None else snap).kept_metadata
     create_table_storage(
-        ctx, target, columns, files, physical, partitioned_by, mapping, comments=comments
+        ctx, target, columns, files, physical, partitioned_by, mapping, metadata=metadata
     )
     ctx.catalog.record_access(
         ctx.query_id,

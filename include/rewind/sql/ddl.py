@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
+from typing import Any
 
 from sqlglot import exp
 
@@ -29,9 +30,15 @@ from rewind.errors import (
 )
 from rewind.identifiers import QualifiedName, normalize
 from rewind.result import Result
-from rewind.sql import clone, external, names, snapshots
+from rewind.sql import clone, defaults, external, names, snapshots
 from rewind.sql.parse import EMPTY_ONLY, LIKE, SNAPSHOT
-from rewind.sql.tables import claim_storage, create_table_storage, current_version, delta_schema
+from rewind.sql.tables import (
+    claim_storage,
+    create_table_storage,
+    current_version,
+    delta_schema,
+    identity_metadata,
+)
 from rewind.sql.values import ObjectProperties, layout_columns, literal, object_properties
 from rewind.statement import Context
 from rewind.storage.columns import (
@@ -39,6 +46,7 @@ from rewind.storage.columns import (
     add_column,
 )
 from rewind.storage.location import Root
+from rewind.storage.snapshot import CURRENT_DEFAULT
 
 PARENT_KIND = {SCHEMA: DATABASE, TABLE: SCHEMA}
 
@@ -154,11 +162,11 @@ def _table_storage(
     elif write_as is not None:
         write_as(obj)
     else:
-        columns, not_null, comments, identities = _column_defs(tree.this)
+        columns, not_null, metadata = _column_defs(tree.this, ctx.state.dialect)
         check_layout(obj, {c.name for c in columns})
         obj.columns = [c.as_json() for c in columns]
         claim_storage(ctx, obj)
-        schema = delta_schema(columns, not_null, comments, identities)
+        schema = delta_schema(columns, not_null, metadata)
         create_table_storage(ctx, obj, columns, schema=schema)
 
 
@@ -306,17 +314,17 @@ def _named_as(target: exp.Expression) -> list[str] | None:
 
 
 def _column_defs(
-    schema: exp.Schema,
-) -> tuple[list[Column], set[str], dict[str, str], dict[str, tuple[int, int]]]:
+    schema: exp.Schema, dialect: str
+) -> tuple[list[Column], set[str], dict[str, dict[str, Any]]]:
     """The columns of ``CREATE TABLE t (...)``, the physical names of those declared
     NOT NULL (the Delta schema says so, nullable false, and every write checks it,
     :func:`rewind.sql.frames.write_frame`, Rewind's and, by Delta's protocol, others'),
-    the columns' ``COMMENT '...'`` by physical name (the Delta field's comment), and
-    the (start, step) of each ``AUTOINCREMENT`` / ``IDENTITY`` column (:func:`identity`)."""
+    and each column's Delta field metadata by physical name: its ``COMMENT '...'`` (the
+    field's comment), its ``AUTOINCREMENT`` / ``IDENTITY`` (:func:`identity`) and its
+    ``DEFAULT expr`` (:func:`rewind.sql.defaults.declared`)."""
     columns: list[Column] = []
     not_null: set[str] = set()
-    comments: dict[str, str] = {}
-    identities: dict[str, tuple[int, int]] = {}
+    metadata: dict[str, dict[str, Any]] = {}
     keys: list[str] = []
     for col in schema.expressions:
         if not isinstance(col, exp.ColumnDef) and (named := _table_keys(col)) is not None:
@@ -326,19 +334,9 @@ def _column_defs(
             raise UnsupportedError(f"Unsupported column definition: {col.sql('snowflake')}.")
         columns = add_column(columns, normalize(col.this), col.args["kind"], set())
         physical = columns[-1].physical
-        nullable, comment = column_constraints(col)
-        if not nullable:
+        if not column_constraints(col)[0]:
             not_null.add(physical)
-        if comment is not None:
-            comments[physical] = comment
-        numbered = identity(col)
-        if numbered is not None:
-            if columns[-1].spark != "bigint":
-                raise InvalidValue(
-                    f"SQL compilation error: an identity column is a whole number: "
-                    f"{col.sql('snowflake')}."
-                )
-            identities[physical] = numbered
+        metadata[physical] = _field_metadata(col, columns[-1], dialect)
     if not columns:
         raise SqlSyntaxError("SQL compilation error: a table needs at least one column.")
     by_name = {c.name: c.physical for c in columns}
@@ -348,7 +346,27 @@ def _column_defs(
                 f"SQL compilation error: invalid identifier '{key}'.", code="SQL_COMPILATION_ERROR"
             )
         not_null.add(by_name[key])
-    return columns, not_null, comments, identities
+    return columns, not_null, metadata
+
+
+def _field_metadata(col: exp.ColumnDef, column: Column, dialect: str) -> dict[str, Any]:
+    """A column definition's Delta field metadata: its comment, its identity, its default."""
+    comment = column_constraints(col)[1]
+    field: dict[str, Any] = {"comment": comment} if comment is not None else {}
+    numbered, default = identity(col), defaults.declared(col, dialect)
+    if numbered is not None:
+        if column.spark != "bigint":
+            raise InvalidValue(
+                f"SQL compilation error: an identity column is a whole number: {col.sql(dialect)}."
+            )
+        if default is not None:
+            raise UnsupportedError(
+                f"A column is an identity or has a default, not both: {col.sql(dialect)}."
+            )
+        field.update(identity_metadata(*numbered))
+    if default is not None:
+        field[CURRENT_DEFAULT] = default
+    return field
 
 
 # Snowflake's informational constraints: declared, not enforced (a PRIMARY KEY's columns
@@ -359,7 +377,8 @@ _INFORMATIONAL = (exp.UniqueColumnConstraint, exp.Reference, exp.ForeignKey)
 def column_constraints(col: exp.ColumnDef) -> tuple[bool, str | None]:
     """Whether a column definition allows NULL, and its ``COMMENT '...'``: the constraints
     Rewind keeps; a PRIMARY KEY is NOT NULL and UNIQUE / REFERENCES are accepted unenforced,
-    as in Snowflake; an identity is :func:`identity`'s (a DEFAULT is refused)."""
+    as in Snowflake; an identity is :func:`identity`'s, a DEFAULT
+    :func:`rewind.sql.defaults.declared`'s."""
     nullable, comment = True, None
     for constraint in col.args.get("constraints") or []:
         kind = constraint.args.get("kind")
@@ -369,10 +388,12 @@ def column_constraints(col: exp.ColumnDef) -> tuple[bool, str | None]:
             nullable = False
         elif isinstance(kind, exp.CommentColumnConstraint):
             comment = str(literal(kind.this))
-        elif not isinstance(kind, _INFORMATIONAL) and not _is_identity(kind):
+        elif not isinstance(kind, (*_INFORMATIONAL, exp.DefaultColumnConstraint)) and not (
+            _is_identity(kind)
+        ):
             raise UnsupportedError(
-                "Column constraints other than NOT NULL, COMMENT, PRIMARY KEY, UNIQUE, "
-                f"REFERENCES and AUTOINCREMENT are not supported: {col.sql('snowflake')}."
+                "Column constraints other than NOT NULL, COMMENT, DEFAULT, PRIMARY KEY, "
+                f"UNIQUE, REFERENCES and AUTOINCREMENT are not supported: {col.sql('snowflake')}."
             )
     return nullable, comment
 

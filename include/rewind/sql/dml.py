@@ -19,7 +19,7 @@ from rewind.errors import InvalidValue, ObjectNotFound, SqlSyntaxError, Unsuppor
 from rewind.identifiers import normalize, set_column
 from rewind.result import Result
 from rewind.spark import functions
-from rewind.sql import names
+from rewind.sql import defaults, names
 from rewind.sql.frames import (
     CHANGE_TYPE,
     FILE_COLUMN,
@@ -66,6 +66,9 @@ def _source(tree: exp.Expression) -> exp.Expression:
 
 # -- INSERT ---------------------------------------------------------------------------------
 def insert(ctx: Context, tree: exp.Insert) -> Result:
+    """INSERT [OVERWRITE] INTO t [(columns)] VALUES ... | query: a column the statement
+    gives no value gets its default (NULL without one), and so does a VALUES row's
+    DEFAULT (SPEC R40, :mod:`rewind.sql.defaults`)."""
     target = tree.this
     named: list[str] | None = None
     if isinstance(target, exp.Schema):
@@ -74,19 +77,18 @@ def insert(ctx: Context, tree: exp.Insert) -> Result:
     obj = referenced(ctx, target)
     columns = table_columns(obj)
     targets = columns if named is None else [column_named(columns, n) for n in named]
+    omitted = [c for c in columns if c not in targets]
+    base = writable_snapshot(ctx, obj)
     binding = Binding()
     try:
-        frame = query_frame(ctx, _source(tree.expression), binding)
-        if len(frame.columns) != len(targets):
+        source = _with_defaults(tree.expression.copy(), base, targets, omitted)
+        frame = query_frame(ctx, source, binding)
+        if len(frame.columns) - len(omitted) != len(targets):
             raise InvalidValue(
                 f"Insert value list does not match column list: expecting {len(targets)} "
-                f"but got {len(frame.columns)}."
+                f"but got {len(frame.columns) - len(omitted)}."
             )
-        frame = frame.toDF(*[c.name for c in targets])
-        for column in columns:
-            if column not in targets:
-                frame = frame.withColumn(column.name, _null(frame, column))
-        base = writable_snapshot(ctx, obj)
+        frame = frame.toDF(*[c.name for c in targets + omitted])
         files = write_into(ctx, base, frame, columns, inserts=True)
         removes = list(base.files) if tree.args.get("overwrite") else []
         commit_files(ctx, obj, base, files, removes, "INSERT")
@@ -95,8 +97,24 @@ def insert(ctx: Context, tree: exp.Insert) -> Result:
     return ctx.result(["number of rows inserted"], [[file_rows(files)]])
 
 
-def _null(frame: DataFrame, column: Column) -> SparkColumn:
-    return functions(frame.sparkSession).lit(None).cast(column.spark)
+def _with_defaults(
+    source: exp.Expression, base: Snapshot, targets: list[Column], omitted: list[Column]
+) -> exp.Expression:
+    """An INSERT's rows with the defaults it takes: a VALUES row's DEFAULT, the default of
+    the column at its place; each ``omitted`` column's default after the given columns."""
+    if isinstance(source, exp.Values):
+        for row in source.expressions:
+            for column, value in zip(targets, row.expressions, strict=False):
+                value.replace(defaults.given(base, column, value))
+    source = _source(source)
+    if not omitted:
+        return source
+    alias = exp.TableAlias(this=exp.to_identifier("__rw_given", quoted=True))
+    filled = [
+        defaults.value_of(base, c).as_(f"__rw_default{i}", quoted=True)
+        for i, c in enumerate(omitted)
+    ]
+    return exp.select(exp.Star(), *filled).from_(exp.Subquery(this=source, alias=alias))
 
 
 # -- UPDATE / DELETE / TRUNCATE -------------------------------------------------------------------
@@ -358,7 +376,9 @@ def update(ctx: Context, tree: exp.Update) -> Result:
     try:
         target = Target(ctx, tree.this, binding)
         values = {
-            target.column(set_column(eq, tree.this)).name: eq.expression for eq in tree.expressions
+            column.name: defaults.given(target.base, column, eq.expression)
+            for eq in tree.expressions
+            if (column := target.column(set_column(eq, tree.this)))
         }
         target.settable(values)
         updated: exp.Expr

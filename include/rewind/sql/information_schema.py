@@ -170,7 +170,7 @@ def _columns_rows(ctx: Context, database: CatalogObject) -> list[tuple[Any, ...]
                     table.name,
                     column.name,
                     position,
-                    None,
+                    column.default,
                     _YES_NO[column.nullable],
                     {"FIXED": "NUMBER", "REAL": "FLOAT"}.get(kind["type"], kind["type"]),
                     kind.get("length"),
@@ -413,7 +413,7 @@ def _bigquery_columns(
             _YES_NO[column.column.physical in partitions or column.name in declared],
             clustered.index(column.name) + 1 if column.name in clustered else None,
             None,
-            None,
+            column.default,
             None,
         )
         for position, column in enumerate(described(ctx, table, snap), 1)

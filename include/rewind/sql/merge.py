@@ -12,6 +12,7 @@ from rewind.errors import ExecutionError, InvalidValue
 from rewind.identifiers import normalize, set_column
 from rewind.result import Result
 from rewind.spark import functions
+from rewind.sql import defaults
 from rewind.sql.dml import CHANGED, Target, aliased, file_rows, is_true
 from rewind.sql.frames import (
     CHANGE_TYPE,
@@ -99,7 +100,8 @@ class _Merge:
                 then = when.args["then"]
                 for eq in then.expressions if isinstance(then, exp.Update) else []:
                     if set_column(eq, self.into) == column.name:
-                        return target.assigned(column, eq.expression.copy())
+                        given = defaults.given(target.base, column, eq.expression.copy())
+                        return target.assigned(column, given)
                 return target.col(column.name)
 
             projection.append(
@@ -200,17 +202,19 @@ class _Merge:
                     if inserts_row(then)
                     else "MERGE INSERT: the column list and the VALUES list differ in length."
                 )
+            base = self.target.base
             values.append(
-                {self.target.column(n).name: v for n, v in zip(names_, given, strict=True)}
+                {
+                    (column := self.target.column(n)).name: defaults.given(base, column, v)
+                    for n, v in zip(names_, given, strict=True)
+                }
             )
         projection = [
             _case(
                 [
                     (
                         self._cond(w),
-                        v[c.name].copy()
-                        if c.name in v
-                        else exp.cast(exp.null(), c.spark, dialect="spark"),
+                        v[c.name].copy() if c.name in v else defaults.value_of(self.target.base, c),
                     )
                     for w, v in zip(self.unmatched, values, strict=True)
                 ],

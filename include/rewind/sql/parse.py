@@ -222,9 +222,7 @@ def parse(statement: str, dialect: str = "snowflake") -> ParsedStatement:
     if dialect == "bigquery":
         from rewind.sql.bigquery import parse_bigquery
 
-        return ParsedStatement(
-            statement, _defaults_as_null(_create_like(parse_bigquery(statement)))
-        )
+        return ParsedStatement(statement, _defaults_marked(_create_like(parse_bigquery(statement))))
     from rewind.sql.access import parse_access  # builds on _AlterParser below
 
     access = parse_access(statement, dialect)  # CREATE ROLE, GRANT, ... (SPEC R37)
@@ -260,7 +258,7 @@ def parse(statement: str, dialect: str = "snowflake") -> ParsedStatement:
         head = statement.split()[0] if statement.split() else statement
         raise SqlSyntaxError(f"SQL compilation error: syntax error: unexpected '{head[:50]}'.")
     return ParsedStatement(
-        statement, _defaults_as_null(generator.rewrite(flatten.rewrite(_create_like(tree))))
+        statement, _defaults_marked(generator.rewrite(flatten.rewrite(_create_like(tree))))
     )
 
 
@@ -294,16 +292,19 @@ def _is_default(node: exp.Expression) -> bool:
     )
 
 
-def _defaults_as_null(tree: exp.Expression | AlterContainer) -> exp.Expression | AlterContainer:
-    """``DEFAULT`` as a value of INSERT ... VALUES, UPDATE ... SET and MERGE's clauses: the
-    column's default, which no column Rewind writes has (CREATE TABLE refuses DEFAULT, and
-    a table whose Delta log keeps defaults has a writer feature Rewind does not write), so
-    NULL, as Snowflake's DEFAULT is for a column without one."""
+# The keyword DEFAULT as a value a statement gives a column (:func:`_defaults_marked`)
+DEFAULT_KEYWORD = "DEFAULT"
+
+
+def _defaults_marked(tree: exp.Expression | AlterContainer) -> exp.Expression | AlterContainer:
+    """``DEFAULT`` as a value of INSERT ... VALUES, UPDATE ... SET and MERGE's clauses,
+    the column's default, as one mark, ``Var(DEFAULT_KEYWORD)``, where sqlglot reads a Var
+    or a column: the statement puts the default there (:func:`rewind.sql.defaults.given`)."""
     if not isinstance(tree, exp.Insert | exp.Update | exp.Merge):
         return tree
     values: list[exp.Expression] = []
-    for row in tree.find_all(exp.Tuple):  # VALUES rows, MERGE's INSERT values
-        if isinstance(row.parent, exp.Values) or (
+    for row in tree.find_all(exp.Tuple):  # INSERT's VALUES rows, MERGE's INSERT values
+        if (row.parent is tree.expression and isinstance(row.parent, exp.Values)) or (
             isinstance(row.parent, exp.Insert) and row.arg_key == "expression"
         ):
             values.extend(row.expressions)
@@ -312,7 +313,7 @@ def _defaults_as_null(tree: exp.Expression | AlterContainer) -> exp.Expression |
             values.append(assignment.expression)
     for value in values:
         if _is_default(value):
-            value.replace(exp.null())
+            value.replace(exp.Var(this=DEFAULT_KEYWORD))
     return tree
 
 

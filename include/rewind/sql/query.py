@@ -297,6 +297,19 @@ def referenced(ctx: Context, table: exp.Table) -> CatalogObject:
     return obj
 
 
+def own_reference(ctx: Context, obj: CatalogObject) -> exp.Table:
+    """A reference to ``obj`` that the statement makes itself, not in its text (ALTER
+    TABLE ... ADD COLUMN ... DEFAULT's UPDATE of the rows there), resolved as its
+    analysis resolves those of its text: its target."""
+    parts = names.qualified(ctx, obj).parts
+    db, schema, name = (exp.to_identifier(p, quoted=True) for p in parts)
+    table = exp.Table(this=name, db=schema, catalog=db)
+    table.meta[REFERENCE] = len(ctx.analysis.references)
+    made = Reference(tuple(parts), obj.id, system_view=False, target=True)
+    ctx.analysis = replace(ctx.analysis, references=(*ctx.analysis.references, made))
+    return table
+
+
 def resolve_version(ctx: Context, obj: CatalogObject, when: exp.HistoricalData | None) -> int:
     """The version a table reference reads: current, or the one its point names (R16, R17)."""
     if when is None:

@@ -212,7 +212,7 @@ def describe(ctx: Context, tree: exp.Describe) -> Result:
             c.type,
             "COLUMN",
             "Y" if c.nullable else "N",
-            c.identity,
+            c.identity or c.default,
             "N",
             "N",
             None,
@@ -230,13 +230,14 @@ def describe(ctx: Context, tree: exp.Describe) -> Result:
 class _Described:
     """A live table's column as DESCRIBE and SHOW COLUMNS show it: its Delta nullability,
     an identity column's rule and a generated column's expression (another engine's,
-    binding Rewind's writes, SPEC R40), in Snowflake's words."""
+    binding Rewind's writes, SPEC R40) and a column's default, in Snowflake's words."""
 
     column: Column
     nullable: bool
     rule: Identity | None
     expression: str | None
     comment: str | None
+    default: str | None  # its DEFAULT, Spark SQL as Delta keeps it (rewind.sql.defaults)
 
     @property
     def name(self) -> str:
@@ -262,7 +263,12 @@ def described(ctx: Context, obj: CatalogObject, snap: Snapshot | None = None) ->
     if snap is None:
         snap = ctx.store.snapshot(obj.id, current_version(ctx, obj))
     nullable = {f.name: f.nullable for f in snap.schema}
-    identity, generated, comments = snap.identity, snap.generated, snap.comments
+    identity, generated, comments, defaults = (
+        snap.identity,
+        snap.generated,
+        snap.comments,
+        snap.defaults,
+    )
     return [
         _Described(
             c,
@@ -270,6 +276,7 @@ def described(ctx: Context, obj: CatalogObject, snap: Snapshot | None = None) ->
             identity.get(c.physical),
             generated.get(c.physical),
             comments.get(c.physical),
+            defaults.get(c.physical),
         )
         for c in table_columns(obj)
     ]
@@ -301,7 +308,7 @@ def _columns(ctx: Context, tree: exp.Show) -> Result:
                         column.name,
                         kind,
                         null,
-                        "",
+                        column.default or "",
                         "COLUMN",
                         column.expression or "",
                         column.comment or "",

@@ -56,7 +56,7 @@ from rewind.constants import (
 from rewind.errors import ConcurrentWrite, StorageError, UnsupportedTableFeature
 from rewind.storage import location, log, running
 from rewind.storage.location import Root
-from rewind.storage.snapshot import DataFile, Snapshot, legacy_features
+from rewind.storage.snapshot import CURRENT_DEFAULT, DataFile, Snapshot, legacy_features
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -120,11 +120,13 @@ def _protocol_for(protocol: dict[str, Any], metadata: dict[str, Any]) -> dict[st
     legacy protocol's features listed as its version implies them), a NOT NULL column
     ``invariants`` once features are listed: delta-spark refused to read a table whose
     ALTER TABLE added the first or set the second without them ("features enabled in
-    metadata but not listed in protocol")."""
+    metadata but not listed in protocol"); a column default ``allowColumnDefaults``, a
+    writer feature (the reader version kept)."""
     text = metadata.get("schemaString") or ""
     writer = int(str(protocol.get("minWriterVersion") or 1))
     listed = {*(protocol.get("readerFeatures") or []), *(protocol.get("writerFeatures") or [])}
     needed = {"timestampNtz"} if '"timestamp_ntz"' in text else set()
+    needed |= {"allowColumnDefaults"} if _DEFAULT in text else set()
     if writer >= 7 and _not_null(text):
         needed.add("invariants")
     if writer < 7 and needed:
@@ -132,10 +134,11 @@ def _protocol_for(protocol: dict[str, Any], metadata: dict[str, Any]) -> dict[st
     if needed <= listed and (writer >= 7 or not needed):
         return None
     features = sorted(listed | needed)
+    readers = [f for f in features if f in _READER_WRITER_FEATURES]
     return {
-        "minReaderVersion": 3,
+        "minReaderVersion": 3 if readers else int(str(protocol.get("minReaderVersion") or 1)),
         "minWriterVersion": 7,
-        "readerFeatures": [f for f in features if f in _READER_WRITER_FEATURES],
+        **({"readerFeatures": readers} if readers else {}),
         "writerFeatures": features,
     }
 
@@ -148,6 +151,7 @@ def _schema_actions(protocol: dict[str, Any], metadata: dict[str, Any]) -> list[
 
 
 _IDENTITY_START = '"delta.identity.start"'
+_DEFAULT = f'"{CURRENT_DEFAULT}"'  # a column default (the writer feature allowColumnDefaults)
 _EXPLICIT = '"delta.identity.allowExplicitInsert"'
 
 
@@ -157,7 +161,9 @@ def _needs_feature_list(schema: DeltaSchema) -> bool:
     one. delta-spark then refused to read the table at all ("features enabled in metadata
     but not listed in protocol: invariants"); Rewind writes that version itself."""
     text = schema.to_json()
-    return ('"timestamp_ntz"' in text and _not_null(text)) or _IDENTITY_START in text
+    return ('"timestamp_ntz"' in text and _not_null(text)) or any(
+        key in text for key in (_IDENTITY_START, _DEFAULT)
+    )
 
 
 def _props(
@@ -494,6 +500,7 @@ class TableStore:
         features += ["timestampNtz"] if '"timestamp_ntz"' in text else []
         writer_only = ["invariants"] if _not_null(text) else []
         writer_only += ["identityColumns"] if _IDENTITY_START in text else []
+        writer_only += ["allowColumnDefaults"] if _DEFAULT in text else []
         protocol: dict[str, Any] = {"minReaderVersion": 2, "minWriterVersion": 5}
         if features != ["columnMapping"] or writer_only:
             protocol = {
@@ -695,9 +702,12 @@ class TableStore:
         """Add nullable columns to the Delta schema (a metadata-only version); written by
         Rewind itself on a table delta-rs commits nothing to (``by_rewind``,
         :meth:`_columns_added`)."""
-        if by_rewind or any('"timestamp_ntz"' in f.to_json() for f in fields):
+        if by_rewind or any(
+            key in f.to_json() for f in fields for key in ('"timestamp_ntz"', _DEFAULT)
+        ):
             # delta-rs listed timestampNtz alone, dropping the invariants a legacy
-            # protocol implied (_protocol_for): Rewind writes that commit itself
+            # protocol implied, and lists no allowColumnDefaults (_protocol_for): Rewind
+            # writes that commit itself
             return self._columns_added(table_id, base_version, fields, query_id, now)
         commit_id = str(uuid.uuid4())
         dt = self._delta_table(table_id, base_version)

@@ -37,8 +37,11 @@ if TYPE_CHECKING:
 # previous commit's (``TableStore._info``), and leave its checkpoints to its own writers.
 # Type widening (delta-spark's ``ALTER COLUMN ... TYPE`` to a wider type): a write puts
 # the current types in its files; an older file keeps its narrower ones, which readers
-# widen (a rewrite's copy of it gets the current ones).
+# widen (a rewrite's copy of it gets the current ones). Column defaults
+# (``allowColumnDefaults``, a field's ``CURRENT_DEFAULT``): a row written without a value
+# for such a column gets the default (:attr:`Snapshot.defaults`, ``rewind.sql.defaults``).
 DELTA_RS_REFUSES = {
+    "allowColumnDefaults",
     "inCommitTimestamp",
     "typeWidening",
     "identityColumns",
@@ -109,6 +112,7 @@ _ROW_VERSION = "delta.rowTracking.materializedRowCommitVersionColumnName"
 
 
 _IDENTITY = "delta.identity."
+CURRENT_DEFAULT = "CURRENT_DEFAULT"  # a column default's field metadata key (Delta's)
 _HIGH_WATER_MARK = "delta.identity.highWaterMark"
 
 
@@ -185,25 +189,42 @@ class Snapshot:
         kept = kinds_then.keys() & kinds_now.keys()
         return len(kept) < len(kinds_then) and (not self.column_mapped or not kept)
 
+    def _field_values(self, key: str) -> dict[str, str]:
+        """Each field's value of the metadata key ``key``, where it has one: name -> value."""
+        return {
+            str(field["name"]): str(value)
+            for field in (delta_fields(self.metadata) if self.metadata else [])
+            if (value := (field.get("metadata") or {}).get(key))
+        }
+
     @property
     def generated(self) -> dict[str, str]:
         """The version's generated columns (``delta.generationExpression``): name -> Spark
         SQL over its columns, whose value a writer stores in it (SPEC R40)."""
-        return {
-            field["name"]: expression
-            for field in (delta_fields(self.metadata) if self.metadata else [])
-            if (expression := (field.get("metadata") or {}).get("delta.generationExpression"))
-        }
+        return self._field_values("delta.generationExpression")
 
     @property
     def comments(self) -> dict[str, str]:
         """The version's column comments (a field's ``comment``, as delta-spark's
         ``COMMENT`` and Rewind's ALTER COLUMN ... COMMENT keep it): name -> comment."""
-        return {
-            str(field["name"]): str(comment)
-            for field in (delta_fields(self.metadata) if self.metadata else [])
-            if (comment := (field.get("metadata") or {}).get("comment"))
-        }
+        return self._field_values("comment")
+
+    @property
+    def defaults(self) -> dict[str, str]:
+        """The version's column defaults (Delta's ``allowColumnDefaults``: a field's
+        ``CURRENT_DEFAULT``, Spark SQL, as delta-spark's ``DEFAULT`` and Rewind's keep it):
+        name -> expression, the value a row written without one gets (SPEC R40)."""
+        return self._field_values(CURRENT_DEFAULT)
+
+    @property
+    def kept_metadata(self) -> dict[str, dict[str, str]]:
+        """What a copy of the version's columns keeps of each field's metadata (a clone's,
+        LIKE's): its comment and its default, by name."""
+        kept: dict[str, dict[str, str]] = {}
+        for key in ("comment", CURRENT_DEFAULT):
+            for name, value in self._field_values(key).items():
+                kept.setdefault(name, {})[key] = value
+        return kept
 
     @property
     def lengths(self) -> dict[str, tuple[str, int]]:
