@@ -191,6 +191,11 @@ _WORDED = {
     "USER_RAISED_EXCEPTION": (("errorMessage",), "{errorMessage}"),
     # BASE64_DECODE_STRING / HEX_DECODE_STRING of malformed text
     "CONVERSION_INVALID_INPUT": (("str", "fmt"), "The string {str} is not valid {fmt}."),
+    # a VALUES row's value that fails (Spark computes its inline tables first)
+    "INVALID_INLINE_TABLE.FAILED_SQL_EXPRESSION_EVALUATION": (
+        ("sqlExpr",),
+        "A value of the VALUES list cannot be computed: {sqlExpr}.",
+    ),
 }
 
 
@@ -224,6 +229,16 @@ def _bad_value(condition: str, params: dict[str, str]) -> str | None:
     }.get(condition)
 
 
+def _analysis_error(exc: Exception) -> RewindError:
+    """Spark's analysis refusing the statement: a data file gone, else a compilation error."""
+    missing = _PATH_NOT_FOUND.search(str(exc))
+    if missing:
+        return StorageError(f"Data file {_local(missing['path'])} is missing.")
+    return RewindError(
+        f"SQL compilation error: {_analysis_message(exc)}", code="SQL_COMPILATION_ERROR"
+    )
+
+
 def spark_error(exc: BaseException) -> RewindError | None:
     """The RewindError for a Spark or Py4J failure; None for any other exception."""
     try:
@@ -238,22 +253,18 @@ def spark_error(exc: BaseException) -> RewindError | None:
     violation = _VIOLATION.search(str(exc))
     if violation:
         return InvalidValue(f"{violation[0].strip()}: nothing was written.")
+    if isinstance(exc, PySparkException):  # a value at fault, whenever Spark computed it
+        bad = _bad_value(str(exc.getCondition() or ""), exc.getMessageParameters() or {})
+        if bad is not None:
+            return InvalidValue(bad)
     if isinstance(exc, ParseException):
         return SqlSyntaxError(f"SQL compilation error: {_first_line(str(exc))}")
     if isinstance(exc, AnalysisException):
-        missing = _PATH_NOT_FOUND.search(str(exc))
-        if missing:
-            return StorageError(f"Data file {_local(missing['path'])} is missing.")
-        return RewindError(
-            f"SQL compilation error: {_analysis_message(exc)}", code="SQL_COMPILATION_ERROR"
-        )
+        return _analysis_error(exc)
     if isinstance(exc, PySparkException):
         unreadable = _READ_FAILED.search(str(exc))
         if unreadable:
             return StorageError(f"Cannot read data file {_local(unreadable['path'])}.")
-        bad = _bad_value(str(exc.getCondition() or ""), exc.getMessageParameters() or {})
-        if bad is not None:
-            return InvalidValue(bad)
         return ExecutionError(_first_line(str(exc)))
     if type(exc).__name__ in ("Py4JJavaError", "Py4JError"):
         return _java_error(exc)

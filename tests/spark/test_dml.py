@@ -113,6 +113,7 @@ def test_insert_values_with_column_list_fills_the_rest_with_null(conn: Any) -> N
         ("ID", "'42'", 42),
         ("ID", "2.6", 3),  # NUMBER(38,0) rounds half away from zero, as Snowflake does
         ("ID", "-2.5", -3),
+        ("ID", "'2.6'", 3),  # text too (Spark's cast refused it: "not recognized")
         ("SCORE", "7", 7.0),
         ("NAME", "12", "12"),
         ("OK", "'true'", True),
@@ -127,6 +128,31 @@ def test_insert_coerces_values_to_the_column_type(
 
     ((stored,),) = query(conn, f"SELECT {column} FROM T")
     assert (type(stored), str(stored)) == (type(expected), str(expected))
+
+
+def test_values_rows_mixing_text_and_numbers_go_by_the_columns_types_r26_r39(conn: Any) -> None:
+    """SPEC R26, R39: each VALUES value is converted to its column's type, as in Snowflake;
+    a column mixing text with numbers or booleans was SYNTAX_ERROR ("incompatible types in
+    the inline table") and a value that fails to compute (1/0, a default that does not
+    convert) SQL_COMPILATION_ERROR; both are now the value's own INVALID_VALUE."""
+    conn.sql(
+        "INSERT INTO T (ID, OK, NAME) VALUES (1, TRUE, 'a'), ('2', 'false', 3), (2.6, 'no', 4)"
+    )
+    assert query(conn, "SELECT ID, OK, NAME FROM T ORDER BY ID") == [
+        (1, True, "a"),
+        (2, False, "3"),
+        (3, False, "4"),
+    ]
+    conn.sql("CREATE TABLE BADDEFAULT (A INT DEFAULT 'x')")
+    assert_refused(
+        conn,
+        [
+            ("INSERT INTO T (ID) VALUES (1), ('y')", "INVALID_VALUE"),
+            ("INSERT INTO T (ID) VALUES (1 / 0)", "INVALID_VALUE"),
+            ("INSERT INTO BADDEFAULT VALUES (DEFAULT)", "INVALID_VALUE"),
+        ],
+    )
+    assert query(conn, "SELECT COUNT(*) FROM T") == [(3,)]
 
 
 def test_insert_select_copies_rows_from_a_past_point_of_another_table(

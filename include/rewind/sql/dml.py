@@ -106,6 +106,7 @@ def _with_defaults(
         for row in source.expressions:
             for column, value in zip(targets, row.expressions, strict=False):
                 value.replace(defaults.given(base, column, value))
+        _as_text_where_mixed(source)
     source = _source(source)
     if not omitted:
         return source
@@ -115,6 +116,25 @@ def _with_defaults(
         for i, c in enumerate(omitted)
     ]
     return exp.select(exp.Star(), *filled).from_(exp.Subquery(this=source, alias=alias))
+
+
+def _as_text_where_mixed(values: exp.Values) -> None:
+    """An INSERT's VALUES column that mixes text with numbers or booleans (``(1), ('2')``)
+    as text: each value becomes the column's type as the write converts text, as
+    Snowflake converts each value to its column's type (Spark refused the rows: no common
+    type of its inline table); a value that does not convert is named then."""
+    rows = [row.expressions for row in values.expressions]
+    for place in range(max((len(row) for row in rows), default=0)):
+        cells = [row[place] for row in rows if place < len(row)]
+        text = [isinstance(c, exp.Literal) and c.is_string for c in cells]
+        other = [
+            isinstance(c, exp.Boolean) or (isinstance(c, exp.Literal) and not c.is_string)
+            for c in cells
+        ]
+        if any(text) and any(other):
+            for cell, kind in zip(cells, other, strict=True):
+                if kind:
+                    cell.replace(exp.cast(cell.copy(), "VARCHAR"))
 
 
 # -- UPDATE / DELETE / TRUNCATE -------------------------------------------------------------------

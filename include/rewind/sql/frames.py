@@ -218,7 +218,8 @@ def _stored_as(
     """``value`` cast to a column's type.
 
     A fraction stored into an integer column is rounded half away from zero, as
-    Snowflake does for NUMBER(p,0), where a plain Spark cast would truncate (SPEC R26).
+    Snowflake does for NUMBER(p,0), where a plain Spark cast would truncate (SPEC R26),
+    and so is one written as text ('2.6', which Spark's cast refused).
     An object (OBJECT_CONSTRUCT, a struct) stored into an OBJECT column goes by its keys,
     as Snowflake casts it (Spark's cast goes by position: ``OBJECT_CONSTRUCT('y', 'c',
     'x', 3)`` put 'c' into x); into a MAP column its keys become the map's; JSON text
@@ -231,6 +232,8 @@ def _stored_as(
     kind = arrow_spark(target)
     if pa.types.is_integer(target) and isinstance(given, DecimalType | DoubleType | FloatType):
         value = F.round(value)
+    elif pa.types.is_integer(target) and isinstance(given, StringType):  # '2.6': 3
+        value = F.round(value.cast("decimal(38,10)"))
     elif isinstance(given, StructType) and pa.types.is_struct(target):
         value = _by_key(F, value, given, target)
     elif isinstance(given, StructType) and pa.types.is_map(target):
