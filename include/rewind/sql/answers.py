@@ -325,6 +325,7 @@ def parsed_json(
     it also answers NULL for)."""
     text = inner(node.this)
     valid = exp.or_(
+        exp.Is(this=text.copy(), expression=exp.Null()),  # NULL's is NULL, not an error
         exp.Is(
             this=call("GET_JSON_OBJECT", text.copy(), exp.Literal.string("$")),
             expression=exp.Null(),

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 from functools import cache
+from importlib import metadata
 from typing import Any
 
 import sqlglot
@@ -41,6 +42,7 @@ from rewind.sql.answers import (
     wall_clock_from_parts,
 )
 from rewind.sql.bigquery_answers import bigquery_answers
+from rewind.sql.variants import variant_function
 
 # sqlglot writes Snowflake's DATEADD(unit, n, x) as Spark's DATE_ADD(x, n), which adds
 # *days* whatever the unit, and as ADD_MONTHS(x, n) for months, quarters and years: both
@@ -441,6 +443,27 @@ def _json_subscript(node: exp.Bracket) -> exp.Expression | None:
     return exp.JSONExtract(this=_inner(node.this), expression=path)
 
 
+def _arrays_zip(node: exp.ArraysZip) -> exp.Expression:
+    """Snowflake's ``ARRAYS_ZIP(a, b, ...)``: an array of objects whose keys are ``$1``,
+    ``$2``, ... (Spark's are its arguments' names or positions: ``0``, ``1``), as long as
+    the longest array, NULL where a shorter one has no element; NULL if an array is."""
+    arrays = [_inner(a) for a in node.expressions]
+    fields: list[exp.Expression] = []
+    for i, array in enumerate(arrays, 1):
+        fields += [exp.Literal.string(f"${i}"), call("GET", array, exp.column("__rw_i"))]
+    longest = call("GREATEST", *[call("SIZE", a) for a in arrays])
+    zipped = template(
+        "TRANSFORM(SEQUENCE(0, __rw_n - 1), __rw_i -> __rw_o)",
+        n=longest,
+        o=call("NAMED_STRUCT", *fields),
+    )
+    return exp.If(
+        this=exp.or_(*[exp.Is(this=a.copy(), expression=exp.null()) for a in arrays]),
+        true=exp.null(),
+        false=exp.If(this=longest.copy().eq(0), true=call("ARRAY"), false=zipped),
+    )
+
+
 def _array_position(node: exp.ArrayPosition) -> exp.Expression | None:
     """Snowflake's ``ARRAY_POSITION(value, array)``: counted from 0, NULL where the value is
     not there (Spark's counts from 1, 0 where it is not: one more than Snowflake's)."""
@@ -655,6 +678,24 @@ _REWRITES: Rewrites = [
         ),
     ),
     (exp.RtrimmedLength, lambda node: call("LENGTH", call("RTRIM", _inner(node.this)))),
+    (
+        (exp.Typeof, exp.IsArray, exp.IsNullValue, exp.StripNullValue, exp.Anonymous),
+        lambda node: variant_function(node, _inner),
+    ),
+    (exp.ArraysZip, _arrays_zip),
+    (  # ARRAY_REMOVE_AT(a, i): a without its element i (from 0; from the end if negative)
+        exp.ArrayRemoveAt,
+        lambda node: template(
+            "FILTER(__rw_a, (__rw_x, __rw_i) -> __rw_i != IF(__rw_p < 0, SIZE(__rw_a) + __rw_p, "
+            "__rw_p))",
+            a=_inner(node.this),
+            p=_inner(node.args["position"]),
+        ),
+    ),
+    (  # CURRENT_VERSION(): Rewind's (Spark's named the Spark build)
+        exp.CurrentVersion,
+        lambda node: exp.Literal.string(metadata.version("rewind")),
+    ),
     (exp.Anonymous, lambda node: _haversine(node)),
     (exp.ByteLength, lambda node: call("OCTET_LENGTH", _inner(node.this))),
     (  # CHECK_JSON(t): NULL for JSON (or NULL), else why it is not
