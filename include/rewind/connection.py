@@ -460,10 +460,10 @@ def as_rewind_error(exc: BaseException, dialect: str = "snowflake") -> RewindErr
         return CatalogError(f"Catalog unavailable: {_first_line(exc.orig or exc)}")
     if isinstance(exc, SQLAlchemyError):
         return CatalogError(_first_line(exc))
+    lost = lost_jvm(exc)
+    if lost is not None:
+        return lost
     if isinstance(exc, OSError):
-        lost = lost_jvm(exc)
-        if lost is not None:
-            return lost
         return StorageError(f"{exc.strerror or _first_line(exc)}: {exc.filename or ''}".strip(": "))
     failure = spark_error(exc)
     if failure is not None:

@@ -332,16 +332,19 @@ def remote_spark(
 
 
 def _query_errors_to(log: Path) -> None:
-    """PySpark logs every failed query with its Java stack trace to stderr; the CLI's
-    stderr carries the one-line error only (SPEC R39), so the trace goes to the log."""
+    """PySpark logs every failed query with its Java stack trace to stderr, and py4j its
+    lost connection to a JVM that exited; the CLI's stderr carries the one-line error only
+    (SPEC R39), so they go to the log."""
     import logging
 
     from pyspark.logger import PySparkLogger
 
     log.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
-        logger = PySparkLogger.getLogger(name)
+    names = ("SQLQueryContextLogger", "DataFrameQueryContextLogger")
+    # py4j's own: "An error occurred while sending or receiving" when the JVM is gone
+    for logger in [*map(PySparkLogger.getLogger, names), logging.getLogger("py4j")]:
         for handler in list(logger.handlers):
             logger.removeHandler(handler)
             handler.close()
         logger.addHandler(logging.FileHandler(log))
+        logger.propagate = False

@@ -129,19 +129,30 @@ _STOPPED = "Cannot call methods on a stopped SparkContext"
 
 
 def lost_jvm(exc: BaseException) -> RewindError | None:
-    """An in-process Spark whose JVM is gone (py4j's connection to it refused, after it
-    ran out of memory or was killed): Spark, not storage, is unavailable."""
-    if not isinstance(exc, ConnectionError):
-        return None
+    """An in-process Spark whose JVM is gone (py4j's connection to it refused or broken,
+    after it ran out of memory or was killed): Spark, not storage, is unavailable. The
+    failure may be one raised while handling that one (PySpark asking the gone JVM what
+    its error was: "py4j.reflection.TypeUtil.isInstanceOf does not exist in the JVM")."""
+    link: BaseException | None = exc
+    for _ in range(8):  # the exception, then what it was raised from or while handling
+        if link is None:
+            return None
+        if type(link).__name__ == "Py4JNetworkError" or (
+            isinstance(link, ConnectionError) and _raised_in_py4j(link)
+        ):
+            return SparkUnavailable(
+                "Spark does not answer: this process's Spark JVM is gone (it ran out of "
+                "memory or was stopped); a new process starts a new one."
+            )
+        link = link.__cause__ or link.__context__
+    return None
+
+
+def _raised_in_py4j(exc: BaseException) -> bool:
     tb = exc.__traceback__
     while tb is not None and "py4j" not in tb.tb_frame.f_code.co_filename:
         tb = tb.tb_next
-    if tb is None:
-        return None
-    return SparkUnavailable(
-        "Spark does not answer: this process's Spark JVM is gone (it ran out of memory or "
-        "was stopped); a new process starts a new one."
-    )
+    return tb is not None
 
 
 def _unreachable(exc: BaseException) -> RewindError | None:

@@ -1911,6 +1911,20 @@ def test_date_trunc_of_a_date_or_wall_clock_column_keeps_its_type_r26(conn: Any)
         ("D", "TIMESTAMP_TZ"),
         ("N", "NUMBER(38,0)"),
     ]
+    # DATEADD of hours to a DATE is a TIMESTAMP_NTZ (it answered an instant, 03:00 UTC);
+    # DATE_TRUNC of a cast to TIMESTAMP_NTZ keeps it too; days added to a DATE stay one.
+    assert query(
+        conn,
+        "SELECT DATEADD(hour, 3, DAY), DATEADD(minute, 90, '2020-01-01'::DATE), "
+        "DATEADD(day, 1, DAY), DATE_TRUNC('hour', '2020-01-01 10:30:00'::TIMESTAMP_NTZ) FROM W",
+    ) == [
+        (
+            datetime(2026, 11, 17, 3),
+            datetime(2020, 1, 1, 1, 30),
+            date(2026, 11, 18),
+            datetime(2020, 1, 1, 10),
+        )
+    ]
 
 
 def test_to_char_formats_dates_and_times_as_snowflake_does_r26(conn: Any) -> None:

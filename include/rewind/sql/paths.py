@@ -31,6 +31,8 @@ from rewind.types import is_nested, struct_fields
 _PATHS = (exp.JSONExtract, exp.JSONExtractScalar, exp.GetExtract)
 # The column types DATE_TRUNC keeps (Spark's type -> the type it is cast back to).
 _KEPT_BY_TRUNC = {"date": "DATE", "timestamp_ntz": "TIMESTAMPNTZ"}
+# DATEADD's units below a day: of a DATE, they answer a TIMESTAMP_NTZ (Snowflake's)
+_TIME_UNITS = {"HOUR", "MINUTE", "SECOND", "MILLISECOND", "MICROSECOND", "NANOSECOND"}
 
 
 def typed(tree: exp.Expression, types: Mapping[str, Mapping[str, str]]) -> None:
@@ -98,7 +100,9 @@ def _missing(value: exp.Expression, step: exp.Expression) -> bool:
 
 def _typed_dates(tree: exp.Expression, types: Mapping[str, Mapping[str, str]]) -> None:
     """A date minus a date is a number of days; DATE_TRUNC keeps a DATE or TIMESTAMP_NTZ
-    column's type, TIME_SLICE a DATE's (the module's last paragraph)."""
+    column's (or cast's) type, TIME_SLICE a DATE's (the module's last paragraph); DATEADD
+    of hours (minutes, ...) to a DATE is a TIMESTAMP_NTZ, as Snowflake's (Spark's DATE plus
+    an interval is a TIMESTAMP, an instant)."""
     for difference in list(tree.find_all(exp.Sub)):
         if _is_date(difference.this, types) and _is_date(difference.expression, types):
             days = exp.Anonymous(
@@ -110,11 +114,24 @@ def _typed_dates(tree: exp.Expression, types: Mapping[str, Mapping[str, str]]) -
         if _is_date(time_slice.this, types):
             time_slice.replace(exp.Cast(this=time_slice.copy(), to=exp.DataType.build("DATE")))
     for trunc in list(tree.find_all(exp.TimestampTrunc)):
-        column = trunc.this
-        stored = _column_type(column, types) if isinstance(column, exp.Column) else None
+        stored = _wall_clock_type(trunc.this, types)
         if stored in _KEPT_BY_TRUNC:
             kept = exp.DataType.build(_KEPT_BY_TRUNC[stored])
             trunc.replace(exp.Cast(this=trunc.copy(), to=kept))
+    for added in list(tree.find_all(exp.DateAdd)):  # DATEADD(hour, n, a DATE): its wall clock
+        if added.text("unit").upper() in _TIME_UNITS and _is_date(added.this, types):
+            wall_clock = exp.DataType.build("TIMESTAMPNTZ")
+            added.replace(exp.Cast(this=added.copy(), to=wall_clock))
+
+
+def _wall_clock_type(node: exp.Expression, types: Mapping[str, Mapping[str, str]]) -> str | None:
+    """The Spark type of ``node`` where it is surely a DATE or a TIMESTAMP_NTZ (a column of
+    a bound table, a cast), else None."""
+    if isinstance(node, exp.Column):
+        return _column_type(node, types)
+    if isinstance(node, exp.Cast) and node.to.is_type(exp.DataType.Type.TIMESTAMPNTZ):
+        return "timestamp_ntz"
+    return "date" if isinstance(node, exp.Cast) and _is_date(node, types) else None
 
 
 _DATES = (exp.CurrentDate, exp.TsOrDsToDate, exp.StrToDate, exp.DateFromParts)
