@@ -2458,3 +2458,38 @@ def test_the_type_of_a_variant_is_snowflakes_and_arrays_zip_by_position_r27(conn
             importlib.metadata.version("rewind"),
         )
     ]
+
+
+def test_bigquery_json_is_json_its_fields_types_and_values_as_in_bigquery_r27(conn: Any) -> None:
+    """SPEC R27: BigQuery's JSON_QUERY of a string answered it without its quotes (``x``,
+    Spark's GET_JSON_OBJECT: JSON_VALUE's answer, a wrong one); a field access
+    (``PARSE_JSON(t).a``, ``[0]``, ``['a']``) failed to compile, and TO_JSON_STRING of
+    JSON; JSON_TYPE, FLOAT64, BOOL and the LAX_ conversions were unknown; STRING of a
+    JSON string kept its quotes. A JSON key keeps its case."""
+    conn.sql(
+        "CREATE SCHEMA D.DS; CREATE TABLE D.DS.EVENTS (ID INT, PAYLOAD VARCHAR); "
+        """INSERT INTO D.DS.EVENTS VALUES (1, '{"User": {"id": 7, "tags": ["a", "b"]}, """
+        """"ok": true, "score": 2.5, "note": null}')"""
+    )
+    assert query(
+        conn,
+        "SELECT JSON_QUERY(PAYLOAD, '$.User.tags[1]'), JSON_VALUE(PAYLOAD, '$.User.tags[1]'), "
+        "JSON_QUERY(PAYLOAD, '$.User'), PARSE_JSON(PAYLOAD).User.id, "
+        "PARSE_JSON(PAYLOAD).User.tags[0], PARSE_JSON(PAYLOAD)['ok'], "
+        "PARSE_JSON(PAYLOAD).user, TO_JSON_STRING(PARSE_JSON(' { \"a\" : 1 } ')) "
+        "FROM D.DS.EVENTS",
+        "bigquery",
+    ) == [('"b"', "b", '{"id":7,"tags":["a","b"]}', "7", '"a"', "true", None, '{"a":1}')]
+    kinds = ", ".join(
+        f"JSON_TYPE(PARSE_JSON(PAYLOAD).{f})" for f in ("User", "User.tags", "ok", "score", "note")
+    )
+    assert query(conn, f"SELECT {kinds} FROM D.DS.EVENTS", "bigquery") == [
+        ("object", "array", "boolean", "number", "null")
+    ]
+    assert query(
+        conn,
+        "SELECT INT64(PARSE_JSON(PAYLOAD).User.id), FLOAT64(PARSE_JSON(PAYLOAD).score), "
+        "BOOL(PARSE_JSON(PAYLOAD).ok), STRING(PARSE_JSON(PAYLOAD).User.tags[0]), "
+        "LAX_INT64(PARSE_JSON('\"12\"')), LAX_INT64(PARSE_JSON('\"x\"')) FROM D.DS.EVENTS",
+        "bigquery",
+    ) == [(7, 2.5, True, "a", 12, None)]

@@ -60,6 +60,7 @@ from rewind.sql.answers import (
     template,
     wall_clock_from_parts,
 )
+from rewind.sql.variants import BIGQUERY_JSON, bigquery_json
 
 _DAYS = ("SUNDAY", "MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATURDAY")
 _EXTRACTED = {"ISOWEEK": "WEEK", "ISOYEAR": "YEAROFWEEK", "DAYOFYEAR": "DOY"}
@@ -414,6 +415,7 @@ def _named_window(node: exp.Window) -> exp.Expression | None:
 
 
 _REWRITES: Rewrites = [
+    (BIGQUERY_JSON, lambda node: bigquery_json(node, _inner)),
     (exp.TimeToStr, _formatted),
     (exp.Format, _format),
     (exp.Anonymous, _ieee_divide),

@@ -42,7 +42,7 @@ from rewind.sql.answers import (
     wall_clock_from_parts,
 )
 from rewind.sql.bigquery_answers import bigquery_answers
-from rewind.sql.variants import variant_function
+from rewind.sql.variants import json_fields, variant_function
 
 # sqlglot writes Snowflake's DATEADD(unit, n, x) as Spark's DATE_ADD(x, n), which adds
 # *days* whatever the unit, and as ADD_MONTHS(x, n) for months, quarters and years: both
@@ -1143,6 +1143,8 @@ def to_spark(tree: exp.Expression, dialect: str = "snowflake") -> str:
     if dialect == "snowflake":
         _keys_as_written(spark_tree)
         _values_columns(spark_tree)
+    else:
+        json_fields(spark_tree)
     spark_tree = (
         normalize_identifiers(spark_tree, dialect="snowflake")
         .transform(_keep_unit, copy=False)

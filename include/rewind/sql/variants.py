@@ -1,5 +1,5 @@
 """Snowflake's functions of a VARIANT's type (SPEC R27): ``TYPEOF``, ``IS_<type>``,
-``AS_<type>`` and ``STRIP_NULL_VALUE``.
+``AS_<type>`` and ``STRIP_NULL_VALUE``; BigQuery's of JSON (:func:`bigquery_json`).
 
 Rewind's VARIANT is JSON text (PARSE_JSON's value, a path into it: ``v:a``, ``v['a']``);
 its type is the one Spark's own VARIANT reads in it (``SCHEMA_OF_VARIANT``), in
@@ -11,6 +11,7 @@ VARIANT. Spark's TYPEOF answered its own names ('string' for every JSON value).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 from sqlglot import exp
@@ -115,8 +116,105 @@ def _variant(value: exp.Expression, inner: Inner) -> exp.Expression | None:
     path = value
     if isinstance(value, exp.Bracket):
         path = inner(value)  # a subscript of JSON text: its path (spark_sql._json_subscript)
-    if isinstance(path, exp.JSONExtract) and isinstance(path.expression, exp.JSONPath):
-        base = _variant(path.this, inner) or call("TRY_PARSE_JSON", inner(path.this))
-        steps = path.expression.sql("spark").strip("'")
-        return call("VARIANT_GET", base, exp.Literal.string(steps))
-    return None
+    steps = _spark_path(path.expression) if isinstance(path, exp.JSONExtract) else None
+    if steps is None:
+        return None
+    base = _variant(path.this, inner) or call("TRY_PARSE_JSON", inner(path.this))
+    return call("VARIANT_GET", base, exp.Literal.string(steps))
+
+
+def _spark_path(path: exp.Expression) -> str | None:
+    """A JSON path (sqlglot's) as Spark's VARIANT_GET reads it (``$["a b"][0]``); None for
+    one it has no form of (a wildcard, a slice)."""
+    if not isinstance(path, exp.JSONPath):
+        return None
+    text = "$"
+    for step in path.expressions:
+        if isinstance(step, exp.JSONPathKey) and isinstance(step.this, str):
+            text += "[" + json.dumps(step.this) + "]"
+        elif isinstance(step, exp.JSONPathSubscript) and isinstance(step.this, int):
+            text += f"[{step.this}]"
+        elif not isinstance(step, exp.JSONPathRoot):
+            return None
+    return text
+
+
+# -- BigQuery's JSON (SPEC R27) ------------------------------------------------------------------
+# JSON_TYPE's names of a JSON value's type (SCHEMA_OF_VARIANT's, in BigQuery's words)
+_BIGQUERY_JSON_TYPE = """CASE
+  WHEN __rw_t IS NULL THEN NULL
+  WHEN __rw_t LIKE 'OBJECT%' THEN 'object'
+  WHEN __rw_t LIKE 'ARRAY%' THEN 'array'
+  WHEN __rw_t = 'STRING' THEN 'string'
+  WHEN __rw_t = 'BOOLEAN' THEN 'boolean'
+  WHEN __rw_t = 'VOID' THEN 'null'
+  ELSE 'number'
+END"""
+# BigQuery's conversions of a JSON value: STRING(j), INT64(j), ... (LAX_: NULL where the
+# value does not convert)
+_CONVERSIONS: dict[type[exp.Expression], tuple[str, str]] = {
+    exp.String: ("VARIANT_GET", "string"),
+    exp.Int64: ("VARIANT_GET", "bigint"),
+    exp.Float64: ("VARIANT_GET", "double"),
+    exp.JSONBool: ("VARIANT_GET", "boolean"),
+    exp.LaxString: ("TRY_VARIANT_GET", "string"),
+    exp.LaxInt64: ("TRY_VARIANT_GET", "bigint"),
+    exp.LaxFloat64: ("TRY_VARIANT_GET", "double"),
+    exp.LaxBool: ("TRY_VARIANT_GET", "boolean"),
+}
+BIGQUERY_JSON: tuple[type[exp.Expression], ...] = (
+    exp.JSONExtract,
+    exp.JSONType,
+    exp.JSONFormat,
+    *_CONVERSIONS,
+)
+
+
+def bigquery_json(node: exp.Expression, inner: Inner) -> exp.Expression | None:
+    """BigQuery's functions of JSON (Rewind's JSON text), as BigQuery answers them:
+    ``JSON_QUERY`` / ``JSON_EXTRACT`` and a field access (``j.a[0]``,
+    :func:`json_fields`) are JSON, a string's quotes kept (Spark's GET_JSON_OBJECT dropped
+    them); ``JSON_TYPE``; ``STRING``, ``INT64``, ``FLOAT64``, ``BOOL`` and their ``LAX_``
+    forms of JSON; ``TO_JSON_STRING`` of JSON (it failed). None for anything else."""
+    if isinstance(node, exp.JSONExtract):
+        variant = _variant(node, inner)
+        return None if variant is None else call("TO_JSON", variant)
+    variant = _variant(node.this, inner) if isinstance(node.this, exp.Expression) else None
+    if variant is None:
+        return None
+    if isinstance(node, exp.JSONType):
+        return template(_BIGQUERY_JSON_TYPE, t=call("SCHEMA_OF_VARIANT", variant))
+    if isinstance(node, exp.JSONFormat):
+        return call("TO_JSON", variant)
+    function, spark = _CONVERSIONS[type(node)]
+    return call(function, variant, exp.Literal.string("$"), exp.Literal.string(spark))
+
+
+def json_fields(tree: exp.Expression) -> None:
+    """BigQuery's field access of JSON (``PARSE_JSON(t).a``, ``.a[0].b``, ``['a']``) as
+    the JSON path it is, in place, before names are folded to upper case (a JSON key
+    keeps its case); Spark failed ("Can't extract a value from ...")."""
+    for node in list(tree.find_all(exp.Dot, exp.Bracket)):
+        steps: list[exp.Expression] = []
+        base: exp.Expression = node
+        while isinstance(base, exp.Dot | exp.Bracket):
+            step = _field_step(base)
+            if step is None:
+                break
+            steps.insert(0, step)
+            base = base.this
+        if steps and isinstance(base, exp.ParseJSON) and node.parent is not None:
+            path = exp.JSONPath(expressions=[exp.JSONPathRoot(), *steps])
+            node.replace(exp.JSONExtract(this=base.copy(), expression=path))
+
+
+def _field_step(node: exp.Dot | exp.Bracket) -> exp.Expression | None:
+    if isinstance(node, exp.Dot):
+        name = node.expression
+        return exp.JSONPathKey(this=name.name) if isinstance(name, exp.Identifier) else None
+    if len(node.expressions) != 1:
+        return None
+    key = node.expressions[0]
+    if key.is_string:
+        return exp.JSONPathKey(this=key.name)
+    return exp.JSONPathSubscript(this=int(key.name)) if key.is_int else None
