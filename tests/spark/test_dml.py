@@ -2464,8 +2464,9 @@ def test_bigquery_json_is_json_its_fields_types_and_values_as_in_bigquery_r27(co
     """SPEC R27: BigQuery's JSON_QUERY of a string answered it without its quotes (``x``,
     Spark's GET_JSON_OBJECT: JSON_VALUE's answer, a wrong one); a field access
     (``PARSE_JSON(t).a``, ``[0]``, ``['a']``) failed to compile, and TO_JSON_STRING of
-    JSON; JSON_TYPE, FLOAT64, BOOL and the LAX_ conversions were unknown; STRING of a
-    JSON string kept its quotes. A JSON key keeps its case."""
+    JSON; JSON_TYPE, FLOAT64, BOOL and the LAX_ conversions were unknown, JSON_ARRAY too,
+    JSON_OBJECT a syntax error; STRING of a JSON string kept its quotes. A JSON key keeps
+    its case."""
     conn.sql(
         "CREATE SCHEMA D.DS; CREATE TABLE D.DS.EVENTS (ID INT, PAYLOAD VARCHAR); "
         """INSERT INTO D.DS.EVENTS VALUES (1, '{"User": {"id": 7, "tags": ["a", "b"]}, """
@@ -2493,3 +2494,10 @@ def test_bigquery_json_is_json_its_fields_types_and_values_as_in_bigquery_r27(co
         "LAX_INT64(PARSE_JSON('\"12\"')), LAX_INT64(PARSE_JSON('\"x\"')) FROM D.DS.EVENTS",
         "bigquery",
     ) == [(7, 2.5, True, "a", 12, None)]
+    assert query(
+        conn,
+        "SELECT JSON_ARRAY(1, 'a', TRUE, NULL, [1, 2]), "
+        "JSON_OBJECT('a', 1, 'b', NULL, 'c', PARSE_JSON('{\"z\": [1]}')), "
+        "JSON_TYPE(JSON_OBJECT('a', 1))",
+        "bigquery",
+    ) == [('[1,"a",true,null,[1,2]]', '{"a":1,"b":null,"c":{"z":[1]}}', "object")]

@@ -164,6 +164,8 @@ _CONVERSIONS: dict[type[exp.Expression], tuple[str, str]] = {
 }
 BIGQUERY_JSON: tuple[type[exp.Expression], ...] = (
     exp.JSONExtract,
+    exp.JSONArray,
+    exp.JSONObject,
     exp.JSONType,
     exp.JSONFormat,
     *_CONVERSIONS,
@@ -175,11 +177,28 @@ def bigquery_json(node: exp.Expression, inner: Inner) -> exp.Expression | None:
     ``JSON_QUERY`` / ``JSON_EXTRACT`` and a field access (``j.a[0]``,
     :func:`json_fields`) are JSON, a string's quotes kept (Spark's GET_JSON_OBJECT dropped
     them); ``JSON_TYPE``; ``STRING``, ``INT64``, ``FLOAT64``, ``BOOL`` and their ``LAX_``
-    forms of JSON; ``TO_JSON_STRING`` of JSON (it failed). None for anything else."""
+    forms of JSON; ``TO_JSON_STRING`` of JSON (it failed); ``JSON_ARRAY`` and
+    ``JSON_OBJECT`` (unknown, a syntax error). None for anything else."""
     if isinstance(node, exp.JSONExtract):
         variant = _variant(node, inner)
         return None if variant is None else call("TO_JSON", variant)
-    variant = _variant(node.this, inner) if isinstance(node.this, exp.Expression) else None
+    if isinstance(node, exp.JSONArray):  # JSON_ARRAY(v, ...): each value a JSON value
+        values = [exp.cast(_json_value(v, inner), "VARIANT") for v in node.expressions]
+        return call("TO_JSON", call("ARRAY", *values))
+    if isinstance(node, exp.JSONObject):  # JSON_OBJECT(k, v, ...): NULL values kept
+        pairs = node.expressions
+        if not all(isinstance(p, exp.JSONKeyValue) and p.this.is_string for p in pairs):
+            return None
+        fields = [x for p in pairs for x in (p.this.copy(), _json_value(p.expression, inner))]
+        return call("TO_JSON", call("TO_VARIANT_OBJECT", call("NAMED_STRUCT", *fields)))
+    argument = node.this
+    variant = (
+        call("PARSE_JSON", inner(argument))  # JSON_OBJECT's, JSON_ARRAY's
+        if isinstance(argument, exp.JSONObject | exp.JSONArray)
+        else _variant(argument, inner)
+        if isinstance(argument, exp.Expression)
+        else None
+    )
     if variant is None:
         return None
     if isinstance(node, exp.JSONType):
@@ -188,6 +207,13 @@ def bigquery_json(node: exp.Expression, inner: Inner) -> exp.Expression | None:
         return call("TO_JSON", variant)
     function, spark = _CONVERSIONS[type(node)]
     return call(function, variant, exp.Literal.string("$"), exp.Literal.string(spark))
+
+
+def _json_value(value: exp.Expression, inner: Inner) -> exp.Expression:
+    """``value`` as a JSON value: JSON text's VARIANT, a NULL JSON's null, else itself."""
+    if isinstance(value, exp.Null):
+        return exp.cast(exp.null(), "VARIANT")
+    return _variant(value, inner) or inner(value)
 
 
 def json_fields(tree: exp.Expression) -> None:
