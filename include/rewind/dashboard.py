@@ -36,6 +36,7 @@ from sqlalchemy.orm import Session
 from rewind.catalog.db import make_engine
 from rewind.catalog.grants import Grants
 from rewind.catalog.models import CatalogObject, FileState, LifecycleRun
+from rewind.catalog.repository import Catalog
 from rewind.config import Config
 from rewind.constants import ACCOUNTADMIN
 from rewind.dashboard_model import (
@@ -245,7 +246,7 @@ def _read_catalog(board: Dashboard, session: Session, visible: set[int] | None) 
     objects = {o.id: o for o in session.scalars(select(CatalogObject))}
     paths = _paths(objects)
     shown = {i: o for i, o in objects.items() if visible is None or i in visible}
-    board.dropped = _undroppable(shown, objects, paths, board)
+    board.dropped = _undroppable(shown, objects, paths, board, Catalog(session))
     if board.role == ACCOUNTADMIN:  # SPEC R12, R38; the runs are account-wide
         board.failsafe = _failsafe(session, paths, board.scope)
         board.runs = _runs(session, board.now)
@@ -271,14 +272,21 @@ def _undroppable(
     objects: dict[int, CatalogObject],
     paths: dict[int, tuple[str, ...]],
     board: Dashboard,
+    catalog: Catalog,
 ) -> list[DroppedObject]:
-    """Dropped objects still in time travel: UNDROP restores them (SPEC R8, R10, R21)."""
+    """Dropped objects still in time travel: UNDROP restores them (SPEC R8, R10, R21). A
+    table past its expiration (BigQuery's ``expiration_timestamp``, SPEC R27) is one,
+    dropped then, though no statement has dropped it in the catalog yet (the next one
+    does, :meth:`Catalog.expire`): it showed as a live table."""
     found = []
     for obj in shown.values():
-        if obj.dropped_on is None or obj.dropped_on > board.now:
+        dropped_on = obj.dropped_on
+        if dropped_on is None and obj.expires_on is not None and obj.expires_on <= board.now:
+            dropped_on = obj.expires_on
+        if dropped_on is None or dropped_on > board.now:
             continue
-        days = obj.dropped_retention_days or 0
-        if not in_time_travel(obj.dropped_on, days, board.now):
+        days = catalog.effective_retention(obj)  # frozen at its drop for a dropped one
+        if not in_time_travel(dropped_on, days, board.now):
             continue
         if not board.scope.covers(paths[obj.id]):
             continue
@@ -288,9 +296,9 @@ def _undroppable(
                 object_id=obj.id,
                 kind=obj.kind,
                 name=str(QualifiedName(paths[obj.id])),
-                dropped_on=obj.dropped_on,
+                dropped_on=dropped_on,
                 retention_days=days,
-                undrop_until=time_travel_end(obj.dropped_on, days),
+                undrop_until=time_travel_end(dropped_on, days),
                 dropped_with=str(QualifiedName(paths[taken_by.id])) if taken_by else None,
             )
         )

@@ -17,6 +17,7 @@ from test_dml import catalog, table_root
 
 from rewind.clock import parse_timestamp
 from rewind.config import Config
+from rewind.dashboard import load_dashboard
 from rewind.errors import RewindError
 from rewind.runner import run_lifecycle
 
@@ -169,6 +170,12 @@ def test_a_table_past_its_expiration_is_dropped_then_and_restorable_in_its_windo
         ("KEEP", None),
     ]
     assert bq(dataset(now=at(1)), "SELECT A FROM P.DS.E") == [[42]]
+    # The page before any statement has dropped them in the catalog: E and G, expired at
+    # 2:00, are dropped tables UNDROP restores (the page showed no drop, they looked live)
+    board = load_dashboard(Config.load(home=home), parse_timestamp(at(3)), "ADMIN")
+    shown = {d.name: (d.dropped_on, d.undrop_until) for d in board.dropped}
+    window = (parse_timestamp(at(2)), parse_timestamp(at(2)) + timedelta(days=7))
+    assert shown == {"P.DS.E": window, "P.DS.G": window}
 
     later = dataset(now=at(3))
     assert code_of(later, "SELECT A FROM P.DS.E") == "OBJECT_NOT_FOUND"
