@@ -395,11 +395,10 @@ def update(ctx: Context, tree: exp.Update) -> Result:
     binding = Binding()
     try:
         target = Target(ctx, tree.this, binding)
-        values = {
-            column.name: defaults.given(target.base, column, eq.expression)
-            for eq in tree.expressions
-            if (column := target.column(set_column(eq, tree.this)))
-        }
+        assigned = [
+            (target.column(set_column(eq, tree.this)), eq.expression) for eq in tree.expressions
+        ]
+        values = {c.name: defaults.given(target.base, c, value) for c, value in assigned}
         target.settable(values)
         updated: exp.Expr
         new: dict[str, exp.Expression]
