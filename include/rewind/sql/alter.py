@@ -167,7 +167,7 @@ def add_column_to_table(ctx: Context, obj: CatalogObject, action: exp.ColumnDef)
             f"it ({action.sql('snowflake')}); add it, fill it, then ALTER COLUMN ... SET NOT NULL."
         )
     name = normalize(action.this)
-    default = defaults.declared(action, ctx.state.dialect)
+    default = defaults.declared(action, ctx.state.dialect, column_type(action.args["kind"]).spark)
     metadata = {"comment": comment, CURRENT_DEFAULT: default}
     add_physical_column(ctx, obj, name, action.args["kind"], metadata)
     if default is not None:
@@ -207,7 +207,8 @@ def _alter_column(ctx: Context, obj: CatalogObject, action: exp.AlterColumn) -> 
     elif given == {"comment"}:
         change = FieldChange(metadata={"comment": str(literal(action.args["comment"]))})
     elif given == {"default"}:  # SET DEFAULT: the rows written after it get it
-        default = defaults.spark_text(action.args["default"], action, ctx.state.dialect)
+        expression, dialect = action.args["default"], ctx.state.dialect
+        default = defaults.spark_text(expression, action, dialect, column.spark)
         change = FieldChange(metadata={CURRENT_DEFAULT: default})
     elif given == {"drop"}:  # DROP DEFAULT
         change = FieldChange(metadata={CURRENT_DEFAULT: None})

@@ -353,7 +353,7 @@ def _field_metadata(col: exp.ColumnDef, column: Column, dialect: str) -> dict[st
     """A column definition's Delta field metadata: its comment, its identity, its default."""
     comment = column_constraints(col)[1]
     field: dict[str, Any] = {"comment": comment} if comment is not None else {}
-    numbered, default = identity(col), defaults.declared(col, dialect)
+    numbered, default = identity(col), defaults.declared(col, dialect, column.spark)
     if numbered is not None:
         if column.spark != "bigint":
             raise InvalidValue(

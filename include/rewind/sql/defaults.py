@@ -13,11 +13,14 @@ as in both products.
 
 from __future__ import annotations
 
+from datetime import date
+from decimal import Decimal, InvalidOperation
+
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
-from rewind.errors import UnsupportedError
+from rewind.errors import InvalidValue, UnsupportedError
 from rewind.sql.parse import DEFAULT_KEYWORD
 from rewind.sql.spark_sql import to_spark
 from rewind.storage.columns import Column
@@ -29,29 +32,59 @@ from rewind.storage.snapshot import Snapshot
 _NOT_IN_A_DEFAULT = (exp.Column, exp.Subquery, exp.Select, exp.AggFunc, exp.Window, exp.Star)
 
 
-def declared(col: exp.ColumnDef, dialect: str) -> str | None:
+def declared(col: exp.ColumnDef, dialect: str, spark_type: str) -> str | None:
     """A column definition's ``DEFAULT expr`` as Delta keeps it (Spark SQL); None for a
-    column without one.
+    column without one. ``spark_type``: the column's.
 
     Raises:
         UnsupportedError: a default that reads a column, a table or other rows.
+        InvalidValue: a text default that is no value of the column's type.
     """
     for constraint in col.args.get("constraints") or []:
         kind = constraint.args.get("kind")
         if isinstance(kind, exp.DefaultColumnConstraint):
-            return spark_text(kind.this, col, dialect)
+            return spark_text(kind.this, col, dialect, spark_type)
     return None
 
 
-def spark_text(value: exp.Expression, col: exp.Expression, dialect: str) -> str:
-    """``value``, a column's default in ``dialect``, as Spark SQL (see :func:`declared`)."""
+def spark_text(value: exp.Expression, col: exp.Expression, dialect: str, spark_type: str) -> str:
+    """``value``, the default of a column of ``spark_type`` in ``dialect``, as Spark SQL
+    (see :func:`declared`)."""
     if isinstance(value, _NOT_IN_A_DEFAULT) or value.find(*_NOT_IN_A_DEFAULT):
         raise UnsupportedError(
             f"A column default is a constant or a function of the moment a row is written "
             f"(CURRENT_TIMESTAMP(), UUID_STRING()), of no column, table or other row: "
             f"{col.sql(dialect)}."
         )
+    if isinstance(value, exp.Literal) and value.is_string and not _reads_as(value.name, spark_type):
+        raise InvalidValue(
+            f"Default value data type does not match data type for column: {col.sql(dialect)}."
+        )
     return to_spark(value.transform(_spark_clock), dialect)
+
+
+_BOOLEAN_TEXTS = {"true", "false", "t", "f", "yes", "no", "y", "n", "on", "off", "1", "0"}
+
+
+def _reads_as(text: str, spark_type: str) -> bool:
+    """Whether a text default converts to a number, boolean or date column's type, as
+    Snowflake checks it when the table is made (any text is a string column's)."""
+    text = text.strip()
+    if spark_type in ("tinyint", "smallint", "int", "bigint", "float", "double") or (
+        spark_type.startswith("decimal")
+    ):
+        try:
+            return Decimal(text).is_finite() or spark_type in ("float", "double")
+        except InvalidOperation:
+            return False
+    if spark_type == "boolean":
+        return text.lower() in _BOOLEAN_TEXTS
+    if spark_type == "date":
+        try:
+            date.fromisoformat(text)
+        except ValueError:
+            return False
+    return True
 
 
 def _spark_clock(node: exp.Expression) -> exp.Expression:
