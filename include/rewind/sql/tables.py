@@ -36,31 +36,29 @@ def arrow_schema(columns: Sequence[Column]) -> pa.Schema:
     return pa.schema([pa.field(c.physical, c.column_type.arrow(), True) for c in columns])
 
 
-def delta_field(column: Column, nullable: bool = True, comment: str | None = None) -> Field:
+def delta_field(column: Column, nullable: bool = True) -> Field:
     """``column``'s physical Delta field: the one delta-rs makes of its Arrow field
     (:func:`arrow_schema`), built without Arrow, so DDL imports neither pyarrow nor numpy
-    (but for a nested column's, which delta-rs makes of Arrow's);
-    a VARCHAR(n)'s declared length (:func:`declared`) and a comment in its metadata, where
-    delta-spark keeps them."""
+    (but for a nested column's, which delta-rs makes of Arrow's); a VARCHAR(n)'s declared
+    length (:func:`declared`) in its metadata, where delta-spark keeps it (its comment and
+    default: :func:`delta_schema`'s ``metadata``)."""
     if is_nested(column.column_type.spark):  # ARRAY / OBJECT / MAP: delta-rs's of Arrow's
         import pyarrow as pa
 
         arrow = pa.field(column.physical, column.column_type.arrow(), nullable)
-        return declared(Field.from_arrow(arrow), column, comment)
+        return declared(Field.from_arrow(arrow), column)
     kind = PrimitiveType(column.column_type.delta())
-    return declared(Field(column.physical, kind, nullable=nullable), column, comment)
+    return declared(Field(column.physical, kind, nullable=nullable), column)
 
 
-def declared(field: Field, column: Column | None, comment: str | None = None) -> Field:
+def declared(field: Field, column: Column | None) -> Field:
     """``field`` with ``column``'s declared length in its metadata, as delta-spark records a
     VARCHAR(n) (:data:`DECLARED_TYPE`), so that every writer, Rewind and delta-spark,
-    checks it (SPEC R40); and with ``comment``, the column's."""
+    checks it (SPEC R40)."""
     kind = column.column_type.declared() if column is not None else None
-    metadata = {
-        **field.metadata,
-        **({DECLARED_TYPE: kind} if kind is not None else {}),
-        **({"comment": comment} if comment is not None else {}),
-    }
+    if kind is None:
+        return field
+    metadata = {**field.metadata, DECLARED_TYPE: kind}
     return Field(field.name, field.type, nullable=field.nullable, metadata=metadata)
 
 
