@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import logging
 import os
 import string
 import sys
@@ -59,11 +60,17 @@ SESSION_CONF = {
     # versions through the DataFrame API only.
     "spark.sql.runSQLOnFiles": "false",
 }
-# The driver's: no UI, no progress bars, Rewind's log4j configuration.
+# The driver's: no UI, no progress bars, Rewind's log4j configuration, and a JVM that exits
+# when it runs out of memory. Spark exits on an OutOfMemoryError in a task's thread only; one
+# in another thread (the driver deserializing a 100 MB result: "task-result-getter") left
+# the JVM up and the statement waiting forever. Exiting makes it SPARK_UNAVAILABLE "Spark
+# stopped" at once (spark_errors.lost_jvm), and the next call starts a new server.
 DRIVER_CONF = {
     "spark.ui.enabled": "false",
     "spark.ui.showConsoleProgress": "false",
-    "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile={LOG4J}",
+    "spark.driver.extraJavaOptions": (
+        f"-Dlog4j2.configurationFile={LOG4J} -XX:+ExitOnOutOfMemoryError"
+    ),
 }
 # A driver with a local master serves nobody but itself, yet it listens: its RPC and block
 # manager ports answer anyone by default, on the host name's address. Loopback only, and
@@ -151,21 +158,26 @@ def heavy_imports() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _stderr_to(log: Path | None) -> Iterator[None]:
-    """Send what the JVM prints at start-up to ``log``: the CLI's stderr is for errors."""
+def _output_to(log: Path | None) -> Iterator[None]:
+    """Send what the JVM started here prints to ``log``, for as long as it runs (it inherits
+    the descriptors): the CLI's stderr is for errors, its stdout for results (a JVM out of
+    memory prints "Terminating due to java.lang.OutOfMemoryError" on its stdout)."""
     if log is None:
         yield
         return
     log.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # the home is owner-only (R38)
+    sys.stdout.flush()
     sys.stderr.flush()
-    saved = os.dup(2)
+    saved = {fd: os.dup(fd) for fd in (1, 2)}
     with open(log, "ab") as sink:
-        os.dup2(sink.fileno(), 2)
+        for fd in saved:
+            os.dup2(sink.fileno(), fd)
         try:
             yield
         finally:
-            os.dup2(saved, 2)
-            os.close(saved)
+            for fd, kept in saved.items():
+                os.dup2(kept, fd)
+                os.close(kept)
 
 
 @lru_cache(maxsize=1)
@@ -186,7 +198,7 @@ def get_spark(master: str = "local[2]", log: Path | None = None) -> SparkSession
     builder = with_delta(builder).appName("rewind")
     for key, value in {**SESSION_CONF, **driver_conf(master)}.items():
         builder = builder.config(key, value)
-    with _stderr_to(log):
+    with _output_to(log):
         spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     if log is not None:
@@ -335,8 +347,6 @@ def _query_errors_to(log: Path) -> None:
     """PySpark logs every failed query with its Java stack trace to stderr, and py4j its
     lost connection to a JVM that exited; the CLI's stderr carries the one-line error only
     (SPEC R39), so they go to the log."""
-    import logging
-
     from pyspark.logger import PySparkLogger
 
     log.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -348,3 +358,22 @@ def _query_errors_to(log: Path) -> None:
             handler.close()
         logger.addHandler(logging.FileHandler(log))
         logger.propagate = False
+    # ... and what py4j logs on the root logger ("Exception while sending command.", with
+    # the broken connection's traceback): to the log, whatever the root's handlers are.
+    root = logging.getLogger()
+    if not any(isinstance(f, _Py4jToLog) for f in root.filters):
+        root.addFilter(_Py4jToLog(logging.FileHandler(log)))
+
+
+class _Py4jToLog(logging.Filter):
+    """Hands the root logger's records from py4j's code to ``handler``, not the root's."""
+
+    def __init__(self, handler: logging.Handler) -> None:
+        super().__init__()
+        self.handler = handler
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if f"{os.sep}py4j{os.sep}" not in record.pathname:
+            return True
+        self.handler.handle(record)
+        return False

@@ -60,10 +60,7 @@ _GRPC_DETAILS = re.compile(
 def _first_line(text: str) -> str:
     grpc = _GRPC_DETAILS.match(text.strip())
     if grpc:
-        details = grpc["details"]
-        if details == "Java heap space":  # the server's JVM, not the catalog or the data
-            return "The statement ran out of memory on the Spark server (Java heap space)."
-        return details[:300]
+        return grpc["details"][:300]
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     return _SPARK_ADVICE.sub("", lines[0])[:300] if lines else ""
 
@@ -132,13 +129,18 @@ def lost_jvm(exc: BaseException) -> RewindError | None:
     """An in-process Spark whose JVM is gone (py4j's connection to it refused or broken,
     after it ran out of memory or was killed): Spark, not storage, is unavailable. The
     failure may be one raised while handling that one (PySpark asking the gone JVM what
-    its error was: "py4j.reflection.TypeUtil.isInstanceOf does not exist in the JVM")."""
+    its error was: "py4j.reflection.TypeUtil.isInstanceOf does not exist in the JVM"), or
+    py4j's bare "An error occurred while calling o71.getResult" (it logs the broken
+    connection and answers that) from a JVM process that has exited."""
     link: BaseException | None = exc
     for _ in range(8):  # the exception, then what it was raised from or while handling
         if link is None:
             return None
-        if type(link).__name__ == "Py4JNetworkError" or (
-            isinstance(link, ConnectionError) and _raised_in_py4j(link)
+        kind = type(link).__name__
+        if (
+            kind == "Py4JNetworkError"
+            or (isinstance(link, ConnectionError) and _raised_in_py4j(link))
+            or (kind == "Py4JError" and _jvm_exited())
         ):
             return SparkUnavailable(
                 "Spark does not answer: this process's Spark JVM is gone (it ran out of "
@@ -146,6 +148,23 @@ def lost_jvm(exc: BaseException) -> RewindError | None:
             )
         link = link.__cause__ or link.__context__
     return None
+
+
+def _jvm_exited() -> bool:
+    """Whether this process's Spark JVM has exited, or does within a few seconds (its
+    connection breaks as it exits, a moment before the process ends)."""
+    import subprocess
+
+    from pyspark import SparkContext
+
+    jvm = getattr(SparkContext._gateway, "proc", None)
+    if jvm is None:
+        return False
+    try:
+        jvm.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        return False
+    return True
 
 
 def _raised_in_py4j(exc: BaseException) -> bool:
@@ -160,19 +179,18 @@ def _unreachable(exc: BaseException) -> RewindError | None:
     Spark that stopped while answering."""
     import grpc
 
-    if _STOPPED in str(exc):  # the JVM exited mid-statement (most often out of memory)
-        return SparkUnavailable(
-            "Spark stopped while answering this statement, most often because a value of "
-            "its result was too large to hold in memory (a very long string or array); "
-            "no change of the statement was committed."
-        )
-
     if isinstance(exc, grpc.RpcError):
         status = exc.code()
     else:
         status = getattr(exc, "getGrpcStatusCode", lambda: None)()
-    if status == grpc.StatusCode.UNAVAILABLE:
-        return SparkUnavailable("Spark does not answer: its Spark Connect server is gone.")
+    # The server's JVM exited mid-statement (it exits when out of memory: spark.DRIVER_CONF),
+    # or its SparkContext stopped while the JVM still answered.
+    if _STOPPED in str(exc) or status == grpc.StatusCode.UNAVAILABLE:
+        return SparkUnavailable(
+            "Spark stopped while answering this statement, most often because a value of "
+            "its result was too large to hold in memory (a very long string or array); "
+            "the next statement starts a new Spark Connect server."
+        )
     if status == grpc.StatusCode.UNAUTHENTICATED:
         return SparkUnavailable(
             f"The Spark Connect server refused this client: {_first_line(str(exc))}"
