@@ -220,6 +220,8 @@ _WORDED = {
     "USER_RAISED_EXCEPTION": (("errorMessage",), "{errorMessage}"),
     # BASE64_DECODE_STRING / HEX_DECODE_STRING of malformed text
     "CONVERSION_INVALID_INPUT": (("str", "fmt"), "The string {str} is not valid {fmt}."),
+    # BigQuery's DATE(y, m, d) / DATETIME(...) of a part past its range (hour 25)
+    "DATETIME_FIELD_OUT_OF_BOUNDS.WITH_SUGGESTION": (("rangeMessage",), "{rangeMessage}."),
     # a VALUES row's value that fails (Spark computes its inline tables first)
     "INVALID_INLINE_TABLE.FAILED_SQL_EXPRESSION_EVALUATION": (
         ("sqlExpr",),

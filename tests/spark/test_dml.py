@@ -1472,6 +1472,24 @@ def test_a_variant_is_subscripted_and_serialized_as_in_snowflake_r27(conn: Any) 
             datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC),
         )
     ]
+    # A part past its usual range carries into the next, as Snowflake documents it (the
+    # N-th second of a day); they failed, EXECUTION_ERROR DATETIME_FIELD_OUT_OF_BOUNDS.
+    assert query(
+        conn,
+        "SELECT TIMESTAMP_FROM_PARTS(2026, 1, 1, 25, 0, 0), "
+        "TIMESTAMP_NTZ_FROM_PARTS(2026, 13, 1, 0, 0, 3600), "
+        "TIMESTAMP_FROM_PARTS(2026, 3, 0, 0, 100, 0), "
+        "TIMESTAMP_LTZ_FROM_PARTS(2026, 2, 30, 0, 0, 0), "
+        "TIMESTAMP_FROM_PARTS(NULL, 1, 1, 0, 0, 0)",
+    ) == [
+        (
+            datetime(2026, 1, 2, 1),
+            datetime(2027, 1, 1, 1),
+            datetime(2026, 2, 28, 1, 40),
+            datetime(2026, 3, 2, tzinfo=UTC),
+            None,
+        )
+    ]
 
 
 def test_bigquery_datetime_constructors_answer_a_datetime_r27(conn: Any) -> None:
@@ -1483,6 +1501,18 @@ def test_bigquery_datetime_constructors_answer_a_datetime_r27(conn: Any) -> None
         "DATETIME(DATE '2026-01-02')",
         dialect="bigquery",
     ) == [(datetime(2026, 1, 2, 3, 4, 5), datetime(2026, 1, 2, 3, 4, 5), datetime(2026, 1, 2))]
+    # BigQuery refuses a part past its range: INVALID_VALUE in its words, not Spark's
+    # EXECUTION_ERROR "[DATETIME_FIELD_OUT_OF_BOUNDS.WITH_SUGGESTION] ... SQLSTATE: 22023"
+    for bad, words in [
+        (
+            "DATETIME(2026, 1, 1, 25, 0, 0)",
+            "Invalid value for HourOfDay (valid values 0 - 23): 25.",
+        ),
+        ("DATE(2026, 2, 30)", "Invalid date 'FEBRUARY 30'."),
+    ]:
+        with pytest.raises(RewindError) as refused:
+            conn.sql(f"SELECT {bad}", dialect="bigquery")
+        assert (refused.value.code, refused.value.message) == ("INVALID_VALUE", words)
 
 
 def test_bigquery_weeks_and_time_zones_answer_as_in_bigquery_r27(conn: Any) -> None:
@@ -2452,13 +2482,15 @@ def test_the_type_of_a_variant_is_snowflakes_and_arrays_zip_by_position_r27(conn
         conn,
         "SELECT ARRAYS_ZIP(ARRAY_CONSTRUCT(1, 2), ARRAY_CONSTRUCT('a', 'b', 'c')), "
         "ARRAY_REMOVE_AT(ARRAY_CONSTRUCT(1, 2, 3), 1), "
-        "ARRAY_REMOVE_AT(ARRAY_CONSTRUCT(1, 2, 3), -1), CURRENT_VERSION()",
+        "ARRAY_REMOVE_AT(ARRAY_CONSTRUCT(1, 2, 3), -1), CURRENT_VERSION(), "
+        "ARRAYS_ZIP(ARRAY_CONSTRUCT(1, 2), NULL)",  # NULL (it failed to compile)
     ) == [
         (
             [{"$1": 1, "$2": "a"}, {"$1": 2, "$2": "b"}, {"$1": None, "$2": "c"}],
             [1, 3],
             [1, 2],
             importlib.metadata.version("rewind"),
+            None,
         )
     ]
 

@@ -396,17 +396,28 @@ _PARTS = ("year", "month", "day", "hour", "min", "sec")
 def wall_clock_from_parts(
     node: exp.TimestampFromParts | exp.TimestampLtzFromParts,
     inner: Callable[[exp.Expression], exp.Expression],
+    carry: bool = False,
 ) -> exp.Expression | None:
     """Snowflake's ``TIMESTAMP_[NTZ_]FROM_PARTS(y, m, d, h, mi, s [, ns])`` (its default
     TIMESTAMP is the wall clock), BigQuery's ``DATETIME(y, m, d, h, mi, s)``: a
     TIMESTAMP_NTZ (sqlglot wrote Spark's TIMESTAMP, an instant, and took the nanoseconds
     for a time zone); ``TIMESTAMP_LTZ_FROM_PARTS``: that instant in UTC. None for
-    another form."""
+    another form. With ``carry`` (Snowflake's), a part past its usual range carries into
+    the next (hour 25 is 1 am the day after, second 3600 an hour, day 0 the last of the
+    month before): the first instant of the year plus that many months, days, hours,
+    minutes and seconds (Spark's MAKE_TIMESTAMP failed, DATETIME_FIELD_OUT_OF_BOUNDS)."""
     if set(node.args) - {*_PARTS, "nano"} or any(node.args.get(p) is None for p in _PARTS):
         return None
     parts = [inner(node.args[p]) for p in _PARTS]
     if node.args.get("nano") is not None:
         nanos = exp.Div(this=inner(node.args["nano"]), expression=exp.Literal.number(10**9))
         parts[-1] = exp.Add(this=parts[-1], expression=exp.Paren(this=nanos))
-    zoned = isinstance(node, exp.TimestampLtzFromParts)
-    return call("MAKE_TIMESTAMP" if zoned else "MAKE_TIMESTAMP_NTZ", *parts)
+    made = "MAKE_TIMESTAMP" if isinstance(node, exp.TimestampLtzFromParts) else "MAKE_TIMESTAMP_NTZ"
+    if not carry:
+        return call(made, *parts)
+    zero, one = exp.Literal.number(0), exp.Literal.number(1)
+    year, month, day, *clock = parts
+    start = call(made, year, one, one, zero, zero, zero)
+    months, days = (exp.Sub(this=p, expression=one.copy()) for p in (month, day))
+    since = call("MAKE_INTERVAL", zero.copy(), months, zero.copy(), days, *clock)
+    return exp.Add(this=start, expression=since)

@@ -446,8 +446,11 @@ def _json_subscript(node: exp.Bracket) -> exp.Expression | None:
 def _arrays_zip(node: exp.ArraysZip) -> exp.Expression:
     """Snowflake's ``ARRAYS_ZIP(a, b, ...)``: an array of objects whose keys are ``$1``,
     ``$2``, ... (Spark's are its arguments' names or positions: ``0``, ``1``), as long as
-    the longest array, NULL where a shorter one has no element; NULL if an array is."""
+    the longest array, NULL where a shorter one has no element; NULL if an array is (a
+    NULL literal has no type Spark's GET takes: the call failed to compile)."""
     arrays = [_inner(a) for a in node.expressions]
+    if any(isinstance(a, exp.Null) for a in arrays):
+        return exp.null()
     fields: list[exp.Expression] = []
     for i, array in enumerate(arrays, 1):
         fields += [exp.Literal.string(f"${i}"), call("GET", array, exp.column("__rw_i"))]
@@ -776,7 +779,7 @@ _REWRITES: Rewrites = [
     (exp.UnixToTime, lambda node: _unix_to_ntz(node)),
     (
         (exp.TimestampFromParts, exp.TimestampLtzFromParts),
-        lambda node: wall_clock_from_parts(node, _inner),
+        lambda node: wall_clock_from_parts(node, _inner, carry=True),
     ),
     (exp.Rand, _random),
     ((exp.Uniform, exp.Normal), _drawn),
