@@ -33,6 +33,7 @@ from rewind.result import Result
 from rewind.sql import clone, defaults, external, names, snapshots
 from rewind.sql.parse import EMPTY_ONLY, LIKE, SNAPSHOT
 from rewind.sql.tables import (
+    ColumnDefs,
     claim_storage,
     create_table_storage,
     current_version,
@@ -81,7 +82,8 @@ def create(ctx: Context, tree: exp.Create) -> Result:
         from rewind.sql.dml import bind_table_as
 
         # before the old one is dropped
-        write_as = bind_table_as(ctx, tree.expression, _named_as(tree.this))
+        named, declared = _named_as(tree.this, ctx.state.dialect)
+        write_as = bind_table_as(ctx, tree.expression, named, declared)
     grants_from = _grants_from(kind, props, existing, source)
     if existing is not None:
         ctx.catalog.drop(existing, ctx.now)
@@ -297,25 +299,30 @@ def retention_target(kind: str, path: tuple[str, ...]) -> str:
     return f"{kind.lower()} {QualifiedName(path)}"
 
 
-def _named_as(target: exp.Expression) -> list[str] | None:
+def _named_as(target: exp.Expression, dialect: str) -> tuple[list[str] | None, ColumnDefs | None]:
     """The column names ``CREATE TABLE t (a, b) AS SELECT ...`` gives the query's columns
-    (they were ignored: the query's names, a silent difference); None without a list.
-    A list with types is refused (cast in the query instead)."""
-    declared = target.expressions if isinstance(target, exp.Schema) else []
-    if not declared:
-        return None
-    if not all(isinstance(d, exp.Identifier) for d in declared):
-        raise UnsupportedError(
-            "CREATE TABLE ... (<column definitions>) AS SELECT is not supported: name the "
-            "columns, CREATE TABLE t (a, b) AS SELECT ..., and give their types in the query "
-            "(CAST(x AS NUMBER(12, 2)))."
-        )
-    return [normalize(d) for d in declared]
+    (they were ignored: the query's names, a silent difference), None without a list; and
+    with column definitions, ``CREATE TABLE t (a NUMBER(10, 2) NOT NULL, b VARCHAR(3)) AS
+    SELECT ...``, the columns the query's values are stored as (:func:`_column_defs`: each
+    value converted as an INSERT converts it, a NULL in a NOT NULL column or a longer
+    string fails the statement, as in Snowflake; it was refused)."""
+    listed = target.expressions if isinstance(target, exp.Schema) else []
+    if not listed:
+        return None, None
+    if all(isinstance(d, exp.Identifier) for d in listed):
+        return [normalize(d) for d in listed], None
+    assert isinstance(target, exp.Schema)
+    for col in listed:
+        if isinstance(col, exp.ColumnDef) and identity(col) is not None:
+            raise UnsupportedError(
+                "An identity column (AUTOINCREMENT / IDENTITY) takes no values from a query: "
+                "CREATE the table, then INSERT INTO it SELECT ..."
+            )
+    declared = _column_defs(target, dialect)
+    return [c.name for c in declared[0]], declared
 
 
-def _column_defs(
-    schema: exp.Schema, dialect: str
-) -> tuple[list[Column], set[str], dict[str, dict[str, Any]]]:
+def _column_defs(schema: exp.Schema, dialect: str) -> ColumnDefs:
     """The columns of ``CREATE TABLE t (...)``, the physical names of those declared
     NOT NULL (the Delta schema says so, nullable false, and every write checks it,
     :func:`rewind.sql.frames.write_frame`, Rewind's and, by Delta's protocol, others'),

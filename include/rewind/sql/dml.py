@@ -36,17 +36,19 @@ from rewind.sql.frames import (
 )
 from rewind.sql.query import Binding, bind, headed, query_frame, referenced, release
 from rewind.sql.tables import (
+    ColumnDefs,
     arrow_schema,
     claim_storage,
     commit_files,
     create_table_storage,
+    delta_schema,
     writable_snapshot,
 )
 from rewind.statement import Context
 from rewind.storage import location
 from rewind.storage.columns import Column, add_column, column_named, table_columns
 from rewind.storage.snapshot import DataFile, Snapshot
-from rewind.types import from_spark, is_nested
+from rewind.types import declared_length, from_spark, is_nested
 
 if TYPE_CHECKING:
     from pyspark.sql import Column as SparkColumn
@@ -458,14 +460,19 @@ def truncate(ctx: Context, tree: exp.TruncateTable) -> Result:
 
 # -- CTAS (SPEC R20) -------------------------------------------------------------------------
 def bind_table_as(
-    ctx: Context, query: exp.Expression, named: list[str] | None = None
+    ctx: Context,
+    query: exp.Expression,
+    named: list[str] | None = None,
+    declared: ColumnDefs | None = None,
 ) -> Callable[[CatalogObject], None]:
     """CREATE TABLE ... AS SELECT in two steps: the query's tables are bound now, before
     OR REPLACE drops the old incarnation and the new one takes its name, so a query that
     names the table reads the old one, as in Snowflake (the new one has no version yet).
     The returned function writes version 0 of the new table with the query's rows, its
     columns ``named`` so if given (``CREATE TABLE t (a, b) AS ...``), else as the query's
-    headers name them (Snowflake's: the expression as written, R26)."""
+    headers name them (Snowflake's: the expression as written, R26); of the types the
+    query's values have, or those ``declared`` (``CREATE TABLE t (a INT, b VARCHAR(3)) AS
+    ...``), into which they are stored as an INSERT stores them."""
     binding = Binding()
     ctx.undo.append(lambda: release(binding))  # the statement failed: its pins
     frame = query_frame(ctx, headed(query.copy(), ctx.state.dialect, ctx.text), binding)
@@ -481,12 +488,34 @@ def bind_table_as(
         columns: list[Column] = []
         for field in frame.schema.fields:
             columns = add_column(columns, field.name, from_spark(field.dataType.simpleString()), [])
+        not_null: set[str] = set()
+        if declared is not None:
+            columns, not_null, _ = declared
         obj.columns = [c.as_json() for c in columns]
         root = claim_storage(ctx, obj)
         location.make_dir(root)
-        schema = arrow_schema(columns)  # the files' (nested types too: no DDL type names)
-        files = write_frame(ctx, root, frame, columns, schema)
-        create_table_storage(ctx, obj, columns, files, schema)
+        schema = arrow_schema(columns, not_null)  # the files' (nested types too)
+        rows = frame if declared is None else _within_lengths(frame, columns)
+        files = write_frame(ctx, root, rows, columns, schema)
+        physical = schema if declared is None else delta_schema(*declared)
+        create_table_storage(ctx, obj, columns, files, physical)
         release(binding)
 
     return write
+
+
+def _within_lengths(frame: DataFrame, columns: Sequence[Column]) -> DataFrame:
+    """``frame``'s rows, a value longer than its column's declared VARCHAR(n) failing the
+    statement (:func:`within_length`)."""
+    F = functions(frame.sparkSession)
+    return frame.select(
+        *[
+            within_length(
+                F,
+                F.col(quote(c.name)),
+                c.name.replace("'", "''"),
+                declared_length(c.column_type.declared()),
+            ).alias(c.name)
+            for c in columns
+        ]
+    )

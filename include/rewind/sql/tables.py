@@ -28,12 +28,19 @@ from rewind.types import DECLARED_TYPE, is_nested
 if TYPE_CHECKING:
     import pyarrow as pa
 
+# A CREATE TABLE's column definitions: its columns, the physical names of those declared
+# NOT NULL, each column's Delta field metadata by physical name (rewind.sql.ddl).
+ColumnDefs = tuple[list[Column], set[str], dict[str, dict[str, Any]]]
 
-def arrow_schema(columns: Sequence[Column]) -> pa.Schema:
-    """The physical Arrow schema of ``columns`` (what their data files are written as)."""
+
+def arrow_schema(columns: Sequence[Column], not_null: Collection[str] = ()) -> pa.Schema:
+    """The physical Arrow schema of ``columns`` (what their data files are written as),
+    those in ``not_null`` (physical names) not nullable."""
     import pyarrow as pa
 
-    return pa.schema([pa.field(c.physical, c.column_type.arrow(), True) for c in columns])
+    return pa.schema(
+        [pa.field(c.physical, c.column_type.arrow(), c.physical not in not_null) for c in columns]
+    )
 
 
 def delta_field(column: Column, nullable: bool = True) -> Field:
