@@ -19,7 +19,7 @@ from urllib.parse import urlparse
 if TYPE_CHECKING:
     import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
-    from pyspark.sql.types import DataType
+    from pyspark.sql.types import DataType, StructType
 
 LOG4J = Path(__file__).with_name("log4j2.properties")
 # `make setup` copies Delta Lake's jars here from Maven Central (deploy/delta/pom.xml).
@@ -43,6 +43,9 @@ DELTA_CONF = {
 # shuffle and Delta snapshot partitions (small statements dominate).
 SESSION_CONF = {
     "spark.sql.session.timeZone": "UTC",
+    # A variant column's values in their plain encoding: a shredded one (Spark 4.2's
+    # default) needs Delta's variantShredding feature, which Rewind's tables do not have.
+    "spark.sql.variant.writeShredding.enabled": "false",
     "spark.sql.parquet.outputTimestampType": "TIMESTAMP_MICROS",
     "spark.sql.shuffle.partitions": "2",
     # Delta rebuilds an older version's file list with a Spark job over its log, in 50
@@ -248,10 +251,33 @@ def to_arrow(frame: DataFrame) -> pa.Table:
         table, schema = frame._to_table()  # pyspark's toArrow and collect call it, as here
     nullable = _nullable_voids(schema or frame.schema)
     assert isinstance(nullable, StructType)
+    table, nullable = _variants_as_json(table, nullable)
     arrow = to_arrow_schema(
         nullable, error_on_duplicated_field_names_in_struct=True, timezone="UTC"
     )
     return table.cast(arrow)
+
+
+def _variants_as_json(table: pa.Table, kind: StructType) -> tuple[pa.Table, StructType]:
+    """A result's VARIANT columns as their JSON text, as Rewind answers every
+    semi-structured value (a VARIANT column's value, rewind.types.VARIANT; pyspark's own
+    cast of one failed on a NULL)."""
+    import pyarrow as pa
+    from pyspark.sql.types import StringType, StructField, StructType, VariantType, VariantVal
+
+    fields = list(kind.fields)
+    for i, field in enumerate(fields):
+        if not isinstance(field.dataType, VariantType):
+            continue
+        texts = [
+            None
+            if not v or v.get("value") is None
+            else VariantVal(v["value"], v["metadata"]).toJson()
+            for v in table.column(i).to_pylist()
+        ]
+        table = table.set_column(i, field.name, pa.array(texts, pa.string()))
+        fields[i] = StructField(field.name, StringType(), True)
+    return table, StructType(fields)
 
 
 def _nullable_voids(kind: DataType) -> DataType:

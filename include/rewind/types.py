@@ -6,6 +6,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from sqlglot import exp
@@ -81,6 +82,14 @@ def declared_length(declared: object) -> tuple[str, int] | None:
 # Snowflake's TIMESTAMP_NTZ, a wall-clock time: Spark's and Delta's timestamp_ntz (Delta's
 # timestampNtz table feature), declared so or another engine's.
 _NTZ = ColumnType("TIMESTAMP_NTZ", "timestamp_ntz")
+# Snowflake's VARIANT, BigQuery's JSON: Delta's and Spark's variant (Delta's variantType
+# table feature), a semi-structured value in its binary encoding, whichever engine wrote
+# it. A statement reads it as its JSON text (rewind.sql.paths), as Rewind reads every
+# semi-structured value; a value stored into it is parsed or converted (rewind.sql.frames).
+VARIANT = ColumnType("VARIANT", "variant")
+# The Arrow extension type that stands for a variant column in Rewind's Arrow schemas (its
+# storage: the two binaries Spark and Delta store a variant as).
+VARIANT_EXTENSION = "rewind.variant"
 # pyarrow's type factory and its arguments, by Spark SQL type; Delta's spelling where
 # it differs (the others are spelt alike).
 _ARROW: dict[str, tuple[str, ...]] = {
@@ -150,7 +159,7 @@ def delta_spark(kind: str | dict[str, Any]) -> str:
     """
     if isinstance(kind, str):
         spark = _SPARK_OF_DELTA.get(kind, kind)
-        if spark in _ARROW or spark.startswith("decimal("):
+        if spark in _ARROW or spark.startswith("decimal(") or spark == VARIANT.spark:
             return spark
     elif kind.get("type") == "array":
         return f"array<{delta_spark(kind['elementType'])}>"
@@ -174,6 +183,8 @@ def spark_arrow(spark: str) -> pa.DataType:
     if spark in _ARROW:
         factory, *args = _ARROW[spark]
         return getattr(pa, factory)(*args)
+    if spark == VARIANT.spark:
+        return variant_arrow()
     if spark.startswith("decimal("):
         precision, scale = spark.removeprefix("decimal(").rstrip(")").split(",")
         return pa.decimal128(int(precision), int(scale))
@@ -200,6 +211,8 @@ def arrow_spark(arrow_type: pa.DataType) -> str:
         return "timestamp" if arrow_type.tz else "timestamp_ntz"
     if pa.types.is_large_string(arrow_type):
         return "string"
+    if getattr(arrow_type, "extension_name", None) == VARIANT_EXTENSION:
+        return VARIANT.spark
     for spark in _ARROW:
         if spark_arrow(spark) == arrow_type:
             return spark
@@ -210,6 +223,42 @@ def arrow_spark(arrow_type: pa.DataType) -> str:
     if pa.types.is_struct(arrow_type):
         return f"struct<{','.join(f'{f.name}:{arrow_spark(f.type)}' for f in arrow_type)}>"
     raise UnsupportedError(f"Delta column type {arrow_type} cannot be read.")
+
+
+def _no_inner_variant(spark_type: str) -> None:
+    """Refuse a nested type with a variant inside (Rewind stores a top-level one only)."""
+    if _INNER_VARIANT.search(spark_type):
+        raise UnsupportedError(
+            f"A column of type {spark_type} cannot be stored yet: a VARIANT inside an "
+            "ARRAY, OBJECT or MAP; make the column itself a VARIANT."
+        )
+
+
+_INNER_VARIANT = re.compile(r"[<,:]variant[>,]")
+
+
+@cache
+def variant_arrow() -> pa.DataType:
+    """The Arrow type of a variant column (:data:`VARIANT_EXTENSION`), registered once."""
+    import pyarrow as pa
+
+    class VariantArrow(pa.ExtensionType):
+        def __init__(self) -> None:
+            storage = pa.struct(
+                [pa.field("value", pa.binary(), False), pa.field("metadata", pa.binary(), False)]
+            )
+            super().__init__(storage, VARIANT_EXTENSION)
+
+        def __arrow_ext_serialize__(self) -> bytes:
+            return b""
+
+        @classmethod
+        def __arrow_ext_deserialize__(cls, storage_type: Any, serialized: bytes) -> VariantArrow:
+            return cls()
+
+    kind = VariantArrow()
+    pa.register_extension_type(kind)
+    return kind
 
 
 def struct_fields(spark: str) -> list[str]:
@@ -263,10 +312,7 @@ def column_type(data_type: exp.DataType) -> ColumnType:
     if kind in _STRUCTURED:
         return from_spark(_nested_spark(data_type))
     if kind in (exp.DataType.Type.VARIANT, exp.DataType.Type.JSON):
-        raise UnsupportedError(
-            f"Column type {kind.value} is not supported: keep the JSON text in a VARCHAR "
-            "(STRING) column; PARSE_JSON and paths (j:a.b, JSON_VALUE) read it."
-        )
+        return VARIANT
     raise UnsupportedError(f"Column type {data_type.sql('snowflake')} is not supported.")
 
 
@@ -331,6 +377,7 @@ def from_spark(spark_type: str) -> ColumnType:
     ``OBJECT(city VARCHAR)``, ``MAP(VARCHAR, NUMBER(38,0))``)."""
     if is_nested(spark_type):  # its field names keep their case
         spark_arrow(spark_type)  # a type it can store, or UnsupportedError
+        _no_inner_variant(spark_type)
         return ColumnType(_structured(spark_type), spark_type)
     return _primitive(spark_type.lower())
 
@@ -352,6 +399,8 @@ def _primitive(spark_type: str) -> ColumnType:
         return ColumnType("VARCHAR", "string")
     if spark_type == "timestamp_ntz":  # another engine's wall-clock times (Snowflake's NTZ)
         return _NTZ
+    if spark_type == VARIANT.spark:
+        return VARIANT
     if spark_type.startswith("timestamp"):
         return ColumnType("TIMESTAMP_TZ", "timestamp")
     names = {"boolean": "BOOLEAN", "date": "DATE", "binary": "BINARY"}

@@ -182,18 +182,19 @@ def test_each_refusal_changes_nothing_r41(tmp_path: Path, connect: Any, home: Pa
     and neither the catalog nor the team's log changes."""
     team = tmp_path / "lake" / "events"
     write_deltalake(str(team), pa.table({"id": [1, 2]}))  # a plain delta-rs writer
-    # A reader feature Rewind cannot read (Spark's variant type; nested types it reads).
+    # A reader feature Rewind cannot read (shredded variants; the variant type it reads).
     unreadable = tmp_path / "lake" / "variant"
     write_deltalake(str(unreadable), pa.table({"s": [{"a": 1}]}))
     first = unreadable / "_delta_log" / f"{0:020d}.json"
     first.write_text(
         first.read_text().replace(
             '"minReaderVersion":1,"minWriterVersion":2',
-            '"minReaderVersion":3,"minWriterVersion":7,"readerFeatures":["variantType"],'
-            '"writerFeatures":["variantType"]',
+            '"minReaderVersion":3,"minWriterVersion":7,'
+            '"readerFeatures":["variantType","variantShredding-preview"],'
+            '"writerFeatures":["variantType","variantShredding-preview"]',
         )
     )
-    assert "variantType" in first.read_text()
+    assert "variantShredding-preview" in first.read_text()
     (tmp_path / "lake" / "plain").mkdir()
     (tmp_path / "link").symlink_to(tmp_path / "lake")
     now = datetime.now(UTC).isoformat()  # after delta-rs's commits (their clock)
@@ -363,6 +364,73 @@ def test_delta_sparks_char_and_varchar_lengths_bind_rewind_and_rewinds_bind_it_r
     )
     found = json.loads(out.strip().splitlines()[-1])
     assert found == {"OURS": True, "COPY": True, "team": [[1, "xyz", "y "], [2, "ab", "n "]]}
+
+
+def test_variant_columns_are_deltas_both_engines_write_and_read_them_r26_r40_r43(
+    tmp_path: Path, connect: Any, home: Path
+) -> None:
+    """SPEC R26, R40, R43: a VARIANT column (BigQuery's JSON) was refused in CREATE TABLE,
+    and a team's table with one was unreadable (reader feature variantType). It is Delta's
+    variant: Rewind reads delta-spark's values as JSON text (paths, TYPEOF, BigQuery's
+    fields), writes its own (PARSE_JSON's text parsed, a number or an object converted)
+    and keeps delta-spark's as they are when it rewrites their rows (a date stays a date);
+    each version reads; delta-spark reads Rewind's values, in the team's table and in
+    Rewind's own, whose protocol lists the feature."""
+    team = tmp_path / "lake" / "events"
+    delta_spark(
+        team,
+        """
+        spark.createDataFrame([(1, '{"a": {"b": 2}}')], "id long, j string") \\
+            .selectExpr("id", "parse_json(j) AS v").write.format("delta").save(path)
+        spark.sql("SELECT CAST(2 AS BIGINT) AS id, CAST(DATE'2026-01-02' AS VARIANT) AS v") \\
+            .write.format("delta").mode("append").save(path)
+        """,
+    )
+    conn = registered_at(connect, 4, {"EVENTS": team})
+    assert rows(conn, "DESC TABLE EVENTS")[1][:2] == ("V", "VARIANT")
+    assert rows(conn, "SELECT ID, V, V:a.b::INT, TYPEOF(V) FROM EVENTS ORDER BY ID") == [
+        (1, '{"a":{"b":2}}', 2, "OBJECT"),
+        (2, '"2026-01-02"', None, "VARCHAR"),
+    ]
+    assert rows(conn, "SELECT COUNT(*) FROM EVENTS AT(OFFSET => -9000)") == [(1,)]
+    conn.sql(
+        "INSERT INTO EVENTS SELECT 3, PARSE_JSON('[1, \"x\"]'); "
+        "INSERT INTO EVENTS SELECT 4, OBJECT_CONSTRUCT('n', 5); "
+        "UPDATE EVENTS SET ID = ID * 10 WHERE ID IN (2, 4); "
+        "CREATE TABLE OURS (ID INT, V VARIANT); INSERT INTO OURS SELECT 1, 42"
+    )
+    assert rows(conn, "SELECT ID, V FROM EVENTS ORDER BY ID") == [
+        (1, '{"a":{"b":2}}'),
+        (3, '[1,"x"]'),
+        (20, '"2026-01-02"'),
+        (40, '{"n":5}'),
+    ]
+    bigquery = conn.sql(
+        "SELECT id, STRING(v.a.b), JSON_TYPE(v) FROM EVENTS WHERE id = 1", dialect="bigquery"
+    )
+    assert bigquery[-1].rows == [[1, "2", "object"]]
+    ours = table_root(home, "OURS")
+    out = delta_spark(
+        team,
+        """
+        import json
+        read = lambda where: [(r[0], r[1].toJson(), r[2]) for r in spark.read.format("delta")
+                              .load(where).selectExpr("*", "schema_of_variant(v) AS kind")
+                              .orderBy("id").collect()]
+        print(json.dumps({"team": read(path), "ours": read(OURS)}))
+        """.replace("OURS", repr(str(ours))),
+    )
+    seen = json.loads(out.strip().splitlines()[-1])
+    assert seen == {
+        "team": [
+            [1, '{"a":{"b":2}}', "OBJECT<a: OBJECT<b: BIGINT>>"],
+            [3, '[1,"x"]', "ARRAY<VARIANT>"],
+            [20, '"2026-01-02"', "DATE"],  # rewritten by Rewind's UPDATE: still a date
+            [40, '{"n":5}', "OBJECT<n: BIGINT>"],
+        ],
+        "ours": [[1, "42", "BIGINT"]],
+    }
+    assert "variantType" in protocols(ours)[0]["readerFeatures"]
 
 
 def protocols(root: Path) -> list[dict[str, Any]]:

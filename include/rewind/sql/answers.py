@@ -5,6 +5,7 @@ regular expression extracts, an ordered ARRAY_AGG, INITCAP and PARSE_JSON."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from functools import cache
 from typing import Any
@@ -322,8 +323,12 @@ def parsed_json(
     keeps JSON as its text (no VARIANT), which they returned whatever it was. Text that
     is no JSON fails PARSE_JSON, and is NULL for the safe forms, as in Snowflake and
     BigQuery (Spark's GET_JSON_OBJECT reads no other text; 'null' is JSON's null, which
-    it also answers NULL for)."""
+    it also answers NULL for). Text known to be JSON is its own answer: a literal that
+    is (``JSON '{"a": 1}'``, which a VALUES row can then hold: Spark's inline tables take
+    no RAISE_ERROR), a VARIANT column's text (``TO_JSON``, rewind.sql.paths)."""
     text = inner(node.this)
+    if _is_json(text):
+        return text
     valid = exp.or_(
         exp.Is(this=text.copy(), expression=exp.Null()),  # NULL's is NULL, not an error
         exp.Is(
@@ -335,6 +340,19 @@ def parsed_json(
     error = exp.Literal.string("Error parsing JSON: the text is not JSON.")
     invalid = exp.Null() if node.args.get("safe") else call("RAISE_ERROR", error)
     return exp.If(this=valid, true=text, false=invalid)
+
+
+def _is_json(text: exp.Expression) -> bool:
+    """Whether ``text`` is JSON whatever the row: a literal that parses, a TO_JSON."""
+    if isinstance(text, exp.Anonymous) and text.name.upper() == "TO_JSON":
+        return True
+    if not (isinstance(text, exp.Literal) and text.is_string):
+        return False
+    try:
+        json.loads(text.this)
+    except ValueError:
+        return False
+    return True
 
 
 _TEXT_TYPES = {exp.DataType.Type.VARCHAR, exp.DataType.Type.TEXT, exp.DataType.Type.CHAR}

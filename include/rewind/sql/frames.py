@@ -30,7 +30,7 @@ from rewind.storage.columns import Column
 from rewind.storage.delta import STAGING
 from rewind.storage.location import Root
 from rewind.storage.snapshot import DataFile, Identity, Snapshot
-from rewind.types import arrow_spark
+from rewind.types import VARIANT, arrow_spark
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -230,6 +230,8 @@ def _stored_as(
     from pyspark.sql.types import DecimalType, DoubleType, FloatType, StringType, StructType
 
     kind = arrow_spark(target)
+    if kind == VARIANT.spark:
+        return _as_variant(F, value, given)
     if pa.types.is_integer(target) and isinstance(given, DecimalType | DoubleType | FloatType):
         value = F.round(value)
     elif pa.types.is_integer(target) and isinstance(given, StringType):  # '2.6': 3
@@ -246,6 +248,22 @@ def _stored_as(
     elif isinstance(given, StringType) and pa.types.is_nested(target):
         value = F.from_json(value, kind)
     return value.cast(kind)
+
+
+def _as_variant(F: ModuleType, value: SparkColumn, given: DataType) -> SparkColumn:
+    """``value`` stored into a VARIANT column: JSON text (PARSE_JSON's, a path's: Rewind's
+    semi-structured values are text) is parsed into the value it writes, other text is a
+    string; an array, object or map becomes the same value, a number, boolean or date
+    itself; a variant is stored as it is, bytes and all (another engine's, its types)."""
+    from pyspark.sql.types import ArrayType, MapType, StringType, StructType, VariantType
+
+    if isinstance(given, VariantType):
+        return value
+    if isinstance(given, StringType):
+        return F.coalesce(F.try_parse_json(value), value.cast("variant"))
+    if isinstance(given, ArrayType | MapType | StructType):
+        return F.to_variant_object(value)
+    return value.cast("variant")
 
 
 def _parsed_object(F: ModuleType, text: SparkColumn, target: pa.StructType) -> SparkColumn:

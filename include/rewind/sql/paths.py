@@ -17,6 +17,12 @@ The same column types give ``DATE_TRUNC`` of a DATE or TIMESTAMP_NTZ column the 
 its argument, as in Snowflake (Spark's DATE_TRUNC answers a TIMESTAMP whatever it is given:
 ``2026-11-01 00:00:00 UTC`` for the month of a day), and make a date minus a date the
 number of days between them, as Snowflake's (Spark's is an interval: ``30 days, 0:00:00``).
+
+A VARIANT column (:data:`rewind.types.VARIANT`) is read as its JSON text wherever an
+expression uses it (a path, a function, a comparison, GROUP BY), as every semi-structured
+value of Rewind's; the column selected as it is stays a variant, so that an INSERT ...
+SELECT or a statement's rewrite of the rows it keeps stores the value itself (the answer
+shows its text: :func:`rewind.spark.to_arrow`).
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ from collections.abc import Mapping
 from sqlglot import exp
 
 from rewind.identifiers import normalize
-from rewind.types import is_nested, struct_fields
+from rewind.types import VARIANT, is_nested, struct_fields
 
 _PATHS = (exp.JSONExtract, exp.JSONExtractScalar, exp.GetExtract)
 # The column types DATE_TRUNC keeps (Spark's type -> the type it is cast back to).
@@ -41,7 +47,9 @@ def typed(tree: exp.Expression, types: Mapping[str, Mapping[str, str]]) -> None:
     functions Snowflake applies to such a column that sqlglot writes for JSON text:
     ``OBJECT_KEYS(addr)`` is the struct's field names (NULL for a NULL value) or the map's
     keys (an OBJECT_CONSTRUCT's, its keys); and the dates and truncations
-    :func:`_typed_dates` types."""
+    :func:`_typed_dates` types; a VARIANT column used in an expression its JSON text
+    (:func:`_variants_as_text`)."""
+    _variants_as_text(tree, types)
     for node in list(tree.find_all(*_PATHS)):
         nested = _nested(node.this, types) or isinstance(node.this, exp.Struct | exp.Array)
         steps = _steps(node.expression) if nested else None
@@ -72,6 +80,56 @@ def typed(tree: exp.Expression, types: Mapping[str, Mapping[str, str]]) -> None:
                 )
             )
     _typed_dates(tree, types)
+
+
+def _variants_as_text(tree: exp.Expression, types: Mapping[str, Mapping[str, str]]) -> None:
+    """Each VARIANT column of ``tree`` as its JSON text, ``PARSE_JSON(TO_JSON(column))``,
+    but where a query selects it
+    as it is (a bare column of a SELECT that is no subquery and neither groups nor drops
+    duplicates: Spark neither groups nor compares variants)."""
+    for column in list(tree.find_all(exp.Column)):
+        fields = _field_access(column, types)
+        if fields is not None:
+            column.replace(fields)
+            continue
+        if _column_type(column, types) != VARIANT.spark:
+            continue
+        parent = column.parent.parent if isinstance(column.parent, exp.Alias) else column.parent
+        bare = (
+            isinstance(parent, exp.Select)
+            and column.arg_key != "group"
+            and not parent.args.get("distinct")
+            and not parent.args.get("group")
+            and parent.find_ancestor(exp.Subquery, exp.CTE) is None
+        )
+        if not bare:  # JSON text, as PARSE_JSON's: paths, subscripts, TYPEOF read it so
+            text = exp.Anonymous(this="TO_JSON", expressions=[column.copy()])
+            column.replace(exp.ParseJSON(this=text))
+
+
+def _field_access(
+    column: exp.Column, types: Mapping[str, Mapping[str, str]]
+) -> exp.Expression | None:
+    """BigQuery's fields of a JSON column, ``j.a.b`` / ``t.j.a`` (a column reference to
+    sqlglot): the fields (``exp.Dot``) of the column's JSON text, which
+    :func:`rewind.sql.variants.json_fields` reads as a path; None for any other column."""
+    parts = column.parts
+    for named in (1, 2):
+        if len(parts) <= named:
+            return None
+        base = exp.Column(
+            this=parts[named - 1].copy(), table=parts[0].copy() if named == 2 else None
+        )
+        base.parent = column.parent  # resolved in the column's own SELECT
+        if _column_type(base, types) == VARIANT.spark:
+            base.parent = None
+            value: exp.Expression = exp.ParseJSON(
+                this=exp.Anonymous(this="TO_JSON", expressions=[base])
+            )
+            for part in parts[named:]:
+                value = exp.Dot(this=value, expression=part.copy())
+            return value
+    return None
 
 
 def _field_named(kind: str, step: exp.Expression) -> exp.Expression:

@@ -6,7 +6,7 @@ import json
 from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from deltalake.schema import Field, PrimitiveType
+from deltalake.schema import Field, PrimitiveType, VariantType
 from deltalake.schema import Schema as DeltaSchema
 from sqlalchemy.exc import SQLAlchemyError
 from sqlglot import exp
@@ -23,7 +23,7 @@ from rewind.storage.columns import Column, add_column, table_columns
 from rewind.storage.delta import FieldChange
 from rewind.storage.location import Root
 from rewind.storage.snapshot import DataFile, Snapshot
-from rewind.types import DECLARED_TYPE, is_nested
+from rewind.types import DECLARED_TYPE, VARIANT, arrow_spark, is_nested
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -54,7 +54,11 @@ def delta_field(column: Column, nullable: bool = True) -> Field:
 
         arrow = pa.field(column.physical, column.column_type.arrow(), nullable)
         return declared(Field.from_arrow(arrow), column)
-    kind = PrimitiveType(column.column_type.delta())
+    kind = (
+        VariantType()
+        if column.column_type == VARIANT
+        else PrimitiveType(column.column_type.delta())
+    )
     return declared(Field(column.physical, kind, nullable=nullable), column)
 
 
@@ -67,6 +71,14 @@ def declared(field: Field, column: Column | None) -> Field:
         return field
     metadata = {**field.metadata, DECLARED_TYPE: kind}
     return Field(field.name, field.type, nullable=field.nullable, metadata=metadata)
+
+
+def _delta_field_of(arrow: pa.Field) -> Field:
+    """The Delta field delta-rs makes of an Arrow field; a variant's (Rewind's Arrow
+    extension type, :func:`rewind.types.variant_arrow`) a variant."""
+    if arrow_spark(arrow.type) == VARIANT.spark:
+        return Field(arrow.name, VariantType(), nullable=arrow.nullable)
+    return Field.from_arrow(arrow)
 
 
 def delta_schema(
@@ -132,7 +144,7 @@ def create_table_storage(
     by_physical = {c.physical: c for c in columns}
     physical = delta_schema(columns) if schema is None else schema
     if not isinstance(physical, DeltaSchema):  # a CTAS's or a clone's: lengths, metadata
-        fields = DeltaSchema.from_arrow(physical).fields
+        fields = [_delta_field_of(f) for f in physical]
         physical = with_metadata([declared(f, by_physical.get(f.name)) for f in fields], metadata)
     ctx.store.create(obj.id, physical, ctx.query_id, ctx.now, files, partition_by, mapping)
     fault_point("created")  # crash tests: killed here, the next CREATE takes it back

@@ -121,12 +121,13 @@ def _protocol_for(protocol: dict[str, Any], metadata: dict[str, Any]) -> dict[st
     ``invariants`` once features are listed: delta-spark refused to read a table whose
     ALTER TABLE added the first or set the second without them ("features enabled in
     metadata but not listed in protocol"); a column default ``allowColumnDefaults``, a
-    writer feature (the reader version kept)."""
+    writer feature (the reader version kept); a variant column ``variantType``."""
     text = metadata.get("schemaString") or ""
     writer = int(str(protocol.get("minWriterVersion") or 1))
     listed = {*(protocol.get("readerFeatures") or []), *(protocol.get("writerFeatures") or [])}
     needed = {"timestampNtz"} if '"timestamp_ntz"' in text else set()
     needed |= {"allowColumnDefaults"} if _DEFAULT in text else set()
+    needed |= {"variantType"} if _has_variant(text) else set()
     if writer >= 7 and _not_null(text):
         needed.add("invariants")
     if writer < 7 and needed:
@@ -159,11 +160,22 @@ def _needs_feature_list(schema: DeltaSchema) -> bool:
     """Whether version 0 of ``schema`` needs a protocol with a feature list that delta-rs
     would write without ``invariants``: a TIMESTAMP_NTZ column (writer 7) and a NOT NULL
     one. delta-spark then refused to read the table at all ("features enabled in metadata
-    but not listed in protocol: invariants"); Rewind writes that version itself."""
+    but not listed in protocol: invariants"); Rewind writes that version itself. So too a
+    table with an identity, a default or a variant column, which delta-rs cannot create."""
     text = schema.to_json()
-    return ('"timestamp_ntz"' in text and _not_null(text)) or any(
-        key in text for key in (_IDENTITY_START, _DEFAULT)
+    return (
+        ('"timestamp_ntz"' in text and _not_null(text))
+        or _has_variant(text)
+        or any(key in text for key in (_IDENTITY_START, _DEFAULT))
     )
+
+
+_VARIANT = re.compile(r'"(?:type|elementType|keyType|valueType)":\s*"variant"')
+
+
+def _has_variant(schema_json: str) -> bool:
+    """Whether the schema ``schema_json`` has a variant column (Delta's ``variantType``)."""
+    return _VARIANT.search(schema_json) is not None
 
 
 def _props(
@@ -498,6 +510,7 @@ class TableStore:
         features = ["columnMapping"] if mapping else []
         features += ["deletionVectors"] if any(f.vector for f in adds) else []
         features += ["timestampNtz"] if '"timestamp_ntz"' in text else []
+        features += ["variantType"] if _has_variant(text) else []
         writer_only = ["invariants"] if _not_null(text) else []
         writer_only += ["identityColumns"] if _IDENTITY_START in text else []
         writer_only += ["allowColumnDefaults"] if _DEFAULT in text else []
@@ -703,7 +716,9 @@ class TableStore:
         Rewind itself on a table delta-rs commits nothing to (``by_rewind``,
         :meth:`_columns_added`)."""
         if by_rewind or any(
-            key in f.to_json() for f in fields for key in ('"timestamp_ntz"', _DEFAULT)
+            key in f.to_json() or _has_variant(f.to_json())
+            for f in fields
+            for key in ('"timestamp_ntz"', _DEFAULT)
         ):
             # delta-rs listed timestampNtz alone, dropping the invariants a legacy
             # protocol implied, and lists no allowColumnDefaults (_protocol_for): Rewind

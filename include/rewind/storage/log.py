@@ -39,6 +39,7 @@ READABLE_READER_FEATURES = {
     "timestampNtz",
     "v2Checkpoint",
     "typeWidening",
+    "variantType",  # read by Spark's own reader, unshredded (shredding is another feature)
 }
 _CHECKPOINT = re.compile(r"^(\d{20})\.checkpoint(?:\.(\d{10})\.(\d{10}))?\.parquet$")
 # A log entry of one version (a commit, its checksum, a classic checkpoint or a part of

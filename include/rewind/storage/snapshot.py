@@ -40,8 +40,11 @@ if TYPE_CHECKING:
 # widen (a rewrite's copy of it gets the current ones). Column defaults
 # (``allowColumnDefaults``, a field's ``CURRENT_DEFAULT``): a row written without a value
 # for such a column gets the default (:attr:`Snapshot.defaults`, ``rewind.sql.defaults``).
+# Variant columns (``variantType``): Spark writes their values unshredded
+# (``spark.SESSION_CONF``), as the feature alone allows.
 DELTA_RS_REFUSES = {
     "allowColumnDefaults",
+    "variantType",
     "inCommitTimestamp",
     "typeWidening",
     "identityColumns",
