@@ -334,7 +334,7 @@ def _nested_spark(data_type: exp.DataType) -> str:
     if not inner:
         raise UnsupportedError(
             f"Column type {data_type.sql('snowflake')} is not supported: name its elements' "
-            "types (semi-structured values need VARIANT, which Rewind has not)."
+            "types, or keep semi-structured values in a VARIANT column."
         )
     if kind == exp.DataType.Type.ARRAY:
         return f"array<{_nested_spark(inner[0])}>"

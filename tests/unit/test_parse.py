@@ -336,14 +336,17 @@ def test_nested_delta_types_are_spark_arrow_and_snowflake_structured_types() -> 
     # A struct's field names keep their case (Spark reads them case-sensitively here)
     nested = from_spark("struct<City:string>")
     assert (nested.sql, nested.spark) == ("OBJECT(City VARCHAR)", "struct<City:string>")
-    for unreadable in ["variant", {"type": "struct", "fields": [{"name": "a:b", "type": "long"}]}]:
+    # Delta's variant is a VARIANT column; not inside a nested one (not stored yet)
+    assert (delta_spark("variant"), from_spark("variant").sql) == ("variant", "VARIANT")
+    with pytest.raises(UnsupportedError, match="VARIANT inside"):
+        from_spark("array<variant>")
+    for unreadable in ["interval", {"type": "struct", "fields": [{"name": "a:b", "type": "long"}]}]:
         with pytest.raises(UnsupportedError):
             delta_spark(unreadable)
 
 
 def test_an_untyped_array_or_object_column_is_refused_with_what_to_write_instead() -> None:
-    """A semi-structured column (Snowflake's ``ARRAY``, ``OBJECT``, ``VARIANT``) is refused;
-    an untyped ARRAY or OBJECT says to name its elements' types (a nested one did, a
+    """An untyped ARRAY or OBJECT column (Snowflake's semi-structured ones) is refused: it says to name its elements' types (a nested one did, a
     column's said only "not supported")."""
     for declared in ["ARRAY", "OBJECT", "ARRAY(ARRAY)"]:
         tree = sqlglot.parse_one(f"CREATE TABLE t (c {declared})", "snowflake")
@@ -352,11 +355,11 @@ def test_an_untyped_array_or_object_column_is_refused_with_what_to_write_instead
     assert column_type(sqlglot.parse_one("CAST(x AS ARRAY(VARCHAR))", "snowflake").to).spark == (
         "array<string>"
     )
-    # VARIANT (BigQuery's JSON, which read as "VARIANT") says where JSON text goes
+    # VARIANT and BigQuery's JSON (which reads as "VARIANT") are Delta's variant
     for declared, dialect in [("VARIANT", "snowflake"), ("JSON", "bigquery")]:
         tree = sqlglot.parse_one(f"CREATE TABLE t (c {declared})", dialect)
-        with pytest.raises(UnsupportedError, match=f"Column type {declared} .*VARCHAR"):
-            column_type(tree.this.expressions[0].args["kind"])
+        kind = column_type(tree.this.expressions[0].args["kind"])
+        assert (kind.sql, kind.spark, kind.delta()) == ("VARIANT", "variant", "variant")
 
 
 def test_a_temporary_table_is_refused_saying_what_to_use() -> None:
