@@ -348,8 +348,7 @@ def test_nested_delta_types_are_spark_arrow_and_snowflake_structured_types() -> 
 def test_an_untyped_array_or_object_column_is_refused_with_what_to_write_instead() -> None:
     """An untyped ARRAY or OBJECT column (Snowflake's semi-structured ones) is refused:
     it says to name its elements' types (a nested one did, a column's said only "not
-    supported")."""An untyped ARRAY or OBJECT column (Snowflake's semi-structured ones) is refused: it says to name its elements' types (a nested one did, a
-    column's said only "not supported")."""
+    supported")."""
     for declared in ["ARRAY", "OBJECT", "ARRAY(ARRAY)"]:
         tree = sqlglot.parse_one(f"CREATE TABLE t (c {declared})", "snowflake")
         with pytest.raises(UnsupportedError, match="name its elements' types"):
