@@ -2567,6 +2567,14 @@ def test_a_variant_column_holds_semi_structured_values_as_snowflake_documents_r2
     distinct = query(conn, "SELECT DISTINCT V FROM VARTAB WHERE N < 4 AND V IS NOT NULL")
     assert sorted(distinct) == [("null",), ("true",)]
     assert query(conn, "SELECT X:x FROM (SELECT V AS X FROM VARTAB WHERE N = 9)") == [("abc",)]
+    flattened = "SELECT F.VALUE FROM VARTAB, LATERAL FLATTEN(input => V) F WHERE N = 8"
+    assert query(conn, f"{flattened} ORDER BY F.INDEX") == [
+        ("-1",),
+        ("12",),
+        ("289",),
+        ("2188",),
+        ("false",),
+    ]
     assert query(conn, "DESCRIBE TABLE VARTAB")[1][:2] == ("V", "VARIANT")
     conn.sql(
         "INSERT INTO VARTAB SELECT 10, OBJECT_CONSTRUCT('a', 1, 'b', ARRAY_CONSTRUCT(1, 2)); "

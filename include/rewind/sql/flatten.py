@@ -85,7 +85,25 @@ def _lateral(source: exp.Lateral | exp.TableFromRows) -> exp.Lateral:
     named = (
         alias.this.copy() if alias is not None and alias.this else exp.to_identifier("_flattened")
     )
-    return exp.Lateral(
+    lateral = exp.Lateral(
         this=generator,
         alias=exp.TableAlias(this=named, columns=[exp.to_identifier(c) for c in COLUMNS]),
     )
+    lateral.meta[_INPUT] = (name, given.copy())
+    return lateral
+
+
+_INPUT = "rewind.flatten"  # a rewritten FLATTEN's generator name and input, in its meta
+
+
+def flattened_input(lateral: exp.Lateral) -> exp.Expression | None:
+    """The input of the FLATTEN ``lateral`` was rewritten from; None for another."""
+    kept = lateral.meta.get(_INPUT)
+    return kept[1] if kept is not None else None
+
+
+def as_json_text(lateral: exp.Lateral, text: exp.Expression) -> None:
+    """Flatten ``text``, the JSON text of the rewritten FLATTEN ``lateral``'s input (a
+    VARIANT column's, which :func:`rewrite` could not know for one), as JSON text."""
+    name, _ = lateral.meta[_INPUT]
+    lateral.set("this", template(_JSON_GENERATOR.format(name=name), input=text))

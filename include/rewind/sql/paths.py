@@ -32,6 +32,7 @@ from collections.abc import Mapping
 from sqlglot import exp
 
 from rewind.identifiers import normalize
+from rewind.sql import flatten
 from rewind.types import VARIANT, is_nested, struct_fields
 
 _PATHS = (exp.JSONExtract, exp.JSONExtractScalar, exp.GetExtract)
@@ -87,7 +88,15 @@ def _variants_as_text(tree: exp.Expression, types: Mapping[str, Mapping[str, str
     but where a query selects it
     as it is (a bare column of a SELECT that is no subquery and neither groups nor drops
     duplicates: Spark neither groups nor compares variants)."""
+    for lateral in list(tree.find_all(exp.Lateral)):  # FLATTEN(input => v)
+        given = flatten.flattened_input(lateral)
+        if isinstance(given, exp.Column):
+            given.parent = lateral  # resolved in the lateral's own SELECT
+            if _column_type(given, types) == VARIANT.spark:
+                flatten.as_json_text(lateral, _json_text(given))
     for column in list(tree.find_all(exp.Column)):
+        if isinstance(column.parent, exp.Anonymous) and column.parent.name == "TO_JSON":
+            continue  # read as its text already
         fields = _field_access(column, types)
         if fields is not None:
             column.replace(fields)
@@ -103,8 +112,14 @@ def _variants_as_text(tree: exp.Expression, types: Mapping[str, Mapping[str, str
             and parent.find_ancestor(exp.Subquery, exp.CTE) is None
         )
         if not bare:  # JSON text, as PARSE_JSON's: paths, subscripts, TYPEOF read it so
-            text = exp.Anonymous(this="TO_JSON", expressions=[column.copy()])
-            column.replace(exp.ParseJSON(this=text))
+            column.replace(_json_text(column.copy()))
+
+
+def _json_text(column: exp.Column) -> exp.Expression:
+    """A VARIANT column's JSON text, ``PARSE_JSON(TO_JSON(column))``: JSON text to every
+    rewrite that reads one (rewind.sql.answers.parsed_json passes it through)."""
+    column.parent = None
+    return exp.ParseJSON(this=exp.Anonymous(this="TO_JSON", expressions=[column]))
 
 
 def _field_access(
@@ -123,9 +138,7 @@ def _field_access(
         base.parent = column.parent  # resolved in the column's own SELECT
         if _column_type(base, types) == VARIANT.spark:
             base.parent = None
-            value: exp.Expression = exp.ParseJSON(
-                this=exp.Anonymous(this="TO_JSON", expressions=[base])
-            )
+            value = _json_text(base)
             for part in parts[named:]:
                 value = exp.Dot(this=value, expression=part.copy())
             return value
@@ -244,6 +257,8 @@ def _column_type(column: exp.Column, types: Mapping[str, Mapping[str, str]]) -> 
     qualifier = column.args.get("table")
     found = []
     for table in tables:
+        if column.find_ancestor(type(table)) is table:
+            continue  # the column is the input of this source (LATERAL FLATTEN(input => v))
         columns = types.get(table.name) if isinstance(table, exp.Table) else None
         if qualifier is not None:
             named = table.args.get("alias")
