@@ -2567,6 +2567,14 @@ def test_a_variant_column_holds_semi_structured_values_as_snowflake_documents_r2
     distinct = query(conn, "SELECT DISTINCT V FROM VARTAB WHERE N < 4 AND V IS NOT NULL")
     assert sorted(distinct) == [("null",), ("true",)]
     assert query(conn, "SELECT X:x FROM (SELECT V AS X FROM VARTAB WHERE N = 9)") == [("abc",)]
+    # TO_VARIANT was unknown; ::VARIANT of JSON text was a string of it, of an object a
+    # compile error, and TYPEOF of either 'VARIANT'
+    assert query(
+        conn,
+        "SELECT TO_VARIANT('abc'), TYPEOF(TO_VARIANT('abc')), 1.5::VARIANT, "
+        "PARSE_JSON('{\"a\": 1}')::VARIANT, OBJECT_CONSTRUCT('a', 1)::VARIANT, "
+        "TYPEOF(OBJECT_CONSTRUCT('a', 1)::VARIANT), (OBJECT_CONSTRUCT('a', 1)::VARIANT):a",
+    ) == [('"abc"', "VARCHAR", "1.5", '{"a":1}', '{"a":1}', "OBJECT", "1")]
     flattened = "SELECT F.VALUE FROM VARTAB, LATERAL FLATTEN(input => V) F WHERE N = 8"
     assert query(conn, f"{flattened} ORDER BY F.INDEX") == [
         ("-1",),
@@ -2579,6 +2587,7 @@ def test_a_variant_column_holds_semi_structured_values_as_snowflake_documents_r2
     conn.sql(
         "INSERT INTO VARTAB SELECT 10, OBJECT_CONSTRUCT('a', 1, 'b', ARRAY_CONSTRUCT(1, 2)); "
         "INSERT INTO VARTAB SELECT 11, 'plain text'; INSERT INTO VARTAB SELECT 12, 42; "
+        "INSERT INTO VARTAB SELECT 13, TO_VARIANT(DATE '2026-01-02'); "
         "UPDATE VARTAB SET V = PARSE_JSON('{\"k\": [1]}') WHERE N = 12; "
         "MERGE INTO VARTAB T USING (SELECT 9 AS N, PARSE_JSON('[9]') AS NV) S ON T.N = S.N "
         "WHEN MATCHED THEN UPDATE SET V = S.NV; "
@@ -2589,9 +2598,10 @@ def test_a_variant_column_holds_semi_structured_values_as_snowflake_documents_r2
         (10, '{"a":1,"b":[1,2]}'),
         (11, '"plain text"'),
         (12, '{"k":[1]}'),
+        (13, '"2026-01-02"'),
     ]
     assert query(conn, "DESCRIBE TABLE V2")[1][:2] == ("V", "VARIANT")
-    assert query(conn, "SELECT COUNT(*), COUNT(V) FROM V3") == [(11, 10)]
+    assert query(conn, "SELECT COUNT(*), COUNT(V) FROM V3") == [(12, 11)]
     conn.sql("CREATE TABLE JT (ID INT, J JSON)", dialect="bigquery")
     conn.sql(
         'INSERT INTO JT VALUES (1, JSON \'{"a": {"b": 2}, "s": "x"}\'), (2, NULL)',

@@ -42,7 +42,7 @@ from rewind.sql.answers import (
     wall_clock_from_parts,
 )
 from rewind.sql.bigquery_answers import bigquery_answers
-from rewind.sql.variants import json_fields, variant_function
+from rewind.sql.variants import is_variant_cast, json_fields, to_variant, variant_function
 
 # sqlglot writes Snowflake's DATEADD(unit, n, x) as Spark's DATE_ADD(x, n), which adds
 # *days* whatever the unit, and as ADD_MONTHS(x, n) for months, quarters and years: both
@@ -423,7 +423,7 @@ def _is_json_text(node: exp.Expression) -> bool:
     it (``v:a``), a subscript of either (``v['a']``)."""
     while isinstance(node, exp.Bracket):
         node = node.this
-    return isinstance(node, exp.ParseJSON | exp.JSONExtract)
+    return isinstance(node, exp.ParseJSON | exp.JSONExtract) or is_variant_cast(node)
 
 
 def _json_subscript(node: exp.Bracket) -> exp.Expression | None:
@@ -621,6 +621,7 @@ _REWRITES: Rewrites = [
     (exp.Hll, lambda node: call("APPROX_COUNT_DISTINCT", _inner(node.this))),  # HLL's NDV
     (exp.Cast, lambda node: rounded_to_integer(node, _inner)),
     (exp.Cast, lambda node: json_as_text(node, _inner)),
+    ((exp.Cast, exp.ToVariant), lambda node: to_variant(node, _inner)),
     (exp.RegexpExtract, lambda node: regexp_extract(node, _inner)),
     (exp.RegexpInstr, lambda node: regexp_instr(node, _inner)),
     (exp.LastDay, lambda node: last_day(node, {"WEEK": "SU"}, _inner)),

@@ -108,11 +108,39 @@ def _type_of(value: exp.Expression, inner: Inner) -> exp.Expression:
     )
 
 
+def is_variant_cast(node: exp.Expression) -> bool:
+    """Whether ``node`` is Snowflake's ``TO_VARIANT(x)`` / ``x::VARIANT``."""
+    if isinstance(node, exp.ToVariant):
+        return True
+    return isinstance(node, exp.Cast) and node.to.is_type(exp.DataType.Type.VARIANT)
+
+
+def to_variant(node: exp.Expression, inner: Inner) -> exp.Expression | None:
+    """``TO_VARIANT(x)`` / ``x::VARIANT`` as Rewind's VARIANT, JSON text: that of JSON text
+    as it is (``PARSE_JSON('{"a": 1}')::VARIANT`` was the string ``"{\"a\":1}"``), of an
+    object or array its JSON (a cast of OBJECT_CONSTRUCT's struct failed), of any other
+    value its JSON value (``'abc'`` is ``"abc"``). TO_VARIANT was an unknown function.
+    None for any other node."""
+    if not is_variant_cast(node):
+        return None
+    variant = _variant(node, inner)
+    assert variant is not None
+    return call("TO_JSON", variant)
+
+
 def _variant(value: exp.Expression, inner: Inner) -> exp.Expression | None:
-    """Spark's VARIANT of Rewind's (JSON text: PARSE_JSON's value, or a path into it); None
-    for any other value. A path that is not there is NULL (Snowflake's NULL, not JSON's)."""
+    """Spark's VARIANT of Rewind's (JSON text: PARSE_JSON's value, or a path into it; a
+    TO_VARIANT's, :func:`to_variant`); None for any other value. A path that is not there is
+    NULL (Snowflake's NULL, not JSON's)."""
     if isinstance(value, exp.ParseJSON):
         return call("PARSE_JSON", inner(value))
+    if is_variant_cast(value):
+        given = value.this
+        if isinstance(given, exp.Struct | exp.Array | exp.VarMap | exp.Map):
+            return call("TO_VARIANT_OBJECT", inner(given))
+        return _variant(given, inner) or exp.Cast(
+            this=inner(given), to=exp.DataType.build("VARIANT")
+        )
     path = value
     if isinstance(value, exp.Bracket):
         path = inner(value)  # a subscript of JSON text: its path (spark_sql._json_subscript)
