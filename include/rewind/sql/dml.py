@@ -486,11 +486,11 @@ def bind_table_as(
 
     def write(obj: CatalogObject) -> None:
         columns: list[Column] = []
-        for field in frame.schema.fields:
-            columns = add_column(columns, field.name, from_spark(field.dataType.simpleString()), [])
         not_null: set[str] = set()
         if declared is not None:
             columns, not_null, _ = declared
+        for field in frame.schema.fields if declared is None else []:
+            columns = add_column(columns, field.name, from_spark(field.dataType.simpleString()), [])
         obj.columns = [c.as_json() for c in columns]
         root = claim_storage(ctx, obj)
         location.make_dir(root)

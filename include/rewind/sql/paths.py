@@ -84,10 +84,10 @@ def typed(tree: exp.Expression, types: Mapping[str, Mapping[str, str]]) -> None:
 
 
 def _variants_as_text(tree: exp.Expression, types: Mapping[str, Mapping[str, str]]) -> None:
-    """Each VARIANT column of ``tree`` as its JSON text, ``PARSE_JSON(TO_JSON(column))``,
-    but where a query selects it
-    as it is (a bare column of a SELECT that is no subquery and neither groups nor drops
-    duplicates: Spark neither groups nor compares variants)."""
+    """Each VARIANT column of ``tree`` as its JSON text (:func:`_json_text`), but where a
+    query selects it as it is (a bare column of a SELECT that is no subquery and neither
+    groups nor drops duplicates: Spark neither groups nor compares variants); the input of
+    a FLATTEN too, and BigQuery's fields of one (:func:`_field_access`)."""
     for lateral in list(tree.find_all(exp.Lateral)):  # FLATTEN(input => v)
         given = flatten.flattened_input(lateral)
         if isinstance(given, exp.Column):

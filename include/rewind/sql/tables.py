@@ -23,7 +23,7 @@ from rewind.storage.columns import Column, add_column, table_columns
 from rewind.storage.delta import FieldChange
 from rewind.storage.location import Root
 from rewind.storage.snapshot import DataFile, Snapshot
-from rewind.types import DECLARED_TYPE, VARIANT, arrow_spark, is_nested
+from rewind.types import DECLARED_TYPE, VARIANT, VARIANT_EXTENSION, is_nested
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -76,7 +76,7 @@ def declared(field: Field, column: Column | None) -> Field:
 def _delta_field_of(arrow: pa.Field) -> Field:
     """The Delta field delta-rs makes of an Arrow field; a variant's (Rewind's Arrow
     extension type, :func:`rewind.types.variant_arrow`) a variant."""
-    if arrow_spark(arrow.type) == VARIANT.spark:
+    if getattr(arrow.type, "extension_name", None) == VARIANT_EXTENSION:
         return Field(arrow.name, VariantType(), nullable=arrow.nullable)
     return Field.from_arrow(arrow)
 
