@@ -2575,6 +2575,10 @@ def test_a_variant_column_holds_semi_structured_values_as_snowflake_documents_r2
         "PARSE_JSON('{\"a\": 1}')::VARIANT, OBJECT_CONSTRUCT('a', 1)::VARIANT, "
         "TYPEOF(OBJECT_CONSTRUCT('a', 1)::VARIANT), (OBJECT_CONSTRUCT('a', 1)::VARIANT):a",
     ) == [('"abc"', "VARCHAR", "1.5", '{"a":1}', '{"a":1}', "OBJECT", "1")]
+    # as text, a string variant is the string (it kept its quotes)
+    assert query(conn, "SELECT TO_VARIANT('abc')::VARCHAR, ('abc'::VARIANT)::STRING") == [
+        ("abc", "abc")
+    ]
     flattened = "SELECT F.VALUE FROM VARTAB, LATERAL FLATTEN(input => V) F WHERE N = 8"
     assert query(conn, f"{flattened} ORDER BY F.INDEX") == [
         ("-1",),

@@ -358,13 +358,23 @@ def _is_json(text: exp.Expression) -> bool:
 _TEXT_TYPES = {exp.DataType.Type.VARCHAR, exp.DataType.Type.TEXT, exp.DataType.Type.CHAR}
 
 
+def is_variant_cast(node: exp.Expression) -> bool:
+    """Whether ``node`` is Snowflake's ``TO_VARIANT(x)`` / ``x::VARIANT``."""
+    if isinstance(node, exp.ToVariant):
+        return True
+    return isinstance(node, exp.Cast) and node.to.is_type(exp.DataType.Type.VARIANT)
+
+
 def json_as_text(
     node: exp.Cast, inner: Callable[[exp.Expression], exp.Expression]
 ) -> exp.Expression | None:
-    """``PARSE_JSON('"text"')::VARCHAR``: a JSON string's value (``text``), other JSON
+    """``PARSE_JSON('"text"')::VARCHAR``, ``TO_VARIANT('text')::VARCHAR``: a JSON string's
+    value (``text``; the latter kept its quotes), other JSON
     as its text, as a VARIANT cast to text is in Snowflake (it kept the quotes:
     ``"text"``). None for another cast."""
-    if not (isinstance(node.this, exp.ParseJSON) and node.to.this in _TEXT_TYPES):
+    given = node.this.unnest()  # (x::VARIANT)::VARCHAR
+    variant = isinstance(given, exp.ParseJSON) or is_variant_cast(given)
+    if not (variant and node.to.this in _TEXT_TYPES):
         return None
     return call("GET_JSON_OBJECT", inner(node.this), exp.Literal.string("$"))
 

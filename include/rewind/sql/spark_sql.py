@@ -30,6 +30,7 @@ from rewind.sql.answers import (
     call,
     distinct_count,
     initcap,
+    is_variant_cast,
     json_as_text,
     last_day,
     ordered_array,
@@ -42,7 +43,7 @@ from rewind.sql.answers import (
     wall_clock_from_parts,
 )
 from rewind.sql.bigquery_answers import bigquery_answers
-from rewind.sql.variants import is_variant_cast, json_fields, to_variant, variant_function
+from rewind.sql.variants import json_fields, to_variant, variant_function
 
 # sqlglot writes Snowflake's DATEADD(unit, n, x) as Spark's DATE_ADD(x, n), which adds
 # *days* whatever the unit, and as ADD_MONTHS(x, n) for months, quarters and years: both

@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
-from rewind.sql.answers import call, template
+from rewind.sql.answers import call, is_variant_cast, template
 
 Inner = Callable[[exp.Expression], exp.Expression]
 
@@ -106,13 +106,6 @@ def _type_of(value: exp.Expression, inner: Inner) -> exp.Expression:
     return exp.If(
         this=exp.Is(this=given.copy(), expression=exp.null()), true=exp.null(), false=named
     )
-
-
-def is_variant_cast(node: exp.Expression) -> bool:
-    """Whether ``node`` is Snowflake's ``TO_VARIANT(x)`` / ``x::VARIANT``."""
-    if isinstance(node, exp.ToVariant):
-        return True
-    return isinstance(node, exp.Cast) and node.to.is_type(exp.DataType.Type.VARIANT)
 
 
 def to_variant(node: exp.Expression, inner: Inner) -> exp.Expression | None:
