@@ -489,8 +489,10 @@ def bind_table_as(
         not_null: set[str] = set()
         if declared is not None:
             columns, not_null, _ = declared
-        for field in frame.schema.fields if declared is None else []:
-            columns = add_column(columns, field.name, from_spark(field.dataType.simpleString()), [])
+        else:  # the query's own types
+            for field in frame.schema.fields:
+                kind = from_spark(field.dataType.simpleString())
+                columns = add_column(columns, field.name, kind, [])
         obj.columns = [c.as_json() for c in columns]
         root = claim_storage(ctx, obj)
         location.make_dir(root)
