@@ -301,7 +301,7 @@ class Connection:
         writer's commit overtook while it ran commits at a later time
         (``tables.check_clock``, R14, R15). ``once``: the
         action's record is written in the same transaction, so it commits at most once."""
-        state_before = (self.state.database, self.state.schema)
+        state_before = (self.state.database, self.state.schema, dict(self.state.variables))
         query_id, now = str(uuid.uuid4()), self.clock.now()
         try:
             return self._attempts(text, action, once, query_id, now, state_before)
@@ -315,7 +315,7 @@ class Connection:
         once: RunKey | None,
         query_id: str,
         now: datetime,
-        state_before: tuple[str | None, str | None],
+        state_before: tuple[str | None, str | None, dict[str, Any]],
     ) -> Result:
         for attempt in range(1, COMMIT_ATTEMPTS + 1):
             with (
@@ -342,7 +342,8 @@ class Connection:
                     session.rollback()
                     for undo in reversed(ctx.undo):
                         undo()
-                    self.state.database, self.state.schema = state_before
+                    self.state.database, self.state.schema = state_before[:2]
+                    self.state.variables = dict(state_before[2])  # a failed SET sets none
                     if attempt < COMMIT_ATTEMPTS and isinstance(error, ConcurrentWrite):
                         continue
                     # A catalog that is locked or read-only refuses the log too: the error

@@ -66,6 +66,8 @@ def classify(tree: object) -> str:
         return f"CREATE_{kind.replace(' ', '_')}" if kind else "CREATE"
     if isinstance(tree, exp.Alter):
         return _alter_table(tree)
+    if isinstance(tree, exp.Set):
+        return "UNSET" if tree.args.get("unset") else "SET"
     for node_type, query_kind in _SIMPLE.items():
         if isinstance(tree, node_type):
             return query_kind

@@ -119,6 +119,9 @@ def _java_error(exc: BaseException) -> RewindError:
     if root_class.startswith(_STORAGE_CLASSES):
         return StorageError(_first_line(root_message) or root_class)
     named = next((m for _, m in causes if m.startswith("[")), root_message)
+    bad = _bad_value(named[1 : named.find("]")], {}) if named.startswith("[") else None
+    if bad is not None:  # a condition that needs no parameters (the JVM's, in process)
+        return InvalidValue(bad)
     return ExecutionError(_first_line(named) or root_class)
 
 
@@ -257,6 +260,7 @@ def _bad_value(condition: str, params: dict[str, str]) -> str | None:
     return {
         "DIVIDE_BY_ZERO": "Division by zero.",
         "ARITHMETIC_OVERFLOW": "Number out of representable range.",
+        "SCALAR_SUBQUERY_TOO_MANY_ROWS": "Single-row subquery returns more than one row.",
     }.get(condition)
 
 

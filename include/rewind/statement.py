@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 @dataclass
 class SessionState:
-    """What carries over between statements of one session (``USE``)."""
+    """What carries over between statements of one session (``USE``, ``SET``)."""
 
     user: str
     role: str
@@ -30,6 +30,7 @@ class SessionState:
     dialect: str = "snowflake"
     flow: list[Result] = field(default_factory=list)  # earlier results of a ->> chain
     query_ids: list[str] = field(default_factory=list)  # its statements', in order
+    variables: dict[str, Any] = field(default_factory=dict)  # name -> variables.Variable
 
 
 # What a Change does. Data: one per kind of row change it makes (each a privilege).

@@ -109,6 +109,8 @@ def test_reads_inside_writes_and_clones_need_select(admin: Any, ana: Any) -> Non
         "CREATE TABLE C AS SELECT * FROM T",
         "CREATE TABLE C CLONE T",
         "CREATE TABLE C CLONE T AT(OFFSET => -60)",
+        "SET N = (SELECT count(*) FROM T)",  # a session variable's query (SPEC R37)
+        "SELECT * FROM IDENTIFIER('T')",
     ]:
         assert hidden(ana, statement) == MISSING_T, statement
     assert denied(ana, "SELECT * FROM REWIND.ACCOUNT_USAGE.TABLE_STORAGE_METRICS") == (

@@ -123,6 +123,7 @@ SCRIPT = [
     ("rename_schema", "ALTER SCHEMA D.S2 RENAME TO S3"),
     ("drop_schema", "DROP SCHEMA D.S3"),
     ("update_none", "UPDATE T SET B = 0 WHERE A < 0"),
+    ("set", "SET (LO, HI) = (SELECT min(A), max(B) FROM T)"),
 ]
 
 
@@ -209,6 +210,15 @@ def test_a_query_reading_no_column_still_lists_its_table(audit: History) -> None
     # SPEC R36: COUNT(*) reads the table, no column of it.
     entry = audit.row("count")["DIRECT_OBJECTS_ACCESSED"]
     assert [(e["objectName"], e["columns"]) for e in entry] == [("D.PUBLIC.T", [])]
+
+
+def test_a_set_that_reads_a_table_lists_the_columns_it_read(audit: History) -> None:
+    # SPEC R36: SET's values are a query's; its reads are audited as a SELECT's.
+    row = audit.row("set")
+    assert [(e["objectName"], columns(e)) for e in row["DIRECT_OBJECTS_ACCESSED"]] == [
+        ("D.PUBLIC.T", ["A", "B"])
+    ]
+    assert audit.queries[audit.ids["set"]]["QUERY_TYPE"] == "SET"
 
 
 # -- writes and column lineage (SPEC R36, R26) -----------------------------------------------

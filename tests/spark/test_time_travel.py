@@ -10,13 +10,14 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import pytest
 from deltalake import DeltaTable
-from test_dml import T0, catalog, clock, open_at, query, table_root
+from test_dml import T0, assert_refused, catalog, clock, open_at, query, table_root
 
 import rewind
 from rewind.errors import RewindError
@@ -274,6 +275,84 @@ def test_last_query_id_names_the_sessions_statements_r16(history: History) -> No
         fresh.sql("SELECT * FROM D.PUBLIC.T BEFORE(STATEMENT => LAST_QUERY_ID())")
     assert error.value.code == "UNKNOWN_STATEMENT"
     assert "LAST_QUERY_ID() of a session that has run no statement" in error.value.message
+
+
+def test_session_variables_carry_a_query_id_a_time_and_a_name_into_time_travel_r16_r39(
+    history: History,
+) -> None:
+    """SPEC R16, R39 with Snowflake's session variables: ``SET qid = LAST_QUERY_ID()`` kept
+    a query id for a later BEFORE(STATEMENT => $qid), ``SET (lo, hi) = (SELECT ...)`` a
+    range, IDENTIFIER($name) a table's name; all were refused ("Statements of kind SET are
+    not supported", "IDENTIFIER('T') is not a table name"). A variable is the session's,
+    set by one query (a failed SET sets none), listed by SHOW VARIABLES, gone by UNSET."""
+    session = history.session(hours=5)
+    delete = session.sql(
+        "CREATE TABLE VARS CLONE T; DELETE FROM VARS WHERE ID > 2; SET QID = LAST_QUERY_ID(); "
+        "SET T_NAME = 'D.PUBLIC.VARS', SINCE = DATEADD(hour, -3, CURRENT_TIMESTAMP()); "
+        "SET (LO, HI) = (SELECT min(ID), max(ID) FROM T)"
+    )[1].query_id
+    assert query(session, "SELECT ID FROM VARS BEFORE(STATEMENT => $qid) ORDER BY ID") == [
+        (2,),
+        (3,),
+        (4,),
+    ]
+    assert query(session, "SELECT ID FROM T AT(TIMESTAMP => $SINCE) ORDER BY ID") == [
+        (1,),
+        (2,),
+        (3,),
+    ]
+    assert query(session, "SELECT count(*) FROM IDENTIFIER($T_NAME)") == [(1,)]
+    session.sql(
+        "CREATE TABLE IDENTIFIER('VARS2') CLONE IDENTIFIER($T_NAME) BEFORE(STATEMENT => $QID); "
+        "INSERT INTO IDENTIFIER($T_NAME) SELECT ID, V FROM T WHERE ID BETWEEN $LO AND $HI - 1 "
+        "AND ID > 2; CREATE DATABASE VARDB; ALTER DATABASE VARDB SET "
+        "DATA_RETENTION_TIME_IN_DAYS = $HI; USE DATABASE D"
+    )
+    assert query(session, "SELECT ID FROM VARS2 ORDER BY ID LIMIT $LO") == [(2,), (3,)]
+    assert query(session, "SELECT IDENTIFIER('ID') FROM VARS ORDER BY 1") == [(2,), (3,)]
+    assert query(session, "SHOW PARAMETERS LIKE 'DATA%' IN DATABASE VARDB")[0][1] == "4"
+    session.sql(
+        "SET (N, X, F, B, DAY, NOTHING) = (12.50, 'x', 1.5::FLOAT, TRUE, '2026-01-02'::DATE, NULL)"
+    )
+    assert query(session, "SELECT $N * 2, $X || 'y', $F * 2, NOT $B, $DAY + 1, $NOTHING") == [
+        (Decimal("25.00"), "xy", 3.0, False, date(2026, 1, 3), None)
+    ]
+    listed = {row[2]: row[3:5] for row in query(session, "SHOW VARIABLES")}
+    assert listed == {
+        "QID": (delete, "text"),
+        "T_NAME": ("D.PUBLIC.VARS", "text"),
+        "SINCE": ("2026-01-01 02:00:00+00:00", "timestamp_ltz"),
+        "LO": ("2", "fixed"),
+        "HI": ("4", "fixed"),
+        "N": ("12.50", "fixed"),
+        "X": ("x", "text"),
+        "F": ("1.5", "real"),
+        "B": ("True", "boolean"),
+        "DAY": ("2026-01-02", "date"),
+        "NOTHING": (None, "null"),
+    }
+    assert [row[2] for row in query(session, "SHOW VARIABLES LIKE '%O%'")] == ["LO", "NOTHING"]
+    session.sql("UNSET LO; UNSET (X, F)")
+    assert_refused(
+        session,
+        [
+            ("SELECT $LO", "OBJECT_NOT_FOUND"),  # Session variable '$LO' does not exist.
+            ("UNSET NOPE", "OBJECT_NOT_FOUND"),
+            ("SET (P, Q) = (1, (SELECT ID FROM T))", "INVALID_VALUE"),  # more than one row
+            ("SET (P, Q) = (SELECT ID, V FROM T)", "INVALID_VALUE"),
+            ("SET P = REPEAT('x', 257)", "INVALID_VALUE"),  # Snowflake's 256 bytes
+            ("SET P = ARRAY_CONSTRUCT(1, 2)", "UNSUPPORTED"),
+            ("SET (P, Q) = (1)", "SYNTAX_ERROR"),
+            ("SET P = $NOPE", "OBJECT_NOT_FOUND"),
+            ("SELECT * FROM IDENTIFIER($HI)", "INVALID_VALUE"),  # no string
+            ("SELECT * FROM IDENTIFIER('a b c')", "INVALID_VALUE"),
+            ("SELECT * FROM IDENTIFIER('NOPE')", "OBJECT_NOT_FOUND"),
+        ],
+    )
+    assert_refused(session, [("SET P = 1", "UNSUPPORTED")], dialect="bigquery")
+    assert "P" not in {row[2] for row in query(session, "SHOW VARIABLES")}  # none was set
+    # A variable is its session's: another session has none.
+    assert query(history.session(hours=5), "SHOW VARIABLES") == []
 
 
 def test_one_query_joins_several_points_of_the_same_table(history: History) -> None:

@@ -8,6 +8,7 @@ from sqlglot import exp
 
 from rewind.constants import EXPIRATION_OPTION, TABLE_EXPIRATION_OPTION
 from rewind.errors import RewindError, SqlSyntaxError, UnsupportedError
+from rewind.query_type import query_type
 from rewind.sql.parse import (
     DEFAULT_KEYWORD,
     EMPTY_ONLY,
@@ -391,7 +392,7 @@ def test_qualify_reaches_spark_as_qualify() -> None:
     ("sql", "says"),
     [
         ("SELECT $1 FROM t", "Positional column reference $1 is not supported"),
-        ("SELECT * FROM t WHERE a = $lim", "Session variable $LIM is not supported"),
+        ("SELECT * FROM t WHERE a = $lim", "Session variable $LIM cannot be read in a SQL function"),
         ("SELECT * FROM t SAMPLE (10) SEED (7)", "SAMPLE ... SEED (REPEATABLE) is not supported"),
         ("SELECT * RENAME (a AS b) FROM t", "SELECT * RENAME is not supported"),
         ("SELECT * REPLACE (1 AS a) FROM t", "SELECT * REPLACE is not supported"),
@@ -717,3 +718,23 @@ def test_a_select_lists_its_columns_as_written(statement: str, texts: list[str] 
     """The texts Snowflake heads unnamed result columns with (SPEC R26): the first
     SELECT's, of a query or a CTAS; none where the first SELECT is not plainly first."""
     assert projection_texts(statement) == texts
+
+
+def test_unset_and_show_variables_parse_as_snowflake_writes_them() -> None:
+    # sqlglot reads UNSET x as an expression and SHOW VARIABLES as a command: both were
+    # refused; UNSET of no name or of an expression is a syntax error.
+    unset = parse("UNSET (lo, \"Hi\")").tree
+    assert isinstance(unset, exp.Set) and unset.args["unset"]
+    assert [item.this.sql("snowflake") for item in unset.expressions] == ["lo", '"Hi"']
+    assert isinstance(parse("unset qid").tree, exp.Set)
+    show = parse("SHOW VARIABLES LIKE 'Q%'").tree
+    assert isinstance(show, exp.Show) and str(show.this) == "VARIABLES"
+    assert show.args["like"].this == "Q%"
+    for bad in ("UNSET", "UNSET 1 + 2", "UNSET (a, b + 1)", "UNSET a.b"):
+        with pytest.raises(SqlSyntaxError):
+            parse(bad)
+    assert [query_type(s) for s in ("SET x = 1", "UNSET x", "SHOW VARIABLES")] == [
+        "SET",
+        "UNSET",
+        "SHOW",
+    ]

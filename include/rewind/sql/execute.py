@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -9,7 +10,18 @@ from sqlglot import exp
 
 from rewind.errors import UnsupportedError
 from rewind.result import Result
-from rewind.sql import alter, ddl, dml, functions, grants, merge, query, show, snapshots
+from rewind.sql import (
+    alter,
+    ddl,
+    dml,
+    functions,
+    grants,
+    merge,
+    query,
+    show,
+    snapshots,
+    variables,
+)
 from rewind.sql.access import AccessStatement
 from rewind.sql.analysis import analyse
 from rewind.sql.needs import authorize
@@ -70,8 +82,11 @@ def _refuse_unread_clauses(tree: Statement) -> None:
 def prepare(ctx: Context, tree: Statement) -> tuple[Statement, Analysis]:
     """The statement as it runs (SQL functions inlined, before anything reads it) and its
     analysis (:mod:`rewind.sql.analysis`)."""
+    if isinstance(tree, AlterContainer) and tree.action == "SET":
+        values = {k: variables.substituted(ctx.state, v) for k, v in tree.properties.items()}
+        tree = dataclasses.replace(tree, properties=values)  # ... = $days
     if isinstance(tree, exp.Expression) and not functions.is_function_ddl(tree):
-        tree = functions.inline(ctx, tree)
+        tree = functions.inline(ctx, variables.substituted(ctx.state, tree))
     return tree, analyse(ctx, tree)
 
 
@@ -86,6 +101,8 @@ def execute(ctx: Context, tree: Statement) -> Result:
         if isinstance(tree, exp.Create):
             return functions.create(ctx, tree)
         return functions.drop(ctx, tree)
+    if isinstance(tree, exp.Set):
+        return variables.set_variables(ctx, tree, execute)
     _refuse_unread_clauses(tree)
     tree, analysis = prepare(ctx, tree)
     ctx.analysis = analysis  # resolved once: authorized, audited and run alike (issue 15)

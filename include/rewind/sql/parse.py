@@ -20,6 +20,7 @@ from sqlglot.tokens import Token, TokenType
 
 from rewind.errors import SqlSyntaxError, UnsupportedError
 from rewind.sql import flatten, generator
+from rewind.sql.variables import unset_statement
 
 if TYPE_CHECKING:
     from rewind.sql.access import AccessStatement
@@ -228,6 +229,9 @@ def parse(statement: str, dialect: str = "snowflake") -> ParsedStatement:
     access = parse_access(statement, dialect)  # CREATE ROLE, GRANT, ... (SPEC R37)
     if access is not None:
         return ParsedStatement(statement, access)
+    unset = unset_statement(statement)  # UNSET name: sqlglot reads an expression
+    if unset is not None:
+        return ParsedStatement(statement, unset)
     ignore_short = _IGNORE_SHORT.search(statement)
     if ignore_short:
         parsed = parse(statement[: ignore_short.start()], dialect)
@@ -405,6 +409,9 @@ def _parse_negative_properties(statement: str, dialect: str) -> exp.Expression |
         return None
 
 
+_SHOW_VARIABLES = re.compile(
+    r"^SHOW\s+VARIABLES(?:\s+LIKE\s+(?P<like>'(?:[^']|'')*'))?\s*$", re.IGNORECASE | re.DOTALL
+)
 _SHOW_PARAMETERS = re.compile(
     r"^SHOW\s+PARAMETERS(?:\s+LIKE\s+(?P<like>'(?:[^']|'')*'))?"
     r"(?:\s+IN\s+(?P<kind>\w+)(?:\s+(?P<name>\S.*?))?)?\s*$",
@@ -421,6 +428,9 @@ def _parse_command(
     parameters = _SHOW_PARAMETERS.match(statement)
     if parameters:
         return _show_parameters(parameters, dialect)
+    listing = _SHOW_VARIABLES.match(statement)
+    if listing:
+        return _with_like(exp.Show(this="VARIABLES"), listing, dialect)
     words = statement.split()
     head = " ".join(words[:3])
     kind = next((w for w in words[1:] if w.upper() not in _MODIFIERS), "").upper()
@@ -439,13 +449,17 @@ def _parse_command(
     raise SqlSyntaxError(f"SQL compilation error: unsupported statement '{head} ...'.")
 
 
+def _with_like(show: exp.Show, match: re.Match[str], dialect: str) -> exp.Show:
+    if match["like"]:
+        show.set("like", _parse_one(f"SELECT {match['like']}", dialect).expressions[0])
+    return show
+
+
 def _show_parameters(match: re.Match[str], dialect: str) -> exp.Show:
     """``SHOW PARAMETERS [LIKE '...'] [IN ACCOUNT | DATABASE|SCHEMA|TABLE name]`` as the
     SHOW node of the other listings (``this`` PARAMETERS): Rewind's parameters are the
     retention ones (SPEC R5, R7)."""
-    show = exp.Show(this="PARAMETERS", scope_kind="ACCOUNT")
-    if match["like"]:
-        show.set("like", _parse_one(f"SELECT {match['like']}", dialect).expressions[0])
+    show = _with_like(exp.Show(this="PARAMETERS", scope_kind="ACCOUNT"), match, dialect)
     kind = (match["kind"] or "ACCOUNT").upper()
     if kind not in ("ACCOUNT", "DATABASE", "SCHEMA", "TABLE"):
         raise UnsupportedError(

@@ -24,7 +24,7 @@ from rewind.constants import (
 )
 from rewind.errors import InvalidValue, StorageError, UnsupportedError
 from rewind.result import Result
-from rewind.sql import names
+from rewind.sql import names, variables
 from rewind.sql.ddl import live_object
 from rewind.sql.tables import current_version
 from rewind.sql.values import literal
@@ -131,6 +131,8 @@ def show(ctx: Context, tree: exp.Show) -> Result:
         return _parameters(ctx, tree)
     if what == "COLUMNS":
         return _columns(ctx, tree)
+    if what == "VARIABLES":
+        return _variables(ctx, tree)
     if what not in _KINDS:
         raise UnsupportedError(f"SHOW {what} is not supported.")
     if tree.args.get("iceberg"):
@@ -387,6 +389,26 @@ def _parameters(ctx: Context, tree: exp.Show) -> Result:
         if pattern is None or pattern.fullmatch(key)
     ]
     return ctx.result(PARAMETER_COLUMNS, rows)
+
+
+# Snowflake's SHOW VARIABLES columns (but its session_id: Rewind's sessions have none).
+VARIABLE_COLUMNS = ["created_on", "updated_on", "name", "value", "type", "comment"]
+
+
+def _variables(ctx: Context, tree: exp.Show) -> Result:
+    """SHOW VARIABLES: the session's variables (``SET``), oldest first."""
+    pattern = _like(tree)
+    held = sorted(ctx.state.variables.items(), key=lambda item: item[1].created_on)
+    rows = [
+        [v.created_on, v.updated_on, name, _shown(v.value), variables.type_name(v.value), ""]
+        for name, v in held
+        if pattern is None or pattern.fullmatch(name)
+    ]
+    return ctx.result(VARIABLE_COLUMNS, rows)
+
+
+def _shown(value: object) -> str | None:
+    return None if value is None else str(value)
 
 
 def _in_time_travel(ctx: Context, obj: CatalogObject) -> bool:

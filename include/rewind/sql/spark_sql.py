@@ -1041,7 +1041,9 @@ def _refuse_unwritable(tree: exp.Expression) -> None:
         raise UnsupportedError(
             f"Positional column reference ${name} is not supported: name the column."
             if name.isdigit()
-            else f"Session variable ${name} is not supported (Rewind has no SET)."
+            # the statement's own $name were replaced by their values (sql.variables)
+            else f"Session variable ${name} cannot be read in a SQL function's body: pass "
+            "its value as an argument."
         )
     for star in tree.find_all(exp.Star):
         clause = next((k for k in ("rename", "replace", "ilike") if star.args.get(k)), None)
