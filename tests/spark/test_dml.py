@@ -963,6 +963,30 @@ def test_encodings_json_checks_split_part_and_haversine_r27_r39(conn: Any) -> No
     )
 
 
+def test_not_in_a_subquery_brings_back_what_a_delete_removed_r16_r26(conn: Any) -> None:
+    """SPEC R16, R26: the recovery idiom ``INSERT INTO t SELECT * FROM t BEFORE(...) WHERE
+    id NOT IN (SELECT id FROM t)`` was refused ("A comparison with ALL (subquery) is not
+    supported": sqlglot reads NOT IN (subquery) as ``<> ALL``); so were ``= ANY (subquery)``
+    and NOT IN in a DELETE. NULLs answer as in SQL: a NULL in the subquery's values keeps
+    every row out; an empty subquery lets every row in."""
+    conn.sql("INSERT INTO T (ID, NAME) VALUES (1, 'a'), (2, 'b'), (3, 'c')")
+    delete = conn.sql("DELETE FROM T WHERE ID > 1")[0].query_id
+    restored = conn.sql(
+        f"INSERT INTO T SELECT * FROM T BEFORE(STATEMENT => '{delete}') "
+        "WHERE ID NOT IN (SELECT ID FROM T)"
+    )
+    assert restored[0].rows == [[2]]
+    assert query(conn, "SELECT ID, NAME FROM T ORDER BY ID") == [(1, "a"), (2, "b"), (3, "c")]
+    assert query(conn, "SELECT ID FROM T WHERE ID NOT IN (SELECT NULL)") == []
+    assert query(conn, "SELECT count(*) FROM T WHERE ID NOT IN (SELECT 1 WHERE FALSE)") == [(3,)]
+    assert query(conn, "SELECT ID FROM T WHERE ID = ANY (SELECT 2) ORDER BY ID") == [(2,)]
+    assert query(
+        conn, "SELECT count(*) FROM T WHERE (ID, NAME) NOT IN (SELECT ID, 'a' FROM T)"
+    ) == [(2,)]
+    conn.sql("DELETE FROM T WHERE ID NOT IN (SELECT ID FROM T WHERE NAME <> 'b')")
+    assert query(conn, "SELECT ID FROM T ORDER BY ID") == [(1,), (3,)]
+
+
 def test_flatten_of_an_object_values_columns_and_forms_spark_lacks_r27_r39(conn: Any) -> None:
     """SPEC R27, R39: FLATTEN of a JSON object answered no row (its entries: KEY, VALUE);
     ``SELECT column1 FROM VALUES (...)`` failed (Snowflake's names, Spark's are col1);

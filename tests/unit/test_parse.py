@@ -392,7 +392,10 @@ def test_qualify_reaches_spark_as_qualify() -> None:
     ("sql", "says"),
     [
         ("SELECT $1 FROM t", "Positional column reference $1 is not supported"),
-        ("SELECT * FROM t WHERE a = $lim", "Session variable $LIM cannot be read in a SQL function"),
+        (
+            "SELECT * FROM t WHERE a = $lim",
+            "Session variable $LIM cannot be read in a SQL function",
+        ),
         ("SELECT * FROM t SAMPLE (10) SEED (7)", "SAMPLE ... SEED (REPEATABLE) is not supported"),
         ("SELECT * RENAME (a AS b) FROM t", "SELECT * RENAME is not supported"),
         ("SELECT * REPLACE (1 AS a) FROM t", "SELECT * REPLACE is not supported"),
@@ -723,7 +726,7 @@ def test_a_select_lists_its_columns_as_written(statement: str, texts: list[str] 
 def test_unset_and_show_variables_parse_as_snowflake_writes_them() -> None:
     # sqlglot reads UNSET x as an expression and SHOW VARIABLES as a command: both were
     # refused; UNSET of no name or of an expression is a syntax error.
-    unset = parse("UNSET (lo, \"Hi\")").tree
+    unset = parse('UNSET (lo, "Hi")').tree
     assert isinstance(unset, exp.Set) and unset.args["unset"]
     assert [item.this.sql("snowflake") for item in unset.expressions] == ["lo", '"Hi"']
     assert isinstance(parse("unset qid").tree, exp.Set)

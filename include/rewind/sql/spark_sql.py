@@ -1075,6 +1075,21 @@ _NO_SPARK_FORM: dict[type[exp.Expression], str] = {
 }
 
 
+def _in_for_quantified(node: exp.Expression) -> exp.Expression:
+    """``x = ANY (subquery)`` as ``x IN (subquery)`` and ``x <> ALL (subquery)`` as ``NOT x
+    IN (subquery)``, the same comparisons NULLs included, in the form Spark has: sqlglot
+    reads Snowflake's ``x NOT IN (SELECT ...)`` as the latter, which was refused."""
+    quantified = node.expression if isinstance(node, exp.EQ | exp.NEQ) else None
+    wanted = exp.Any if isinstance(node, exp.EQ) else exp.All
+    if not isinstance(quantified, wanted) or not isinstance(quantified.this, exp.Query):
+        return node
+    query = quantified.this
+    if not isinstance(query, exp.Subquery):
+        query = exp.Subquery(this=query)
+    found = exp.In(this=node.this, query=query)
+    return found if isinstance(node, exp.EQ) else exp.Not(this=found)
+
+
 def _refuse_without_spark_form(tree: exp.Expression) -> None:
     """Refuse, by name, what Spark SQL has no form of: :data:`_NO_SPARK_FORM`, an ASOF
     JOIN, a comparison with ``ANY`` / ``ALL (subquery)``."""
@@ -1143,10 +1158,10 @@ def to_spark(tree: exp.Expression, dialect: str = "snowflake") -> str:
         UnsupportedError: what :func:`_refuse_unwritable` refuses, and what sqlglot
             cannot write for Spark.
     """
-    _refuse_unwritable(tree)
-    _refuse_without_spark_form(tree)
-    _refuse_times_of_day(tree)
-    spark_tree = tree.copy()
+    spark_tree = tree.copy().transform(_in_for_quantified, copy=False)
+    _refuse_unwritable(spark_tree)
+    _refuse_without_spark_form(spark_tree)
+    _refuse_times_of_day(spark_tree)
     if dialect == "snowflake":
         _keys_as_written(spark_tree)
         _values_columns(spark_tree)
