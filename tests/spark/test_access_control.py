@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from test_atomicity import observe
-from test_dml import catalog, clock, query
+from test_dml import assert_refused, catalog, clock, query
 
 from rewind.errors import RewindError
 from rewind.runner import STEPS
@@ -570,6 +570,50 @@ def test_information_schema_lists_what_the_role_reaches_in_snowflakes_columns_r2
     assert [r[0] for r in datasets] == ["HIDDEN", "PUBLIC", "SCRATCH"]
     region = ana.sql(schemata.format("`region-us`"), dialect="bigquery")[-1].rows
     assert [r[0] for r in region] == ["PUBLIC"]  # of D, her current database
+
+
+def test_the_query_history_functions_answer_each_user_their_own_statements_r36_r37(
+    connect: Callable[..., Any], ana: Any
+) -> None:
+    """SPEC R36, R37: TABLE(INFORMATION_SCHEMA.QUERY_HISTORY()), how an analyst finds the
+    query id to travel back before, was refused ("Only catalog tables can be read"); the
+    ACCOUNT_USAGE view is ACCOUNTADMIN's. A role sees its user's statements only, ACCOUNTADMIN
+    every user's; the latest first, RESULT_LIMIT of them, in the END_TIME range."""
+    ana.sql("SELECT count(*) FROM SEEN")
+    history = "TABLE(INFORMATION_SCHEMA.QUERY_HISTORY{}())"
+    mine = query(ana, f"SELECT USER_NAME, QUERY_TEXT FROM {history.format('')} ORDER BY 2")
+    assert mine == [("ANA", "SELECT count(*) FROM SEEN"), ("ANA", "USE DATABASE D")]
+    assert query(ana, f"SELECT count(*) FROM {history.format('_BY_SESSION')}") == [(3,)]
+    by_admin = "TABLE(INFORMATION_SCHEMA.QUERY_HISTORY_BY_USER(USER_NAME => 'ADMIN'))"
+    assert query(ana, f"SELECT count(*) FROM {by_admin}") == [(0,)]
+    assert denied(ana, "SELECT * FROM REWIND.ACCOUNT_USAGE.QUERY_HISTORY").startswith(
+        "Reading REWIND.ACCOUNT_USAGE.QUERY_HISTORY requires role ACCOUNTADMIN"
+    )
+
+    later = connect(now=clock(hours=2))
+    later.sql("USE DATABASE D")
+    users = query(later, f"SELECT DISTINCT USER_NAME FROM {history.format('')} ORDER BY 1")
+    assert users == [("ADMIN",), ("ANA",)]
+    latest = query(
+        later,
+        "SELECT USER_NAME FROM TABLE(INFORMATION_SCHEMA.QUERY_HISTORY(RESULT_LIMIT => 1, "
+        "END_TIME_RANGE_END => DATEADD(minute, -30, CURRENT_TIMESTAMP())))",
+    )
+    assert latest == [("ANA",)]  # ANA's statements an hour after ADMIN's: the latest first
+    window = "END_TIME_RANGE_START => DATEADD(minute, -30, CURRENT_TIMESTAMP())"
+    # this session's three statements before this one
+    assert query(later, f"SELECT count(*) FROM {history.format('')[:-3]}({window}))") == [(3,)]
+    assert_refused(
+        later,
+        [
+            (
+                "SELECT * FROM TABLE(INFORMATION_SCHEMA.QUERY_HISTORY(RESULT_LIMIT => 0))",
+                "INVALID_VALUE",
+            ),
+            ("SELECT * FROM TABLE(INFORMATION_SCHEMA.QUERY_HISTORY(10))", "UNSUPPORTED"),
+            ("SELECT * FROM INFORMATION_SCHEMA.QUERY_HISTORY", "OBJECT_NOT_FOUND"),
+        ],
+    )
 
 
 def test_describe_table_answers_only_a_role_that_reaches_the_table(admin: Any, ana: Any) -> None:

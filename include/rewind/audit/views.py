@@ -9,6 +9,7 @@ JSON columns are described in :mod:`rewind.audit.shape`.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Sequence
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -57,10 +58,11 @@ def audit_view(ctx: Context, name: str) -> DataFrame:
     return ctx.spark().createDataFrame(rows, schema)
 
 
-def query_history(catalog: Catalog) -> list[tuple[Any, ...]]:
-    """One row per logged statement, failed and denied ones with their error."""
+def query_history(catalog: Catalog, conditions: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    """One row per logged statement (that meets ``conditions``: SQLAlchemy's, on
+    Statement), failed and denied ones with their error, in the order they started."""
     rows: list[tuple[Any, ...]] = []
-    for s in catalog.session.scalars(select(Statement).order_by(*_ORDER)):
+    for s in catalog.session.scalars(select(Statement).where(*conditions).order_by(*_ORDER)):
         elapsed = None if s.end_time is None else (s.end_time - s.start_time) // _MILLISECOND
         status = EXECUTION_STATUS.get(s.status, s.status)
         rows.append(

@@ -20,11 +20,13 @@ from collections.abc import Callable
 from datetime import UTC
 from typing import TYPE_CHECKING, Any
 
+from sqlglot import exp
+
 from rewind import security
 from rewind.catalog.models import CatalogObject
 from rewind.constants import DATABASE, INFORMATION_SCHEMA, SCHEMA, TABLE
 from rewind.errors import ObjectNotFound
-from rewind.sql import names
+from rewind.sql import names, query_history
 from rewind.sql.show import described, table_values, type_json
 from rewind.sql.tables import snapshot
 from rewind.sql.values import layout_columns
@@ -68,8 +70,9 @@ def is_view(parts: list[str] | tuple[str, ...]) -> bool:
     return snowflake or _bigquery_view(parts) is not None
 
 
-def view(ctx: Context, parts: list[str]) -> DataFrame:
-    """The frame of an INFORMATION_SCHEMA view (:func:`is_view`).
+def view(ctx: Context, parts: list[str], call: dict[str, exp.Expression] | None) -> DataFrame:
+    """The frame of an INFORMATION_SCHEMA view (:func:`is_view`), or of a call of a table
+    function of it (``call``: its arguments, :mod:`rewind.sql.query_history`).
 
     Raises:
         ObjectNotFound: an unknown view, or a database or dataset the role cannot see.
@@ -80,6 +83,13 @@ def view(ctx: Context, parts: list[str]) -> DataFrame:
         return _bigquery(ctx, *bigquery)
     database = names.database(ctx, parts[0] if len(parts) == 3 else None)
     name = parts[-1].upper()
+    if call is not None:
+        return query_history.frame(ctx, name, call)
+    if name in query_history.FUNCTIONS:
+        raise ObjectNotFound(
+            f"{name} is a table function, not a view: SELECT ... FROM "
+            f"TABLE({INFORMATION_SCHEMA}.{name}())."
+        )
     if name not in _VIEWS:
         raise ObjectNotFound(
             f"View '{database.name}.{INFORMATION_SCHEMA}.{name}' does not exist "

@@ -19,7 +19,7 @@ from sqlglot.errors import SqlglotError
 from sqlglot.tokens import Token, TokenType
 
 from rewind.errors import SqlSyntaxError, UnsupportedError
-from rewind.sql import flatten, generator
+from rewind.sql import flatten, generator, query_history
 from rewind.sql.variables import unset_statement
 
 if TYPE_CHECKING:
@@ -262,7 +262,10 @@ def parse(statement: str, dialect: str = "snowflake") -> ParsedStatement:
         head = statement.split()[0] if statement.split() else statement
         raise SqlSyntaxError(f"SQL compilation error: syntax error: unexpected '{head[:50]}'.")
     return ParsedStatement(
-        statement, _defaults_marked(generator.rewrite(flatten.rewrite(_create_like(tree))))
+        statement,
+        _defaults_marked(
+            generator.rewrite(flatten.rewrite(query_history.rewrite(_create_like(tree))))
+        ),
     )
 
 

@@ -27,7 +27,7 @@ from rewind.lifecycle import pins
 from rewind.result import Result
 from rewind.security import can_see
 from rewind.spark import query
-from rewind.sql import names, paths
+from rewind.sql import names, paths, query_history
 from rewind.sql.frames import collect, quote, version_frame
 from rewind.sql.parse import projection_texts
 from rewind.sql.points import point_instant, point_of, with_session
@@ -471,7 +471,7 @@ def bind(ctx: Context, tree: exp.Expression, binding: Binding) -> exp.Expression
             from rewind.sql import information_schema
 
             frame = (
-                information_schema.view(ctx, parts)
+                information_schema.view(ctx, parts, table.meta.get(query_history.CALL))
                 if information_schema.is_view(parts)
                 else system_view(ctx, parts)
             )
