@@ -987,6 +987,32 @@ def test_not_in_a_subquery_brings_back_what_a_delete_removed_r16_r26(conn: Any) 
     assert query(conn, "SELECT ID FROM T ORDER BY ID") == [(1,), (3,)]
 
 
+def test_hash_agg_tells_whether_a_restore_brought_a_table_back_whole_r16_r26(conn: Any) -> None:
+    """SPEC R16, R26: HASH_AGG, Snowflake's way to compare a table with itself at a point,
+    was an unknown function. It ignores row order, counts duplicates, hashes NULLs, is 0
+    for no row, and takes DISTINCT, a column list and ``*``."""
+    insert = seed(conn)
+    conn.sql("UPDATE T SET NAME = 'x' WHERE ID = 2")
+    now_and_then = (
+        "SELECT (SELECT HASH_AGG(*) FROM T) = (SELECT HASH_AGG(*) FROM T "
+        f"AT(STATEMENT => '{insert}'))"
+    )
+    assert query(conn, now_and_then) == [(False,)]
+    conn.sql(f"INSERT OVERWRITE INTO T SELECT * FROM T AT(STATEMENT => '{insert}')")
+    assert query(conn, now_and_then) == [(True,)]
+    assert query(conn, "SELECT HASH_AGG(ID, NAME) FROM (SELECT * FROM T ORDER BY ID DESC)") == (
+        query(conn, "SELECT HASH_AGG(ID, NAME) FROM T")
+    )
+    (one, two, distinct, nulls, empty) = query(
+        conn,
+        "SELECT (SELECT HASH_AGG(x) FROM VALUES (7) AS v(x)), HASH_AGG(x), "
+        "HASH_AGG(DISTINCT x), (SELECT HASH_AGG(NULL)), (SELECT HASH_AGG(1) WHERE FALSE) "
+        "FROM VALUES (7), (7) AS v(x)",
+    )[0]
+    assert two != one == distinct and nulls != 0 and empty == 0
+    assert (2 * one - two) % 2**64 == 0  # a duplicate counts: the sum of the rows' hashes
+
+
 def test_flatten_of_an_object_values_columns_and_forms_spark_lacks_r27_r39(conn: Any) -> None:
     """SPEC R27, R39: FLATTEN of a JSON object answered no row (its entries: KEY, VALUE);
     ``SELECT column1 FROM VALUES (...)`` failed (Snowflake's names, Spark's are col1);

@@ -190,6 +190,7 @@ def _snowflake_answers(node: exp.Expression) -> exp.Expression:
       ``BOOLXOR`` / ``BOOLNOT`` of numbers (Spark's parser refused what sqlglot wrote).
     - ``SEQ4()`` / ``SEQ8()`` (:mod:`rewind.sql.generator`), ``CONDITIONAL_TRUE_EVENT`` and
       ``OBJECT_AGG`` answer (no Spark functions).
+    - ``HASH_AGG`` answers (:func:`_hash_agg`; Spark has no such aggregate).
     - ``ADD_MONTHS`` keeps a timestamp's time and a month's end (:func:`_added_months`);
       ``HLL`` is APPROX_COUNT_DISTINCT; ``STRTOK``, ``STRTOK_TO_ARRAY`` and
       ``PREVIOUS_DAY`` answer (they were no Spark functions).
@@ -249,6 +250,26 @@ def _added_months(node: exp.AddMonths) -> exp.Expression | None:
         this=call("LAST_DAY", value.copy()), expression=exp.cast(value.copy(), "DATE")
     )
     return exp.If(this=last_day, true=at_end, false=moved)
+
+
+# HASH_AGG's sum of the rows' 64-bit hashes, modulo 2^64 (__rw_s: SUM or SUM(DISTINCT ...)).
+_HASH_SUM = "PMOD(__rw_s, 18446744073709551616)"
+_HASH_AGG = (
+    f"COALESCE(CAST({_HASH_SUM} - IF({_HASH_SUM} >= 9223372036854775808, "
+    "18446744073709551616, 0) AS BIGINT), 0)"
+)
+
+
+def _hash_agg(node: exp.HashAgg) -> exp.Expression:
+    """``HASH_AGG([DISTINCT] x, ...)`` / ``HASH_AGG(*)``: one signed 64-bit hash of the
+    group's rows whatever their order, each duplicate counted, NULLs hashed, 0 for no row,
+    as Snowflake's; its values are Rewind's own (Spark's XXHASH64 summed), so compare a
+    HASH_AGG with another of Rewind's (a table now and at a point), not with Snowflake's."""
+    distinct = isinstance(node.this, exp.Distinct)
+    values = node.this.expressions if distinct else [node.this, *node.expressions]
+    hashed = exp.cast(call("XXHASH64", *(_inner(v) for v in values)), "DECIMAL(38, 0)")
+    total = exp.Sum(this=exp.Distinct(expressions=[hashed]) if distinct else hashed)
+    return template(_HASH_AGG, s=total)
 
 
 def _tokens(text: exp.Expression, delimiters: exp.Expression | None) -> exp.Expression | None:
@@ -645,6 +666,7 @@ _REWRITES: Rewrites = [
         ),
     ),
     (exp.GenerateSeries, _generated_range),
+    (exp.HashAgg, lambda node: _hash_agg(node)),
     (  # INSERT(base, position, length, text): Spark's OVERLAY (sqlglot wrote STUFF)
         exp.Stuff,
         lambda node: template(
