@@ -576,9 +576,10 @@ def test_the_query_history_functions_answer_each_user_their_own_statements_r36_r
     connect: Callable[..., Any], ana: Any
 ) -> None:
     """SPEC R36, R37: TABLE(INFORMATION_SCHEMA.QUERY_HISTORY()), how an analyst finds the
-    query id to travel back before, was refused ("Only catalog tables can be read"); the
-    ACCOUNT_USAGE view is ACCOUNTADMIN's. A role sees its user's statements only, ACCOUNTADMIN
-    every user's; the latest first, RESULT_LIMIT of them, in the END_TIME range."""
+    query id to travel back before, was refused ("Only catalog tables can be read"), and
+    BigQuery's INFORMATION_SCHEMA.JOBS_BY_USER did not exist; the ACCOUNT_USAGE view is
+    ACCOUNTADMIN's. A role sees its user's statements only, ACCOUNTADMIN every user's; the
+    latest first, RESULT_LIMIT of them, in the END_TIME range."""
     ana.sql("SELECT count(*) FROM SEEN")
     history = "TABLE(INFORMATION_SCHEMA.QUERY_HISTORY{}())"
     mine = query(ana, f"SELECT USER_NAME, QUERY_TEXT FROM {history.format('')} ORDER BY 2")
@@ -589,11 +590,29 @@ def test_the_query_history_functions_answer_each_user_their_own_statements_r36_r
     assert denied(ana, "SELECT * FROM REWIND.ACCOUNT_USAGE.QUERY_HISTORY").startswith(
         "Reading REWIND.ACCOUNT_USAGE.QUERY_HISTORY requires role ACCOUNTADMIN"
     )
+    # BigQuery's JOBS_BY_USER, in its dialect: the same statements as jobs; JOBS is an admin's.
+    jobs = "`region-us`.INFORMATION_SCHEMA.JOBS"
+    assert query(
+        ana,
+        f"SELECT user_email, statement_type, error_result.reason FROM {jobs}_BY_USER "
+        "WHERE query LIKE '%SEEN%'",
+        dialect="bigquery",
+    ) == [("ANA", "SELECT", None)]
+    assert query(
+        ana, f"SELECT COUNT(*) FROM {jobs}_BY_USER WHERE state = 'DONE'", dialect="bigquery"
+    ) == [(7,)]  # her seven statements before this one, the refused one too
+    with pytest.raises(RewindError) as error:
+        ana.sql(f"SELECT * FROM {jobs}", dialect="bigquery")
+    assert error.value.code == "ACCESS_DENIED"
+    failed = f"SELECT error_result.reason FROM {jobs}_BY_USER WHERE error_result IS NOT NULL"
+    assert query(ana, failed, dialect="bigquery") == [("ACCESS_DENIED",)] * 2  # both refusals
 
     later = connect(now=clock(hours=2))
     later.sql("USE DATABASE D")
     users = query(later, f"SELECT DISTINCT USER_NAME FROM {history.format('')} ORDER BY 1")
     assert users == [("ADMIN",), ("ANA",)]
+    every_job = "SELECT DISTINCT user_email FROM `region-us`.INFORMATION_SCHEMA.JOBS ORDER BY 1"
+    assert query(later, every_job, dialect="bigquery") == users
     latest = query(
         later,
         "SELECT USER_NAME FROM TABLE(INFORMATION_SCHEMA.QUERY_HISTORY(RESULT_LIMIT => 1, "
@@ -601,8 +620,8 @@ def test_the_query_history_functions_answer_each_user_their_own_statements_r36_r
     )
     assert latest == [("ANA",)]  # ANA's statements an hour after ADMIN's: the latest first
     window = "END_TIME_RANGE_START => DATEADD(minute, -30, CURRENT_TIMESTAMP())"
-    # this session's three statements before this one
-    assert query(later, f"SELECT count(*) FROM {history.format('')[:-3]}({window}))") == [(3,)]
+    # this session's four statements before this one
+    assert query(later, f"SELECT count(*) FROM {history.format('')[:-3]}({window}))") == [(4,)]
     assert_refused(
         later,
         [

@@ -308,11 +308,15 @@ def _bigquery(ctx: Context, scope: list[str], name: str) -> DataFrame:
             for s in _schemas(ctx, database)
         ]
         return ctx.spark().createDataFrame(rows, BIGQUERY_SCHEMATA_SCHEMA)
+    if name in query_history.JOBS_VIEWS:
+        if scope:
+            names.database(ctx, scope[0])  # a project that exists
+        return query_history.jobs(ctx, name)
     if name not in _BIGQUERY_TABLE_VIEWS:
         known = ", ".join(_BIGQUERY_TABLE_VIEWS)
         raise ObjectNotFound(
             f"View '{INFORMATION_SCHEMA}.{name}' does not exist (Rewind has {known}, SCHEMATA, "
-            "SCHEMATA_OPTIONS and TABLE_STORAGE in BigQuery's dialect)."
+            "SCHEMATA_OPTIONS, TABLE_STORAGE and JOBS_BY_USER in BigQuery's dialect)."
         )
     if scope:
         dataset = names.schema(ctx, scope)

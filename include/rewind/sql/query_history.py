@@ -1,6 +1,7 @@
-"""Snowflake's query history table functions, how an analyst finds the query id to travel
-back before (SPEC R16, R36): ``TABLE([db.]INFORMATION_SCHEMA.QUERY_HISTORY(
-[END_TIME_RANGE_START => ts] [, END_TIME_RANGE_END => ts] [, RESULT_LIMIT => n]))``,
+"""Snowflake's query history table functions and BigQuery's JOBS views, how an analyst
+finds the statement to travel back before (SPEC R16, R36):
+``TABLE([db.]INFORMATION_SCHEMA.QUERY_HISTORY([END_TIME_RANGE_START => ts]
+[, END_TIME_RANGE_END => ts] [, RESULT_LIMIT => n]))``,
 ``QUERY_HISTORY_BY_SESSION(...)`` (this session's statements) and
 ``QUERY_HISTORY_BY_USER(USER_NAME => 'name', ...)``.
 
@@ -10,6 +11,11 @@ columns are that view's; the most recent statements come first, at most RESULT_L
 them (100 by default, 1 to 10,000) whose end falls in the range (by default the 7 days
 before now, as in Snowflake). The statement that calls one is not in it: it is logged
 when it ends.
+
+BigQuery's ``[project.]region-xx.INFORMATION_SCHEMA.JOBS_BY_USER`` lists the user's own
+statements as jobs (``job_id`` the query id, ``creation_time`` when it started, ``query``,
+``statement_type`` as QUERY_HISTORY's QUERY_TYPE names it); ``JOBS`` and
+``JOBS_BY_PROJECT`` every user's, ACCOUNTADMIN only (BigQuery's ``jobs.listAll``).
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from rewind.audit.views import QUERY_HISTORY_SCHEMA, query_history
 from rewind.catalog.models import Statement
 from rewind.constants import ACCOUNTADMIN, INFORMATION_SCHEMA
 from rewind.errors import InvalidValue, UnsupportedError
+from rewind.security import require_accountadmin
 from rewind.sql.points import constant_timestamp
 from rewind.sql.values import literal
 
@@ -111,6 +118,33 @@ def frame(ctx: Context, function: str, arguments: dict[str, exp.Expression]) -> 
         conditions.append(Statement.user_name == (ctx.state.user if user is None else str(user)))
     rows = query_history(ctx.catalog, conditions)[-limit:][::-1]
     return ctx.spark().createDataFrame(rows, QUERY_HISTORY_SCHEMA)
+
+
+JOBS_VIEWS = ("JOBS", "JOBS_BY_PROJECT", "JOBS_BY_USER")
+JOBS_SCHEMA = (
+    "CREATION_TIME TIMESTAMP, PROJECT_ID STRING, USER_EMAIL STRING, JOB_ID STRING, "
+    "JOB_TYPE STRING, STATEMENT_TYPE STRING, START_TIME TIMESTAMP, END_TIME TIMESTAMP, "
+    "QUERY STRING, STATE STRING, "
+    "ERROR_RESULT STRUCT<REASON: STRING, LOCATION: STRING, DEBUG_INFO: STRING, MESSAGE: STRING>"
+)
+
+
+def jobs(ctx: Context, name: str) -> DataFrame:
+    """BigQuery's JOBS views (see the module's docstring): ``project_id`` is NULL, as
+    Rewind does not record the database a statement ran in."""
+    conditions: list[Any] = []
+    if name == "JOBS_BY_USER":
+        conditions.append(Statement.user_name == ctx.state.user)
+    else:
+        require_accountadmin(ctx, f"{INFORMATION_SCHEMA}.{name}")
+    rows = [
+        (start, None, user, query_id, "QUERY", kind, start, end, text, "DONE", error)
+        for query_id, text, kind, user, _, _, code, message, start, end, *_ in query_history(
+            ctx.catalog, conditions
+        )
+        for error in [None if code is None else (code, None, None, message)]
+    ]
+    return ctx.spark().createDataFrame(rows, JOBS_SCHEMA)
 
 
 def _limit(node: exp.Expression | None) -> int:
