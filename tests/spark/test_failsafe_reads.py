@@ -154,8 +154,11 @@ SNOWFLAKE = [
     ('SELECT * FROM "{t_file}"', NOT_FOUND, NOT_FOUND),
     ("SELECT * FROM read_files('{t_file}')", UNSUPPORTED, UNSUPPORTED),
     ("SELECT * FROM TABLE(read_files('{t_dir}'))", UNSUPPORTED, UNSUPPORTED),
-    ("SELECT * FROM IDENTIFIER('parquet.`{t_file}`')", UNSUPPORTED, UNSUPPORTED),
-    ("SELECT * FROM D.PUBLIC.U, IDENTIFIER('delta.`{t_dir}`')", UNSUPPORTED, UNSUPPORTED),
+    # IDENTIFIER() takes a catalog name: a path in Spark's quotes is none, in Snowflake's a
+    # table's name that no table has.
+    ("SELECT * FROM IDENTIFIER('parquet.`{t_file}`')", "INVALID_VALUE", "INVALID_VALUE"),
+    ("SELECT * FROM D.PUBLIC.U, IDENTIFIER('delta.`{t_dir}`')", "INVALID_VALUE", "INVALID_VALUE"),
+    ("SELECT * FROM IDENTIFIER('D.parquet.\"{t_file}\"')", NOT_FOUND, NOT_FOUND),
     ("SELECT $1 FROM @stage", UNSUPPORTED, UNSUPPORTED),
     # Java reflection could link the file back under a table that reads it.
     (

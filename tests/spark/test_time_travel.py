@@ -310,6 +310,8 @@ def test_session_variables_carry_a_query_id_a_time_and_a_name_into_time_travel_r
     )
     assert query(session, "SELECT ID FROM VARS2 ORDER BY ID LIMIT $LO") == [(2,), (3,)]
     assert query(session, "SELECT IDENTIFIER('ID') FROM VARS ORDER BY 1") == [(2,), (3,)]
+    quoted = "SELECT IDENTIFIER('v.ID') FROM IDENTIFIER('D.\"PUBLIC\".VARS') v ORDER BY 1"
+    assert query(session, quoted) == [(2,), (3,)]
     assert query(session, "SHOW PARAMETERS LIKE 'DATA%' IN DATABASE VARDB")[0][1] == "4"
     session.sql(
         "SET (N, X, F, B, DAY, NOTHING) = (12.50, 'x', 1.5::FLOAT, TRUE, '2026-01-02'::DATE, NULL)"
@@ -346,6 +348,10 @@ def test_session_variables_carry_a_query_id_a_time_and_a_name_into_time_travel_r
             ("SET P = $NOPE", "OBJECT_NOT_FOUND"),
             ("SELECT * FROM IDENTIFIER($HI)", "INVALID_VALUE"),  # no string
             ("SELECT * FROM IDENTIFIER('a b c')", "INVALID_VALUE"),
+            # a name and nothing else: not a clause, not a second statement
+            ("SELECT * FROM IDENTIFIER('VARS WHERE ID = 0')", "INVALID_VALUE"),
+            ("SELECT * FROM IDENTIFIER('VARS; DROP TABLE VARS')", "INVALID_VALUE"),
+            ("SELECT IDENTIFIER('ID FROM VARS')", "INVALID_VALUE"),
             ("SELECT * FROM IDENTIFIER('NOPE')", "OBJECT_NOT_FOUND"),
         ],
     )

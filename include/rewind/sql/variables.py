@@ -10,6 +10,7 @@ statement is analysed, so a time travel point, a LIMIT or a table name may be a 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -19,6 +20,7 @@ from typing import Any
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import SqlglotError
+from sqlglot.tokens import TokenType
 
 from rewind.errors import InvalidValue, ObjectNotFound, SqlSyntaxError, UnsupportedError
 from rewind.identifiers import normalize
@@ -146,13 +148,10 @@ def unset_statement(statement: str) -> exp.Set | None:
     )
     if len(target) != 1 or not found:
         raise SqlSyntaxError(f"SQL compilation error: invalid UNSET '{words[1][:50]}'.")
-    items = [exp.SetItem(this=_checked(column), kind="VARIABLE") for column in found]
+    for column in found:
+        _name(column)  # a name, or a syntax error now
+    items = [exp.SetItem(this=column, kind="VARIABLE") for column in found]
     return exp.Set(expressions=items, unset=True)
-
-
-def _checked(column: exp.Expression) -> exp.Expression:
-    _name(column)
-    return column
 
 
 def _unset(ctx: Context, tree: exp.Set) -> Result:
@@ -193,8 +192,8 @@ def constant(value: Any) -> exp.Expression:
         return exp.null()
     if isinstance(value, bool):
         return exp.Boolean(this=value)
-    if isinstance(value, int | Decimal):
-        return exp.Literal.number(str(value))
+    if isinstance(value, int | Decimal):  # 0E-10 would read as a DOUBLE
+        return exp.Literal.number(format(value, "f") if isinstance(value, Decimal) else value)
     if isinstance(value, float):
         return exp.cast(exp.Literal.string(repr(value)), "DOUBLE")
     if isinstance(value, datetime):
@@ -207,31 +206,40 @@ def constant(value: Any) -> exp.Expression:
 
 def _identify(dynamic: exp.DynamicIdentifier) -> None:
     """``IDENTIFIER('db.schema.t')`` in a table's place becomes that table's name (its
-    alias and time travel clause kept); elsewhere, the column it names."""
+    alias and time travel clause kept); elsewhere, the column it names. The text is a
+    name and nothing else (``'t WHERE ...'``, ``'t; DROP ...'`` are refused)."""
     text = dynamic.this
     if not isinstance(text, exp.Literal) or not text.is_string:
         raise InvalidValue(
             f"{dynamic.sql('snowflake')[:80]}: IDENTIFIER takes a string constant or a "
             "session variable holding one."
         )
+    parts = _name_parts(text.this)
     table = dynamic.parent
     if isinstance(table, exp.Table) and table.this is dynamic:
-        named = _parsed(f"SELECT * FROM {text.this}", text.this).args["from_"].this
-        if not isinstance(named, exp.Table) or set(named.args) - {"this", "db", "catalog"}:
-            raise InvalidValue(f"IDENTIFIER('{text.this}') is not a table name.")
-        for key in ("this", "db", "catalog"):
-            table.set(key, named.args.get(key))
+        for key, part in zip(("this", "db", "catalog"), reversed(parts), strict=False):
+            table.set(key, part)
         return
-    column = _parsed(f"SELECT {text.this}", text.this).expressions[0]
-    if not isinstance(column, exp.Column):
-        raise InvalidValue(f"IDENTIFIER('{text.this}') is not a column name.")
-    dynamic.replace(column)
+    keys = ("this", "table", "db", "catalog")
+    dynamic.replace(exp.Column(**dict(zip(keys, reversed(parts), strict=False))))
 
 
-def _parsed(select: str, text: str) -> exp.Select:
+_UNQUOTED = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
+
+
+def _name_parts(text: str) -> list[exp.Identifier]:
+    """The parts of a dotted name (``db.schema."My table"``): at most three, each an
+    unquoted or a double-quoted identifier."""
     try:
-        tree = sqlglot.parse_one(select, read="snowflake")
+        tokens = sqlglot.tokenize(text, read="snowflake")
     except SqlglotError:
-        raise InvalidValue(f"IDENTIFIER('{text}') is not a name.") from None
-    assert isinstance(tree, exp.Select)
-    return tree
+        tokens = []
+    parts = [
+        exp.Identifier(this=token.text, quoted=token.token_type == TokenType.IDENTIFIER)
+        for token in tokens[::2]
+        if token.token_type == TokenType.IDENTIFIER or _UNQUOTED.fullmatch(token.text)
+    ]
+    dots = all(token.token_type == TokenType.DOT for token in tokens[1::2])
+    if not 1 <= len(parts) <= 3 or len(tokens) != 2 * len(parts) - 1 or not dots:
+        raise InvalidValue(f"IDENTIFIER('{text}') is not a name.")
+    return parts
