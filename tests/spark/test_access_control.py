@@ -613,15 +613,16 @@ def test_the_query_history_functions_answer_each_user_their_own_statements_r36_r
     assert users == [("ADMIN",), ("ANA",)]
     every_job = "SELECT DISTINCT user_email FROM `region-us`.INFORMATION_SCHEMA.JOBS ORDER BY 1"
     assert query(later, every_job, dialect="bigquery") == users
+    later.sql("SET N = 1")  # a session variable is a constant there too
     latest = query(
         later,
-        "SELECT USER_NAME FROM TABLE(INFORMATION_SCHEMA.QUERY_HISTORY(RESULT_LIMIT => 1, "
+        "SELECT USER_NAME FROM TABLE(INFORMATION_SCHEMA.QUERY_HISTORY(RESULT_LIMIT => $N, "
         "END_TIME_RANGE_END => DATEADD(minute, -30, CURRENT_TIMESTAMP())))",
     )
     assert latest == [("ANA",)]  # ANA's statements an hour after ADMIN's: the latest first
     window = "END_TIME_RANGE_START => DATEADD(minute, -30, CURRENT_TIMESTAMP())"
-    # this session's four statements before this one
-    assert query(later, f"SELECT count(*) FROM {history.format('')[:-3]}({window}))") == [(4,)]
+    # this session's five statements before this one
+    assert query(later, f"SELECT count(*) FROM {history.format('')[:-3]}({window}))") == [(5,)]
     assert_refused(
         later,
         [

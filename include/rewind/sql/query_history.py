@@ -32,6 +32,7 @@ from rewind.errors import InvalidValue, UnsupportedError
 from rewind.security import require_accountadmin
 from rewind.sql.points import constant_timestamp
 from rewind.sql.values import literal
+from rewind.sql.variables import substituted
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -97,8 +98,10 @@ def _arguments(function: str, call: exp.Anonymous) -> dict[str, exp.Expression]:
     return found
 
 
-def frame(ctx: Context, function: str, arguments: dict[str, exp.Expression]) -> DataFrame:
-    """The rows a call answers (see the module's docstring)."""
+def frame(ctx: Context, function: str, call: dict[str, exp.Expression]) -> DataFrame:
+    """The rows a call answers (see the module's docstring); an argument may be a
+    session variable (``RESULT_LIMIT => $n``), as any constant."""
+    arguments = {name: substituted(ctx.state, value) for name, value in call.items()}
     end = ctx.now
     if "END_TIME_RANGE_END" in arguments:
         end = constant_timestamp(ctx, arguments["END_TIME_RANGE_END"], "END_TIME_RANGE_END =>")

@@ -666,7 +666,7 @@ _REWRITES: Rewrites = [
         ),
     ),
     (exp.GenerateSeries, _generated_range),
-    (exp.HashAgg, lambda node: _hash_agg(node)),
+    (exp.HashAgg, _hash_agg),
     (  # INSERT(base, position, length, text): Spark's OVERLAY (sqlglot wrote STUFF)
         exp.Stuff,
         lambda node: template(
