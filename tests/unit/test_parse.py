@@ -741,3 +741,20 @@ def test_unset_and_show_variables_parse_as_snowflake_writes_them() -> None:
         "UNSET",
         "SHOW",
     ]
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "SELECT * FROM TABLE(INFORMATION_SCHEMA.QUERY_HISTORY()) AT(OFFSET => -60)",
+        "SELECT * FROM TABLE(FLATTEN(input => x)) AS f BEFORE(STATEMENT => 'q')",
+        'SELECT * FROM TABLE(GENERATOR(ROWCOUNT => 3)) "at" AT(OFFSET => -1)',
+    ],
+)
+def test_a_point_on_a_table_function_is_refused_not_dropped(statement: str) -> None:
+    # SPEC R16, R39: sqlglot drops AT|BEFORE after TABLE(...): the present was read where
+    # a past point was asked for. A table function has no time travel: refused by name.
+    with pytest.raises(UnsupportedError) as refused:
+        parse(statement)
+    assert "a table function has no time travel" in refused.value.message
+    parse("SELECT * FROM TABLE(FLATTEN(input => x)) f, T AT(OFFSET => -1)")  # T's point: kept

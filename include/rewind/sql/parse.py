@@ -212,6 +212,40 @@ def _refuse_transaction(statement: str) -> None:
         )
 
 
+def _refuse_point_on_table_function(statement: str) -> None:
+    """``TABLE(f(...)) [AS] [alias] AT|BEFORE(...)``: sqlglot drops the point of a table
+    function, so the present would be read where a past one was asked for; a table
+    function has no time travel: refused."""
+    if "TABLE" not in statement.upper():
+        return
+    try:
+        tokens = sqlglot.tokenize(statement, read="snowflake")
+    except SqlglotError:
+        return  # parse() names the error
+    for i, token in enumerate(tokens[:-1]):
+        if token.token_type != TokenType.TABLE or tokens[i + 1].token_type != TokenType.L_PAREN:
+            continue
+        depth, end = 0, len(tokens)
+        for end in range(i + 1, len(tokens)):
+            depth += {TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(tokens[end].token_type, 0)
+            if depth == 0:
+                break
+        rest = [(t.token_type, t.text.upper()) for t in tokens[end + 1 : end + 5]]
+        if rest[:1] and rest[0][0] == TokenType.ALIAS:
+            rest = rest[1:]
+        if rest[:1] and rest[0] not in _POINTS and rest[0][0] in _NAMES:
+            rest = rest[1:]  # its alias
+        if len(rest) > 1 and rest[0] in _POINTS and rest[1][0] == TokenType.L_PAREN:
+            raise UnsupportedError(
+                f"{rest[0][1]}(...) after TABLE(...) is not supported: a table function has no "
+                "time travel (read a table at a point, or filter the function's rows)."
+            )
+
+
+_POINTS = ((TokenType.VAR, "AT"), (TokenType.VAR, "BEFORE"))
+_NAMES = (TokenType.VAR, TokenType.IDENTIFIER)
+
+
 def parse(statement: str, dialect: str = "snowflake") -> ParsedStatement:
     """Parse one statement.
 
@@ -229,6 +263,7 @@ def parse(statement: str, dialect: str = "snowflake") -> ParsedStatement:
     access = parse_access(statement, dialect)  # CREATE ROLE, GRANT, ... (SPEC R37)
     if access is not None:
         return ParsedStatement(statement, access)
+    _refuse_point_on_table_function(statement)
     unset = unset_statement(statement)  # UNSET name: sqlglot reads an expression
     if unset is not None:
         return ParsedStatement(statement, unset)
