@@ -222,14 +222,16 @@ def _refuse_point_on_table_function(statement: str) -> None:
         tokens = sqlglot.tokenize(statement, read="snowflake")
     except SqlglotError:
         return  # parse() names the error
+    depths = [depth for _, depth in _depths(tokens)]
     for i, token in enumerate(tokens[:-1]):
         if token.token_type != TokenType.TABLE or tokens[i + 1].token_type != TokenType.L_PAREN:
             continue
-        depth, end = 0, len(tokens)
-        for end in range(i + 1, len(tokens)):
-            depth += {TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(tokens[end].token_type, 0)
-            if depth == 0:
-                break
+        closing = (
+            j
+            for j in range(i + 2, len(tokens))
+            if depths[j] == depths[i + 1] and tokens[j].token_type in _CLOSING
+        )
+        end = next(closing, len(tokens))  # TABLE(...)'s closing bracket
         rest = [(t.token_type, t.text.upper()) for t in tokens[end + 1 : end + 5]]
         if rest[:1] and rest[0][0] == TokenType.ALIAS:
             rest = rest[1:]
