@@ -2709,3 +2709,39 @@ def test_bigquery_json_is_json_its_fields_types_and_values_as_in_bigquery_r27(co
         "JSON_TYPE(JSON_OBJECT('a', 1))",
         "bigquery",
     ) == [('[1,"a",true,null,[1,2]]', '{"a":1,"b":null,"c":{"z":[1]}}', "object")]
+
+
+def test_bigquery_range_variables_are_the_row_as_a_struct_r23_r27(
+    conn: Any, connect: Callable[..., Any]
+) -> None:
+    """SPEC R23, R27: in BigQuery a table's alias (or its name) as a value is its row, a
+    STRUCT of its columns: ``TO_JSON_STRING(t)``, ``SELECT t``, and the idiom that keeps
+    the latest row per key after a double load, ``ARRAY_AGG(t ORDER BY ... LIMIT
+    1)[OFFSET(0)]``, read the past as the present. Spark read the alias as a column:
+    invalid identifier. A column of the same name stays the column."""
+    conn.sql(
+        "CREATE SCHEMA D.DS; CREATE TABLE D.DS.LOADS (ID INT, V VARCHAR, AT_DAY INT); "
+        "INSERT INTO D.DS.LOADS VALUES (1, 'old', 1), (2, 'x', 1)"
+    )
+    conn = open_at(connect, hours=1)
+    conn.sql("INSERT INTO D.DS.LOADS VALUES (1, 'new', 2), (1, 'old', 1)")
+    assert query(
+        conn, "SELECT TO_JSON_STRING(t) FROM D.DS.LOADS AS t WHERE ID = 2", "bigquery"
+    ) == [('{"ID":2,"V":"x","AT_DAY":1}',)]
+    result = conn.sql("SELECT loads FROM D.DS.LOADS WHERE ID = 2", dialect="bigquery")[-1]
+    assert result.columns == ["LOADS"]
+    assert [tuple(row) for row in result.rows] == [({"ID": 2, "V": "x", "AT_DAY": 1},)]
+    latest = (
+        "SELECT latest.* FROM (SELECT ARRAY_AGG(t ORDER BY AT_DAY DESC LIMIT 1)[OFFSET(0)] "
+        "AS latest FROM D.DS.LOADS AS t{point} GROUP BY ID) ORDER BY ID"
+    )
+    assert query(conn, latest.format(point=""), "bigquery") == [(1, "new", 2), (2, "x", 1)]
+    before = " FOR SYSTEM_TIME AS OF TIMESTAMP_SUB(CURRENT_TIMESTAMP(), INTERVAL 30 MINUTE)"
+    assert query(conn, latest.format(point=before), "bigquery") == [(1, "old", 1), (2, "x", 1)]
+    assert query(
+        conn, "SELECT COUNT(DISTINCT TO_JSON_STRING(l)) FROM D.DS.LOADS l", "bigquery"
+    ) == [(3,)]
+    # a column named as the alias is the column
+    assert query(conn, "SELECT V FROM D.DS.LOADS AS V WHERE ID = 2", "bigquery") == [("x",)]
+    # Snowflake has no range variables: its invalid identifier
+    assert_refused(conn, [("SELECT TO_JSON(t) FROM D.DS.LOADS t", "SQL_COMPILATION_ERROR")])

@@ -96,6 +96,8 @@ class Binding:
         _expand_stars(tree, self.types)
         if dialect == "snowflake":
             _where_aliases(tree, self.types)
+        else:
+            _range_variables(tree, self.types)
         text = to_spark(tree, dialect)
         if self.frames:
             text = text.replace("{", "{{").replace("}", "}}")
@@ -127,6 +129,42 @@ def _where_aliases(tree: exp.Expression, types: dict[str, dict[str, str]]) -> No
             name = normalize(column.this)
             if name in aliases and name not in known:
                 column.replace(exp.Paren(this=aliases[name].copy()))
+
+
+def _range_variables(tree: exp.Expression, types: dict[str, dict[str, str]]) -> None:
+    """BigQuery's range variables: a table's alias (or its name) as a value is its row,
+    a STRUCT of its columns (``TO_JSON_STRING(t)``, ``ARRAY_AGG(t ORDER BY ts DESC
+    LIMIT 1)[OFFSET(0)]`` to keep one row per key). Spark has no such value: it read the
+    name as a column and failed, invalid identifier. A name that is also a column of the
+    select's sources stays the column, and a select whose sources' columns are not known
+    (a CTE, a star) stays as written."""
+    ctes = {normalize(cte.args["alias"].this): cte.this for cte in tree.find_all(exp.CTE)}
+    for select in list(tree.find_all(exp.Select)):
+        sources = {
+            normalize(named): named
+            for source in _sources(select)
+            if isinstance(
+                named := source.args["alias"].this if source.alias else source.this, exp.Identifier
+            )
+        }
+        columns = [
+            c
+            for c in select.find_all(exp.Column)
+            if not c.table
+            and isinstance(c.this, exp.Identifier)
+            and normalize(c.this) in sources
+            and c.find_ancestor(exp.Select) is select
+        ]
+        known = _source_columns(select, types, ctes) if columns else None
+        if known is None:
+            continue
+        for column in columns:
+            name = normalize(column.this)
+            if name in known:
+                continue
+            row = exp.Struct(expressions=[exp.Column(this=exp.Star(), table=sources[name].copy())])
+            is_item = column.parent is select and column.arg_key == "expressions"
+            column.replace(exp.alias_(row, column.this.copy()) if is_item else row)
 
 
 def _object_stars(tree: exp.Expression, types: dict[str, dict[str, str]]) -> None:
