@@ -34,7 +34,16 @@ IDENTITY_VIOLATION = "Providing values for GENERATED ALWAYS AS IDENTITY column"
 # ... and for a string longer than its column's declared length, then the column's quoted
 # name and its type (VARCHAR(10)).
 LENGTH_VIOLATION = "A string is too long for column"
-_VIOLATIONS = (NOT_NULL_VIOLATION, CHECK_VIOLATION, IDENTITY_VIOLATION, LENGTH_VIOLATION)
+# ... and for a value of another kind than its semi-structured column's (an OBJECT into an
+# ARRAY column), then the column's quoted name and its type.
+KIND_VIOLATION = "A value is not of the type of column"
+_VIOLATIONS = (
+    NOT_NULL_VIOLATION,
+    CHECK_VIOLATION,
+    IDENTITY_VIOLATION,
+    LENGTH_VIOLATION,
+    KIND_VIOLATION,
+)
 _VIOLATION = re.compile(
     rf"(?:{'|'.join(map(re.escape, _VIOLATIONS))})"
     r" '(?:[^']|'')*'"

@@ -87,6 +87,12 @@ _NTZ = ColumnType("TIMESTAMP_NTZ", "timestamp_ntz")
 # it. A statement reads it as its JSON text (rewind.sql.paths), as Rewind reads every
 # semi-structured value; a value stored into it is parsed or converted (rewind.sql.frames).
 VARIANT = ColumnType("VARIANT", "variant")
+# Snowflake's semi-structured ARRAY and OBJECT (no element types named): variants that hold
+# an array / an object (rewind.sql.frames checks each value written), shown as declared.
+SEMI_STRUCTURED = {
+    exp.DataType.Type.ARRAY: ColumnType("ARRAY", VARIANT.spark),
+    exp.DataType.Type.OBJECT: ColumnType("OBJECT", VARIANT.spark),
+}
 # The Arrow extension type that stands for a variant column in Rewind's Arrow schemas (its
 # storage: the two binaries Spark and Delta store a variant as).
 VARIANT_EXTENSION = "rewind.variant"
@@ -309,6 +315,8 @@ def column_type(data_type: exp.DataType) -> ColumnType:
         return simple[kind]
     if kind in _STRING:
         return _string(data_type)
+    if kind in SEMI_STRUCTURED and not data_type.expressions:
+        return SEMI_STRUCTURED[kind]
     if kind in _STRUCTURED:
         return from_spark(_nested_spark(data_type))
     if kind in (exp.DataType.Type.VARIANT, exp.DataType.Type.JSON):
@@ -327,7 +335,7 @@ _STRUCTURED = {
 def _nested_spark(data_type: exp.DataType) -> str:
     """The Spark type of a typed ARRAY / OBJECT / MAP (Snowflake's structured types,
     BigQuery's ``ARRAY<T>`` / ``STRUCT<f T, ...>``), its elements as Rewind's own columns
-    hold them; an untyped one (semi-structured, VARIANT's) is refused."""
+    hold them; an untyped one inside another (a VARIANT inside) is refused."""
     kind, inner = data_type.this, data_type.expressions
     if kind not in _STRUCTURED:
         return column_type(data_type).spark

@@ -48,11 +48,15 @@ from rewind.statement import Context
 from rewind.storage import location
 from rewind.storage.columns import Column, add_column, column_named, table_columns
 from rewind.storage.snapshot import DataFile, Snapshot
-from rewind.types import declared_length, from_spark, is_nested
+from rewind.types import VARIANT, declared_length, from_spark, is_nested
 
 if TYPE_CHECKING:
     from pyspark.sql import Column as SparkColumn
     from pyspark.sql import DataFrame
+
+# OBJECT_CONSTRUCT's, ARRAY_CONSTRUCT's values (and literal ones): Spark's structs, arrays
+# and maps (Target.assigned)
+_CONSTRUCTED = (exp.Struct, exp.Array, exp.Map, exp.VarMap)
 
 
 def file_rows(files: Sequence[DataFile]) -> int:
@@ -173,7 +177,12 @@ class Target:
         """``value`` as an UPDATE or MERGE sets ``column`` to it: an array, object or
         struct value cast to the column's type (``SET addr = STRUCT('Lyon', 69000)``, its
         fields by position, as BigQuery and Snowflake assign them; Spark refused a struct
-        whose field names differ from the column's)."""
+        whose field names differ from the column's). Into a VARIANT (or semi-structured
+        ARRAY, OBJECT) column, whose rows the statement keeps read as JSON text, an
+        OBJECT_CONSTRUCT's or ARRAY_CONSTRUCT's value is its JSON text too (Spark refused
+        a struct beside text), which the write stores as the value (rewind.sql.frames)."""
+        if column.spark == VARIANT.spark and isinstance(value, _CONSTRUCTED):
+            return exp.Anonymous(this="TO_JSON", expressions=[value])
         if not is_nested(column.spark):
             return value
         return exp.Cast(this=value, to=exp.DataType.build(column.spark, dialect="spark"))

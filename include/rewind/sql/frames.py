@@ -21,6 +21,7 @@ from rewind.spark import functions, to_arrow
 from rewind.spark_errors import (
     CHECK_VIOLATION,
     IDENTITY_VIOLATION,
+    KIND_VIOLATION,
     LENGTH_VIOLATION,
     NOT_NULL_VIOLATION,
 )
@@ -266,6 +267,18 @@ def _as_variant(F: ModuleType, value: SparkColumn, given: DataType) -> SparkColu
     return value.cast("variant")
 
 
+def _of_kind(F: ModuleType, value: SparkColumn, column: Column) -> SparkColumn:
+    """``value`` stored into ``column``; into a semi-structured ARRAY or OBJECT column (a
+    variant, :data:`rewind.types.SEMI_STRUCTURED`) a value of another kind (an object, a
+    number, JSON's null) fails the write, as Snowflake's cast to the column's type does."""
+    if column.spark != VARIANT.spark or column.type == VARIANT.sql:
+        return value
+    named = column.name.replace("'", "''")
+    wrong = F.raise_error(F.lit(f"{KIND_VIOLATION} '{named}' ({column.type})"))
+    of_kind = F.startswith(F.schema_of_variant(value), F.lit(column.type))
+    return F.when(value.isNull() | of_kind, value).otherwise(wrong)
+
+
 def _parsed_object(F: ModuleType, text: SparkColumn, target: pa.StructType) -> SparkColumn:
     """JSON text (PARSE_JSON's) as the OBJECT column type ``target``: each field the
     object's key of its name (else the one that differs only in case: a declared field is
@@ -365,7 +378,9 @@ def write_frame(
     def stored(field: pa.Field) -> SparkColumn:
         column = by_physical.get(field.name)
         value = (
-            _stored_as(F, F.col(quote(column.name)), given[column.name], field.type)
+            _of_kind(
+                F, _stored_as(F, F.col(quote(column.name)), given[column.name], field.type), column
+            )
             if column is not None
             else F.lit(None).cast(arrow_spark(field.type))
         )

@@ -30,7 +30,6 @@ from rewind.sql.answers import (
     call,
     distinct_count,
     initcap,
-    is_variant_cast,
     json_as_text,
     last_day,
     ordered_array,
@@ -43,7 +42,16 @@ from rewind.sql.answers import (
     wall_clock_from_parts,
 )
 from rewind.sql.bigquery_answers import bigquery_answers
-from rewind.sql.variants import json_fields, to_variant, variant_function
+from rewind.sql.variants import (
+    SEMI_STRUCTURED_ARRAYS,
+    array_function,
+    is_json_text,
+    json_fields,
+    json_items,
+    semi_structured_cast,
+    to_variant,
+    variant_function,
+)
 
 # sqlglot writes Snowflake's DATEADD(unit, n, x) as Spark's DATE_ADD(x, n), which adds
 # *days* whatever the unit, and as ADD_MONTHS(x, n) for months, quarters and years: both
@@ -440,19 +448,11 @@ def _unix_to_ntz(node: exp.UnixToTime) -> exp.Expression | None:
     return exp.Cast(this=_inner(instant), to=exp.DataType.build("TIMESTAMPNTZ"))
 
 
-def _is_json_text(node: exp.Expression) -> bool:
-    """Whether ``node`` is JSON text (Rewind's VARIANT): PARSE_JSON's value, a path into
-    it (``v:a``), a subscript of either (``v['a']``)."""
-    while isinstance(node, exp.Bracket):
-        node = node.this
-    return isinstance(node, exp.ParseJSON | exp.JSONExtract) or is_variant_cast(node)
-
-
 def _json_subscript(node: exp.Bracket) -> exp.Expression | None:
     """``PARSE_JSON(t)['a']`` / ``v:a[0]['b']``: Snowflake's subscript of a VARIANT is its
     path (``v:a``), which Rewind reads from the JSON text (a Spark subscript of text failed
     to compile). None for any other subscript."""
-    if not _is_json_text(node.this) or len(node.expressions) != 1:
+    if not is_json_text(node.this) or len(node.expressions) != 1:
         return None
     key = node.expressions[0]
     if key.is_string:
@@ -612,10 +612,14 @@ def _array_slice(node: exp.ArraySlice) -> exp.Expression | None:
     if not node.args.get("zero_based") or node.args.get("end") is None:
         return None
     bounds = {"from": _inner(node.args["start"]), "to": _inner(node.args["end"])}
-    return template(_ARRAY_SLICE, a=_inner(node.this), **bounds)
+    if not is_json_text(node.this):
+        return template(_ARRAY_SLICE, a=_inner(node.this), **bounds)
+    # a semi-structured array's (rewind.sql.variants.array_function): its JSON text again
+    return call("TO_JSON", template(_ARRAY_SLICE, a=json_items(node.this, _inner), **bounds))
 
 
 _REWRITES: Rewrites = [
+    (SEMI_STRUCTURED_ARRAYS, lambda node: array_function(node, _inner)),
     (exp.DateDiff, _datediff),
     (exp.AddMonths, _added_months),
     (  # STRTOK(text, delimiters, n): its n-th token, NULL past the last (no Spark function)
@@ -641,6 +645,7 @@ _REWRITES: Rewrites = [
         ),
     ),
     (exp.Hll, lambda node: call("APPROX_COUNT_DISTINCT", _inner(node.this))),  # HLL's NDV
+    (exp.Cast, lambda node: semi_structured_cast(node, _inner)),
     (exp.Cast, lambda node: rounded_to_integer(node, _inner)),
     (exp.Cast, lambda node: json_as_text(node, _inner)),
     ((exp.Cast, exp.ToVariant), lambda node: to_variant(node, _inner)),
@@ -652,9 +657,7 @@ _REWRITES: Rewrites = [
     (  # ARRAY_SIZE of JSON text (PARSE_JSON, a path into JSON text): its array's length
         exp.ArraySize,
         lambda node: (
-            call("JSON_ARRAY_LENGTH", _inner(node.this))
-            if isinstance(node.this, exp.ParseJSON | exp.JSONExtract)
-            else None
+            call("JSON_ARRAY_LENGTH", _inner(node.this)) if is_json_text(node.this) else None
         ),
     ),
     ((exp.Kurtosis, exp.Skewness), _sample_moment),
@@ -815,7 +818,7 @@ _REWRITES: Rewrites = [
                 "IF(TRIM(__rw_j) RLIKE '^[\\\\[{]', GET_JSON_OBJECT(__rw_j, '$'), TRIM(__rw_j))",
                 j=_inner(node.this),
             )
-            if _is_json_text(node.this)
+            if is_json_text(node.this)
             else None
         ),
     ),

@@ -56,7 +56,7 @@ def delta_field(column: Column, nullable: bool = True) -> Field:
         return declared(Field.from_arrow(arrow), column)
     kind = (
         VariantType()
-        if column.column_type == VARIANT
+        if column.spark == VARIANT.spark
         else PrimitiveType(column.column_type.delta())
     )
     return declared(Field(column.physical, kind, nullable=nullable), column)

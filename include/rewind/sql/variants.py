@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
+from rewind.errors import UnsupportedError
 from rewind.sql.answers import call, is_variant_cast, template
 
 Inner = Callable[[exp.Expression], exp.Expression]
@@ -158,6 +159,160 @@ def _spark_path(path: exp.Expression) -> str | None:
         elif not isinstance(step, exp.JSONPathRoot):
             return None
     return text
+
+
+# -- Snowflake's semi-structured arrays (SPEC R26, R27) ---------------------------------------
+# The array functions that answer an array: of a semi-structured one, its JSON text again.
+_ARRAY_ANSWERS = (
+    exp.ArrayConcat,
+    exp.ArrayAppend,
+    exp.ArrayPrepend,
+    exp.ArrayCompact,
+    exp.ArrayDistinct,
+    exp.ArrayReverse,
+    exp.ArraySlice,
+)
+# Those Rewind has no form of for one yet (Snowflake's bag semantics, variants' order): refused
+_NO_JSON_FORM: dict[type[exp.Expression], str] = {
+    exp.ArrayExcept: "ARRAY_EXCEPT",
+    exp.ArrayIntersect: "ARRAY_INTERSECTION",
+    exp.ArrayOverlaps: "ARRAYS_OVERLAP",
+    exp.ArrayPosition: "ARRAY_POSITION",
+    exp.ArrayMax: "ARRAY_MAX",
+    exp.ArrayMin: "ARRAY_MIN",
+    exp.ArraySort: "ARRAY_SORT",
+    exp.Flatten: "ARRAY_FLATTEN",
+    exp.ArrayInsert: "ARRAY_INSERT",
+    exp.ArrayRemove: "ARRAY_REMOVE",
+    exp.ArrayRemoveAt: "ARRAY_REMOVE_AT",
+    exp.ArraySum: "ARRAY_SUM",
+    exp.ArraysZip: "ARRAYS_ZIP",
+}
+SEMI_STRUCTURED_ARRAYS: tuple[type[exp.Expression], ...] = (
+    *_ARRAY_ANSWERS,
+    exp.ArrayToString,
+    exp.ArrayContains,
+    *_NO_JSON_FORM,
+)
+
+
+def _semi_structured(node: exp.Expression) -> str | None:
+    """``ARRAY`` / ``OBJECT`` where ``node`` is a cast to Snowflake's semi-structured one
+    (``x::ARRAY``, no element types named), else None."""
+    if not isinstance(node, exp.Cast) or node.to.expressions:
+        return None
+    kinds = {exp.DataType.Type.ARRAY: "ARRAY", exp.DataType.Type.OBJECT: "OBJECT"}
+    return kinds.get(node.to.this)
+
+
+def semi_structured_cast(node: exp.Cast, inner: Inner) -> exp.Expression | None:
+    """``x::ARRAY`` / ``x::OBJECT`` (Spark: an incomplete type) as JSON text: JSON text of
+    that kind as it is, of another kind an error (Snowflake's "Failed to cast variant
+    value"), Spark's array or struct (ARRAY_CONSTRUCT's, OBJECT_CONSTRUCT's) its JSON.
+    None for any other cast."""
+    kind = _semi_structured(node)
+    if kind is None:
+        return None
+    variant = _variant(node.this, inner)
+    if variant is None:
+        return call("TO_JSON", inner(node.this))
+    return template(
+        f"IF(__rw_v IS NULL OR SCHEMA_OF_VARIANT(__rw_v) LIKE '{kind}%', TO_JSON(__rw_v), "
+        f"RAISE_ERROR('Failed to cast a variant value to {kind}: it holds no {kind}.'))",
+        v=variant,
+    )
+
+
+def is_json_text(node: exp.Expression) -> bool:
+    """Whether ``node`` is JSON text (Rewind's VARIANT): PARSE_JSON's value (a VARIANT or
+    ARRAY column's, :mod:`rewind.sql.paths`), a path into it (``v:a``), a subscript of
+    either (``v['a']``), a cast to VARIANT, an array function's answer of one
+    (:func:`array_function`)."""
+    while isinstance(node, exp.Bracket):
+        node = node.this
+    if isinstance(node, _ARRAY_ANSWERS):
+        return any(is_json_text(a) for a in _arrays(node))
+    return (
+        isinstance(node, exp.ParseJSON | exp.JSONExtract)
+        or is_variant_cast(node)
+        or _semi_structured(node) is not None
+    )
+
+
+def _arrays(node: exp.Expression) -> list[exp.Expression]:
+    """The array arguments of an array function (ARRAY_CAT's every argument)."""
+    if isinstance(node, exp.ArrayConcat | exp.ArraysZip):
+        return [node.this, *node.expressions]
+    if isinstance(node, exp.ArrayContains | exp.ArrayPosition):
+        return [node.this]  # sqlglot's: the array first, the value in ``expression``
+    if isinstance(node, exp.ArrayExcept | exp.ArrayIntersect | exp.ArrayOverlaps):
+        return [node.this, node.expression]
+    return [node.this]
+
+
+def json_items(array: exp.Expression, inner: Inner) -> exp.Expression:
+    """The elements of ``array`` as Spark's variants (an ``array<variant>``): of JSON text
+    its array's (NULL where it holds no array), of Spark's array each element's JSON."""
+    text = inner(array) if is_json_text(array) else call("TO_JSON", inner(array))
+    return call("FROM_JSON", text, exp.Literal.string("array<variant>"))
+
+
+def _as_variant(value: exp.Expression, inner: Inner) -> exp.Expression:
+    """``value`` as Spark's VARIANT: JSON text's value, else the value itself (an array or
+    object as the same value)."""
+    variant = _variant(value, inner)
+    if variant is not None:
+        return variant
+    given = inner(value)
+    if isinstance(value, exp.Struct | exp.Array | exp.Map | exp.VarMap):
+        return call("TO_VARIANT_OBJECT", given)
+    return exp.Cast(this=given, to=exp.DataType.build("VARIANT"))
+
+
+def array_function(node: exp.Expression, inner: Inner) -> exp.Expression | None:
+    """Snowflake's array functions of a semi-structured array (JSON text, :func:`is_json_text`),
+    which Spark's take only its own arrays (``ARRAY_CAT`` of two concatenated their text,
+    a wrong answer; the others failed to compile): the elements as variants, the answer
+    an array's JSON text again, so that an UPDATE stores every element with its type.
+    ``ARRAY_TO_STRING`` writes a string without its quotes and NULL as '', as Snowflake;
+    ``ARRAY_CONTAINS`` compares JSON values (``'1'::VARIANT`` is no 1). Those Rewind has no
+    form of for one (:data:`_NO_JSON_FORM`) are refused by name. None where no argument is
+    JSON text."""
+    if not any(is_json_text(a) for a in _arrays(node)):
+        return None
+    if type(node) in _NO_JSON_FORM:
+        raise UnsupportedError(
+            f"{_NO_JSON_FORM[type(node)]} of a semi-structured array (a VARIANT or ARRAY "
+            "column's, PARSE_JSON's) is not supported: LATERAL FLATTEN it and ARRAY_AGG "
+            "the values, or cast it to a typed ARRAY first (ARRAY(VARCHAR))."
+        )
+    if isinstance(node, exp.ArrayToString):
+        strings = call("FROM_JSON", inner(node.this), exp.Literal.string("array<string>"))
+        return call("ARRAY_JOIN", strings, inner(node.expression), exp.Literal.string(""))
+    items = json_items(node.this, inner)
+    if isinstance(node, exp.ArrayContains):
+        value = call("TO_JSON", _as_variant(node.expression, inner))
+        return template("EXISTS(__rw_a, __rw_e -> TO_JSON(__rw_e) = __rw_v)", a=items, v=value)
+    answers: dict[type[exp.Expression], Callable[[], exp.Expression]] = {
+        exp.ArrayConcat: lambda: call("CONCAT", *[json_items(a, inner) for a in _arrays(node)]),
+        exp.ArrayAppend: lambda: call("ARRAY_APPEND", items, _as_variant(node.expression, inner)),
+        exp.ArrayPrepend: lambda: call("ARRAY_PREPEND", items, _as_variant(node.expression, inner)),
+        exp.ArrayCompact: lambda: template(
+            "FILTER(__rw_a, __rw_e -> __rw_e IS NOT NULL AND NOT IS_VARIANT_NULL(__rw_e))",
+            a=items,
+        ),
+        exp.ArrayReverse: lambda: call("REVERSE", items),
+    }
+    answer = answers.get(type(node))
+    if answer is not None:
+        return call("TO_JSON", answer())
+    if isinstance(node, exp.ArrayDistinct):  # variants compare as their JSON text
+        return template(
+            "CONCAT('[', ARRAY_JOIN(ARRAY_DISTINCT(TRANSFORM(__rw_a, __rw_e -> TO_JSON(__rw_e))),"
+            " ','), ']')",
+            a=items,
+        )
+    return None
 
 
 # -- BigQuery's JSON (SPEC R27) ------------------------------------------------------------------
