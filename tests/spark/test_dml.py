@@ -2824,3 +2824,35 @@ def test_semi_structured_array_and_object_columns_hold_json_of_their_kind_r20_r2
     assert query(later, "SELECT TAGS FROM SEMI AT(OFFSET => -1800) WHERE ID = 1") == [
         ('["a","b"]',)
     ]
+
+
+def test_mixed_array_construct_and_merge_into_semi_structured_columns_r26_r27(conn: Any) -> None:
+    """SPEC R26, R27: ``ARRAY_CONSTRUCT('z', 2)`` failed ("Numeric value 'z' is not
+    recognized": Spark's ARRAY coerced 'z' to a number) and ``ARRAY_CONSTRUCT(v:a, 1)``
+    kept JSON as strings: an array of variants, as Snowflake's. A MERGE setting a
+    VARIANT or ARRAY column from its source's array or object, and an UPDATE setting one
+    to OBJECT_CONSTRUCT, failed to compile (a struct beside the kept rows' JSON text)."""
+    assert query(
+        conn,
+        "SELECT ARRAY_CONSTRUCT('z', 2), ARRAY_CONSTRUCT(1, 2), ARRAY_CONSTRUCT(1, "
+        "ARRAY_CONSTRUCT(2)), ARRAY_CONSTRUCT(PARSE_JSON('{\"a\": 1}'), 1), "
+        "ARRAY_SIZE(ARRAY_CONSTRUCT('z', 2, TRUE)), ARRAY_CONSTRUCT('z', 2)[1], "
+        "TYPEOF(ARRAY_CONSTRUCT('z', 2)), TYPEOF(ARRAY_CONSTRUCT('z', 2)[1])",
+    ) == [('["z",2]', [1, 2], "[1,[2]]", '[{"a":1},1]', 3, "2", "ARRAY", "INTEGER")]
+    conn.sql(
+        "CREATE TABLE VT (ID INT, V VARIANT, TAGS ARRAY); "
+        "INSERT INTO VT SELECT 1, PARSE_JSON('{\"a\": 1}'), ARRAY_CONSTRUCT('x'); "
+        "INSERT INTO VT SELECT 2, PARSE_JSON('\"s\"'), ARRAY_CONSTRUCT(1)"
+    )
+    conn.sql(
+        "MERGE INTO VT t USING (SELECT 1 ID, ARRAY_CONSTRUCT('z', 2) TAGS, "
+        "OBJECT_CONSTRUCT('b', 2) V) s ON t.ID = s.ID "
+        "WHEN MATCHED THEN UPDATE SET TAGS = s.TAGS, V = s.V "
+        "WHEN NOT MATCHED THEN INSERT (ID, TAGS) VALUES (s.ID, s.TAGS)"
+    )
+    conn.sql("UPDATE VT SET V = OBJECT_CONSTRUCT('c', ARRAY_CONSTRUCT(1, 'y')) WHERE ID = 2")
+    conn.sql("UPDATE VT SET TAGS = ARRAY_CONSTRUCT('a', 1, NULL) WHERE ID = 2")
+    assert query(conn, "SELECT ID, V, TAGS, TYPEOF(V), TYPEOF(TAGS[1]) FROM VT ORDER BY ID") == [
+        (1, '{"b":2}', '["z",2]', "OBJECT", "INTEGER"),
+        (2, '{"c":[1,"y"]}', '["a",1,null]', "OBJECT", "INTEGER"),
+    ]

@@ -20,6 +20,7 @@ from rewind.identifiers import normalize, set_column
 from rewind.result import Result
 from rewind.spark import functions
 from rewind.sql import defaults, names
+from rewind.sql.answers import call
 from rewind.sql.frames import (
     CHANGE_TYPE,
     FILE_COLUMN,
@@ -53,10 +54,6 @@ from rewind.types import VARIANT, declared_length, from_spark, is_nested
 if TYPE_CHECKING:
     from pyspark.sql import Column as SparkColumn
     from pyspark.sql import DataFrame
-
-# OBJECT_CONSTRUCT's, ARRAY_CONSTRUCT's values (and literal ones): Spark's structs, arrays
-# and maps (Target.assigned)
-_CONSTRUCTED = (exp.Struct, exp.Array, exp.Map, exp.VarMap)
 
 
 def file_rows(files: Sequence[DataFile]) -> int:
@@ -178,11 +175,13 @@ class Target:
         struct value cast to the column's type (``SET addr = STRUCT('Lyon', 69000)``, its
         fields by position, as BigQuery and Snowflake assign them; Spark refused a struct
         whose field names differ from the column's). Into a VARIANT (or semi-structured
-        ARRAY, OBJECT) column, whose rows the statement keeps read as JSON text, an
-        OBJECT_CONSTRUCT's or ARRAY_CONSTRUCT's value is its JSON text too (Spark refused
-        a struct beside text), which the write stores as the value (rewind.sql.frames)."""
-        if column.spark == VARIANT.spark and isinstance(value, _CONSTRUCTED):
-            return exp.Anonymous(this="TO_JSON", expressions=[value])
+        ARRAY, OBJECT) column, whose rows the statement keeps read as JSON text, any value
+        is its JSON text too (Spark refused an OBJECT_CONSTRUCT's struct, a source's array
+        beside text), a string as it is, which the write stores as the value
+        (rewind.sql.frames: JSON text parsed, other text a string)."""
+        if column.spark == VARIANT.spark:
+            boxed = call("TO_JSON", call("NAMED_STRUCT", exp.Literal.string("v"), value))
+            return call("GET_JSON_OBJECT", boxed, exp.Literal.string("$.v"))
         if not is_nested(column.spark):
             return value
         return exp.Cast(this=value, to=exp.DataType.build(column.spark, dialect="spark"))

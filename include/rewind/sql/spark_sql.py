@@ -45,6 +45,8 @@ from rewind.sql.bigquery_answers import bigquery_answers
 from rewind.sql.variants import (
     SEMI_STRUCTURED_ARRAYS,
     array_function,
+    constructed_array,
+    constructed_object,
     is_json_text,
     json_fields,
     json_items,
@@ -620,6 +622,8 @@ def _array_slice(node: exp.ArraySlice) -> exp.Expression | None:
 
 _REWRITES: Rewrites = [
     (SEMI_STRUCTURED_ARRAYS, lambda node: array_function(node, _inner)),
+    (exp.Array, lambda node: constructed_array(node, _inner)),
+    (exp.Struct, lambda node: constructed_object(node, _inner)),
     (exp.DateDiff, _datediff),
     (exp.AddMonths, _added_months),
     (  # STRTOK(text, delimiters, n): its n-th token, NULL past the last (no Spark function)

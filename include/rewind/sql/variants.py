@@ -126,7 +126,9 @@ def _variant(value: exp.Expression, inner: Inner) -> exp.Expression | None:
     """Spark's VARIANT of Rewind's (JSON text: PARSE_JSON's value, or a path into it; a
     TO_VARIANT's, :func:`to_variant`); None for any other value. A path that is not there is
     NULL (Snowflake's NULL, not JSON's)."""
-    if isinstance(value, exp.ParseJSON):
+    if isinstance(value, (exp.ParseJSON, exp.Array, exp.Struct, exp.Cast, *_ARRAY_ANSWERS)) and (
+        is_json_text(value) and not is_variant_cast(value)
+    ):  # PARSE_JSON's, an array function's or a mixed ARRAY_CONSTRUCT's JSON, x::ARRAY
         return call("PARSE_JSON", inner(value))
     if is_variant_cast(value):
         given = value.this
@@ -135,13 +137,17 @@ def _variant(value: exp.Expression, inner: Inner) -> exp.Expression | None:
         return _variant(given, inner) or exp.Cast(
             this=inner(given), to=exp.DataType.build("VARIANT")
         )
-    path = value
-    if isinstance(value, exp.Bracket):
-        path = inner(value)  # a subscript of JSON text: its path (spark_sql._json_subscript)
+    path, written = value, isinstance(value, exp.Bracket)
+    if written:  # a subscript of JSON text: its path (spark_sql._json_subscript), written
+        path = inner(value)
     steps = _spark_path(path.expression) if isinstance(path, exp.JSONExtract) else None
     if steps is None:
         return None
-    base = _variant(path.this, inner) or call("TRY_PARSE_JSON", inner(path.this))
+    base: exp.Expression
+    if written:  # its text is Spark's already: not rewritten twice
+        base = call("TRY_PARSE_JSON", path.this)
+    else:
+        base = _variant(path.this, inner) or call("TRY_PARSE_JSON", inner(path.this))
     return call("VARIANT_GET", base, exp.Literal.string(steps))
 
 
@@ -223,6 +229,58 @@ def semi_structured_cast(node: exp.Cast, inner: Inner) -> exp.Expression | None:
     )
 
 
+def _kind(value: exp.Expression) -> str | None:
+    """What an ARRAY_CONSTRUCT's element is, where Spark's ARRAY would coerce it: a
+    literal's kind, JSON text, a nested value; None for another (a column: its type)."""
+    if isinstance(value, exp.Literal):
+        return "text" if value.is_string else "number"
+    if isinstance(value, exp.Boolean):
+        return "boolean"
+    if isinstance(value, exp.Struct | exp.Array | exp.Map | exp.VarMap):
+        return "json" if is_json_text(value) else "nested"
+    return "json" if is_json_text(value) else None
+
+
+def _of_variants(node: exp.Array) -> bool:
+    """Whether Snowflake's ``ARRAY_CONSTRUCT(...)`` ``node`` is an array of variants Spark's
+    ARRAY cannot type: elements of several kinds (``'z', 2``: Spark made 'z' a number and
+    failed) or JSON text (kept as strings, not as the values they hold)."""
+    kinds = {_kind(e) for e in node.expressions if not isinstance(e, exp.Null)}
+    return "json" in kinds or len(kinds - {None}) > 1
+
+
+def constructed_array(node: exp.Array, inner: Inner) -> exp.Expression | None:
+    """``ARRAY_CONSTRUCT`` of elements of several kinds or of JSON text
+    (:func:`_of_variants`): the JSON text of an array of each element's value. None for
+    one Spark's ARRAY types (elements of one kind)."""
+    if not _of_variants(node):
+        return None
+    return call("TO_JSON", call("ARRAY", *[_as_variant(e, inner) for e in node.expressions]))
+
+
+def _holds_json(node: exp.Struct) -> bool:
+    """Whether Snowflake's ``OBJECT_CONSTRUCT(...)`` ``node`` has a value of JSON text
+    (an ARRAY or VARIANT column's, a mixed ARRAY_CONSTRUCT's)."""
+    fields = node.expressions
+    return all(  # OBJECT_CONSTRUCT's keys are text (a STRUCT's fields are names)
+        isinstance(f, exp.PropertyEQ) and isinstance(f.this, exp.Literal) for f in fields
+    ) and any(is_json_text(f.expression) for f in fields)
+
+
+def constructed_object(node: exp.Struct, inner: Inner) -> exp.Expression | None:
+    """``OBJECT_CONSTRUCT`` with a value of JSON text (:func:`_holds_json`): the JSON text
+    of an object of each value's value (the text was kept as a string: ``{"c":
+    "[1,\"y\"]"}``); a NULL value's key is left out, as Snowflake's. None for another."""
+    if not _holds_json(node):
+        return None
+    fields = [
+        x
+        for f in node.expressions
+        for x in (exp.Literal.string(f.this.name), _as_variant(f.expression, inner))
+    ]
+    return call("TO_JSON", call("NAMED_STRUCT", *fields))
+
+
 def is_json_text(node: exp.Expression) -> bool:
     """Whether ``node`` is JSON text (Rewind's VARIANT): PARSE_JSON's value (a VARIANT or
     ARRAY column's, :mod:`rewind.sql.paths`), a path into it (``v:a``), a subscript of
@@ -236,6 +294,8 @@ def is_json_text(node: exp.Expression) -> bool:
         isinstance(node, exp.ParseJSON | exp.JSONExtract)
         or is_variant_cast(node)
         or _semi_structured(node) is not None
+        or (isinstance(node, exp.Array) and _of_variants(node))
+        or (isinstance(node, exp.Struct) and _holds_json(node))
     )
 
 
