@@ -2856,3 +2856,41 @@ def test_mixed_array_construct_and_merge_into_semi_structured_columns_r26_r27(co
         (1, '{"b":2}', '["z",2]', "OBJECT", "INTEGER"),
         (2, '{"c":[1,"y"]}', '["a",1,null]', "OBJECT", "INTEGER"),
     ]
+
+
+def test_get_ddl_answers_the_statement_that_recreates_a_table_r20_r37_r39(conn: Any) -> None:
+    """SPEC R20, R37, R39: ``GET_DDL('TABLE', 't')`` (how a Snowflake user keeps a table's
+    definition before changing it) was an unknown function. It answers Snowflake's
+    ``create or replace`` statement of the live table: types, NOT NULL, default, identity,
+    comments, TRANSIENT, the name qualified when asked; run again it makes the same
+    table. A name that is not one, a missing table and another kind are refused."""
+    conn.sql(
+        "CREATE TABLE DDL_T (ID INT NOT NULL COMMENT 'the key', NAME VARCHAR(20) DEFAULT 'x', "
+        "AMT NUMBER(10,2), \"Mixed\" TEXT, TAGS ARRAY) COMMENT = 'orders it''s'; "
+        "CREATE TRANSIENT TABLE DDL_TR (ID INT AUTOINCREMENT START 5 INCREMENT 2, V VARIANT)"
+    )
+    ddl = query(conn, "SELECT GET_DDL('TABLE', 'ddl_t')")[0][0]
+    assert ddl == (
+        "create or replace TABLE DDL_T (\n\tID NUMBER(38,0) NOT NULL COMMENT 'the key',\n"
+        "\tNAME VARCHAR(20) DEFAULT 'x',\n\tAMT NUMBER(10,2),\n\t\"Mixed\" VARCHAR,\n"
+        "\tTAGS ARRAY\n) COMMENT='orders it\\'s';"
+    )
+    assert query(conn, "SELECT GET_DDL('table', 'd.public.ddl_tr', TRUE)") == [
+        (
+            "create or replace TRANSIENT TABLE D.PUBLIC.DDL_TR (\n"
+            "\tID NUMBER(38,0) autoincrement start 5 increment 2,\n\tV VARIANT\n);",
+        )
+    ]
+    conn.sql("DROP TABLE DDL_T")
+    conn.sql(ddl)
+    assert query(conn, "SELECT GET_DDL('TABLE', 'DDL_T')") == [(ddl,)]
+    assert_refused(
+        conn,
+        [
+            ("SELECT GET_DDL('TABLE', 'nope')", "OBJECT_NOT_FOUND"),
+            ("SELECT GET_DDL('VIEW', 'ddl_t')", "UNSUPPORTED"),
+            ("SELECT GET_DDL('TABLE', 'ddl_t; DROP TABLE ddl_tr')", "INVALID_VALUE"),
+            ("SELECT GET_DDL('TABLE')", "INVALID_VALUE"),
+            ("SELECT GET_DDL('TABLE', NAME) FROM DDL_T", "INVALID_VALUE"),
+        ],
+    )

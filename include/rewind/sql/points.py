@@ -24,7 +24,8 @@ def with_session(ctx: Context, tree: exp.Expression) -> exp.Expression:
     """``tree`` with the session's values as constants: CURRENT_TIMESTAMP / CURRENT_DATE
     (and their Snowflake synonyms) of the Rewind clock, where Spark's would read the wall
     clock (SPEC R15); CURRENT_USER / ROLE / DATABASE / SCHEMA (BigQuery's SESSION_USER)
-    of the Rewind session, where Spark's name its own (the server's OS user, ``default``)."""
+    of the Rewind session, where Spark's name its own (the server's OS user, ``default``);
+    LAST_QUERY_ID and GET_DDL of the session and the catalog."""
     instant = exp.Literal.string(format_timestamp(ctx.now))
     state = ctx.state
     names: dict[type[exp.Expression], str | None] = {
@@ -39,6 +40,10 @@ def with_session(ctx: Context, tree: exp.Expression) -> exp.Expression:
     def constant(node: exp.Expression) -> exp.Expression:
         if isinstance(node, exp.Anonymous) and node.name.upper() == "LAST_QUERY_ID":
             return exp.Literal.string(_last_query_id(ctx, node))
+        if isinstance(node, exp.Anonymous) and node.name.upper() == "GET_DDL":
+            from rewind.sql.show import get_ddl  # the catalog's: the statements that ask
+
+            return exp.Literal.string(get_ddl(ctx, node))
         if isinstance(node, exp.CurrentTimestamp):
             return exp.cast(instant.copy(), "TIMESTAMP")
         if isinstance(node, exp.CurrentDate | exp.CurrentDatetime):

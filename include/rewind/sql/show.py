@@ -23,6 +23,7 @@ from rewind.constants import (
     TABLE,
 )
 from rewind.errors import InvalidValue, StorageError, UnsupportedError
+from rewind.identifiers import display, normalize
 from rewind.result import Result
 from rewind.sql import names, variables
 from rewind.sql.ddl import live_object
@@ -509,3 +510,46 @@ def _database_row(ctx: Context, obj: CatalogObject) -> list[Any]:
         "kind": "STANDARD",
     }
     return [values[c] for c in DATABASE_COLUMNS]
+
+
+def get_ddl(ctx: Context, call: exp.Anonymous) -> str:
+    """Snowflake's ``GET_DDL('TABLE', 'name' [, use_fully_qualified_names])``: the
+    statement that creates the live table as it is now (``create or replace [TRANSIENT]
+    TABLE name (...)``: each column's type, NOT NULL, default, identity, comment; the
+    table's comment), the name fully qualified where the third argument is true. A table
+    the role cannot see is a missing one (SPEC R37); only tables have DDL here."""
+    args = [literal(a) for a in call.expressions]
+    if not 2 <= len(args) <= 3 or not all(isinstance(a, str) for a in args[:2]):
+        raise InvalidValue(
+            f"{call.sql('snowflake')[:80]}: GET_DDL takes an object kind and a name, as "
+            "string constants, and whether to qualify the names."
+        )
+    kind, name = str(args[0]).upper(), str(args[1])
+    if kind != TABLE:
+        raise UnsupportedError(f"GET_DDL of a {kind} is not supported: only a TABLE's.")
+    obj = names.table(ctx, [normalize(p) for p in variables.name_parts(name)])
+    shown = str(names.qualified(ctx, obj)) if args[2:] == [True] else display(obj.name)
+    lines = [f"\t{_column_ddl(c)}" for c in described(ctx, obj)]
+    transient = "TRANSIENT " if obj.is_transient else ""
+    comment = f" COMMENT='{_escaped(obj.comment)}'" if obj.comment else ""
+    return f"create or replace {transient}TABLE {shown} (\n" + ",\n".join(lines) + f"\n){comment};"
+
+
+def _column_ddl(column: _Described) -> str:
+    """A column's line of :func:`get_ddl`, in Snowflake's words."""
+    parts = [display(column.name), column.type]
+    if column.expression is not None:
+        parts.append(f"AS ({column.expression})")
+    if not column.nullable:
+        parts.append("NOT NULL")
+    if column.rule is not None:
+        parts.append(f"autoincrement start {column.rule.start} increment {column.rule.step}")
+    elif column.default is not None:
+        parts.append(f"DEFAULT {column.default}")
+    if column.comment:
+        parts.append(f"COMMENT '{_escaped(column.comment)}'")
+    return " ".join(parts)
+
+
+def _escaped(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("'", "\\'")

@@ -214,7 +214,7 @@ def _identify(dynamic: exp.DynamicIdentifier) -> None:
             f"{dynamic.sql('snowflake')[:80]}: IDENTIFIER takes a string constant or a "
             "session variable holding one."
         )
-    parts = _name_parts(text.this)
+    parts = name_parts(text.this)
     table = dynamic.parent
     if isinstance(table, exp.Table) and table.this is dynamic:
         for key, part in zip(("this", "db", "catalog"), reversed(parts), strict=False):
@@ -227,9 +227,9 @@ def _identify(dynamic: exp.DynamicIdentifier) -> None:
 _UNQUOTED = re.compile(r"[A-Za-z_][A-Za-z0-9_$]*")
 
 
-def _name_parts(text: str) -> list[exp.Identifier]:
-    """The parts of a dotted name (``db.schema."My table"``): at most three, each an
-    unquoted or a double-quoted identifier."""
+def name_parts(text: str) -> list[exp.Identifier]:
+    """The parts of a dotted name (``db.schema."My table"``, IDENTIFIER's, GET_DDL's): at
+    most three, each an unquoted or a double-quoted identifier."""
     try:
         tokens = sqlglot.tokenize(text, read="snowflake")
     except SqlglotError:
@@ -241,5 +241,5 @@ def _name_parts(text: str) -> list[exp.Identifier]:
     ]
     dots = all(token.token_type == TokenType.DOT for token in tokens[1::2])
     if not 1 <= len(parts) <= 3 or len(tokens) != 2 * len(parts) - 1 or not dots:
-        raise InvalidValue(f"IDENTIFIER('{text}') is not a name.")
+        raise InvalidValue(f"'{text}' is not a name (at most three dotted parts).")
     return parts
