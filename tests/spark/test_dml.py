@@ -2894,3 +2894,39 @@ def test_get_ddl_answers_the_statement_that_recreates_a_table_r20_r37_r39(conn: 
             ("SELECT GET_DDL('TABLE', NAME) FROM DDL_T", "INVALID_VALUE"),
         ],
     )
+
+
+def test_object_insert_delete_and_pick_on_object_columns_r26_r27(conn: Any) -> None:
+    """SPEC R26, R27: OBJECT_INSERT, OBJECT_DELETE and OBJECT_PICK were unknown functions
+    (how an OBJECT column's keys are changed in Snowflake): a key added (an existing one
+    refused unless the fourth argument is TRUE; a NULL value leaves it out), keys removed,
+    keys kept, each value with its type, on an OBJECT column's JSON and on
+    OBJECT_CONSTRUCT's object; an UPDATE stores the answer."""
+    conn.sql(
+        "CREATE TABLE OBJ (ID INT, INFO OBJECT); "
+        'INSERT INTO OBJ SELECT 1, PARSE_JSON(\'{"city": "Oslo", "zip": 150, "tags": [1]}\')'
+    )
+    assert query(
+        conn,
+        "SELECT OBJECT_INSERT(INFO, 'n', 2), OBJECT_INSERT(INFO, 'zip', 'x', TRUE), "
+        "OBJECT_INSERT(INFO, 'none', NULL), OBJECT_DELETE(INFO, 'zip', 'nope'), "
+        "OBJECT_PICK(INFO, 'city', 'tags'), OBJECT_PICK(INFO, ARRAY_CONSTRUCT('zip')), "
+        "OBJECT_INSERT(OBJECT_CONSTRUCT('a', 1), 'b', ARRAY_CONSTRUCT('z', 2)), "
+        "TYPEOF(OBJECT_PICK(INFO, 'zip'):zip) FROM OBJ",
+    ) == [
+        (
+            '{"city":"Oslo","tags":[1],"zip":150,"n":2}',  # stored: keys sorted
+            '{"city":"Oslo","tags":[1],"zip":"x"}',
+            '{"city":"Oslo","tags":[1],"zip":150}',
+            '{"city":"Oslo","tags":[1]}',
+            '{"city":"Oslo","tags":[1]}',
+            '{"zip":150}',
+            '{"a":1,"b":["z",2]}',
+            "INTEGER",
+        )
+    ]
+    assert_refused(conn, [("SELECT OBJECT_INSERT(INFO, 'zip', 1) FROM OBJ", "INVALID_VALUE")])
+    conn.sql("UPDATE OBJ SET INFO = OBJECT_INSERT(OBJECT_DELETE(INFO, 'tags'), 'n', 3)")
+    assert query(conn, "SELECT INFO, TYPEOF(INFO:n) FROM OBJ") == [
+        ('{"city":"Oslo","n":3,"zip":150}', "INTEGER")
+    ]

@@ -50,6 +50,7 @@ from rewind.sql.variants import (
     is_json_text,
     json_fields,
     json_items,
+    object_function,
     semi_structured_cast,
     to_variant,
     variant_function,
@@ -624,6 +625,7 @@ _REWRITES: Rewrites = [
     (SEMI_STRUCTURED_ARRAYS, lambda node: array_function(node, _inner)),
     (exp.Array, lambda node: constructed_array(node, _inner)),
     (exp.Struct, lambda node: constructed_object(node, _inner)),
+    ((exp.ObjectInsert, exp.Anonymous), lambda node: object_function(node, _inner)),
     (exp.DateDiff, _datediff),
     (exp.AddMonths, _added_months),
     (  # STRTOK(text, delimiters, n): its n-th token, NULL past the last (no Spark function)

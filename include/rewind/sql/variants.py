@@ -126,7 +126,10 @@ def _variant(value: exp.Expression, inner: Inner) -> exp.Expression | None:
     """Spark's VARIANT of Rewind's (JSON text: PARSE_JSON's value, or a path into it; a
     TO_VARIANT's, :func:`to_variant`); None for any other value. A path that is not there is
     NULL (Snowflake's NULL, not JSON's)."""
-    if isinstance(value, (exp.ParseJSON, exp.Array, exp.Struct, exp.Cast, *_ARRAY_ANSWERS)) and (
+    if (
+        isinstance(value, (exp.ParseJSON, exp.Array, exp.Struct, exp.Cast, *_ARRAY_ANSWERS))
+        or _object_answer(value)
+    ) and (
         is_json_text(value) and not is_variant_cast(value)
     ):  # PARSE_JSON's, an array function's or a mixed ARRAY_CONSTRUCT's JSON, x::ARRAY
         return call("PARSE_JSON", inner(value))
@@ -194,8 +197,9 @@ _NO_JSON_FORM: dict[type[exp.Expression], str] = {
     exp.ArraySum: "ARRAY_SUM",
     exp.ArraysZip: "ARRAYS_ZIP",
 }
+# What array_function rewrites (ARRAY_SLICE: spark_sql's own rewrite, of either array)
 SEMI_STRUCTURED_ARRAYS: tuple[type[exp.Expression], ...] = (
-    *_ARRAY_ANSWERS,
+    *(a for a in _ARRAY_ANSWERS if a is not exp.ArraySlice),
     exp.ArrayToString,
     exp.ArrayContains,
     *_NO_JSON_FORM,
@@ -281,6 +285,13 @@ def constructed_object(node: exp.Struct, inner: Inner) -> exp.Expression | None:
     return call("TO_JSON", call("NAMED_STRUCT", *fields))
 
 
+def _object_answer(node: exp.Expression) -> bool:
+    """Whether ``node`` is OBJECT_INSERT, OBJECT_DELETE or OBJECT_PICK (their answer is JSON)."""
+    if isinstance(node, exp.ObjectInsert):
+        return True
+    return isinstance(node, exp.Anonymous) and node.name.upper() in ("OBJECT_DELETE", "OBJECT_PICK")
+
+
 def is_json_text(node: exp.Expression) -> bool:
     """Whether ``node`` is JSON text (Rewind's VARIANT): PARSE_JSON's value (a VARIANT or
     ARRAY column's, :mod:`rewind.sql.paths`), a path into it (``v:a``), a subscript of
@@ -296,6 +307,7 @@ def is_json_text(node: exp.Expression) -> bool:
         or _semi_structured(node) is not None
         or (isinstance(node, exp.Array) and _of_variants(node))
         or (isinstance(node, exp.Struct) and _holds_json(node))
+        or _object_answer(node)
     )
 
 
@@ -373,6 +385,52 @@ def array_function(node: exp.Expression, inner: Inner) -> exp.Expression | None:
             a=items,
         )
     return None
+
+
+# OBJECT_INSERT / OBJECT_DELETE / OBJECT_PICK on an object's entries, a map of variants
+_OBJECT_ENTRIES = "map<string,variant>"
+_INSERTED = (
+    "IF(__rw_m IS NULL, NULL, IF(__rw_update OR NOT ARRAY_CONTAINS(MAP_KEYS(__rw_m), __rw_k), "
+    "TO_JSON(IF(__rw_v IS NULL, MAP_FILTER(__rw_m, (__rw_key, __rw_val) -> __rw_key <> __rw_k), "
+    "MAP_CONCAT(MAP_FILTER(__rw_m, (__rw_key, __rw_val) -> __rw_key <> __rw_k), "
+    "MAP(__rw_k, __rw_v)))), RAISE_ERROR(CONCAT('OBJECT_INSERT: the object has the key ', "
+    "__rw_k, ' already (a fourth argument TRUE replaces its value).'))))"
+)
+_KEPT = (
+    "TO_JSON(MAP_FILTER(__rw_m, (__rw_key, __rw_val) -> {negated} "
+    "ARRAY_CONTAINS(__rw_keys, __rw_key)))"
+)
+
+
+def object_function(node: exp.Expression, inner: Inner) -> exp.Expression | None:
+    """Snowflake's ``OBJECT_INSERT(o, key, value [, update])``, ``OBJECT_DELETE(o, key,
+    ...)`` and ``OBJECT_PICK(o, key, ... | array)`` (unknown functions), on an OBJECT
+    column's JSON or OBJECT_CONSTRUCT's object: the object's JSON with the key added (an
+    existing key an error unless ``update`` is TRUE; a NULL value leaves it out), the keys
+    removed, only the keys kept. None for any other node."""
+    name = node.name.upper() if isinstance(node, exp.Anonymous) else ""
+    if not isinstance(node, exp.ObjectInsert) and name not in ("OBJECT_DELETE", "OBJECT_PICK"):
+        return None
+    target = node.this if isinstance(node, exp.ObjectInsert) else node.expressions[0]
+    text = inner(target) if is_json_text(target) else call("TO_JSON", inner(target))
+    entries = call("FROM_JSON", text, exp.Literal.string(_OBJECT_ENTRIES))
+    if isinstance(node, exp.ObjectInsert):
+        update = node.args.get("update_flag")
+        return template(
+            _INSERTED,
+            m=entries,
+            k=inner(node.args["key"]),
+            v=_as_variant(node.args["value"], inner),
+            update=inner(update) if update is not None else exp.false(),
+        )
+    given = node.expressions[1:]
+    keys = (
+        inner(given[0])
+        if len(given) == 1 and isinstance(given[0], exp.Array)
+        else call("ARRAY", *[inner(k) for k in given])
+    )
+    negated = "NOT" if name == "OBJECT_DELETE" else ""
+    return template(_KEPT.format(negated=negated), m=entries, keys=keys)
 
 
 # -- BigQuery's JSON (SPEC R27) ------------------------------------------------------------------
