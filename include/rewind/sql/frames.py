@@ -31,7 +31,7 @@ from rewind.storage.columns import Column
 from rewind.storage.delta import STAGING
 from rewind.storage.location import Root
 from rewind.storage.snapshot import DataFile, Identity, Snapshot
-from rewind.types import VARIANT, arrow_spark
+from rewind.types import SEMI_STRUCTURED, VARIANT, arrow_spark
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -271,7 +271,7 @@ def _of_kind(F: ModuleType, value: SparkColumn, column: Column) -> SparkColumn:
     """``value`` stored into ``column``; into a semi-structured ARRAY or OBJECT column (a
     variant, :data:`rewind.types.SEMI_STRUCTURED`) a value of another kind (an object, a
     number, JSON's null) fails the write, as Snowflake's cast to the column's type does."""
-    if column.spark != VARIANT.spark or column.type == VARIANT.sql:
+    if column.column_type not in SEMI_STRUCTURED.values():
         return value
     named = column.name.replace("'", "''")
     wrong = F.raise_error(F.lit(f"{KIND_VIOLATION} '{named}' ({column.type})"))

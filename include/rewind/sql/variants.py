@@ -126,12 +126,9 @@ def _variant(value: exp.Expression, inner: Inner) -> exp.Expression | None:
     """Spark's VARIANT of Rewind's (JSON text: PARSE_JSON's value, or a path into it; a
     TO_VARIANT's, :func:`to_variant`); None for any other value. A path that is not there is
     NULL (Snowflake's NULL, not JSON's)."""
-    if (
-        isinstance(value, (exp.ParseJSON, exp.Array, exp.Struct, exp.Cast, *_ARRAY_ANSWERS))
-        or _object_answer(value)
-    ) and (
-        is_json_text(value) and not is_variant_cast(value)
-    ):  # PARSE_JSON's, an array function's or a mixed ARRAY_CONSTRUCT's JSON, x::ARRAY
+    paths = isinstance(value, exp.JSONExtract | exp.Bracket)  # below
+    if is_json_text(value) and not paths and not is_variant_cast(value):
+        # PARSE_JSON's, an array or object function's, a mixed ARRAY_CONSTRUCT's, x::ARRAY
         return call("PARSE_JSON", inner(value))
     if is_variant_cast(value):
         given = value.this
