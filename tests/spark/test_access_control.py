@@ -637,12 +637,15 @@ def test_the_query_history_functions_answer_each_user_their_own_statements_r36_r
 
 
 def test_describe_table_answers_only_a_role_that_reaches_the_table(admin: Any, ana: Any) -> None:
-    # SPEC R37: DESCRIBE TABLE lists the columns to a role holding something on the table;
-    # to any other it is missing, as every statement says.
+    # SPEC R37: DESCRIBE TABLE and GET_DDL list the columns to a role holding something on
+    # the table; to any other it is missing, as every statement says.
     assert hidden(ana, "DESCRIBE TABLE T") == MISSING_T
+    assert hidden(ana, "SELECT GET_DDL('TABLE', 'D.PUBLIC.T')") == MISSING_T
     admin.sql("GRANT SELECT ON TABLE D.PUBLIC.T TO ROLE ANALYST")
     (described,) = ana.sql("DESC TABLE T")
     assert described.column("name") == ["ID", "V"]
+    (ddl,) = ana.sql("SELECT GET_DDL('TABLE', 'T')")
+    assert ddl.rows[0][0].startswith("create or replace TABLE T (\n\tID ")
     assert "SHOW TABLES IN SCHEMA" in denied(admin, "DESCRIBE SCHEMA D.PUBLIC", "UNSUPPORTED")
 
 
