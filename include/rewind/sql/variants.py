@@ -177,19 +177,17 @@ _ARRAY_ANSWERS = (
     exp.ArrayDistinct,
     exp.ArrayReverse,
     exp.ArraySlice,
+    exp.ArrayRemove,
 )
 # Those Rewind has no form of for one yet (Snowflake's bag semantics, variants' order): refused
 _NO_JSON_FORM: dict[type[exp.Expression], str] = {
     exp.ArrayExcept: "ARRAY_EXCEPT",
     exp.ArrayIntersect: "ARRAY_INTERSECTION",
-    exp.ArrayOverlaps: "ARRAYS_OVERLAP",
-    exp.ArrayPosition: "ARRAY_POSITION",
     exp.ArrayMax: "ARRAY_MAX",
     exp.ArrayMin: "ARRAY_MIN",
     exp.ArraySort: "ARRAY_SORT",
     exp.Flatten: "ARRAY_FLATTEN",
     exp.ArrayInsert: "ARRAY_INSERT",
-    exp.ArrayRemove: "ARRAY_REMOVE",
     exp.ArrayRemoveAt: "ARRAY_REMOVE_AT",
     exp.ArraySum: "ARRAY_SUM",
     exp.ArraysZip: "ARRAYS_ZIP",
@@ -199,6 +197,8 @@ SEMI_STRUCTURED_ARRAYS: tuple[type[exp.Expression], ...] = (
     *(a for a in _ARRAY_ANSWERS if a is not exp.ArraySlice),
     exp.ArrayToString,
     exp.ArrayContains,
+    exp.ArrayPosition,
+    exp.ArrayOverlaps,
     *_NO_JSON_FORM,
 )
 
@@ -344,7 +344,8 @@ def array_function(node: exp.Expression, inner: Inner) -> exp.Expression | None:
     a wrong answer; the others failed to compile): the elements as variants, the answer
     an array's JSON text again, so that an UPDATE stores every element with its type.
     ``ARRAY_TO_STRING`` writes a string without its quotes and NULL as '', as Snowflake;
-    ``ARRAY_CONTAINS`` compares JSON values (``'1'::VARIANT`` is no 1). Those Rewind has no
+    ``ARRAY_CONTAINS``, ``ARRAY_POSITION``, ``ARRAYS_OVERLAP`` and ``ARRAY_REMOVE`` compare
+    JSON values (``'1'::VARIANT`` is no 1). Those Rewind has no
     form of for one (:data:`_NO_JSON_FORM`) are refused by name. None where no argument is
     JSON text."""
     if not any(is_json_text(a) for a in _arrays(node)):
@@ -359,9 +360,23 @@ def array_function(node: exp.Expression, inner: Inner) -> exp.Expression | None:
         strings = call("FROM_JSON", inner(node.this), exp.Literal.string("array<string>"))
         return call("ARRAY_JOIN", strings, inner(node.expression), exp.Literal.string(""))
     items = json_items(node.this, inner)
+    if isinstance(node, exp.ArrayOverlaps):  # a JSON value both hold
+        other = template(
+            "TRANSFORM(__rw_b, __rw_e -> TO_JSON(__rw_e))", b=json_items(node.expression, inner)
+        )
+        return template(
+            "EXISTS(__rw_a, __rw_e -> ARRAY_CONTAINS(__rw_b, TO_JSON(__rw_e)))", a=items, b=other
+        )
+    compared = isinstance(node, exp.ArrayContains | exp.ArrayPosition | exp.ArrayRemove)
+    value = call("TO_JSON", _as_variant(node.expression, inner)) if compared else exp.null()
     if isinstance(node, exp.ArrayContains):
-        value = call("TO_JSON", _as_variant(node.expression, inner))
         return template("EXISTS(__rw_a, __rw_e -> TO_JSON(__rw_e) = __rw_v)", a=items, v=value)
+    if isinstance(node, exp.ArrayPosition):  # from 0, NULL where it is not there
+        return template(
+            "NULLIF(ARRAY_POSITION(TRANSFORM(__rw_a, __rw_e -> TO_JSON(__rw_e)), __rw_v), 0) - 1",
+            a=items,
+            v=value,
+        )
     answers: dict[type[exp.Expression], Callable[[], exp.Expression]] = {
         exp.ArrayConcat: lambda: call("CONCAT", *[json_items(a, inner) for a in _arrays(node)]),
         exp.ArrayAppend: lambda: call("ARRAY_APPEND", items, _as_variant(node.expression, inner)),
@@ -371,6 +386,9 @@ def array_function(node: exp.Expression, inner: Inner) -> exp.Expression | None:
             a=items,
         ),
         exp.ArrayReverse: lambda: call("REVERSE", items),
+        exp.ArrayRemove: lambda: template(  # every element equal to the value
+            "FILTER(__rw_a, __rw_e -> TO_JSON(__rw_e) <> __rw_v)", a=items, v=value
+        ),
     }
     answer = answers.get(type(node))
     if answer is not None:
