@@ -2835,8 +2835,9 @@ def test_semi_structured_array_and_object_columns_hold_json_of_their_kind_r20_r2
 
 def test_mixed_array_construct_and_merge_into_semi_structured_columns_r26_r27(conn: Any) -> None:
     """SPEC R26, R27: ``ARRAY_CONSTRUCT('z', 2)`` failed ("Numeric value 'z' is not
-    recognized": Spark's ARRAY coerced 'z' to a number) and ``ARRAY_CONSTRUCT(v:a, 1)``
-    kept JSON as strings: an array of variants, as Snowflake's. A MERGE setting a
+    recognized": Spark's ARRAY coerced 'z' to a number), so did one of objects of other
+    keys (two struct types), and ``ARRAY_CONSTRUCT(v:a, 1)`` kept JSON as strings: an
+    array of variants, as Snowflake's. A MERGE setting a
     VARIANT or ARRAY column from its source's array or object, and an UPDATE setting one
     to OBJECT_CONSTRUCT, failed to compile (a struct beside the kept rows' JSON text)."""
     assert query(
@@ -2844,8 +2845,21 @@ def test_mixed_array_construct_and_merge_into_semi_structured_columns_r26_r27(co
         "SELECT ARRAY_CONSTRUCT('z', 2), ARRAY_CONSTRUCT(1, 2), ARRAY_CONSTRUCT(1, "
         "ARRAY_CONSTRUCT(2)), ARRAY_CONSTRUCT(PARSE_JSON('{\"a\": 1}'), 1), "
         "ARRAY_SIZE(ARRAY_CONSTRUCT('z', 2, TRUE)), ARRAY_CONSTRUCT('z', 2)[1], "
-        "TYPEOF(ARRAY_CONSTRUCT('z', 2)), TYPEOF(ARRAY_CONSTRUCT('z', 2)[1])",
-    ) == [('["z",2]', [1, 2], "[1,[2]]", '[{"a":1},1]', 3, "2", "ARRAY", "INTEGER")]
+        "TYPEOF(ARRAY_CONSTRUCT('z', 2)), TYPEOF(ARRAY_CONSTRUCT('z', 2)[1]), "
+        "ARRAY_CONSTRUCT(OBJECT_CONSTRUCT('a', 1), OBJECT_CONSTRUCT('b', 'x'))",
+    ) == [
+        (
+            '["z",2]',
+            [1, 2],
+            "[1,[2]]",
+            '[{"a":1},1]',
+            3,
+            "2",
+            "ARRAY",
+            "INTEGER",
+            '[{"a":1},{"b":"x"}]',
+        )
+    ]
     conn.sql(
         "CREATE TABLE VT (ID INT, V VARIANT, TAGS ARRAY); "
         "INSERT INTO VT SELECT 1, PARSE_JSON('{\"a\": 1}'), ARRAY_CONSTRUCT('x'); "

@@ -232,14 +232,18 @@ def semi_structured_cast(node: exp.Cast, inner: Inner) -> exp.Expression | None:
 
 def _kind(value: exp.Expression) -> str | None:
     """What an ARRAY_CONSTRUCT's element is, where Spark's ARRAY would coerce it: a
-    literal's kind, JSON text, a nested value; None for another (a column: its type)."""
+    literal's kind, JSON text, an object of its keys, another nested value; None for
+    another (a column: its type)."""
     if isinstance(value, exp.Literal):
         return "text" if value.is_string else "number"
     if isinstance(value, exp.Boolean):
         return "boolean"
-    if isinstance(value, exp.Struct | exp.Array | exp.Map | exp.VarMap):
-        return "json" if is_json_text(value) else "nested"
-    return "json" if is_json_text(value) else None
+    if is_json_text(value):
+        return "json"
+    if isinstance(value, exp.Struct):  # objects of other keys are other struct types
+        keys = [f.this.name for f in value.expressions if isinstance(f, exp.PropertyEQ)]
+        return "object " + ",".join(sorted(keys))
+    return "nested" if isinstance(value, exp.Array | exp.Map | exp.VarMap) else None
 
 
 def _of_variants(node: exp.Array) -> bool:
