@@ -427,8 +427,7 @@ def object_function(node: exp.Expression, inner: Inner) -> exp.Expression | None
     column's JSON or OBJECT_CONSTRUCT's object: the object's JSON with the key added (an
     existing key an error unless ``update`` is TRUE; a NULL value leaves it out), the keys
     removed, only the keys kept. None for any other node."""
-    name = node.name.upper() if isinstance(node, exp.Anonymous) else ""
-    if not isinstance(node, exp.ObjectInsert) and name not in ("OBJECT_DELETE", "OBJECT_PICK"):
+    if not _object_answer(node):
         return None
     target = node.this if isinstance(node, exp.ObjectInsert) else node.expressions[0]
     text = inner(target) if is_json_text(target) else call("TO_JSON", inner(target))
@@ -448,7 +447,7 @@ def object_function(node: exp.Expression, inner: Inner) -> exp.Expression | None
         if len(given) == 1 and isinstance(given[0], exp.Array)
         else call("ARRAY", *[inner(k) for k in given])
     )
-    negated = "NOT" if name == "OBJECT_DELETE" else ""
+    negated = "NOT" if node.name.upper() == "OBJECT_DELETE" else ""
     return template(_KEPT.format(negated=negated), m=entries, keys=keys)
 
 
