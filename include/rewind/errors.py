@@ -186,6 +186,14 @@ class AlreadyDone(RewindError):
     code = "ALREADY_DONE"
 
 
+class ChangeTrackingUnavailable(RewindError):
+    """SPEC R40: the CHANGES clause over an interval whose rows' identities the table did
+    not keep (change tracking off at its start or within it, or a writer that gave copied
+    rows new ids)."""
+
+    code = "CHANGE_TRACKING_UNAVAILABLE"
+
+
 def error_of(code: str, message: str) -> RewindError:
     """Rebuild an error reported across a process boundary (a Spark job's summary file)
     as the class that has ``code``, so callers can tell the kinds apart."""

@@ -29,7 +29,7 @@ TABLE_COLUMNS = [  # SPEC R22, in this order
     "retention_time",
     "dropped_on",
     "is_external",  # Snowflake's, after R22's columns: Y for a registered table (R41)
-    "change_tracking",  # Snowflake's: ON where the Delta change data feed is on
+    "change_tracking",  # Snowflake's: ON where Delta's row tracking is (CHANGES reads)
 ]
 
 

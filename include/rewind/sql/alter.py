@@ -41,9 +41,16 @@ from rewind.sql.tables import (
     check_clock,
     keep_history,
     snapshot,
+    track_changes,
     writable_snapshot,
 )
-from rewind.sql.values import ObjectProperties, layout_text, literal, object_properties
+from rewind.sql.values import (
+    CHANGE_TRACKING,
+    ObjectProperties,
+    layout_text,
+    literal,
+    object_properties,
+)
 from rewind.statement import Context
 from rewind.storage.columns import (
     Column,
@@ -303,6 +310,8 @@ def _set_properties(ctx: Context, obj: CatalogObject, props: ObjectProperties) -
         obj.expires_on = snapshots.expiration(ctx, props)
     if props.has_table_lifetime:  # tables created from now on (BigQuery's)
         obj.table_expiration_days = props.lifetime_days
+    if props.change_tracking is not None:
+        track_changes(ctx, obj, props.change_tracking)
 
 
 def _unset(ctx: Context, obj: CatalogObject, params: list[str]) -> None:
@@ -312,6 +321,8 @@ def _unset(ctx: Context, obj: CatalogObject, params: list[str]) -> None:
             guard_external_tables(ctx, obj)
         elif param == "COMMENT":
             obj.comment = None
+        elif param == CHANGE_TRACKING:
+            track_changes(ctx, obj, False)
         else:
             raise UnsupportedError(f"Unsupported parameter: {param}.")
 

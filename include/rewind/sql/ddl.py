@@ -39,6 +39,7 @@ from rewind.sql.tables import (
     current_version,
     delta_schema,
     identity_metadata,
+    track_changes,
 )
 from rewind.sql.values import ObjectProperties, layout_columns, literal, object_properties
 from rewind.statement import Context
@@ -85,6 +86,7 @@ def create(ctx: Context, tree: exp.Create) -> Result:
         named, declared = _named_as(tree.this, ctx.state.dialect)
         write_as = bind_table_as(ctx, tree.expression, named, declared)
     grants_from = _grants_from(kind, props, existing, source)
+    _check_tracking(kind, props, source)
     if existing is not None:
         ctx.catalog.drop(existing, ctx.now)
         ctx.catalog.record_access(ctx.query_id, existing.id, "DDL", operation="DROP")
@@ -94,6 +96,8 @@ def create(ctx: Context, tree: exp.Create) -> Result:
     obj = new_object(ctx, kind, parent_id, name, props)
     if kind == TABLE:
         _table_storage(ctx, tree, obj, location, write_as)
+        if props.change_tracking:
+            track_changes(ctx, obj, True)
     elif kind == DATABASE:
         new_object(ctx, SCHEMA, obj.id, PUBLIC_SCHEMA, ObjectProperties())
     _copy_grants(ctx, grants_from, obj)
@@ -118,6 +122,15 @@ def _like(ctx: Context, tree: exp.Create) -> Callable[[CatalogObject], None] | N
     assert source is not None
     version = current_version(ctx, source)  # bound now: before OR REPLACE drops old
     return partial(clone.clone_table_into, ctx, source, version, rows=False)
+
+
+def _check_tracking(kind: str, props: ObjectProperties, cloned: CatalogObject | None) -> None:
+    """CHANGE_TRACKING is a table's, given by CREATE TABLE (a clone's by ALTER TABLE)."""
+    if props.change_tracking is not None and (kind != TABLE or cloned is not None):
+        raise UnsupportedError(
+            "CHANGE_TRACKING applies to tables made by CREATE TABLE: set it on a clone "
+            "with ALTER TABLE ... SET CHANGE_TRACKING = TRUE."
+        )
 
 
 def _grants_from(

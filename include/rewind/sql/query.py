@@ -21,13 +21,19 @@ from sqlglot import exp
 from rewind import timetravel
 from rewind.catalog.models import CatalogObject
 from rewind.constants import TABLE
-from rewind.errors import InvalidValue, ObjectNotFound, StorageError, UnsupportedError
+from rewind.errors import (
+    ChangeTrackingUnavailable,
+    InvalidValue,
+    ObjectNotFound,
+    StorageError,
+    UnsupportedError,
+)
 from rewind.identifiers import normalize
 from rewind.lifecycle import pins
 from rewind.result import Result
 from rewind.security import can_see
 from rewind.spark import query
-from rewind.sql import names, paths, query_history
+from rewind.sql import changes, names, paths, query_history
 from rewind.sql.frames import collect, quote, version_frame
 from rewind.sql.parse import projection_texts
 from rewind.sql.points import point_instant, point_of, with_session
@@ -277,7 +283,7 @@ def _named(star: exp.Star, columns: dict[str, str]) -> list[exp.Expr]:
 
 # What names the table a reference reads (replaced by the bound frame or key), as opposed
 # to the clauses that apply to what it reads (SAMPLE, PIVOT, UNPIVOT, ...).
-_NAMING = ("this", "db", "catalog", "when", "version", "alias")
+_NAMING = ("this", "db", "catalog", "when", "version", "alias", "changes")
 
 
 def renamed(table: exp.Table, name: str, alias: exp.TableAlias | None) -> exp.Table:
@@ -439,14 +445,6 @@ def table_references(tree: exp.Expression) -> list[tuple[exp.Table, list[str]]]:
                 f"Only catalog tables can be read: '{table.sql('snowflake')[:100]}' "
                 "is not a table name."
             )
-        if table.args.get("changes") is not None:
-            # Snowflake's change rows (METADATA$ACTION, $ISUPDATE, $ROW_ID) need row
-            # identities Delta tables do not keep; never the table read as if it were them.
-            raise UnsupportedError(
-                f"CHANGES is not supported ('{table.sql('snowflake')[:100]}'): compare two "
-                "points instead, e.g. SELECT * FROM t EXCEPT ALL SELECT * FROM t AT(...) "
-                "for the rows added since."
-            )
         parts = names.parts(table)
         if len(parts) == 1 and parts[0] in ctes and table.args.get("when") is None:
             continue
@@ -516,23 +514,54 @@ def bind(ctx: Context, tree: exp.Expression, binding: Binding) -> exp.Expression
             table.replace(binding.add(ctx, frame, alias, table))
             continue
         obj = referenced(ctx, table)
-        when = table.args.get("when")
-        version = resolve_version(ctx, obj, when)
-        if when is not None:  # SPEC R19: hold the version until the statement ends
-            binding.pins.append(pins.hold(pin_root(ctx), obj.id, version, ctx.query_id, ctx.now))
-        then = snapshot(ctx, obj, version)
-        columns = version_columns(ctx, obj, then)
-        frame = version_frame(ctx, then, columns)
-        ctx.catalog.record_access(
-            ctx.query_id,
-            obj.id,
-            "READ",
-            version=version,
-            columns=[c.name for c in columns],
-        )
+        if table.args.get("changes") is not None:
+            frame, columns = _changes(ctx, obj, table.args["changes"], binding)
+        else:
+            then, columns = _read(ctx, obj, table.args.get("when"), binding)
+            frame = version_frame(ctx, then, columns)
         table.replace(binding.add(ctx, frame, alias, table, columns))
     _bind_flow(ctx, tree, binding)  # after: its frames are no catalog tables
     return tree
+
+
+def _read(
+    ctx: Context, obj: CatalogObject, when: exp.HistoricalData | None, binding: Binding
+) -> tuple[Snapshot, list[Column]]:
+    """The version of ``obj`` a reference reads (the current one, or the one its point
+    names, held until the statement ends: SPEC R19), with its columns, recorded as read."""
+    version = resolve_version(ctx, obj, when)
+    if when is not None:
+        binding.pins.append(pins.hold(pin_root(ctx), obj.id, version, ctx.query_id, ctx.now))
+    then = snapshot(ctx, obj, version)
+    columns = version_columns(ctx, obj, then)
+    names = [c.name for c in columns]
+    ctx.catalog.record_access(ctx.query_id, obj.id, "READ", version=version, columns=names)
+    return then, columns
+
+
+def _changes(
+    ctx: Context, obj: CatalogObject, clause: exp.Changes, binding: Binding
+) -> tuple[DataFrame, list[Column]]:
+    """``t CHANGES(INFORMATION => ...) AT | BEFORE(...) [END(...)]``: the change rows
+    between the two versions it names (:mod:`rewind.sql.changes`), both read and held."""
+    kind = changes.information(clause)
+    start, end = changes.interval(clause)
+    before, before_columns = _read(ctx, obj, start, binding)
+    after, columns = _read(ctx, obj, end, binding)
+    table = str(names.qualified(ctx, obj))
+    changes.check_tracked(table, before, after)
+    if [(c.name, c.spark) for c in before_columns] != [(c.name, c.spark) for c in columns]:
+        raise ChangeTrackingUnavailable(
+            f"Table {table} was replaced by another engine within the CHANGES interval "
+            "(its columns differ): query each version instead."
+        )
+    frame = changes.changes_frame(ctx, kind, (before, before_columns), (after, columns))
+    extra = [
+        Column(changes.ACTION, changes.ACTION, "VARCHAR", "string"),
+        Column(changes.IS_UPDATE, changes.IS_UPDATE, "BOOLEAN", "boolean"),
+        Column(changes.ROW_ID, changes.ROW_ID, "VARCHAR", "string"),
+    ]
+    return frame, [*columns, *extra]
 
 
 def pin_root(ctx: Context) -> Path:

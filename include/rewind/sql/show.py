@@ -48,7 +48,7 @@ TABLE_COLUMNS = [
     "retention_time",
     "dropped_on",
     "is_external",  # Snowflake's column: Y for a table registered where it is (SPEC R41)
-    "change_tracking",  # Snowflake's column: ON where the Delta change data feed is on
+    "change_tracking",  # Snowflake's column: ON where Delta's row tracking is (CHANGES reads)
 ]
 SCHEMA_COLUMNS = [
     "created_on",
@@ -472,7 +472,7 @@ def table_values(ctx: Context, obj: CatalogObject) -> dict[str, Any]:
     try:
         snap = ctx.store.snapshot(obj.id, current_version(ctx, obj))
         rows, size = snap.rows, snap.bytes
-        tracking = "ON" if snap.change_feed else "OFF"
+        tracking = "ON" if snap.stable_row_columns is not None else "OFF"
     except StorageError:  # a broken Delta log: list the table (to drop it), without figures
         rows = size = tracking = None
     values = _common(ctx, obj) | {

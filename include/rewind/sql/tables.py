@@ -22,7 +22,7 @@ from rewind.storage import timeline
 from rewind.storage.columns import Column, add_column, table_columns
 from rewind.storage.delta import FieldChange
 from rewind.storage.location import Root
-from rewind.storage.snapshot import DataFile, Snapshot
+from rewind.storage.snapshot import ROW_TRACKING, DataFile, Snapshot
 from rewind.types import DECLARED_TYPE, VARIANT, VARIANT_EXTENSION, is_nested
 
 if TYPE_CHECKING:
@@ -330,6 +330,28 @@ def keep_history(ctx: Context, obj: CatalogObject) -> None:
         return
     check_clock(ctx, obj)
     version = ctx.store.set_properties(obj.id, current.version, values, ctx.query_id, ctx.now)
+    _recorded(ctx, obj, version, "SET TBLPROPERTIES")
+
+
+def track_changes(ctx: Context, obj: CatalogObject, on: bool) -> None:
+    """``CHANGE_TRACKING = TRUE | FALSE``: Delta's row tracking on or off, whose stable row
+    ids the CHANGES clause compares (:mod:`rewind.sql.changes`, SPEC R40). Turning it on
+    upgrades the table's writer protocol (:meth:`TableStore.track_rows`): writers without
+    row tracking (delta-rs 1.6.6) can no longer write the table. Off keeps the feature
+    and sets ``delta.enableRowTracking`` false, as delta-spark does. Nothing is committed
+    when the table is already so."""
+    current = snapshot(ctx, obj)
+    if (current.stable_row_columns is not None) == on:
+        return
+    current.check_writable(str(names.qualified(ctx, obj)), new_files=False)
+    check_clock(ctx, obj)
+    version = (
+        ctx.store.track_rows(obj.id, current.version, ctx.query_id, ctx.now)
+        if on
+        else ctx.store.set_properties(
+            obj.id, current.version, {ROW_TRACKING: "false"}, ctx.query_id, ctx.now
+        )
+    )
     _recorded(ctx, obj, version, "SET TBLPROPERTIES")
 
 

@@ -62,6 +62,7 @@ class ObjectProperties:
     table_lifetime: Any = _UNSET  # a BigQuery dataset's default_table_expiration_days
     cluster_by: str | None = None  # CLUSTER BY's keys, as layout_text writes them
     partition_by: str | None = None  # BigQuery's PARTITION BY expression
+    change_tracking: bool | None = None  # CHANGE_TRACKING = TRUE | FALSE (None: not said)
 
     @property
     def has_retention(self) -> bool:
@@ -84,6 +85,19 @@ class ObjectProperties:
         """The days ``table_lifetime`` gives (None: unset or NULL)."""
         days = self.table_lifetime
         return None if days is _UNSET or days is None else float(days)
+
+
+CHANGE_TRACKING = "CHANGE_TRACKING"
+
+
+def _flag(name: str, value: exp.Expression) -> bool:
+    """A parameter's TRUE or FALSE (a Boolean, or the text 'TRUE' / 'FALSE')."""
+    if isinstance(value, exp.Boolean):
+        return bool(value.this)
+    text = value.name.upper() if isinstance(value, exp.Literal | exp.Var) else ""
+    if text not in ("TRUE", "FALSE"):
+        raise InvalidValue(f"{name} is TRUE or FALSE, not '{value.sql('snowflake')[:100]}'.")
+    return text == "TRUE"
 
 
 def layout_text(keys: list[exp.Expression]) -> str:
@@ -122,14 +136,22 @@ def object_properties(props: exp.Properties | None) -> ObjectProperties:
             result.copy_grants = True
         elif isinstance(prop, exp.SchemaCommentProperty):
             result.comment = literal(prop.this)
-        elif isinstance(prop, exp.Property) and prop.name.upper() == RETENTION_PARAM:
-            result.retention = literal(prop.args["value"])
-        elif isinstance(prop, exp.Property) and prop.name == EXPIRATION_OPTION:
-            result.expiration = prop.args["value"]
-        elif isinstance(prop, exp.Property) and prop.name == TABLE_EXPIRATION_OPTION:
-            result.table_lifetime = literal(prop.args["value"])
         elif type(prop) is exp.Property:
-            raise UnsupportedError(f"Unsupported parameter: {prop.name.upper()}.")
+            _parameter(result, prop.name, prop.args["value"])
         else:
             raise UnsupportedError(f"Unsupported property: {prop.sql('snowflake')}.")
     return result
+
+
+def _parameter(result: ObjectProperties, name: str, value: exp.Expression) -> None:
+    """A ``NAME = value`` parameter into ``result``."""
+    if name.upper() == RETENTION_PARAM:
+        result.retention = literal(value)
+    elif name.upper() == CHANGE_TRACKING:
+        result.change_tracking = _flag(CHANGE_TRACKING, value)
+    elif name == EXPIRATION_OPTION:
+        result.expiration = value
+    elif name == TABLE_EXPIRATION_OPTION:
+        result.table_lifetime = literal(value)
+    else:
+        raise UnsupportedError(f"Unsupported parameter: {name.upper()}.")

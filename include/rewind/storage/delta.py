@@ -56,7 +56,16 @@ from rewind.constants import (
 from rewind.errors import ConcurrentWrite, StorageError, UnsupportedTableFeature
 from rewind.storage import location, log, running
 from rewind.storage.location import Root
-from rewind.storage.snapshot import CURRENT_DEFAULT, DataFile, Snapshot, legacy_features
+from rewind.storage.snapshot import (
+    CURRENT_DEFAULT,
+    ROW_DOMAIN,
+    ROW_ID_PROPERTY,
+    ROW_TRACKING,
+    ROW_VERSION_PROPERTY,
+    DataFile,
+    Snapshot,
+    legacy_features,
+)
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -83,7 +92,6 @@ _OWN_CHECKPOINTS = {"v2Checkpoint", "inCommitTimestamp", "typeWidening"}
 # Row tracking: the domain that holds a table's row id high-water mark, and the commit tag
 # that says whether a rewrite kept its copied rows' ids (Delta's writer requirements).
 _ROW_TRACKING_FEATURE = "rowTracking"
-_ROW_TRACKING = "delta.rowTracking"
 _ROW_ID_MARK = "rowIdHighWaterMark"
 _ROW_IDS_PRESERVED = "delta.rowTracking.preserved"
 CHECKPOINT_INTERVAL = "delta.checkpointInterval"
@@ -321,7 +329,7 @@ def _row_ids(
     ``delta.rowTracking`` domain with its mark moved (None where none moved)."""
     if not _tracks_rows(state):
         return list(adds), None
-    domain = json.loads(state.domains.get(_ROW_TRACKING) or "{}")
+    domain = json.loads(state.domains.get(ROW_DOMAIN) or "{}")
     mark = int(domain.get(_ROW_ID_MARK, -1))
     files = []
     for file in adds:
@@ -333,12 +341,23 @@ def _row_ids(
         files.append(file)
     if mark == int(domain.get(_ROW_ID_MARK, -1)):
         return files, None
-    configuration = {_ROW_ID_MARK: mark, "domainName": _ROW_TRACKING}
+    configuration = {_ROW_ID_MARK: mark, "domainName": ROW_DOMAIN}
     return files, {
-        "domain": _ROW_TRACKING,
+        "domain": ROW_DOMAIN,
         "configuration": json.dumps({**domain, **configuration}, separators=(",", ":")),
         "removed": False,
     }
+
+
+def _with_row_tracking(protocol: dict[str, Any], metadata: dict[str, Any]) -> dict[str, Any]:
+    """``protocol`` with the writer features row tracking needs listed (writer version 7:
+    a legacy protocol's features listed as its version implies them)."""
+    writer = int(str(protocol.get("minWriterVersion") or 1))
+    listed = set(protocol.get("writerFeatures") or []) | legacy_features(writer, metadata)
+    needed = {_ROW_TRACKING_FEATURE, "domainMetadata"}
+    if writer >= 7 and needed <= listed:
+        return protocol
+    return {**protocol, "minWriterVersion": 7, "writerFeatures": sorted(listed | needed)}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -839,6 +858,48 @@ class TableStore:
 
         marks = _props(query_id, now, str(uuid.uuid4()))
         return self._put(table_id, base_version, build, "its properties were not set")
+
+    def track_rows(self, table_id: int, base_version: int, query_id: str, now: datetime) -> int:
+        """Turn Delta's row tracking on (Snowflake's ``CHANGE_TRACKING = TRUE``, the row
+        identities the CHANGES clause compares, SPEC R40): one version with the protocol
+        listing ``rowTracking`` and ``domainMetadata`` (the reader version kept: both are
+        writer features), the properties that name the hidden columns a rewrite keeps row
+        ids in, and every live file without a first row id re-added with one (no data
+        change, its deletion vector kept), the high-water mark moved past them: the
+        backfill delta-spark does in three commits, in one. Put-if-absent on the newest
+        version, built again over another writer's commit."""
+        root = self.root(table_id)
+
+        def build(base: int) -> tuple[list[dict[str, Any]], dict[str, str]]:
+            state = log.replay(root, base)
+            protocol = _with_row_tracking(state.protocol, state.metadata)
+            configuration = {
+                ROW_ID_PROPERTY: f"_row-id-col-{uuid.uuid4()}",
+                ROW_VERSION_PROPERTY: f"_row-commit-version-col-{uuid.uuid4()}",
+                **(state.metadata.get("configuration") or {}),
+                ROW_TRACKING: "true",
+            }
+            untracked = [f for f in state.files if f.base_row_id is None]
+            uncounted = [f.path for f in untracked if '"numRecords"' not in (f.stats or "")]
+            if uncounted:  # the file's ids would overlap the next one's
+                raise UnsupportedTableFeature(
+                    f"Data file {uncounted[0]} of {root} has no row count in the Delta log, "
+                    "so its rows cannot be given row ids: delta-spark's ALTER TABLE ... SET "
+                    "TBLPROPERTIES ('delta.enableRowTracking' = true) counts them."
+                )
+            tracking = dataclasses.replace(state, protocol=protocol)
+            readded, mark = _row_ids(tracking, untracked, base + 1)
+            parameters = {"properties": json.dumps({ROW_TRACKING: "true"})}
+            info = self._info(root, base, configuration, "SET TBLPROPERTIES", parameters, marks)
+            actions: list[dict[str, Any]] = [{"commitInfo": info}]
+            actions += [{"protocol": protocol}] if protocol != state.protocol else []
+            actions.append({"metaData": {**state.metadata, "configuration": configuration}})
+            actions += [{"add": {**_file_action(f, now), "dataChange": False}} for f in readded]
+            actions += [{"domainMetadata": mark}] if mark is not None else []
+            return actions, configuration
+
+        marks = _props(query_id, now, str(uuid.uuid4()))
+        return self._put(table_id, base_version, build, "change tracking was not turned on")
 
     def _commit_own(
         self,

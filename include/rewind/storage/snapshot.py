@@ -109,9 +109,10 @@ _CONSTRAINT = "delta.constraints."  # a CHECK constraint's property: the prefix 
 _APPEND_ONLY = "delta.appendOnly"
 _CHANGE_FEED = "delta.enableChangeDataFeed"
 _FEED_COLUMNS = {"_change_type", "_commit_version", "_commit_timestamp"}
-_ROW_TRACKING = "delta.enableRowTracking"
-_ROW_ID_COLUMN = "delta.rowTracking.materializedRowIdColumnName"
-_ROW_VERSION = "delta.rowTracking.materializedRowCommitVersionColumnName"
+ROW_TRACKING = "delta.enableRowTracking"
+ROW_DOMAIN = "delta.rowTracking"  # the domain of the row id high-water mark
+ROW_ID_PROPERTY = "delta.rowTracking.materializedRowIdColumnName"
+ROW_VERSION_PROPERTY = "delta.rowTracking.materializedRowCommitVersionColumnName"
 
 
 _IDENTITY = "delta.identity."
@@ -372,10 +373,20 @@ class Snapshot:
         """Row tracking on (``delta.enableRowTracking``): the hidden columns of its data
         files in which a writer that copies or updates rows keeps their stable row ids and
         row commit versions (Delta's materialized row ids, SPEC R40); else None."""
-        names = (self.configuration.get(_ROW_ID_COLUMN), self.configuration.get(_ROW_VERSION))
-        if not self._on(_ROW_TRACKING) or names[0] is None or names[1] is None:
+        names = (
+            self.configuration.get(ROW_ID_PROPERTY),
+            self.configuration.get(ROW_VERSION_PROPERTY),
+        )
+        if not self._on(ROW_TRACKING) or names[0] is None or names[1] is None:
             return None
         return names[0], names[1]
+
+    @property
+    def row_id_mark(self) -> int:
+        """The highest row id given so far (Delta's ``rowIdHighWaterMark``; -1: none): a
+        row with a higher one was written after this version."""
+        domain = json.loads(dict(self.domains).get(ROW_DOMAIN) or "{}")
+        return int(domain.get("rowIdHighWaterMark", -1))
 
     def check_writable(self, table: str, new_files: bool = True, removes: bool = False) -> None:
         """Refuse a write Rewind cannot commit correctly (SPEC R40, R43). ``new_files``:
