@@ -21,7 +21,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from deltalake import DeltaTable, write_deltalake
-from other_engines import delta_spark, stamp, versions
+from deltalake.exceptions import DeltaError
+from other_engines import delta_rs_append, delta_spark, stamp, versions
 from test_dml import table_root
 
 from rewind.errors import RewindError
@@ -1182,6 +1183,71 @@ def test_a_table_with_row_tracking_is_restored_and_takes_rewinds_writes_r16_r40_
         [(1, "A"), (2, "B"), (3, "c"), (6, "F"), (7, "g"), (20, "p"), (21, "QQ"), *more]
     )
     assert unique == "True"
+
+
+CHANGES_READ = (
+    """
+spark.sql(f"INSERT INTO delta.`{path}` VALUES (4, 'd')")
+spark.sql(f"UPDATE delta.`{path}` SET v = 'C' WHERE id = 3")
+spark.sql(f"DELETE FROM delta.`{path}` WHERE id = 1")
+"""
+    + TRACKED_IDS
+)
+
+
+def test_changes_across_another_engines_writes_name_deltas_own_row_ids_r16_r40_r43(
+    tmp_path: Path, connect: Any
+) -> None:
+    """The CHANGES clause over delta-spark's writes: on its table with row tracking (a
+    Databricks default), the net changes of its UPDATE and DELETE (a row it inserted and
+    deleted in between in neither; APPEND_ONLY has it), METADATA$ROW_ID its own
+    ``_metadata.row_id``. On a plain table of the team's job, Rewind's CHANGE_TRACKING =
+    TRUE turns row tracking on in one version that delta-spark writes on from, keeping
+    the ids Rewind gave (its INSERT, UPDATE and DELETE read back by CHANGES); a delta-rs
+    writer, which has no row tracking, is refused by the table's protocol and writes
+    nothing."""
+    tracked, plain = tmp_path / "lake" / "tracked", tmp_path / "lake" / "plain"
+    delta_spark(tracked, TRACKED_JOB)
+    delta_spark(plain, TEAM_JOB)
+    conn = registered_at(connect, 10, {"TRACKED": tracked, "PLAIN": plain})
+    read = (
+        "SELECT ID, V, METADATA$ACTION, METADATA$ISUPDATE, METADATA$ROW_ID FROM {} "
+        "CHANGES(INFORMATION => {}) AT(TIMESTAMP => '{}'::TIMESTAMP_LTZ) ORDER BY ID, 3"
+    )
+    since = (T0 + timedelta(hours=2, minutes=30)).isoformat()  # after rows 1 and 2
+    printed = delta_spark(tracked, TRACKED_IDS).strip().splitlines()[-1]
+    ids = {row: row_id for row, row_id, _ in literal_eval(printed)}
+    assert rows(conn, read.format("TRACKED", "DEFAULT", since)) == [
+        (2, "b", "DELETE", True, str(ids[2])),
+        (2, "B", "INSERT", True, str(ids[2])),
+    ]
+    assert [r[:3] for r in rows(conn, read.format("TRACKED", "APPEND_ONLY", since))] == [
+        (3, "c", "INSERT")
+    ]
+    # The team's plain table: tracked from Rewind's ALTER on, delta-spark's writes after
+    conn = connect(now=(T0 + timedelta(hours=11)).isoformat())
+    conn.sql("USE DATABASE LAKE; ALTER TABLE PLAIN SET CHANGE_TRACKING = TRUE")
+    enabled = versions(plain)[-1]
+    printed = delta_spark(plain, CHANGES_READ).strip().splitlines()[-1]
+    ids = {row: row_id for row, row_id, _ in literal_eval(printed)}
+    for k, version in enumerate(versions(plain)[enabled + 1 :]):
+        stamp(plain, version, T0 + timedelta(hours=11, minutes=10 * (k + 1)))
+    later = connect(now=(T0 + timedelta(hours=12)).isoformat())
+    later.sql("USE DATABASE LAKE")
+    since = (T0 + timedelta(hours=11, minutes=5)).isoformat()
+    got = rows(later, read.format("PLAIN", "DEFAULT", since))
+    assert [r[:4] for r in got] == [
+        (1, "a", "DELETE", False),
+        (3, "c", "DELETE", True),
+        (3, "C", "INSERT", True),
+        (4, "d", "INSERT", False),
+    ]
+    # Rewind gave the two live rows ids 0 and 1; delta-spark kept them, and went on past
+    assert got[0][4] in ("0", "1") and [r[4] for r in got[1:]] == [str(ids[3])] * 2 + [str(ids[4])]
+    assert ids[3] in (0, 1) and ids[4] == 2
+    with pytest.raises(DeltaError):
+        delta_rs_append(plain, {"id": pa.array([9]), "v": pa.array(["z"])})
+    assert rows(later, "SELECT ID, V FROM PLAIN ORDER BY ID") == [(3, "C"), (4, "d")]
 
 
 # In-commit timestamps: each commit's time is in its commitInfo, not its file's time; the
