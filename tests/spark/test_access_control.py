@@ -78,11 +78,14 @@ READS = [
 ]
 
 
+CHANGES = "SELECT ID FROM T CHANGES(INFORMATION => DEFAULT) AT(OFFSET => -60)"
+
+
 def test_reading_needs_select_or_ownership_at_any_point(admin: Any, ana: Any) -> None:
     admin.sql("GRANT CREATE TABLE ON SCHEMA D.PUBLIC TO ROLE ANALYST")
     ana.sql("CREATE TABLE MINE (ID INT); INSERT INTO MINE VALUES (1), (2)")
     assert query(ana, "SELECT ID FROM MINE ORDER BY ID") == [(1,), (2,)]  # its owner reads it
-    for statement in READS:
+    for statement in [*READS, CHANGES]:
         assert hidden(ana, statement) == MISSING_T
 
     admin.sql("GRANT SELECT ON TABLE D.PUBLIC.T TO ROLE ANALYST")
@@ -93,6 +96,7 @@ def test_reading_needs_select_or_ownership_at_any_point(admin: Any, ana: Any) ->
     assert hidden(ana, READS[1]) == MISSING_T
     admin.sql("GRANT INSERT ON TABLE D.PUBLIC.T TO ROLE ANALYST")  # T exists for it now
     assert denied(ana, READS[1]) == lacks("SELECT")
+    assert denied(ana, CHANGES) == lacks("SELECT")  # its changes are its rows
 
 
 def test_reads_inside_writes_and_clones_need_select(admin: Any, ana: Any) -> None:
@@ -270,6 +274,7 @@ def test_drop_alter_rename_and_swap_need_ownership(admin: Any, ana: Any) -> None
     ana.sql("ALTER TABLE MINE RENAME TO D.OTHER.MINE; ALTER TABLE D.OTHER.MINE ADD COLUMN B INT")
     admin.sql("GRANT SELECT, INSERT ON TABLE D.PUBLIC.T TO ROLE ANALYST")
     assert denied(ana, "ALTER TABLE T ALTER COLUMN V COMMENT 'x'") == lacks("OWNERSHIP")
+    assert denied(ana, "ALTER TABLE T SET CHANGE_TRACKING = TRUE") == lacks("OWNERSHIP")
     ana.sql("ALTER TABLE D.OTHER.MINE ALTER COLUMN B SET NOT NULL")  # no row: none is NULL
     ana.sql("DROP TABLE D.OTHER.MINE")
     assert admin.sql("SHOW TABLES IN SCHEMA D.OTHER")[0].rows == []
