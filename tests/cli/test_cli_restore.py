@@ -124,3 +124,33 @@ def test_bigquery_dataset_options_and_errors(
         now=at(hours=1),
     )
     assert bad.returncode == 1 and bad.stderr.startswith("error: INVALID_RETENTION: ")
+
+
+def test_change_tracking_killed_after_its_commit_is_taken_back_keeping_every_row_r28_r40(
+    sql: Callable[..., Any], cli: Callable[..., Any], home: Path
+) -> None:
+    """SPEC R28, R40: ``ALTER TABLE ... SET CHANGE_TRACKING = TRUE`` killed between its Delta
+    commit, which re-adds the table's live files with row ids, and its catalog
+    transaction. The next statement takes the commit back: its log entry, never the files
+    it re-added, which are the table's data. Turned on again, it holds."""
+    sql("CREATE DATABASE d; CREATE TABLE t (a INT); INSERT INTO t VALUES (1), (2)")
+    files = sorted(p.name for p in home.rglob("*.parquet"))
+    killed = cli(
+        "sql",
+        "ALTER TABLE d.public.t SET CHANGE_TRACKING = TRUE",
+        now=at(hours=1),
+        env={FAULT_ENV: "committed:1"},
+    )
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    out = sql("USE d; SELECT a FROM t ORDER BY a; SHOW TABLES LIKE 'T'", hours=2)
+    assert [r["A"] for r in rows(out[1])] == [1, 2]
+    assert [r["change_tracking"] for r in rows(out[2])] == ["OFF"]  # taken back
+    assert sorted(p.name for p in home.rglob("*.parquet")) == files
+    again = sql("USE d; ALTER TABLE t SET CHANGE_TRACKING = TRUE; SHOW TABLES LIKE 'T'", hours=3)
+    assert [r["change_tracking"] for r in rows(again[2])] == ["ON"]
+    out = sql(
+        "USE d; DELETE FROM t WHERE a = 1; SELECT a, METADATA$ACTION FROM t "
+        f"CHANGES(INFORMATION => DEFAULT) AT(TIMESTAMP => '{at(days=3.5 / 24)}')",
+        hours=4,
+    )
+    assert [(r["A"], r["METADATA$ACTION"]) for r in rows(out[2])] == [(1, "DELETE")]

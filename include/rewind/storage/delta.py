@@ -898,7 +898,9 @@ class TableStore:
             actions += [{"domainMetadata": mark}] if mark is not None else []
             return actions, configuration
 
-        marks = _props(query_id, now, str(uuid.uuid4()))
+        # ``readds``: taking the commit back (SPEC R28) deletes its log entry, never the
+        # files it re-added, which are the table's live data
+        marks = _props(query_id, now, str(uuid.uuid4()), readds=True)
         return self._put(table_id, base_version, build, "change tracking was not turned on")
 
     def _commit_own(
@@ -1077,12 +1079,12 @@ class TableStore:
 
         Only a commit whose ``rewind.queryId`` is ``query_id`` is touched. When it is
         the newest, its log entry and the data and change files it added (its own, new
-        names) are deleted, except those of a commit that re-added files earlier versions hold (a
-        restore, ``readds``): they are those versions' data, and the team's files on an
-        external table; when another writer has committed after it, nothing of theirs is
-        touched: a new commit removes what it added and brings back what it removed (not
-        after a restore that brought a replaced version's schema back: it stays).
-        """
+        names) are deleted, except those of a commit that re-added files earlier versions
+        hold (a restore, change tracking's row ids: ``readds``): they are those versions'
+        data, and the team's files on an external table; when another writer has
+        committed after it, nothing of theirs is touched: a new commit removes what it
+        added and brings back what it removed (not after a restore that brought a
+        replaced version's schema back, nor change tracking: it stays)."""
         root = self.root(table_id)
         commit = log.read_commit(root, version)
         if commit is None or commit.rewind_query_id != query_id:
