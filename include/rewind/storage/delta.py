@@ -1108,10 +1108,12 @@ class TableStore:
             # A restore that brought back the schema of a version another engine replaced,
             # and another writer committed after it, against that schema: its files back
             # under the replacement's schema, or theirs, would be unreadable. It stays, a
-            # whole version of the table (no one's data lost, SPEC R40 over R28).
+            # whole version of the table (no one's data lost, SPEC R40 over R28); so does
+            # change tracking turned on (:meth:`track_rows`), which the writer's files and
+            # row ids build on.
             _log.warning(
-                "The restore %s of %s (version %d) is not taken back: another writer "
-                "committed after it, against the schema it restored.",
+                "The commit %s to %s (version %d, a restore or change tracking) is not "
+                "taken back: another writer committed after it, on the metadata it wrote.",
                 query_id,
                 root,
                 version,
