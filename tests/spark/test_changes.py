@@ -214,3 +214,11 @@ def test_a_table_created_with_change_tracking_tracks_from_its_first_rows_r20_r40
     later = open_at(connect, hours=3)
     assert query(later, read.format("DEFAULT")) == [(2, "b", "INSERT")]
     assert query(later, read.format("APPEND_ONLY")) == [(1, "a", "INSERT"), (2, "b", "INSERT")]
+    # GET_DDL keeps it: the statement it answers makes a tracked table again
+    ddl = query(later, "SELECT GET_DDL('TABLE', 'U')")[0][0]
+    assert (
+        ddl
+        == "create or replace TABLE U (\n\tID NUMBER(38,0),\n\tV VARCHAR\n) CHANGE_TRACKING=TRUE;"
+    )
+    later.sql(ddl)
+    assert later.sql("SHOW TABLES LIKE 'U'")[-1].column("change_tracking") == ["ON"]

@@ -516,8 +516,9 @@ def get_ddl(ctx: Context, call: exp.Anonymous) -> str:
     """Snowflake's ``GET_DDL('TABLE', 'name' [, use_fully_qualified_names])``: the
     statement that creates the live table as it is now (``create or replace [TRANSIENT]
     TABLE name (...)``: each column's type, NOT NULL, default, identity, comment; the
-    table's comment), the name fully qualified where the third argument is true. A table
-    the role cannot see is a missing one (SPEC R37); only tables have DDL here."""
+    table's change tracking and comment), the name fully qualified where the third
+    argument is true. A table the role cannot see is a missing one (SPEC R37); only
+    tables have DDL here."""
     args = [literal(a) for a in call.expressions]
     if not 2 <= len(args) <= 3 or not all(isinstance(a, str) for a in args[:2]):
         raise InvalidValue(
@@ -531,8 +532,11 @@ def get_ddl(ctx: Context, call: exp.Anonymous) -> str:
     shown = str(names.qualified(ctx, obj)) if args[2:] == [True] else display(obj.name)
     lines = [f"\t{_column_ddl(c)}" for c in described(ctx, obj)]
     transient = "TRANSIENT " if obj.is_transient else ""
+    tracked = ctx.store.snapshot(obj.id, current_version(ctx, obj)).stable_row_columns
+    tracking = " CHANGE_TRACKING=TRUE" if tracked else ""
     comment = f" COMMENT='{_escaped(obj.comment)}'" if obj.comment else ""
-    return f"create or replace {transient}TABLE {shown} (\n" + ",\n".join(lines) + f"\n){comment};"
+    body = ",\n".join(lines)
+    return f"create or replace {transient}TABLE {shown} (\n{body}\n){tracking}{comment};"
 
 
 def _column_ddl(column: _Described) -> str:
