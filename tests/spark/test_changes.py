@@ -138,6 +138,22 @@ def test_append_only_changes_are_every_row_appended_as_it_was_appended_r16_r40(
     assert changes(conn, "AT(STATEMENT => '{delete}')".format(**tracked)) == [
         (6, "F", "INSERT", False)
     ]
+    # INSERT OVERWRITE copies no row: its old rows deleted, its new inserted (the
+    # version was refused as one that gave copied rows new ids)
+    overwrite = conn.sql("INSERT OVERWRITE INTO T VALUES (1, 'a'), (7, 'g')")[-1].query_id
+    point = f"BEFORE(STATEMENT => '{overwrite}')"
+    assert changes(conn, point) == [
+        (1, "a", "DELETE", False),
+        (1, "a", "INSERT", False),
+        (2, "BB", "DELETE", False),
+        (4, "d", "DELETE", False),
+        (6, "F", "DELETE", False),
+        (7, "g", "INSERT", False),
+    ]
+    assert changes(conn, point, "APPEND_ONLY") == [
+        (1, "a", "INSERT", False),
+        (7, "g", "INSERT", False),
+    ]
 
 
 def test_changes_where_rows_were_not_tracked_are_refused_by_code_r17_r40(

@@ -94,7 +94,9 @@ def insert(ctx: Context, tree: exp.Insert) -> Result:
         frame = frame.toDF(*[c.name for c in targets + omitted])
         files = write_into(ctx, base, frame, columns, inserts=True)
         removes = list(base.files) if tree.args.get("overwrite") else []
-        commit_files(ctx, obj, base, files, removes, "INSERT")
+        # An INSERT copies no row, so none of its rows changes its id: the CHANGES clause
+        # reads across an INSERT OVERWRITE as the old rows deleted and the new inserted
+        commit_files(ctx, obj, base, files, removes, "INSERT", stable_rows=True)
     finally:
         release(binding)
     return ctx.result(["number of rows inserted"], [[file_rows(files)]])
