@@ -110,8 +110,9 @@ def test_every_statement_and_the_lifecycle_run_on_a_warehouse_on_s3_r44_r47_r48(
     warehouse = f"s3://{lake.name}/warehouse"
     conn = connect(now=at(0))
     conn.sql("CREATE DATABASE LAKE")
-    conn.sql(
-        "CREATE TABLE ORDERS (ID INT, V VARCHAR); INSERT INTO ORDERS VALUES (1, 'a'), (2, 'b')"
+    conn.sql(  # with change tracking: every write keeps Delta's row ids, on S3 too
+        "CREATE TABLE ORDERS (ID INT, V VARCHAR) CHANGE_TRACKING = TRUE; "
+        "INSERT INTO ORDERS VALUES (1, 'a'), (2, 'b')"
     )
     (orders,) = ids_of(home, "ORDERS")
     orders_uri = f"{warehouse}/{orders}"
@@ -142,6 +143,16 @@ def test_every_statement_and_the_lifecycle_run_on_a_warehouse_on_s3_r44_r47_r48(
         (3,),
     ]
     assert rows(conn, "SELECT ID, V FROM ORDERS ORDER BY ID") == [(1, "a"), (2, "B"), (4, "d")]
+    # R40: the net changes since the first INSERT (3, inserted and deleted, in neither)
+    changed = (
+        "SELECT ID, V, METADATA$ACTION, METADATA$ISUPDATE FROM ORDERS CHANGES(INFORMATION "
+        f"=> DEFAULT) AT(TIMESTAMP => '{at(0.5)}') ORDER BY ID, METADATA$ACTION"
+    )
+    assert rows(conn, changed) == [
+        (2, "b", "DELETE", True),
+        (2, "B", "INSERT", True),
+        (4, "d", "INSERT", False),
+    ]
 
     # R24, R47: a zero-copy clone of the past: its log names the source's objects by URI.
     before_clone = sizes(lake, lake.name, "warehouse/")
