@@ -98,6 +98,18 @@ def test_changes_are_the_net_row_changes_between_two_points_r16_r40(
         f"{since} AS C JOIN T ON C.ID = T.ID GROUP BY 1 ORDER BY 1"
     )
     assert query(conn, counted) == [("DELETE", 1, "BB"), ("INSERT", 2, "d")]
+    # A replica as of the start, kept in step by MERGE from the changes (the ELT idiom):
+    # the update's DELETE row skipped, its INSERT row updates
+    conn.sql(
+        f"CREATE TABLE R CLONE T {since}; "
+        "MERGE INTO R USING (SELECT * FROM T CHANGES(INFORMATION => DEFAULT) "
+        f"{since} WHERE NOT (METADATA$ACTION = 'DELETE' AND METADATA$ISUPDATE)) C "
+        "ON R.ID = C.ID WHEN MATCHED AND C.METADATA$ACTION = 'DELETE' THEN DELETE "
+        "WHEN MATCHED THEN UPDATE SET V = C.V "
+        "WHEN NOT MATCHED THEN INSERT (ID, V) VALUES (C.ID, C.V)"
+    )
+    replica = "SELECT ID, V FROM {} ORDER BY ID"
+    assert query(conn, replica.format("R")) == query(conn, replica.format("T"))
     columns = conn.sql(f"SELECT * FROM T CHANGES(INFORMATION => DEFAULT) {since}")[-1].columns
     assert columns == ["ID", "V", "METADATA$ACTION", "METADATA$ISUPDATE", "METADATA$ROW_ID"]
     # Change tracking is Delta's row tracking, turned on in one version: its files got
@@ -189,6 +201,19 @@ def test_changes_where_rows_were_not_tracked_are_refused_by_code_r17_r40(
             (
                 statement.format(kind="DEFAULT", points="AT(OFFSET => -86400 * 3)"),
                 "TIME_TRAVEL_UNAVAILABLE",
+            ),
+            # On a statement's target the clause would be ignored (it was: the table
+            # itself written, cloned, or the system view read)
+            (f"CREATE TABLE C CLONE T CHANGES(INFORMATION => DEFAULT) {since}", "UNSUPPORTED"),
+            (f"DELETE FROM T CHANGES(INFORMATION => DEFAULT) {since} WHERE ID = 1", "UNSUPPORTED"),
+            (f"UPDATE T CHANGES(INFORMATION => DEFAULT) {since} SET V = 'x'", "UNSUPPORTED"),
+            (
+                f"INSERT INTO T CHANGES(INFORMATION => DEFAULT) {since} VALUES (9, 'z')",
+                "UNSUPPORTED",
+            ),
+            (
+                f"SELECT * FROM INFORMATION_SCHEMA.TABLES CHANGES(INFORMATION => DEFAULT) {since}",
+                "UNSUPPORTED",
             ),
             ("ALTER TABLE T SET CHANGE_TRACKING = 'maybe'", "INVALID_VALUE"),
             ("CREATE SCHEMA S CHANGE_TRACKING = TRUE", "UNSUPPORTED"),

@@ -27,7 +27,13 @@ from rewind.errors import TimeTravelUnavailable
 from rewind.sql import names
 from rewind.sql.parse import IGNORE_SHORT
 from rewind.sql.points import point_instant, point_of
-from rewind.sql.query import own_columns, resolve_version, table_frame, table_read
+from rewind.sql.query import (
+    check_changes_read,
+    own_columns,
+    resolve_version,
+    table_frame,
+    table_read,
+)
 from rewind.sql.tables import (
     claim_storage,
     create_table_storage,
@@ -263,6 +269,8 @@ def _check_point(ctx: Context, source: CatalogObject, when: exp.HistoricalData |
 def clone_source(ctx: Context, kind: str, tree: exp.Create) -> CatalogObject:
     """The live object ``CLONE y`` names, resolved before OR REPLACE drops anything."""
     source = tree.args["clone"].this
+    if source.args.get("changes") is not None:
+        check_changes_read(source)  # a clone of changes is refused, not the table's
     parts = names.parts(source)
     if kind == TABLE:
         return table_read(ctx, source, parts)

@@ -445,11 +445,27 @@ def table_references(tree: exp.Expression) -> list[tuple[exp.Table, list[str]]]:
                 f"Only catalog tables can be read: '{table.sql('snowflake')[:100]}' "
                 "is not a table name."
             )
+        if table.args.get("changes") is not None:
+            check_changes_read(table)
         parts = names.parts(table)
-        if len(parts) == 1 and parts[0] in ctes and table.args.get("when") is None:
+        timeless = table.args.get("when") is None and table.args.get("changes") is None
+        if len(parts) == 1 and parts[0] in ctes and timeless:
             continue
         found.append((table, parts))
     return found
+
+
+# Where a table reference is read as rows: a query's FROM or JOIN, MERGE's and DELETE's USING
+_READ_AT = {(exp.From, "this"), (exp.Join, "this"), (exp.Merge, "using"), (exp.Delete, "using")}
+
+
+def check_changes_read(table: exp.Table) -> None:
+    """The CHANGES clause is a source of rows: on a statement's target (its DML's table, a
+    clone's source) it would be ignored, the table itself written or cloned."""
+    if (type(table.parent), table.arg_key) not in _READ_AT:
+        raise UnsupportedError(
+            f"CHANGES reads rows in a query's FROM, not here: '{table.sql('snowflake')[:100]}'."
+        )
 
 
 def flow_index(table: exp.Expression) -> int | None:
@@ -497,7 +513,7 @@ def bind(ctx: Context, tree: exp.Expression, binding: Binding) -> exp.Expression
     for table, parts in table_references(tree):
         alias = table.args.get("alias") or exp.TableAlias(this=table.this.copy())
         if reference_of(ctx, table).system_view:
-            if table.args.get("when") is not None:  # never the present read as the past
+            if table.args.get("when") or table.args.get("changes"):  # never the present
                 raise UnsupportedError(
                     f"{'.'.join(parts)} is a system view: it has no time travel."
                 )
