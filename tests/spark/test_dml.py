@@ -2951,3 +2951,32 @@ def test_object_insert_delete_and_pick_on_object_columns_r26_r27(conn: Any) -> N
     assert query(conn, "SELECT INFO, TYPEOF(INFO:n) FROM OBJ") == [
         ('{"city":"Oslo","n":3,"zip":150}', "INTEGER")
     ]
+
+
+def test_in_a_subquery_holding_a_null_answers_null_as_sql_does_r26(conn: Any) -> None:
+    """SPEC R26: ``x IN (SELECT ...)`` where x is not found and the subquery holds a NULL
+    is NULL in SQL (Snowflake, BigQuery): Spark answered FALSE (and ``NOT IN`` FALSE), a
+    wrong answer wherever the two differ — a projected value, ``IS NULL``, ``COALESCE``.
+    A filter's condition, where they filter alike, is left to Spark's joins; a subquery
+    that reads the outer row is left as written."""
+    conn.sql("CREATE TABLE S (ID INT); INSERT INTO S VALUES (1), (NULL)")
+    three = "(SELECT 3 AS X UNION ALL SELECT 1 UNION ALL SELECT NULL)"
+    assert query(
+        conn,
+        "SELECT X, X IN (SELECT ID FROM S), X NOT IN (SELECT ID FROM S), "
+        "(X IN (SELECT ID FROM S)) IS NULL, COALESCE(X NOT IN (SELECT S.ID FROM S), TRUE) "
+        f"FROM {three} ORDER BY X",
+    ) == [
+        (1, True, False, False, False),
+        (3, None, None, True, True),
+        (None, None, None, True, True),
+    ]
+    assert query(
+        conn,
+        "SELECT NULL IN (SELECT ID FROM S WHERE FALSE), 3 IN (SELECT ID FROM S WHERE ID > 0), "
+        "COUNT_IF((3 NOT IN (SELECT ID FROM S)) IS NULL) FROM S",
+    ) == [(False, False, 2)]
+    assert query(conn, f"SELECT X FROM {three} WHERE X IN (SELECT ID FROM S)") == [(1,)]
+    assert query(conn, f"SELECT COUNT(*) FROM {three} WHERE X NOT IN (SELECT ID FROM S)") == [(0,)]
+    correlated = "SELECT X IN (SELECT ID FROM S WHERE S.ID = X) FROM (SELECT 1 AS X)"
+    assert query(conn, correlated) == [(True,)]

@@ -37,7 +37,7 @@ from rewind.sql import changes, names, paths, query_history
 from rewind.sql.frames import collect, quote, version_frame
 from rewind.sql.parse import projection_texts
 from rewind.sql.points import point_instant, point_of, with_session
-from rewind.sql.spark_sql import to_spark
+from rewind.sql.spark_sql import in_for_quantified, to_spark
 from rewind.sql.tables import current_version, snapshot
 from rewind.sql.values import literal
 from rewind.statement import Context, Reference
@@ -104,6 +104,7 @@ class Binding:
             _where_aliases(tree, self.types)
         else:
             _range_variables(tree, self.types)
+        _null_aware_in(tree.transform(in_for_quantified, copy=False), self.types)
         text = to_spark(tree, dialect)
         if self.frames:
             text = text.replace("{", "{{").replace("}", "}}")
@@ -135,6 +136,88 @@ def _where_aliases(tree: exp.Expression, types: dict[str, dict[str, str]]) -> No
             name = normalize(column.this)
             if name in aliases and name not in known:
                 column.replace(exp.Paren(this=aliases[name].copy()))
+
+
+def _null_aware_in(tree: exp.Expression, types: dict[str, dict[str, str]]) -> None:
+    """``x [NOT] IN (SELECT c ...)`` as SQL answers it (SPEC R26): NULL, not FALSE, where
+    x is not found and the subquery holds a NULL, or x is NULL and it holds rows. Spark's
+    answer is FALSE there (an existence join), a wrong answer wherever NULL and FALSE
+    differ: a projected value, ``IS NULL``, ``COALESCE``, ``NOT`` in a projection. Left as
+    written where they do not differ (a condition of a WHERE, HAVING or ON, alone or
+    AND-ed, or its NOT IN, which Spark answers with a null-aware anti join), and where the
+    subquery may read the outer row (a column not of its own sources, a nested subquery),
+    which the rewrite's EXISTS could not take."""
+    ctes = {normalize(cte.args["alias"].this): cte.this for cte in tree.find_all(exp.CTE)}
+    for found in list(tree.find_all(exp.In)):
+        query = found.args.get("query")
+        select = query.this if isinstance(query, exp.Subquery) else query
+        if (
+            not isinstance(select, exp.Select)
+            or isinstance(found.this, exp.Tuple)
+            or found.this.find(exp.Query, exp.Rand)  # evaluated three times below
+            or _a_condition(found)
+            or not _uncorrelated(select, types, ctes)
+        ):
+            continue
+        found.replace(_null_aware(found.this, select))
+
+
+def _a_condition(node: exp.Expression) -> bool:
+    """Whether ``node`` is a filter's condition, alone, AND-ed or under its NOT: where
+    NULL filters a row out as FALSE does."""
+    if isinstance(node.parent, exp.Not):
+        node = node.parent
+    while isinstance(node.parent, exp.And | exp.Paren):
+        node = node.parent
+    return isinstance(node.parent, exp.Where | exp.Having) or node.arg_key == "on"
+
+
+def _uncorrelated(
+    select: exp.Select, types: dict[str, dict[str, str]], ctes: dict[str, exp.Query]
+) -> bool:
+    """Whether ``select`` (one column, no subquery of its own) reads its own sources only:
+    each column qualified by one of them, or a column one of them has."""
+    if len(select.expressions) != 1 or select.is_star or select.find(exp.Subquery, exp.Exists):
+        return False
+    known = _source_columns(select, types, ctes)
+    if known is None:
+        return False
+    named = {normalize(s.args["alias"].this) if s.alias else s.name for s in _sources(select)}
+    for column in select.find_all(exp.Column):
+        if column.table:
+            if normalize(column.args["table"]) not in named:
+                return False
+        elif normalize(column.this) not in known:
+            return False
+    return True
+
+
+def _null_aware(value: exp.Expression, select: exp.Select) -> exp.Expression:
+    """``value IN (select)`` with SQL's NULLs: TRUE where found; FALSE for a NULL value
+    over no rows; NULL for a NULL value, or where the subquery holds a NULL; else FALSE."""
+    alias = exp.TableAlias(this=exp.to_identifier("__rw_in"), columns=[exp.to_identifier("V")])
+    nulls = (
+        exp.select("1")
+        .from_(exp.Subquery(this=select.copy(), alias=alias))
+        .where(exp.column("V", table="__rw_in").is_(exp.null()))
+    )
+    missing = exp.Is(this=value.copy(), expression=exp.null())
+    return exp.Paren(
+        this=exp.Case(
+            ifs=[
+                exp.If(
+                    this=exp.In(this=value.copy(), query=exp.Subquery(this=select.copy())),
+                    true=exp.true(),
+                ),
+                exp.If(
+                    this=exp.and_(missing, exp.Not(this=exp.Exists(this=select.copy()))),
+                    true=exp.false(),
+                ),
+                exp.If(this=exp.or_(missing.copy(), exp.Exists(this=nulls)), true=exp.null()),
+            ],
+            default=exp.false(),
+        )
+    )
 
 
 def _range_variables(tree: exp.Expression, types: dict[str, dict[str, str]]) -> None:

@@ -1106,7 +1106,7 @@ _NO_SPARK_FORM: dict[type[exp.Expression], str] = {
 }
 
 
-def _in_for_quantified(node: exp.Expression) -> exp.Expression:
+def in_for_quantified(node: exp.Expression) -> exp.Expression:
     """``x = ANY (subquery)`` as ``x IN (subquery)`` and ``x <> ALL (subquery)`` as ``NOT x
     IN (subquery)``, the same comparisons NULLs included, in the form Spark has: sqlglot
     reads Snowflake's ``x NOT IN (SELECT ...)`` as the latter, which was refused."""
@@ -1189,7 +1189,7 @@ def to_spark(tree: exp.Expression, dialect: str = "snowflake") -> str:
         UnsupportedError: what :func:`_refuse_unwritable` refuses, and what sqlglot
             cannot write for Spark.
     """
-    spark_tree = tree.copy().transform(_in_for_quantified, copy=False)
+    spark_tree = tree.copy().transform(in_for_quantified, copy=False)
     _refuse_unwritable(spark_tree)
     _refuse_without_spark_form(spark_tree)
     _refuse_times_of_day(spark_tree)
