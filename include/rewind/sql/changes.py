@@ -27,7 +27,7 @@ from rewind.sql.frames import ROW_ID_COLUMN, ROW_VERSION_COLUMN, quote, version_
 from rewind.statement import Context
 from rewind.storage import log
 from rewind.storage.columns import Column
-from rewind.storage.snapshot import ROW_TRACKING, Snapshot
+from rewind.storage.snapshot import ROW_IDS_PRESERVED, ROW_TRACKING, Snapshot
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -36,7 +36,6 @@ ACTION = "METADATA$ACTION"
 IS_UPDATE = "METADATA$ISUPDATE"
 ROW_ID = "METADATA$ROW_ID"
 _KINDS = ("DEFAULT", "APPEND_ONLY")
-_PRESERVED = "delta.rowTracking.preserved"  # a commit's tag: whether it kept copied rows' ids
 
 
 def interval(changes: exp.Changes) -> tuple[exp.HistoricalData, exp.HistoricalData | None]:
@@ -89,12 +88,12 @@ def check_tracked(table: str, before: Snapshot, after: Snapshot) -> None:
         seen = commit.version
         for action in commit.actions:
             configuration = (action.get("metaData") or {}).get("configuration")
-            if configuration is not None and str(configuration.get(ROW_TRACKING)) != "true":
+            if configuration is not None and str(configuration.get(ROW_TRACKING)).lower() != "true":
                 raise ChangeTrackingUnavailable(
                     f"Change tracking was turned off on table {table} at version "
                     f"{commit.version}, within the interval: its changes are not tracked."
                 )
-        if str((commit.info.get("tags") or {}).get(_PRESERVED)).lower() == "false":
+        if str((commit.info.get("tags") or {}).get(ROW_IDS_PRESERVED)).lower() == "false":
             raise ChangeTrackingUnavailable(
                 f"Version {commit.version} of table {table} ({commit.operation}) gave the "
                 "rows it copied new row ids: the changes across it cannot be told apart."
@@ -125,10 +124,10 @@ def changes_frame(
     """The change rows from version ``before`` to ``after`` (each with the columns it
     reads with), the table's columns then ``METADATA$ACTION``, ``METADATA$ISUPDATE``
     and ``METADATA$ROW_ID``."""
-    F = functions(ctx.spark())
-    names = [c.name for c in after[1]]
     if kind == "APPEND_ONLY":
         return _appended(ctx, before[0], after)
+    F = functions(ctx.spark())
+    names = [c.name for c in after[1]]
     old, new = _rows(ctx, *before, "o"), _rows(ctx, *after, "n")
     joined = old.join(new, F.col("o_id") == F.col("n_id"), "full_outer")
     moved = F.col("o_version") != F.col("n_version")

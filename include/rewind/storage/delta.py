@@ -60,6 +60,7 @@ from rewind.storage.snapshot import (
     CURRENT_DEFAULT,
     ROW_DOMAIN,
     ROW_ID_PROPERTY,
+    ROW_IDS_PRESERVED,
     ROW_TRACKING,
     ROW_VERSION_PROPERTY,
     DataFile,
@@ -93,7 +94,6 @@ _OWN_CHECKPOINTS = {"v2Checkpoint", "inCommitTimestamp", "typeWidening"}
 # that says whether a rewrite kept its copied rows' ids (Delta's writer requirements).
 _ROW_TRACKING_FEATURE = "rowTracking"
 _ROW_ID_MARK = "rowIdHighWaterMark"
-_ROW_IDS_PRESERVED = "delta.rowTracking.preserved"
 CHECKPOINT_INTERVAL = "delta.checkpointInterval"
 DEFAULT_CHECKPOINT_INTERVAL = 10  # delta-spark's default
 _URI_SAFE = "/:=@!$&'()*+,;-._~"  # what a path in Delta's log keeps unencoded
@@ -951,7 +951,7 @@ class TableStore:
                 # A rewrite's copied rows get fresh ids, and keep their stable ones only
                 # where it wrote them in its files (``stable_rows``)
                 kept = stable_rows or not (removes and mark)
-                info["tags"] = {_ROW_IDS_PRESERVED: "true" if kept else "false"}
+                info["tags"] = {ROW_IDS_PRESERVED: "true" if kept else "false"}
             actions: list[dict[str, Any]] = [{"commitInfo": info}]
             if metadata is not None:
                 actions.append({"metaData": metadata})

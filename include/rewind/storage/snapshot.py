@@ -111,6 +111,7 @@ _CHANGE_FEED = "delta.enableChangeDataFeed"
 _FEED_COLUMNS = {"_change_type", "_commit_version", "_commit_timestamp"}
 ROW_TRACKING = "delta.enableRowTracking"
 ROW_DOMAIN = "delta.rowTracking"  # the domain of the row id high-water mark
+ROW_IDS_PRESERVED = "delta.rowTracking.preserved"  # a commit's tag: copied rows kept their ids
 ROW_ID_PROPERTY = "delta.rowTracking.materializedRowIdColumnName"
 ROW_VERSION_PROPERTY = "delta.rowTracking.materializedRowCommitVersionColumnName"
 
