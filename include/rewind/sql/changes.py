@@ -66,11 +66,11 @@ def information(changes: exp.Changes) -> str:
     return kind
 
 
-def check_tracked(table: str, before: Snapshot, after: Snapshot) -> None:
+def check_tracked(table: str, before: Snapshot, after: Snapshot) -> list[log.Commit]:
     """Every row of the interval from ``before`` to ``after`` kept its identity: change
     tracking on at its start and never off within it, and no commit that gave copied rows
     new ids (Delta's ``delta.rowTracking.preserved`` false). Else the changes would be
-    guesses: CHANGE_TRACKING_UNAVAILABLE."""
+    guesses: CHANGE_TRACKING_UNAVAILABLE. Returns the interval's commits."""
     if after.version < before.version:
         raise InvalidValue(
             f"The END of the CHANGES interval on {table} (version {after.version}) is "
@@ -83,9 +83,11 @@ def check_tracked(table: str, before: Snapshot, after: Snapshot) -> None:
             "= TRUE tracks its changes from then on. Two points compare without it: "
             "SELECT * FROM t EXCEPT ALL SELECT * FROM t AT(...) is the rows added since."
         )
-    seen = before.version
-    for commit in _between(before, after):
-        seen = commit.version
+    commits = []
+    for commit in log.commits_after(before.root, before.version):
+        if commit.version > after.version:
+            break
+        commits.append(commit)
         for action in commit.actions:
             configuration = (action.get("metaData") or {}).get("configuration")
             if configuration is not None and str(configuration.get(ROW_TRACKING)).lower() != "true":
@@ -98,20 +100,11 @@ def check_tracked(table: str, before: Snapshot, after: Snapshot) -> None:
                 f"Version {commit.version} of table {table} ({commit.operation}) gave the "
                 "rows it copied new row ids: the changes across it cannot be told apart."
             )
-    if seen < after.version:
+    if len(commits) < after.version - before.version:
         raise ChangeTrackingUnavailable(
-            f"The Delta log of version {seen + 1} of table {table} was cleaned up: the "
-            "changes within the interval cannot be read."
+            f"The Delta log of version {before.version + len(commits) + 1} of table {table} "
+            "was cleaned up: the changes within the interval cannot be read."
         )
-
-
-def _between(before: Snapshot, after: Snapshot) -> list[log.Commit]:
-    """The commits after ``before`` up to ``after``."""
-    commits = []
-    for commit in log.commits_after(before.root, before.version):
-        if commit.version > after.version:
-            break
-        commits.append(commit)
     return commits
 
 
@@ -120,12 +113,13 @@ def changes_frame(
     kind: str,
     before: tuple[Snapshot, Sequence[Column]],
     after: tuple[Snapshot, Sequence[Column]],
+    commits: Sequence[log.Commit],
 ) -> DataFrame:
     """The change rows from version ``before`` to ``after`` (each with the columns it
-    reads with), the table's columns then ``METADATA$ACTION``, ``METADATA$ISUPDATE``
-    and ``METADATA$ROW_ID``."""
+    reads with; ``commits``: those between, :func:`check_tracked`'s), the table's columns
+    then ``METADATA$ACTION``, ``METADATA$ISUPDATE`` and ``METADATA$ROW_ID``."""
     if kind == "APPEND_ONLY":
-        return _appended(ctx, before[0], after)
+        return _appended(ctx, before[0], after, commits)
     F = functions(ctx.spark())
     names = [c.name for c in after[1]]
     old, new = _rows(ctx, *before, "o"), _rows(ctx, *after, "n")
@@ -160,7 +154,10 @@ def _rows(ctx: Context, snap: Snapshot, columns: Sequence[Column], side: str) ->
 
 
 def _appended(
-    ctx: Context, before: Snapshot, after: tuple[Snapshot, Sequence[Column]]
+    ctx: Context,
+    before: Snapshot,
+    after: tuple[Snapshot, Sequence[Column]],
+    commits: Sequence[log.Commit],
 ) -> DataFrame:
     """``APPEND_ONLY``: the rows the commits after ``before`` appended, each as its first
     version had it. Read from every file those commits added, without the deletion
@@ -171,7 +168,7 @@ def _appended(
     snap, columns = after
     F = functions(ctx.spark())
     added: dict[str, log.DataFile] = {}
-    for commit in _between(before, snap):
+    for commit in commits:
         for action in commit.adds():
             if action.get("dataChange", True):
                 file = log.data_file(action)

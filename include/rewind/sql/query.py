@@ -648,13 +648,13 @@ def _changes(
     before, before_columns = _read(ctx, obj, start, binding)
     after, columns = _read(ctx, obj, end, binding)
     table = str(names.qualified(ctx, obj))
-    changes.check_tracked(table, before, after)
+    commits = changes.check_tracked(table, before, after)
     if [(c.name, c.spark) for c in before_columns] != [(c.name, c.spark) for c in columns]:
         raise ChangeTrackingUnavailable(
             f"Table {table} was replaced by another engine within the CHANGES interval "
             "(its columns differ): query each version instead."
         )
-    frame = changes.changes_frame(ctx, kind, (before, before_columns), (after, columns))
+    frame = changes.changes_frame(ctx, kind, (before, before_columns), (after, columns), commits)
     extra = [
         Column(changes.ACTION, changes.ACTION, "VARCHAR", "string"),
         Column(changes.IS_UPDATE, changes.IS_UPDATE, "BOOLEAN", "boolean"),
