@@ -1250,6 +1250,28 @@ def test_changes_across_another_engines_writes_name_deltas_own_row_ids_r16_r40_r
     assert rows(later, "SELECT ID, V FROM PLAIN ORDER BY ID") == [(3, "C"), (4, "d")]
 
 
+def test_change_tracking_on_files_without_row_counts_is_refused_and_writes_nothing_r40(
+    tmp_path: Path, connect: Any
+) -> None:
+    """A writer that logged a file without statistics (Delta allows it): its rows cannot
+    be given row ids (the next file's would overlap), so CHANGE_TRACKING = TRUE is
+    refused by code, the log unchanged, the table read as before."""
+    root = tmp_path / "lake" / "bare"
+    write_deltalake(str(root), pa.table({"id": pa.array([1, 2], pa.int64())}))
+    first = root / "_delta_log" / f"{0:020d}.json"
+    actions = [json.loads(line) for line in first.read_text().splitlines()]
+    for action in actions:
+        (action.get("add") or {}).pop("stats", None)
+    first.write_text("".join(json.dumps(a) + "\n" for a in actions))
+    conn = registered_at(connect, 10, {"BARE": root})
+    logged = sorted(p.name for p in (root / "_delta_log").iterdir())
+    assert code_of(conn, "ALTER TABLE BARE SET CHANGE_TRACKING = TRUE") == (
+        "UNSUPPORTED_TABLE_FEATURE"
+    )
+    assert sorted(p.name for p in (root / "_delta_log").iterdir()) == logged
+    assert rows(conn, "SELECT ID FROM BARE ORDER BY ID") == [(1,), (2,)]
+
+
 # In-commit timestamps: each commit's time is in its commitInfo, not its file's time; the
 # team's job's last commit a bad DELETE.
 ICT_JOB = """
