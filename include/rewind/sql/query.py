@@ -113,13 +113,18 @@ class Binding:
         return query(spark, text, self.frames)
 
 
+def _ctes(tree: exp.Expression) -> dict[str, exp.Query]:
+    """The statement's CTEs by name (as :func:`_source_columns` looks them up)."""
+    return {normalize(cte.args["alias"].this): cte.this for cte in tree.find_all(exp.CTE)}
+
+
 def _where_aliases(tree: exp.Expression, types: dict[str, dict[str, str]]) -> None:
     """Snowflake's select aliases in WHERE (``SELECT id + 1 AS nxt FROM t WHERE nxt >
     3``): a name that none of the select's sources has is the expression of the select's
     alias of that name, as Snowflake reads it (Spark has no alias there: the statement
     failed, invalid identifier). A source whose columns are not known (a CTE, a star)
     leaves the select as written."""
-    ctes = {normalize(cte.args["alias"].this): cte.this for cte in tree.find_all(exp.CTE)}
+    ctes = _ctes(tree)
     for select in list(tree.find_all(exp.Select)):
         where = select.args.get("where")
         known = _source_columns(select, types, ctes) if where is not None else None
@@ -147,7 +152,7 @@ def _null_aware_in(tree: exp.Expression, types: dict[str, dict[str, str]]) -> No
     AND-ed, or its NOT IN, which Spark answers with a null-aware anti join), and where the
     subquery may read the outer row (a column not of its own sources, a nested subquery),
     which the rewrite's EXISTS could not take."""
-    ctes = {normalize(cte.args["alias"].this): cte.this for cte in tree.find_all(exp.CTE)}
+    ctes = _ctes(tree)
     for found in list(tree.find_all(exp.In)):
         query = found.args.get("query")
         select = query.this if isinstance(query, exp.Subquery) else query
@@ -227,7 +232,7 @@ def _range_variables(tree: exp.Expression, types: dict[str, dict[str, str]]) -> 
     name as a column and failed, invalid identifier. A name that is also a column of the
     select's sources stays the column, and a select whose sources' columns are not known
     (a CTE, a star) stays as written."""
-    ctes = {normalize(cte.args["alias"].this): cte.this for cte in tree.find_all(exp.CTE)}
+    ctes = _ctes(tree)
     for select in list(tree.find_all(exp.Select)):
         sources = {
             normalize(named): named
